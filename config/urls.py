@@ -1,0 +1,10 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+
+urlpatterns = [
+    path("", include("core.urls")),
+    path("django-admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
+]

@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.exceptions import ServiceError
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Service errors become `{"detail": ..., "field": ...}` with their own status code."""
+    if isinstance(exc, ServiceError):
+        body: dict[str, Any] = {"detail": exc.message}
+        if exc.field:
+            body["field"] = exc.field
+        return Response(body, status=exc.status)
+    return drf_exception_handler(exc, context)

@@ -1,0 +1,56 @@
+"""Seed the quick-start demo: users with printed passwords and a small Chinese dataset.
+
+Safe to run again: existing users and the demo dataset are left as they are.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from core.models import User
+from core.roles import Role
+from core.services import create_user
+
+DEMO_USERS: list[tuple[str, tuple[Role, ...]]] = [
+    ("annotator1", (Role.ANNOTATOR,)),
+    ("annotator2", (Role.ANNOTATOR,)),
+    ("annotator3", (Role.ANNOTATOR,)),
+    ("reviewer", (Role.REVIEWER,)),
+    ("admin", (Role.ADMIN,)),
+]
+DEMO_DATASET = "demo-zh"
+DEMO_FILE = Path(__file__).resolve().parents[3] / "annotate" / "demo" / "demo_zh.tsv"
+
+
+def demo_password(username: str) -> str:
+    return f"{username}-demo"
+
+
+class Command(BaseCommand):
+    help = "Create demo users (annotator1..3, reviewer, admin) and the demo dataset."
+
+    @transaction.atomic
+    def handle(self, *args: Any, **options: Any) -> None:
+        for username, roles in DEMO_USERS:
+            if User.objects.filter(username=username).exists():
+                continue
+            create_user(
+                username=username,
+                password=demo_password(username),
+                roles=roles,
+                is_superuser=Role.ADMIN in roles,
+            )
+        admin = User.objects.get(username="admin")
+        from annotate.demo.seed import seed_demo_dataset
+
+        dataset_created = seed_demo_dataset(name=DEMO_DATASET, path=DEMO_FILE, admin=admin)
+        self.stdout.write(self.style.SUCCESS("Demo ready. Log in at http://127.0.0.1:8000 as:"))
+        for username, roles in DEMO_USERS:
+            role_names = ", ".join(r.value for r in roles)
+            self.stdout.write(f"  {username:<11} password {demo_password(username):<16} ({role_names})")
+        state = "created" if dataset_created else "already present"
+        self.stdout.write(f"Demo dataset {DEMO_DATASET!r}: {state}.")
