@@ -1,0 +1,90 @@
+"""The shared first step of CLEME and CLEME2.0: partition every sentence and count its chunks.
+
+Hypothesis and references of a sentence are partitioned together (hypothesis row 0), the
+hypothesis chunks are counted against the references under the chosen assumption, and the
+mean length ``b`` of the references' changed chunks is measured for length weighting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring.gec.cleme.counting import Assumption, ChunkTally, count
+from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, Tokens, apply_edits
+from scoring.gec.cleme.partition import Partition, partition
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceEvaluation:
+    """One sentence: its joint partition (row 0 hypothesis) and one tally per reference."""
+
+    partition: Partition
+    tallies: tuple[ChunkTally, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkEvaluation:
+    sentences: tuple[SentenceEvaluation, ...]
+    assumption: Assumption
+    mean_corrected_length: float  # b: mean max(|src|, |tgt|) of the references' changed chunks
+    max_refs: int | None
+
+
+def usable_references(
+    source: Tokens, references: Sequence[tuple[SpanEdit, ...]], max_refs: int | None
+) -> list[tuple[SpanEdit, ...]]:
+    """The first ``max_refs`` references without those that delete the whole sentence.
+
+    An empty reference would merge all chunks into one (CLEME HEAD drops it; v1.0 drops it
+    when there are at least two references). If every reference is empty the first stays.
+    """
+    chosen = list(references if max_refs is None else references[:max_refs])
+    kept = [edits for edits in chosen if apply_edits(source, edits)[0]]
+    return kept if kept else chosen[:1]
+
+
+def evaluate_chunks(
+    hypotheses: Sequence[Sentence],
+    references: Sequence[Sentence],
+    *,
+    assumption: Assumption = "dependent",
+    max_refs: int | None = None,
+    merge_distance: int = 0,
+) -> ChunkEvaluation:
+    """Partition and count every sentence. Raises ClemeInputError on mismatched inputs."""
+    if len(hypotheses) != len(references):
+        raise ClemeInputError(
+            f"the hypothesis has {len(hypotheses)} sentences but the references have "
+            f"{len(references)}; both files must list the same sentences in the same order"
+        )
+    if max_refs is not None and max_refs < 1:
+        raise ClemeInputError(f"max_refs must be at least 1, got {max_refs}")
+    evaluations: list[SentenceEvaluation] = []
+    total_length = 0
+    n_changed = 0
+    for hyp, ref in zip(hypotheses, references, strict=True):
+        if hyp.source != ref.source:
+            raise ClemeInputError(
+                f"{hyp.origin or 'hypothesis'} and {ref.origin or 'reference'}: the source "
+                f"sentences differ ({' '.join(hyp.source)[:40]!r} vs {' '.join(ref.source)[:40]!r})"
+            )
+        if len(hyp.corrections) != 1:
+            raise ClemeInputError(
+                f"{hyp.origin or 'hypothesis'}: a hypothesis needs exactly one correction, "
+                f"got {len(hyp.corrections)}"
+            )
+        if not ref.corrections:
+            raise ClemeInputError(f"{ref.origin or 'reference'}: the sentence has no reference")
+        refs = usable_references(ref.source, ref.corrections, max_refs)
+        joint = partition(ref.source, [hyp.corrections[0], *refs], merge_distance=merge_distance)
+        for row in range(1, len(joint.tokens)):
+            changed = joint.changed[row]
+            for i, flag in enumerate(changed):
+                if flag:
+                    total_length += joint.chunk_length(row, i)
+                    n_changed += 1
+        evaluations.append(SentenceEvaluation(joint, tuple(count(joint, assumption))))
+    # No reference changes anything: no TP/FN exists and FP weights only need a finite b.
+    bias = total_length / n_changed if n_changed else 0.0
+    return ChunkEvaluation(tuple(evaluations), assumption, bias, max_refs)

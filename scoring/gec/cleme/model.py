@@ -1,0 +1,89 @@
+"""Plain input data of the chunk metrics: a source sentence and the edits of its corrections.
+
+CLEME needs nothing else: each correction (the hypothesis or a reference) is a list of
+span edits on the source tokens, and its text is the source with those edits applied.
+Readers (M2, raw text) live in ``inputs.py``; this module only defines and checks the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+Tokens = tuple[str, ...]
+
+
+class ClemeInputError(ValueError):
+    """Input CLEME cannot score; the message names the file/line (``origin``) and the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpanEdit:
+    """Replace source tokens ``[start, end)`` with ``tokens`` (empty: a deletion)."""
+
+    start: int
+    end: int
+    tokens: Tokens
+    type: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One source sentence with the edits of each of its corrections.
+
+    ``corrections[i]`` holds the edits of correction ``i`` sorted by source start; an empty
+    tuple is a correction that leaves the sentence unchanged. ``origin`` ("file, line N")
+    only serves error messages.
+    """
+
+    source: Tokens
+    corrections: tuple[tuple[SpanEdit, ...], ...]
+    origin: str = ""
+
+
+def make_sentence(
+    source: Sequence[str], corrections: Sequence[Sequence[SpanEdit]], origin: str = ""
+) -> Sentence:
+    """Validate and normalise: edits sorted by (start, end), inside the source, not overlapping.
+
+    Two edits of one correction may touch (``a.end == b.start``) and several insertions may
+    share a position, but a non-empty span may not overlap another edit: the correction's
+    text would be ambiguous.
+    """
+    src = tuple(source)
+    checked: list[tuple[SpanEdit, ...]] = []
+    for index, edits in enumerate(corrections):
+        ordered = sorted(edits, key=lambda edit: (edit.start, edit.end))
+        previous_end = 0
+        for edit in ordered:
+            if not 0 <= edit.start <= edit.end <= len(src):
+                raise ClemeInputError(
+                    f"{origin or 'sentence'}: correction {index}: edit span {edit.start} {edit.end} "
+                    f"is outside the source of {len(src)} tokens"
+                )
+            if edit.start < previous_end:
+                raise ClemeInputError(
+                    f"{origin or 'sentence'}: correction {index}: edit {edit.start} {edit.end} "
+                    f"overlaps the previous edit ending at {previous_end}"
+                )
+            previous_end = edit.end
+        checked.append(tuple(ordered))
+    return Sentence(src, tuple(checked), origin)
+
+
+def apply_edits(source: Tokens, edits: Sequence[SpanEdit]) -> tuple[Tokens, list[tuple[int, int]]]:
+    """The corrected tokens and, per edit, its ``[start, end)`` span in them.
+
+    ``edits`` must be sorted and non-overlapping (``make_sentence`` guarantees it).
+    """
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    position = 0
+    for edit in edits:
+        out.extend(source[position : edit.start])
+        begin = len(out)
+        out.extend(edit.tokens)
+        spans.append((begin, len(out)))
+        position = edit.end
+    out.extend(source[position:])
+    return tuple(out), spans

@@ -1,0 +1,183 @@
+"""CLEME (v1.0) precision / recall / F and accuracy at corpus and sentence level.
+
+Corpus level sums the counts of the best reference of each sentence, chosen greedily with the
+running totals; sentence level averages per-sentence scores. Both follow the reference code
+THUKElab/CLEME v1.0 (commit 5fc7617), including its rounding to 4 decimals, because rounding
+takes part in choosing the best reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from scoring.gec.cleme.counting import Assumption
+from scoring.gec.cleme.evaluate import ChunkEvaluation, evaluate_chunks
+from scoring.gec.cleme.model import Sentence
+from scoring.gec.cleme.weighting import (
+    NO_WEIGHTING,
+    Counts,
+    Level,
+    LengthWeighting,
+    default_weighting,
+    length_weighted_counts,
+)
+
+CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
+
+
+def precision_recall_f(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, float, float]:
+    """P = 1 without FP, R = 1 without FN (as the char metric); all rounded to 4 decimals."""
+    p = tp / (tp + fp) if fp else 1.0
+    r = tp / (tp + fn) if fn else 1.0
+    f = (1 + beta**2) * p * r / (beta**2 * p + r) if p + r else 0.0
+    return round(p, 4), round(r, 4), round(f, 4)
+
+
+def accuracy(tp: float, fp: float, fn: float, tn: float) -> float:
+    total = tp + fp + fn + tn
+    return round((tp + tn) / total, 4) if total else 0.0
+
+
+def _better(candidate: tuple[float, ...], best: tuple[float, ...]) -> bool:
+    """Lexicographic 'greater than' on already-signed keys."""
+    return candidate > best
+
+
+def corpus_totals(per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5) -> Counts:
+    """Greedy best reference per sentence: max F of (totals + candidate) rounded to 4
+    decimals, then more TP, fewer FP, fewer FN, more TN; the first reference wins ties."""
+    total = Counts()
+    for candidates in per_sentence:
+        best: Counts | None = None
+        best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
+        for counts in candidates:
+            f = precision_recall_f(total.tp + counts.tp, total.fp + counts.fp, total.fn + counts.fn, beta)[2]
+            key = (f, counts.tp, -counts.fp, -counts.fn, counts.tn)
+            if _better(key, best_key):
+                best, best_key = counts, key
+        if best is not None:
+            total = total + best
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class ClemeScore:
+    """A CLEME result. Counts are weighted (floats); at sentence level they are the sums of
+    each sentence's chosen reference and p/r/f/acc are means of per-sentence scores."""
+
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+    p: float
+    r: float
+    f: float
+    acc: float
+    sentences: int
+    level: Level
+    assumption: Assumption
+    beta: float
+    bias: float
+    signature: str
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["f05" if self.beta == 0.5 else f"f{self.beta:g}"] = data.pop("f")
+        return data
+
+
+def _signature(
+    level: Level, assumption: Assumption, beta: float, weighting: LengthWeighting | None, bias: float,
+    max_refs: int | None,
+) -> str:
+    weights = "none" if weighting is None or weighting == NO_WEIGHTING else f"length({weighting.describe()},b={bias:.4f})"
+    refs = "all" if max_refs is None else str(max_refs)
+    return (
+        f"CLEME|v:{CLEME_VERSION}|level:{level}|assume:{assumption}|beta:{beta:g}"
+        f"|weight:{weights}|refs:{refs}"
+    )
+
+
+def score_evaluation(
+    evaluation: ChunkEvaluation,
+    *,
+    level: Level = "corpus",
+    weighting: LengthWeighting | None = None,
+    beta: float = 0.5,
+) -> ClemeScore:
+    """CLEME from partitioned, counted sentences. ``weighting`` None means the default table
+    for the level and assumption; pass ``NO_WEIGHTING`` to count chunks plainly."""
+    table = weighting if weighting is not None else default_weighting(level, evaluation.assumption)
+    bias = evaluation.mean_corrected_length
+    per_sentence = [
+        [length_weighted_counts(s.partition, tally, table, bias) for tally in s.tallies]
+        for s in evaluation.sentences
+    ]
+    signature = _signature(level, evaluation.assumption, beta, table, bias, evaluation.max_refs)
+    n = len(per_sentence)
+    if level == "corpus":
+        total = corpus_totals(per_sentence, beta)
+        p, r, f = precision_recall_f(total.tp, total.fp, total.fn, beta)
+        acc = accuracy(total.tp, total.fp, total.fn, total.tn)
+        return ClemeScore(
+            total.tp, total.fp, total.fn, total.tn, p, r, f, acc, n, level,
+            evaluation.assumption, beta, bias, signature,
+        )
+    if level != "sentence":
+        raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
+    ps: list[float] = []
+    rs: list[float] = []
+    fs: list[float] = []
+    accs: list[float] = []
+    total = Counts()
+    for candidates in per_sentence:
+        best: Counts | None = None
+        # v1.0 prefers the LOWER accuracy on ties (HEAD the higher); we follow v1.0.
+        best_key: tuple[float, ...] = (-1.0, -1.0, -1.0, 1.0)
+        best_scores = (0.0, 0.0, 0.0, 0.0)
+        for counts in candidates:
+            sp, sr, sf = precision_recall_f(counts.tp, counts.fp, counts.fn, beta)
+            sacc = accuracy(counts.tp, counts.fp, counts.fn, counts.tn)
+            key = (sf, sp, sr, -sacc)
+            if _better(key, best_key):
+                best, best_key, best_scores = counts, key, (sp, sr, sf, sacc)
+        if best is not None:
+            total = total + best
+        ps.append(best_scores[0])
+        rs.append(best_scores[1])
+        fs.append(best_scores[2])
+        accs.append(best_scores[3])
+
+    def mean(values: list[float]) -> float:
+        # numpy's pairwise sum, as the reference averages, then its 4-decimal rounding.
+        return round(float(np.average(values)), 4) if values else 0.0
+
+    return ClemeScore(
+        total.tp, total.fp, total.fn, total.tn, mean(ps), mean(rs), mean(fs), mean(accs), n,
+        level, evaluation.assumption, beta, bias, signature,
+    )
+
+
+def cleme(
+    hypotheses: Sequence[Sentence],
+    references: Sequence[Sentence],
+    *,
+    level: Level = "corpus",
+    assumption: Assumption = "dependent",
+    length_weighting: bool = True,
+    weighting: LengthWeighting | None = None,
+    beta: float = 0.5,
+    max_refs: int | None = None,
+) -> ClemeScore:
+    """CLEME of a system: ``hypotheses[i]`` (one correction each) against ``references[i]``.
+
+    ``weighting`` overrides the default length-weighting table; ``length_weighting=False``
+    counts every chunk as 1.
+    """
+    evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
+    table = weighting if length_weighting else NO_WEIGHTING
+    return score_evaluation(evaluation, level=level, weighting=table, beta=beta)

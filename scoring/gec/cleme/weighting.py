@@ -1,0 +1,157 @@
+"""Length weighting of chunks (CLEME section 3.3) and weighted sufficient statistics.
+
+A TP or FN chunk longer than the average corrected chunk counts more, a long FP counts less:
+w(l) = clip(a / (1 + (a - 1) * exp(-(l - b))), min, max), the FP mirror uses exp(+(l - b)),
+TN chunks weigh 1. ``l`` is the hypothesis chunk's max(#source, #target tokens) and ``b`` the
+mean of that length over every changed chunk of every reference (``mean_corrected_length``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from scoring.gec.cleme.counting import Assumption, ChunkTally
+from scoring.gec.cleme.partition import Partition
+
+Level = Literal["corpus", "sentence"]
+LEVELS: tuple[Level, ...] = ("corpus", "sentence")
+
+
+@dataclass(frozen=True, slots=True)
+class LengthWeight:
+    """Sigmoid weight of one outcome: scale ``alpha``, clipped to ``[min_value, max_value]``."""
+
+    alpha: float
+    min_value: float
+    max_value: float
+
+    def __call__(self, length: int, bias: float, *, reverse: bool = False) -> float:
+        exponent = length - bias if reverse else bias - length
+        weight = self.alpha * (1 / (1 + (self.alpha - 1) * math.exp(exponent)))
+        return min(max(weight, self.min_value), self.max_value)
+
+    def describe(self) -> str:
+        return f"{self.alpha:g}[{self.min_value:g},{self.max_value:g}]"
+
+
+@dataclass(frozen=True, slots=True)
+class LengthWeighting:
+    """Weights of TP, FP and FN chunks (the FP weight is the mirrored sigmoid)."""
+
+    tp: LengthWeight
+    fp: LengthWeight
+    fn: LengthWeight
+
+    def describe(self) -> str:
+        return f"tp={self.tp.describe()},fp={self.fp.describe()},fn={self.fn.describe()}"
+
+
+def _uniform(alpha: float, low: float, high: float) -> LengthWeighting:
+    weight = LengthWeight(alpha, low, high)
+    return LengthWeighting(weight, weight, weight)
+
+
+# The reference's defaults (v1.0 cleme/constants.py, the CLEME paper's settings).
+CORPUS_WEIGHTING = _uniform(2.0, 0.75, 1.25)
+SENTENCE_DEPENDENT_WEIGHTING = LengthWeighting(
+    LengthWeight(10.0, 1.0, 10.0), LengthWeight(10.0, 0.25, 1.0), LengthWeight(10.0, 1.0, 1.0)
+)
+SENTENCE_INDEPENDENT_WEIGHTING = LengthWeighting(
+    LengthWeight(10.0, 2.5, 10.0), LengthWeight(10.0, 0.25, 1.0), LengthWeight(10.0, 1.0, 1.0)
+)
+NO_WEIGHTING = _uniform(1.0, 1.0, 1.0)
+
+
+def default_weighting(level: Level, assumption: Assumption) -> LengthWeighting:
+    """The table of spec section 4 (v1.0 applies it; HEAD always uses the corpus row)."""
+    if level == "corpus":
+        return CORPUS_WEIGHTING
+    if level == "sentence":
+        if assumption == "dependent":
+            return SENTENCE_DEPENDENT_WEIGHTING
+        return SENTENCE_INDEPENDENT_WEIGHTING
+    raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Weighted sufficient statistics of one sentence against one reference (or a total)."""
+
+    tp: float = 0.0
+    fp: float = 0.0
+    fn: float = 0.0
+    tn: float = 0.0
+    fp_ne: float = 0.0
+    fp_un: float = 0.0
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(
+            self.tp + other.tp,
+            self.fp + other.fp,
+            self.fn + other.fn,
+            self.tn + other.tn,
+            self.fp_ne + other.fp_ne,
+            self.fp_un + other.fp_un,
+        )
+
+
+# (partition, chunk index, outcome "tp"/"fp"/"fn", reference row or None for all) -> weight.
+ChunkWeigher = Callable[[Partition, int, str, int | None], float]
+
+
+def unweighted_counts(tally: ChunkTally) -> Counts:
+    """Plain chunk counts (what CLEME2.0 reports as 'unweighted')."""
+    ne = sum(1 for flag in tally.fp_necessary if flag)
+    return Counts(
+        float(len(tally.tp)),
+        float(len(tally.fp)),
+        float(len(tally.fn)),
+        float(len(tally.tn)),
+        float(ne),
+        float(len(tally.fp) - ne),
+    )
+
+
+def length_weighted_counts(
+    partition: Partition, tally: ChunkTally, weighting: LengthWeighting, bias: float
+) -> Counts:
+    """Counts with every TP/FP/FN chunk weighted by the hypothesis chunk's length.
+
+    Sums run in chunk order, as the reference adds them, so totals match it to the last bit.
+    """
+    length = partition.chunk_length
+    tp = 0.0
+    for i in tally.tp:
+        tp += weighting.tp(length(0, i), bias)
+    fp = fp_ne = fp_un = 0.0
+    for i, necessary in zip(tally.fp, tally.fp_necessary, strict=True):
+        weight = weighting.fp(length(0, i), bias, reverse=True)
+        fp += weight
+        if necessary:
+            fp_ne += weight
+        else:
+            fp_un += weight
+    fn = 0.0
+    for i in tally.fn:
+        fn += weighting.fn(length(0, i), bias)
+    return Counts(tp, fp, fn, float(len(tally.tn)), fp_ne, fp_un)
+
+
+def custom_weighted_counts(
+    partition: Partition, tally: ChunkTally, weigher: ChunkWeigher, reference: int | None
+) -> Counts:
+    """Counts with weights from any per-chunk weigher (e.g. BERTScore similarity); TN weigh 1."""
+    tp = sum(weigher(partition, i, "tp", reference) for i in tally.tp)
+    fp = fp_ne = fp_un = 0.0
+    for i, necessary in zip(tally.fp, tally.fp_necessary, strict=True):
+        weight = weigher(partition, i, "fp", reference)
+        fp += weight
+        if necessary:
+            fp_ne += weight
+        else:
+            fp_un += weight
+    fn = sum(weigher(partition, i, "fn", reference) for i in tally.fn)
+    return Counts(float(tp), fp, float(fn), float(len(tally.tn)), fp_ne, fp_un)
