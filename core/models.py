@@ -54,3 +54,56 @@ class Notification(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    DONE = "done", "done"
+    FAILED = "failed", "failed"
+    CANCELLED = "cancelled", "cancelled"
+
+
+class BackgroundJob(models.Model):
+    """Progress of one long piece of work (an import, an export, a scoring run).
+
+    Generic on purpose: `kind` says what the work is ("datasets.import", "scoring.run", ...),
+    `result` holds whatever the finished work wants to hand back (ids, counts, a file path).
+    Written only through core/jobs.py so pages can poll one JSON endpoint for any job.
+    """
+
+    kind = models.CharField(max_length=64, db_index=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="background_jobs",
+    )
+    status = models.CharField(
+        max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True
+    )
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED)
+
+    @property
+    def percent(self) -> int:
+        if self.status == JobStatus.DONE:
+            return 100
+        if not self.total:
+            return 0
+        return min(100, int(100 * self.done / self.total))
+
+    def __str__(self) -> str:
+        return f"{self.kind}#{self.pk} {self.status} {self.done}/{self.total}"

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from core import job_views
+
+urlpatterns = [
+    path("<int:job_id>/", job_views.job_detail, name="job-detail"),
+    path("<int:job_id>/cancel/", job_views.job_cancel, name="job-cancel"),
+]

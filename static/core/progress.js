@@ -1,0 +1,37 @@
+/* Progress bars for background jobs.
+ * Markup: <div data-job-url="/jobs/12/" data-done-url="(optional redirect)">
+ *           <div class="progress"><span style="width:0"></span></div>
+ *           <p data-job-message></p></div>
+ * Polls the job's JSON state every second until it is finished. */
+(function () {
+  "use strict";
+  function poll(box) {
+    var url = box.getAttribute("data-job-url");
+    var bar = box.querySelector(".progress > span");
+    var msg = box.querySelector("[data-job-message]");
+    fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
+      .then(function (res) {
+        var s = res.body;
+        if (!res.ok) { if (msg) { msg.textContent = s.detail || "error"; } return; }
+        if (bar) { bar.style.width = s.percent + "%"; bar.setAttribute("aria-valuenow", s.percent); }
+        box.setAttribute("data-job-status", s.status);
+        if (msg) {
+          var text = s.status + " " + s.done + "/" + s.total;
+          if (s.message) { text += ": " + s.message; }
+          msg.textContent = text;
+        }
+        if (s.finished) {
+          box.dispatchEvent(new CustomEvent("job-finished", { detail: s, bubbles: true }));
+          var next = box.getAttribute("data-done-url");
+          if (next && s.status === "done") { window.location.href = next; }
+          return;
+        }
+        window.setTimeout(function () { poll(box); }, 1000);
+      })
+      .catch(function () { window.setTimeout(function () { poll(box); }, 3000); });
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-job-url]").forEach(poll);
+  });
+})();
