@@ -1,0 +1,187 @@
+"""Stored scores: system outputs and their results, annotator samples, pay rates.
+
+Invariants live here (uniqueness, choices). The numbers themselves always come from the
+metric library `scoring.gec` through scoring/services.py; nothing here computes a score.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+
+from annotate.models import Correction, DatasetVersion, Sentence, Submission
+
+
+class OutputFormat(models.TextChoices):
+    MUCGEC = "mucgec", "MuCGEC (id \\t source \\t hypothesis)"
+    LINES = "lines", "one hypothesis a line, in release order"
+    ENSEMBLE = "ensemble", "ensemble of stored outputs (edit-wise voting)"
+
+
+class SystemOutput(models.Model):
+    """One system's hypotheses for one frozen release, in release order."""
+
+    version = models.ForeignKey(
+        DatasetVersion, on_delete=models.PROTECT, related_name="system_outputs"
+    )
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    file_name = models.CharField(max_length=255, blank=True)
+    file_format = models.CharField(max_length=16, choices=OutputFormat.choices)
+    hypotheses = models.JSONField(default=list, help_text="one hypothesis per released sentence")
+    checksum = models.CharField(max_length=64, help_text="sha256 of the hypotheses, one a line")
+    ensemble_of = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["version", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["version", "name"], name="unique_system_name_per_release")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} on {self.version.label}"
+
+
+class ScoreStatus(models.TextChoices):
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    DONE = "done", "done"
+    FAILED = "failed", "failed"
+    CANCELLED = "cancelled", "cancelled"
+
+
+class SystemScore(models.Model):
+    """The char-level result of one system output. Re-scoring replaces it in place.
+
+    `summary` holds everything beyond the headline numbers, as plain JSON:
+    ``categories`` (M/R/S/W), ``detection`` (ds / dt modes), ``ref_count_curve`` and
+    ``by_source``; later metrics (CLEME, weighted) add their own keys under ``extra``.
+    """
+
+    system = models.OneToOneField(SystemOutput, on_delete=models.CASCADE, related_name="score")
+    status = models.CharField(
+        max_length=16, choices=ScoreStatus.choices, default=ScoreStatus.QUEUED, db_index=True
+    )
+    # The core.BackgroundJob that carries progress and cancellation for the browser.
+    background_job_id = models.PositiveBigIntegerField(null=True, blank=True)
+    signature = models.CharField(max_length=300, blank=True)
+    tp = models.PositiveIntegerField(default=0)
+    fp = models.PositiveIntegerField(default=0)
+    fn = models.PositiveIntegerField(default=0)
+    p = models.FloatField(default=0.0)
+    r = models.FloatField(default=0.0)
+    f05 = models.FloatField(default=0.0)
+    summary = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-f05"]
+
+    def __str__(self) -> str:
+        return f"{self.system}: F0.5 {self.f05:.4f} ({self.status})"
+
+
+class SentenceResult(models.Model):
+    """Per-sentence counts against the chosen reference, with labelled edits.
+
+    ``edits``: list of ``{"start", "end", "source", "target", "type", "label"}`` where label
+    is TP / FP (hypothesis edits) or FN (edits of the chosen reference the system missed).
+    """
+
+    score = models.ForeignKey(SystemScore, on_delete=models.CASCADE, related_name="sentences")
+    position = models.PositiveIntegerField()
+    external_id = models.CharField(max_length=100)
+    source_name = models.CharField(max_length=100, blank=True)
+    tp = models.PositiveIntegerField(default=0)
+    fp = models.PositiveIntegerField(default=0)
+    fn = models.PositiveIntegerField(default=0)
+    chosen_reference = models.IntegerField(default=0)
+    edits = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["score", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["score", "position"], name="unique_sentence_result")
+        ]
+
+
+class ReferenceM2Cache(models.Model):
+    """The reference M2 of a release, per resources signature: a release never changes, so
+    its references are extracted once and every later system score reuses them."""
+
+    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="+")
+    resources_key = models.CharField(max_length=200)
+    m2_text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "resources_key"], name="unique_reference_m2")
+        ]
+
+
+class AnnotatorSample(models.Model):
+    """One box an annotator submitted (revision 1), scored against the sentence's current
+    golden references.
+
+    The sample keeps its hypothesis M2 block and the sentence's reference M2 block (the
+    expensive extraction), so an annotator's corpus score (greedy best reference in order)
+    and the first-k curve are recomputed from stored M2 by the library's comparison, and a
+    sentence whose golden references change is re-extracted alone.
+    """
+
+    sentence = models.ForeignKey(Sentence, on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    correction = models.ForeignKey(
+        Correction, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    slot = models.PositiveSmallIntegerField(default=0)
+    hypothesis = models.TextField()
+    golden_revision = models.PositiveIntegerField(default=0)
+    reference_count = models.PositiveSmallIntegerField(default=0)
+    hyp_m2 = models.TextField()
+    ref_m2 = models.TextField()
+    # Counts of this sample alone against its best reference (for per-sentence display).
+    tp = models.PositiveIntegerField(default=0)
+    fp = models.PositiveIntegerField(default=0)
+    fn = models.PositiveIntegerField(default=0)
+    resources_key = models.CharField(max_length=200, blank=True)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["sentence__position", "submission_id", "slot"]
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "slot"], name="unique_annotator_sample")
+        ]
+
+
+class PayRates(models.Model):
+    """Rates for the pay report. The newest row is in force.
+
+    pay = (submissions x per_submission) x quality factor + reviews x per_review, where the
+    quality factor is F0.5 / target_f05 clamped to [min_factor, max_factor].
+    """
+
+    per_submission = models.DecimalField(max_digits=10, decimal_places=4, default=Decimal("0.50"))
+    per_review = models.DecimalField(max_digits=10, decimal_places=4, default=Decimal("0.30"))
+    target_f05 = models.FloatField(default=0.5, help_text="F0.5 that earns factor 1.0")
+    min_factor = models.FloatField(default=0.5)
+    max_factor = models.FloatField(default=1.5)
+    currency = models.CharField(max_length=8, default="CNY")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "pay rates"
