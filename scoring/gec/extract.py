@@ -1,0 +1,309 @@
+"""The one edit extractor of the product, and ChERRANT's ``parallel_to_m2``.
+
+``extract_edits(source, target)`` is what an annotator's live diff, the reviewer's view, the
+exports and the scorer all call: the edits of the FIRST cheapest alignment (deterministic).
+``annotate_sentence`` / ``parallel_to_m2`` produce ChERRANT's M2 blocks (all distinct cheapest
+edit sets, ``T<r>-A<k>``) byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring.gec.align import DEFAULT_MAX_PATHS, align
+from scoring.gec.classify import TypedEdit, classify
+from scoring.gec.m2 import (
+    NA_TYPE,
+    NO_ERROR_TEXT,
+    NONE_CORRECTION,
+    NOOP_TYPE,
+    NOT_ANNOTATABLE_TEXT,
+    M2Block,
+    M2Edit,
+    M2Target,
+)
+from scoring.gec.merge import merge
+from scoring.gec.resources import Resources, default_resources
+from scoring.gec.tokenize import normalize_source, normalize_target, tokenize
+
+
+class ParallelFormatError(ValueError):
+    """A parallel (``id \\t source \\t target ...``) input that cannot be used; names the line."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        self.path = path
+        self.line = line
+        self.message = message
+        super().__init__(f"{path}, line {line}: {message}")
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int  # source token span, end exclusive (-1, -1 for noop / NA)
+    end: int
+    target_start: int  # span in the pre-processed target tokens
+    target_end: int
+    type: str  # M / R / S / W, or noop / NA for the special targets
+    source_text: str  # tokens joined WITHOUT spaces
+    target_text: str
+
+
+@dataclass(frozen=True)
+class TargetAnnotation:
+    """All distinct cheapest edit sets of one target (``T<r>-A0``, ``T<r>-A1``, ...)."""
+
+    annotator: int
+    target_tokens: tuple[str, ...]
+    special: str | None  # "noop" / "NA" for 没有错误 (or target == source) / 无法标注
+    alternatives: tuple[tuple[TypedEdit, ...], ...]
+    truncated: bool  # the path enumeration hit its bound (see align.DEFAULT_MAX_PATHS)
+
+
+@dataclass(frozen=True)
+class ParallelLine:
+    id: str
+    source: str
+    targets: tuple[str, ...]
+    line: int  # 1-based line number in its file
+
+
+def _special(source: str, target: str) -> str | None:
+    if target == NO_ERROR_TEXT or source == target:
+        return NOOP_TYPE
+    if target == NOT_ANNOTATABLE_TEXT:
+        return NA_TYPE
+    return None
+
+
+def annotate_target(
+    source_tokens: Sequence[str],
+    source: str,
+    target: str,
+    annotator: int,
+    *,
+    resources: Resources,
+    granularity: str = "char",
+    strategy: str = "all",
+    simplified: bool = True,
+    max_paths: int = DEFAULT_MAX_PATHS,
+) -> TargetAnnotation:
+    """Edits of one target against its (already normalised) source."""
+    target = normalize_target(target, simplified=simplified)
+    if not target:
+        raise ValueError("empty target")
+    target_tokens = tokenize(target, granularity)
+    special = _special(source, target)
+    if special is not None:
+        return TargetAnnotation(annotator, tuple(target_tokens), special, (), False)
+    alignment = align(
+        source_tokens,
+        target_tokens,
+        resources,
+        granularity=granularity,
+        strategy=strategy,
+        max_paths=max_paths,
+    )
+    seen: list[list[tuple[str, int, int, int, int]]] = []
+    alternatives: list[tuple[TypedEdit, ...]] = []
+    for path in alignment.paths:
+        edits = merge(path, source_tokens, target_tokens, granularity)
+        # ChERRANT keeps the first occurrence of each distinct merged edit list.
+        if edits in seen:
+            continue
+        seen.append(edits)
+        alternatives.append(tuple(classify(edits, target_tokens)))
+    return TargetAnnotation(
+        annotator, tuple(target_tokens), None, tuple(alternatives), alignment.truncated
+    )
+
+
+def _check_granularity(granularity: str) -> None:
+    if granularity not in ("char", "word"):
+        raise ValueError(f"granularity must be 'char' or 'word', got {granularity!r}")
+
+
+def extract_edits(
+    source: str,
+    target: str,
+    *,
+    granularity: str = "char",
+    resources: Resources | None = None,
+    simplified: bool = True,
+) -> list[Edit]:
+    """Edits turning ``source`` into ``target``: the first cheapest alignment, merged and typed.
+
+    Whitespace is removed from both, the target is converted to simplified characters unless
+    ``simplified=False``. ``没有错误`` or a target equal to the source gives one ``noop`` edit,
+    ``无法标注`` one ``NA`` edit (spans -1, -1), as in ChERRANT's M2.
+    """
+    _check_granularity(granularity)
+    resources = resources or default_resources()
+    source = normalize_source(source)
+    if not source:
+        raise ValueError("empty source")
+    source_tokens = tokenize(source, granularity)
+    annotation = annotate_target(
+        source_tokens,
+        source,
+        target,
+        0,
+        resources=resources,
+        granularity=granularity,
+        strategy="first",
+        simplified=simplified,
+    )
+    if annotation.special is not None:
+        return [Edit(-1, -1, -1, -1, annotation.special, "", "")]
+    tokens = annotation.target_tokens
+    return [
+        Edit(
+            edit.start,
+            edit.end,
+            edit.target_start,
+            edit.target_end,
+            edit.type,
+            "".join(source_tokens[edit.start : edit.end]),
+            "".join(tokens[edit.target_start : edit.target_end]),
+        )
+        for edit in (annotation.alternatives[0] if annotation.alternatives else ())
+    ]
+
+
+def annotate_sentence(
+    source: str,
+    targets: Sequence[str],
+    *,
+    resources: Resources | None = None,
+    granularity: str = "char",
+    strategy: str = "all",
+    simplified: bool = True,
+    max_paths: int = DEFAULT_MAX_PATHS,
+) -> tuple[M2Block, list[TargetAnnotation]]:
+    """One M2 block with every target of a sentence (annotator id = target index)."""
+    _check_granularity(granularity)
+    resources = resources or default_resources()
+    source = normalize_source(source)
+    if not source:
+        raise ValueError("empty source")
+    source_tokens = tokenize(source, granularity)
+    block = M2Block(source=" ".join(source_tokens), targets=[], line=0)
+    annotations: list[TargetAnnotation] = []
+    for index, target in enumerate(targets):
+        try:
+            annotation = annotate_target(
+                source_tokens,
+                source,
+                target,
+                index,
+                resources=resources,
+                granularity=granularity,
+                strategy=strategy,
+                simplified=simplified,
+                max_paths=max_paths,
+            )
+        except ValueError as exc:
+            raise ValueError(f"target {index + 1}: {exc}") from None
+        annotations.append(annotation)
+        block.targets.extend(_m2_targets(annotation))
+    return block, annotations
+
+
+def _m2_targets(annotation: TargetAnnotation) -> list[M2Target]:
+    r = annotation.annotator
+    if annotation.special is not None:
+        text = NOT_ANNOTATABLE_TEXT if annotation.special == NA_TYPE else NO_ERROR_TEXT
+        edit = M2Edit(-1, -1, annotation.special, NONE_CORRECTION, r)
+        return [M2Target(r, 0, text, [edit])]
+    text = " ".join(annotation.target_tokens)
+    return [
+        M2Target(
+            r,
+            k,
+            text,
+            [M2Edit(e.start, e.end, e.type, e.correction, r) for e in edits],
+        )
+        for k, edits in enumerate(annotation.alternatives)
+    ]
+
+
+def parse_parallel(text: str, *, name: str = "<text>") -> list[ParallelLine]:
+    """``id \\t source \\t target1 \\t target2 ...`` lines; CRLF and a BOM are accepted.
+
+    Trailing blank lines are ignored; a blank line elsewhere, a line without a target, an empty
+    source or an empty target is an error naming the line (ChERRANT would crash or silently
+    drop the line, shifting every following sentence).
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    raw_lines = text.split("\n")
+    while raw_lines and not raw_lines[-1].strip():
+        raw_lines.pop()
+    lines: list[ParallelLine] = []
+    for line_no, raw in enumerate(raw_lines, start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            raise ParallelFormatError(name, line_no, "empty line (every line must be id, source, targets)")
+        fields = line.split("\t")
+        if len(fields) < 3:
+            raise ParallelFormatError(
+                name, line_no, f"expected 'id<TAB>source<TAB>target...', found {len(fields)} field(s)"
+            )
+        if not normalize_source(fields[1]):
+            raise ParallelFormatError(name, line_no, "empty source (field 2)")
+        for index, target in enumerate(fields[2:], start=3):
+            if not "".join(target.split()):
+                raise ParallelFormatError(
+                    name, line_no, f"empty target (field {index}); use 没有错误 for an error-free sentence"
+                )
+        lines.append(ParallelLine(fields[0], fields[1], tuple(fields[2:]), line_no))
+    return lines
+
+
+def read_parallel(path: str | os.PathLike[str]) -> list[ParallelLine]:
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ParallelFormatError(
+            str(path), line, f"not UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start})"
+        ) from None
+    return parse_parallel(text, name=str(path))
+
+
+def parallel_to_m2(
+    lines: Iterable[ParallelLine],
+    *,
+    resources: Resources | None = None,
+    granularity: str = "char",
+    strategy: str = "all",
+    simplified: bool = True,
+    max_paths: int = DEFAULT_MAX_PATHS,
+    name: str = "<input>",
+) -> tuple[list[M2Block], list[int]]:
+    """M2 blocks of parallel lines (single process); also the line numbers whose path
+    enumeration was truncated (empty on every known data set)."""
+    resources = resources or default_resources()
+    blocks: list[M2Block] = []
+    truncated: list[int] = []
+    for item in lines:
+        try:
+            block, annotations = annotate_sentence(
+                item.source,
+                item.targets,
+                resources=resources,
+                granularity=granularity,
+                strategy=strategy,
+                simplified=simplified,
+                max_paths=max_paths,
+            )
+        except ValueError as exc:
+            raise ParallelFormatError(name, item.line, str(exc)) from None
+        block.line = item.line
+        blocks.append(block)
+        if any(a.truncated for a in annotations):
+            truncated.append(item.line)
+    return blocks, truncated

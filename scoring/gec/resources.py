@@ -1,0 +1,138 @@
+"""Linguistic resources that price substitutions in the char/word alignment.
+
+ChERRANT reads two files from its ``data/`` folder:
+
+* ``cilin.txt`` (GBK): the extended Tongyici Cilin thesaurus, ``code word word ...`` per line.
+  A word's semantic class is the code of the LAST line it appears in (ChERRANT fills a dict
+  line by line, so later lines overwrite earlier ones).
+* ``confusion_dict.txt`` (UTF-8): ``char conf1 conf2 ...``; a later line for the same char
+  replaces the earlier one.
+
+With both files our alignment is byte-identical to ChERRANT's. Without them (the default when
+nothing is configured) every Cilin lookup misses, so the semantic cost is the constant 4/6, and
+character similarity comes from shared pypinyin readings alone. That default is documented in
+docs/metrics/char.md and recorded in the signature as ``resources=default``; a configured
+directory is recorded as ``resources=cherrant:<sha8>`` (sha256 of both files).
+
+Resources are immutable and cached per directory, so the (large) files are read once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+CILIN_FILE = "cilin.txt"
+CONFUSION_FILE = "confusion_dict.txt"
+ENV_VAR = "GEC_CHERRANT_RESOURCES"
+
+
+class ResourceError(ValueError):
+    """A resources directory or file that cannot be used; names the file and line."""
+
+
+SemanticClass = tuple[str, str, str]
+
+
+@dataclass(frozen=True, eq=False)
+class Resources:
+    semantic: Mapping[str, SemanticClass]  # word -> (code[0], code[1], code[2:4])
+    confusion: Mapping[str, frozenset[str]]  # char -> its confusion set
+    signature: str  # "default" or "cherrant:<sha8>"
+    directory: str | None = None
+    # Substitution costs memoised per token pair (pure function of the pair and the
+    # resources), shared by every sentence aligned with these resources.
+    sub_cost_cache: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
+
+
+def _read_cilin(path: Path) -> dict[str, SemanticClass]:
+    data = path.read_bytes()
+    try:
+        text = data.decode("gbk")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ResourceError(f"{path}, line {line}: not GBK-encoded (ChERRANT's cilin.txt is GBK)") from None
+    semantic: dict[str, SemanticClass] = {}
+    # ChERRANT strips the whole file and splits on "\n" and single spaces; we do the same so
+    # that odd entries (e.g. empty words from double spaces) behave identically.
+    for line_no, line in enumerate(text.strip().split("\n"), start=1):
+        code, *words = line.split(" ")
+        if len(code) < 4:
+            raise ResourceError(f"{path}, line {line_no}: expected a Cilin code like 'Aa01A01=', got {code!r}")
+        triple = (code[0], code[1], code[2:4])
+        for word in words:
+            semantic[word] = triple
+    return semantic
+
+
+def _read_confusion(path: Path) -> dict[str, frozenset[str]]:
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ResourceError(f"{path}, line {line}: not UTF-8") from None
+    confusion: dict[str, frozenset[str]] = {}
+    for line in text.split("\n"):
+        if not line:
+            continue
+        head, *rest = line.split(" ")
+        confusion[head] = frozenset(rest)
+    return confusion
+
+
+@lru_cache(maxsize=8)
+def _load_directory(directory: str, stamp: tuple[float, float]) -> Resources:
+    folder = Path(directory)
+    cilin_path, confusion_path = folder / CILIN_FILE, folder / CONFUSION_FILE
+    digest = hashlib.sha256()
+    for path in (cilin_path, confusion_path):
+        digest.update(path.read_bytes())
+    return Resources(
+        semantic=_read_cilin(cilin_path),
+        confusion=_read_confusion(confusion_path),
+        signature=f"cherrant:{digest.hexdigest()[:8]}",
+        directory=str(folder),
+    )
+
+
+_DEFAULT: Resources | None = None
+
+
+def default_resources() -> Resources:
+    """No thesaurus, no confusion sets: semantic cost constant, pinyin only."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Resources(semantic={}, confusion={}, signature="default", directory=None)
+    return _DEFAULT
+
+
+def load_resources(directory: str | os.PathLike[str] | None) -> Resources:
+    """Resources from a ChERRANT-style directory (``cilin.txt`` + ``confusion_dict.txt``).
+
+    ``None`` gives the documented default (no Cilin, no confusion sets). A directory missing
+    either file is an error: silently falling back would give different numbers.
+    """
+    if directory is None:
+        return default_resources()
+    folder = Path(directory).resolve()
+    if not folder.is_dir():
+        raise ResourceError(f"resources directory {folder} does not exist")
+    missing = [name for name in (CILIN_FILE, CONFUSION_FILE) if not (folder / name).is_file()]
+    if missing:
+        raise ResourceError(
+            f"resources directory {folder} lacks {', '.join(missing)} "
+            f"(copy ChERRANT's data/{CILIN_FILE} and data/{CONFUSION_FILE})"
+        )
+    stamp = ((folder / CILIN_FILE).stat().st_mtime, (folder / CONFUSION_FILE).stat().st_mtime)
+    return _load_directory(str(folder), stamp)
+
+
+def resources_from_env() -> Resources:
+    """CLI fallback: the directory named by GEC_CHERRANT_RESOURCES, else the default."""
+    value = os.environ.get(ENV_VAR, "").strip()
+    return load_resources(value or None)
