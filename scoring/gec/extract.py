@@ -283,13 +283,54 @@ def parallel_to_m2(
     simplified: bool = True,
     max_paths: int = DEFAULT_MAX_PATHS,
     name: str = "<input>",
+    workers: int = 1,
 ) -> tuple[list[M2Block], list[int]]:
-    """M2 blocks of parallel lines (single process); also the line numbers whose path
-    enumeration was truncated (empty on every known data set)."""
+    """M2 blocks of parallel lines; also the line numbers whose path enumeration was
+    truncated (empty on every known data set). ``workers`` > 1 uses that many processes;
+    the output is identical (blocks keep input order)."""
     resources = resources or default_resources()
+    items = list(lines)
+    options = (resources.directory, granularity, strategy, simplified, max_paths, name)
+    if workers > 1 and len(items) > 1:
+        import multiprocessing
+
+        # Fork shares the already-loaded resources; elsewhere each worker loads them once.
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        chunk = max(1, min(64, len(items) // (workers * 8) or 1))
+        pieces = [items[i : i + chunk] for i in range(0, len(items), chunk)]
+        with context.Pool(workers, initializer=_init_worker, initargs=(options,)) as pool:
+            results = pool.map(_worker_chunk, pieces, chunksize=1)
+        blocks = [block for part, _ in results for block in part]
+        truncated = [line for _, part in results for line in part]
+        return blocks, truncated
+    return _annotate_lines(items, resources, options)
+
+
+_WORKER_OPTIONS: tuple[str | None, str, str, bool, int, str] | None = None
+
+
+def _init_worker(options: tuple[str | None, str, str, bool, int, str]) -> None:
+    global _WORKER_OPTIONS
+    _WORKER_OPTIONS = options
+
+
+def _worker_chunk(items: list[ParallelLine]) -> tuple[list[M2Block], list[int]]:
+    assert _WORKER_OPTIONS is not None
+    from scoring.gec.resources import load_resources
+
+    return _annotate_lines(items, load_resources(_WORKER_OPTIONS[0]), _WORKER_OPTIONS)
+
+
+def _annotate_lines(
+    items: list[ParallelLine],
+    resources: Resources,
+    options: tuple[str | None, str, str, bool, int, str],
+) -> tuple[list[M2Block], list[int]]:
+    _, granularity, strategy, simplified, max_paths, name = options
     blocks: list[M2Block] = []
     truncated: list[int] = []
-    for item in lines:
+    for item in items:
         try:
             block, annotations = annotate_sentence(
                 item.source,

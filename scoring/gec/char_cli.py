@@ -1,0 +1,239 @@
+"""Subcommands of the char metric: ``m2``, ``compare``, ``score``.
+
+    python -m scoring.gec m2 INPUT [-o OUTPUT] [--granularity char|word] [--strategy all|first]
+                             [--no-simplified] [--resources DIR] [--workers N]
+    python -m scoring.gec compare --hyp HYP.m2 --ref REF.m2 [--max-refs K] [--reference-num N]
+                             [--mode correction|ds|dt|cse] [--cat 1|2|3] [--beta B] [--json]
+    python -m scoring.gec score --ref REF.txt --hyp HYP.txt [--max-refs K] [--no-simplified]
+                             [--resources DIR] [--json]
+
+Without ``--resources`` the directory in $GEC_CHERRANT_RESOURCES is used, else the default
+resources (see docs/metrics/char.md); the signature says which.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from scoring.gec.cli import CommandError
+from scoring.gec.compare import CompareResult, compare_m2
+from scoring.gec.extract import ParallelLine, parallel_to_m2, read_parallel
+from scoring.gec.m2 import read_m2, write_m2
+from scoring.gec.resources import Resources, load_resources, resources_from_env
+
+TITLES = {
+    "correction": " Span-Based Correction ",
+    "ds": " Span-Based Detection ",
+    "dt": " Token-Based Detection ",
+    "cse": " Span-Based Correction + Classification ",
+}
+
+
+def _resources(args: argparse.Namespace) -> Resources:
+    return load_resources(args.resources) if args.resources else resources_from_env()
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _add_extraction_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--granularity", choices=("char", "word"), default="char")
+    parser.add_argument("--strategy", choices=("all", "first"), default="all")
+    parser.add_argument(
+        "--no-simplified",
+        dest="simplified",
+        action="store_false",
+        help="do not convert targets from traditional to simplified characters",
+    )
+    parser.add_argument("--resources", metavar="DIR", help="ChERRANT data dir (cilin.txt, confusion_dict.txt)")
+    parser.add_argument("--workers", type=_positive, default=1, help="processes for extraction")
+
+
+def register(subparsers: Any) -> None:
+    m2 = subparsers.add_parser("m2", help="parallel file (id, source, targets) -> ChERRANT M2")
+    m2.add_argument("input", metavar="INPUT")
+    m2.add_argument("-o", "--output", help="output file (default: stdout)")
+    _add_extraction_options(m2)
+    m2.set_defaults(func=run_m2)
+
+    compare = subparsers.add_parser("compare", help="score a hypothesis M2 against a reference M2")
+    compare.add_argument("--hyp", required=True, metavar="HYP.m2")
+    compare.add_argument("--ref", required=True, metavar="REF.m2")
+    _add_compare_options(compare)
+    compare.add_argument("--mode", choices=("correction", "ds", "dt", "cse"), default="correction")
+    compare.add_argument("--cat", type=int, choices=(1, 2, 3))
+    compare.set_defaults(func=run_compare)
+
+    score = subparsers.add_parser("score", help="extract and score parallel files in one go")
+    score.add_argument("--ref", required=True, metavar="REF.txt")
+    score.add_argument("--hyp", required=True, metavar="HYP.txt")
+    _add_compare_options(score)
+    _add_extraction_options(score)
+    score.add_argument("--cat", type=int, choices=(1, 2, 3))
+    score.set_defaults(func=run_score, mode="correction")
+
+
+def _add_compare_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-refs", type=_positive, help="use only the first K references")
+    parser.add_argument(
+        "--reference-num", type=_positive, help="score only sentences with exactly N references"
+    )
+    parser.add_argument("--beta", type=float, default=0.5)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _extract(lines: list[ParallelLine], args: argparse.Namespace, name: str) -> str:
+    resources = _resources(args)
+    blocks, truncated = parallel_to_m2(
+        lines,
+        resources=resources,
+        granularity=args.granularity,
+        strategy=args.strategy,
+        simplified=args.simplified,
+        workers=args.workers,
+        name=name,
+    )
+    for line in truncated:
+        print(
+            f"warning: {name}, line {line}: too many cheapest alignments; only the first "
+            "ones were enumerated (see docs/metrics/char.md)",
+            file=sys.stderr,
+        )
+    return write_m2(blocks)
+
+
+def run_m2(args: argparse.Namespace) -> int:
+    text = _extract(read_parallel(args.input), args, args.input)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _fmt(value: float | int) -> str:
+    return str(value)
+
+
+def _print_result(result: CompareResult, args: argparse.Namespace) -> None:
+    beta = f"F{args.beta:g}" if args.beta != 0.5 else "F0.5"
+    if args.json:
+        payload: dict[str, Any] = {
+            "tp": result.tp,
+            "fp": result.fp,
+            "fn": result.fn,
+            "p": result.p,
+            "r": result.r,
+            "f05" if args.beta == 0.5 else "f": result.f,
+            "beta": args.beta,
+            "signature": result.signature,
+        }
+        if args.cat:
+            payload["categories"] = {
+                name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f": s.f}
+                for name, s in result.categories.items()
+            }
+        if result.source_mismatches:
+            payload["source_mismatches"] = [i + 1 for i in result.source_mismatches]
+        print(json.dumps(payload, ensure_ascii=False))
+        return
+    title = TITLES[result.mode]
+    if args.cat:
+        print("")
+        print("{:=^66}".format(title))
+        print("Category".ljust(14), "TP".ljust(8), "FP".ljust(8), "FN".ljust(8), "P".ljust(8), "R".ljust(8), beta)
+        for name, s in result.categories.items():
+            print(
+                name.ljust(14), str(s.tp).ljust(8), str(s.fp).ljust(8), str(s.fn).ljust(8),
+                _fmt(s.p).ljust(8), _fmt(s.r).ljust(8), _fmt(s.f),
+            )
+    print("")
+    print("{:=^46}".format(title))
+    print("\t".join(["TP", "FP", "FN", "Prec", "Rec", beta]))
+    print("\t".join(map(_fmt, [result.tp, result.fp, result.fn, result.p, result.r, result.f])))
+    print("{:=^46}".format(""))
+    print(f"signature: {result.signature}")
+    print("")
+
+
+def _warn_mismatches(result: CompareResult) -> None:
+    if result.source_mismatches:
+        first = ", ".join(str(i + 1) for i in result.source_mismatches[:5])
+        print(
+            f"warning: {len(result.source_mismatches)} sentence(s) have different sources in "
+            f"hypothesis and reference (sentences {first}...)",
+            file=sys.stderr,
+        )
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    hyp, ref = read_m2(args.hyp), read_m2(args.ref)
+    result = compare_m2(
+        hyp,
+        ref,
+        max_refs=args.max_refs,
+        reference_num=args.reference_num,
+        mode=args.mode,
+        beta=args.beta,
+        cat=args.cat,
+        signature_extra="input=m2",
+    )
+    _warn_mismatches(result)
+    _print_result(result, args)
+    return 0
+
+
+def run_score(args: argparse.Namespace) -> int:
+    ref_lines, hyp_lines = read_parallel(args.ref), read_parallel(args.hyp)
+    if len(ref_lines) != len(hyp_lines):
+        raise CommandError(
+            f"{args.hyp} has {len(hyp_lines)} sentences but {args.ref} has {len(ref_lines)}"
+        )
+    for hyp_line, ref_line in zip(hyp_lines, ref_lines, strict=True):
+        if hyp_line.id != ref_line.id:
+            raise CommandError(
+                f"{args.hyp}, line {hyp_line.line}: id {hyp_line.id!r} does not match "
+                f"{args.ref}, line {ref_line.line}: id {ref_line.id!r}"
+            )
+    resources = _resources(args)
+    options = dict(
+        resources=resources,
+        granularity=args.granularity,
+        strategy=args.strategy,
+        simplified=args.simplified,
+        workers=args.workers,
+    )
+    ref_blocks, ref_truncated = parallel_to_m2(ref_lines, name=args.ref, **options)  # type: ignore[arg-type]
+    hyp_blocks, hyp_truncated = parallel_to_m2(hyp_lines, name=args.hyp, **options)  # type: ignore[arg-type]
+    for name, truncated in ((args.ref, ref_truncated), (args.hyp, hyp_truncated)):
+        for line in truncated:
+            print(f"warning: {name}, line {line}: cheapest-path enumeration truncated", file=sys.stderr)
+    extra = "|".join(
+        [
+            f"granularity={args.granularity}" + ("-jieba" if args.granularity == "word" else ""),
+            f"strategy={args.strategy}",
+            f"simplified={'yes' if args.simplified else 'no'}",
+            f"resources={resources.signature}",
+        ]
+    )
+    result = compare_m2(
+        hyp_blocks,
+        ref_blocks,
+        max_refs=args.max_refs,
+        reference_num=args.reference_num,
+        mode=args.mode,
+        beta=args.beta,
+        cat=args.cat,
+        signature_extra=extra,
+    )
+    _warn_mismatches(result)
+    _print_result(result, args)
+    return 0

@@ -1,0 +1,278 @@
+"""Compare hypothesis and reference M2 files (ChERRANT ``compare_m2_for_evaluation.py``).
+
+Semantics kept exactly, because the published MuCGEC numbers depend on them:
+
+* Each ``A`` line becomes a key, grouped by annotator id (the last field). Alternative
+  alignments ``T<r>-A<k>`` share the id r, so their edits are UNIONED and a key present in k
+  alternatives counts k times.
+* A block without edits is one ``noop`` edit of annotator 0; noop never counts.
+* A sentence whose only reference annotator has only an ``NA`` edit is skipped (0/0/0).
+* The best (hypothesis annotator, reference annotator) pair per sentence is chosen greedily in
+  file order on the F of (running corpus totals + candidate), F ROUNDED to 4 decimals; ties go
+  to larger TP, then smaller FP, then smaller FN, then the earlier pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from scoring.gec.m2 import M2Block
+
+MODES = ("correction", "ds", "dt", "cse")
+CAT_LEVELS = (1, 2, 3)
+METRIC_VERSION = "1"
+
+Key = tuple[object, ...]
+EditDict = dict[Key, list[str]]
+
+
+class CompareError(ValueError):
+    """Hypothesis and reference M2 files that cannot be compared; names the block."""
+
+
+@dataclass(frozen=True)
+class Scores:
+    tp: int
+    fp: int
+    fn: int
+    p: float  # rounded to 4 decimals, as ChERRANT prints
+    r: float
+    f: float
+
+
+def f_score(tp: int, fp: int, fn: int, beta: float = 0.5) -> tuple[float, float, float]:
+    """ChERRANT's P/R/F rounded to 4 decimals (P = 1 when FP = 0, R = 1 when FN = 0)."""
+    p = float(tp) / (tp + fp) if fp else 1.0
+    r = float(tp) / (tp + fn) if fn else 1.0
+    f = float((1 + (beta**2)) * p * r) / (((beta**2) * p) + r) if p + r else 0.0
+    return round(p, 4), round(r, 4), round(f, 4)
+
+
+def scores(tp: int, fp: int, fn: int, beta: float = 0.5) -> Scores:
+    return Scores(tp, fp, fn, *f_score(tp, fp, fn, beta))
+
+
+@dataclass(frozen=True)
+class SentenceResult:
+    index: int  # 0-based block index
+    line: int  # 1-based line of the hypothesis S line (0 if unknown)
+    tp: int
+    fp: int
+    fn: int
+    hyp_annotator: int | None  # chosen pair; None when the sentence was skipped
+    ref_annotator: int | None
+    skipped: str | None  # "not-annotatable" / "reference-count" or None
+    categories: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    tp: int
+    fp: int
+    fn: int
+    p: float
+    r: float
+    f: float
+    beta: float
+    mode: str
+    max_refs: int | None
+    reference_num: int | None
+    categories: dict[str, Scores]  # empty unless cat was given
+    sentences: list[SentenceResult]
+    signature: str
+    source_mismatches: list[int] = field(default_factory=list)  # block indices, 0-based
+
+
+def _block_edits(block: M2Block, max_refs: int | None) -> list[tuple[int, int, str, str, int]]:
+    edits = [
+        (edit.start, edit.end, edit.type, edit.correction.replace(" ", ""), edit.annotator)
+        for edit in block.edits
+    ]
+    if max_refs is not None:
+        edits = [edit for edit in edits if edit[4] < max_refs]
+    return edits
+
+
+def _edit_dicts(
+    edits: list[tuple[int, int, str, str, int]], mode: str
+) -> dict[int, EditDict]:
+    by_annotator: dict[int, EditDict] = {}
+    if not edits:
+        edits = [(-1, -1, "noop", "-NONE-", 0)]
+    detection = mode in ("ds", "dt")
+    for start, end, cat, cor, coder in edits:
+        keyed = by_annotator.setdefault(coder, {})
+        if not detection and cat == "UNK":
+            continue  # UNK edits only make sense for detection
+        if mode == "dt":
+            if start == -1:
+                keyed.setdefault((start, start), []).append(cat)
+            elif start == end and start >= 0:
+                keyed.setdefault((start, start + 1), []).append(cat)
+            else:
+                for token in range(start, end):
+                    keyed.setdefault((token, token + 1), []).append(cat)
+        elif mode == "ds":
+            keyed.setdefault((start, end), []).append(cat)
+        elif mode == "cse":
+            keyed.setdefault((start, end, cat, cor), []).append(cat)
+        else:
+            keyed.setdefault((start, end, cor), []).append(cat)
+    return by_annotator
+
+
+def _compare_pair(hyp: EditDict, ref: EditDict) -> tuple[int, int, int, dict[str, list[int]]]:
+    tp = fp = fn = 0
+    cats: dict[str, list[int]] = {}
+    for key, hyp_cats in hyp.items():
+        if hyp_cats[0] == "noop":
+            continue
+        ref_cats = ref.get(key)
+        if ref_cats is not None:
+            for cat in ref_cats:  # the reference's categories count the TPs
+                tp += 1
+                cats.setdefault(cat, [0, 0, 0])[0] += 1
+        else:
+            for cat in hyp_cats:
+                fp += 1
+                cats.setdefault(cat, [0, 0, 0])[1] += 1
+    for key, ref_cats in ref.items():
+        if ref_cats[0] == "noop":
+            continue
+        if key not in hyp:
+            for cat in ref_cats:
+                fn += 1
+                cats.setdefault(cat, [0, 0, 0])[2] += 1
+    return tp, fp, fn, cats
+
+
+def _category_key(cat: str, level: int) -> str | None:
+    if cat == "UNK":
+        return cat
+    if level == 1:
+        return cat[0]
+    if level == 2:
+        return cat[2:]
+    return cat
+
+
+def compare_m2(
+    hyp_blocks: Sequence[M2Block],
+    ref_blocks: Sequence[M2Block],
+    *,
+    max_refs: int | None = None,
+    reference_num: int | None = None,
+    mode: str = "correction",
+    beta: float = 0.5,
+    cat: int | None = None,
+    signature_extra: str = "",
+) -> CompareResult:
+    """Corpus TP/FP/FN/P/R/F of hypothesis blocks against reference blocks.
+
+    ``max_refs`` keeps reference (and hypothesis) annotators 0..k-1 (MuCGEC's "first k
+    references"); ``reference_num`` scores only sentences with exactly that many reference
+    annotators. ``mode``: correction (default), ds (span detection), dt (token detection),
+    cse (correction + type). ``cat`` 1/2/3 fills the per-category table.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if cat is not None and cat not in CAT_LEVELS:
+        raise ValueError(f"cat must be one of {CAT_LEVELS}, got {cat!r}")
+    if max_refs is not None and max_refs < 1:
+        raise ValueError(f"max_refs must be at least 1, got {max_refs}")
+    if len(hyp_blocks) != len(ref_blocks):
+        raise CompareError(
+            f"the hypothesis has {len(hyp_blocks)} sentences but the reference has {len(ref_blocks)}"
+        )
+    total_tp = total_fp = total_fn = 0
+    total_cats: dict[str, list[int]] = {}
+    sentences: list[SentenceResult] = []
+    mismatches: list[int] = []
+    for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=True)):
+        if hyp_block.source != ref_block.source:
+            # ChERRANT does not check sources (its own demo files differ in one character),
+            # so a mismatch is reported, not fatal.
+            mismatches.append(index)
+        hyp = _edit_dicts(_block_edits(hyp_block, max_refs), mode)
+        ref = _edit_dicts(_block_edits(ref_block, max_refs), mode)
+        if reference_num is not None and len(ref) != reference_num:
+            sentences.append(
+                SentenceResult(index, hyp_block.line, 0, 0, 0, None, None, "reference-count")
+            )
+            continue
+        if len(ref) == 1:
+            only = next(iter(ref.values()))
+            if len(only) == 1 and next(iter(only.values()))[0] == "NA":
+                sentences.append(
+                    SentenceResult(index, hyp_block.line, 0, 0, 0, None, None, "not-annotatable")
+                )
+                continue
+        best: tuple[int, int, int] = (0, 0, 0)
+        best_f = -1.0
+        best_pair: tuple[int | None, int | None] = (None, None)
+        best_cats: dict[str, list[int]] = {}
+        for hyp_id, hyp_edits in hyp.items():
+            for ref_id, ref_edits in ref.items():
+                tp, fp, fn, cats = _compare_pair(hyp_edits, ref_edits)
+                _, _, f = f_score(total_tp + tp, total_fp + fp, total_fn + fn, beta)
+                b_tp, b_fp, b_fn = best
+                if (
+                    f > best_f
+                    or (f == best_f and tp > b_tp)
+                    or (f == best_f and tp == b_tp and fp < b_fp)
+                    or (f == best_f and tp == b_tp and fp == b_fp and fn < b_fn)
+                ):
+                    best, best_f, best_pair, best_cats = (tp, fp, fn), f, (hyp_id, ref_id), cats
+        total_tp += best[0]
+        total_fp += best[1]
+        total_fn += best[2]
+        for name, counts in best_cats.items():
+            into = total_cats.setdefault(name, [0, 0, 0])
+            for position in range(3):
+                into[position] += counts[position]
+        sentences.append(
+            SentenceResult(
+                index,
+                hyp_block.line,
+                *best,
+                best_pair[0],
+                best_pair[1],
+                None,
+                {name: (c[0], c[1], c[2]) for name, c in best_cats.items()},
+            )
+        )
+    categories: dict[str, Scores] = {}
+    if cat is not None:
+        grouped: dict[str, list[int]] = {}
+        for name, counts in total_cats.items():
+            key = _category_key(name, cat)
+            assert key is not None
+            into = grouped.setdefault(key, [0, 0, 0])
+            for position in range(3):
+                into[position] += counts[position]
+        categories = {name: scores(*grouped[name], beta) for name in sorted(grouped)}
+    p, r, f = f_score(total_tp, total_fp, total_fn, beta)
+    signature = "|".join(
+        part
+        for part in (
+            f"metric=cherrant-f{beta:g}",
+            f"version={METRIC_VERSION}",
+            f"mode={mode}",
+            f"refs={'all' if max_refs is None else f'first{max_refs}'}",
+            f"refnum={'any' if reference_num is None else reference_num}",
+            signature_extra,
+        )
+        if part
+    )
+    return CompareResult(
+        total_tp, total_fp, total_fn, p, r, f, beta, mode, max_refs, reference_num,
+        categories, sentences, signature, mismatches,
+    )
+
+
+def reference_count_curve(
+    hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block], ks: Sequence[int], **options: object
+) -> list[CompareResult]:
+    """Scores with the first k references for each k (MuCGEC's reference-count curve)."""
+    return [compare_m2(hyp_blocks, ref_blocks, max_refs=k, **options) for k in ks]  # type: ignore[arg-type]
