@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 # Registry: one module per metric family. Others append here (e.g. "scoring.gec.cleme_cli").
-COMMAND_MODULES: tuple[str, ...] = ("scoring.gec.char_cli",)
+COMMAND_MODULES: tuple[str, ...] = ("scoring.gec.char_cli", "scoring.gec.cleme.cli")
 
 
 class CommandError(Exception):

@@ -8,12 +8,14 @@ exactly where they differ.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from scoring.gec.cleme.inputs import sentence_from_m2_block
 from scoring.gec.cleme.model import SpanEdit, Tokens, make_sentence
 from scoring.gec.cleme.partition import ChunkKind, partition
+from scoring.gec.extract import annotate_sentence
+from scoring.gec.resources import Resources
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,38 +71,28 @@ def chunk_grid(
     return ChunkGrid(tuple(columns), rows)
 
 
-# (source, target) -> edits with start/end on the source tokens and target_start/target_end
-# on the target tokens: the shape of scoring.gec's extract_edits results.
-Extractor = Callable[[str, str], Sequence[Any]]
-
-
-def edits_from_extractor(source: str, target: str, extract: Extractor, tokenize: Callable[[str], list[str]]) -> list[SpanEdit]:
-    """SpanEdits from an extractor's edits (noop/unchanged targets give no edits)."""
-    target_tokens = tokenize(target)
-    return [
-        SpanEdit(
-            int(edit.start),
-            int(edit.end),
-            tuple(target_tokens[int(edit.target_start) : int(edit.target_end)]),
-            str(getattr(edit, "type", "")),
-        )
-        for edit in extract(source, target)
-    ]
-
-
 def chunk_grid_from_texts(
     source: str,
     corrections: Sequence[str],
     *,
-    extract: Extractor,
-    tokenize: Callable[[str], list[str]],
-    joiner: str = "",
+    resources: Resources | None = None,
+    granularity: str = "char",
+    simplified: bool = True,
 ) -> ChunkGrid:
-    """The grid of raw texts; edits come from ``extract`` on tokens from ``tokenize``.
+    """The grid of raw texts, with edits from the project's extractor (first alignment).
 
-    Pass the project's extractor (the one the annotators' live diff uses) so the grid shows
-    what gets scored.
+    The same extractor feeds the annotators' live diff and the scorer, so the grid shows
+    what gets scored. Texts are normalised as the extractor does (whitespace removed, targets
+    converted to simplified characters unless ``simplified=False``); "没有错误" and "无法标注"
+    rows come out unchanged. Tokens are joined without spaces (Chinese).
     """
-    source_tokens = tokenize(source)
-    edits = [edits_from_extractor(source, target, extract, tokenize) for target in corrections]
-    return chunk_grid(source_tokens, edits, joiner=joiner)
+    block, _ = annotate_sentence(
+        source,
+        list(corrections),
+        resources=resources,
+        granularity=granularity,
+        strategy="first",
+        simplified=simplified,
+    )
+    sentence = sentence_from_m2_block(block)
+    return chunk_grid(sentence.source, sentence.corrections, joiner="")

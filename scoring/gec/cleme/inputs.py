@@ -1,5 +1,8 @@
 """Turn M2 files or raw parallel text into ``Sentence`` objects for the chunk metrics.
 
+Raw ``id \t source \t target...`` text gets its edits from the project's extractor
+(``scoring.gec.extract``), the same one that writes our M2 files.
+
 M2 (ChERRANT or ERRANT) is read by ``scoring.gec.m2``; here we only pick what CLEME reads:
 per annotator the edits of its FIRST alignment (``T<r>-A0``; ChERRANT's further alignments
 are skipped, unlike ChERRANT's own union), without noop / NA edits, so a "没有错误" or
@@ -11,9 +14,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
+from scoring.gec.extract import ParallelLine, parallel_to_m2, read_parallel
 from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, read_m2
+from scoring.gec.resources import Resources
 
 
 def _correction_tokens(correction: str) -> tuple[str, ...]:
@@ -49,3 +55,70 @@ def read_m2_sentences(path: str | os.PathLike[str]) -> list[Sentence]:
     if not blocks:
         raise ClemeInputError(f"{path}: no M2 block found (empty file?)")
     return sentences_from_m2(blocks, str(Path(path)))
+
+
+def sentences_from_parallel(
+    lines: Sequence[ParallelLine],
+    *,
+    resources: Resources | None = None,
+    granularity: str = "char",
+    simplified: bool = True,
+    name: str = "<input>",
+) -> list[Sentence]:
+    """Sentences of ``id \\t source \\t target...`` lines, edits from our extractor.
+
+    Only the first cheapest alignment of each target is computed: it is all CLEME reads.
+    """
+    blocks, _ = parallel_to_m2(
+        lines,
+        resources=resources,
+        granularity=granularity,
+        strategy="first",
+        simplified=simplified,
+        name=name,
+    )
+    return sentences_from_m2(blocks, name)
+
+
+InputFormat = Literal["auto", "m2", "text"]
+
+
+def detect_format(path: str | os.PathLike[str]) -> Literal["m2", "text"]:
+    """M2 when the first non-blank line is an ``S`` line, parallel text when it has a tab."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            stripped = line.lstrip("\ufeff").rstrip("\r\n")
+            if not stripped.strip():
+                continue
+            if stripped.startswith("S ") or stripped == "S":
+                return "m2"
+            if "\t" in stripped:
+                return "text"
+            break
+    raise ClemeInputError(
+        f"{path}: cannot tell the format: expected an M2 file (first line 'S ...') or "
+        "'id<TAB>source<TAB>target...' lines; pass the format explicitly"
+    )
+
+
+def read_sentences(
+    path: str | os.PathLike[str],
+    *,
+    input_format: InputFormat = "auto",
+    resources: Resources | None = None,
+    granularity: str = "char",
+    simplified: bool = True,
+) -> list[Sentence]:
+    """Read M2 or parallel text (detected by content unless ``input_format`` says)."""
+    kind = detect_format(path) if input_format == "auto" else input_format
+    if kind == "m2":
+        return read_m2_sentences(path)
+    if kind == "text":
+        return sentences_from_parallel(
+            read_parallel(path),
+            resources=resources,
+            granularity=granularity,
+            simplified=simplified,
+            name=str(path),
+        )
+    raise ValueError(f"input_format must be 'auto', 'm2' or 'text', got {input_format!r}")

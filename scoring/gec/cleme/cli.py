@@ -1,0 +1,159 @@
+"""Subcommands of the chunk metrics: ``cleme``, ``cleme2``, ``chunks``.
+
+    python -m scoring.gec cleme --hyp HYP --ref REF [--level corpus|sentence]
+          [--assumption dependent|independent] [--no-length-weighting] [--max-refs K] [--json]
+    python -m scoring.gec cleme2 --hyp HYP --ref REF [--level corpus|sentence]
+          [--assumption dependent|independent] [--max-refs K] [--json]
+    python -m scoring.gec chunks --ref REF [--max-refs K] [--json]
+
+HYP and REF are M2 files or ``id \\t source \\t targets`` text files (detected by content, or
+``--format m2|text``). Text gets its edits from our extractor; its resources come from
+``--resources DIR``, else $GEC_CHERRANT_RESOURCES, else the documented default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from scoring.gec.cleme.cleme2 import cleme2
+from scoring.gec.cleme.inputs import InputFormat, read_sentences
+from scoring.gec.cleme.model import Sentence
+from scoring.gec.cleme.scorers import cleme
+from scoring.gec.cleme.stats import chunk_statistics
+from scoring.gec.resources import Resources, load_resources, resources_from_env
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        dest="input_format",
+        choices=("auto", "m2", "text"),
+        default="auto",
+        help="input format of HYP/REF (default: detect from the first line)",
+    )
+    parser.add_argument("--resources", metavar="DIR", help="ChERRANT data dir, for text input")
+    parser.add_argument("--granularity", choices=("char", "word"), default="char", help="text input")
+    parser.add_argument(
+        "--no-simplified",
+        dest="simplified",
+        action="store_false",
+        help="text input: do not convert targets to simplified characters",
+    )
+    parser.add_argument("--max-refs", type=_positive, help="use only the first K references")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _add_metric_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hyp", required=True, metavar="HYP", help="hypothesis M2 or text file")
+    parser.add_argument("--ref", required=True, metavar="REF", help="reference M2 or text file")
+    parser.add_argument("--level", choices=("corpus", "sentence"), default="corpus")
+    parser.add_argument("--assumption", choices=("dependent", "independent"), default="dependent")
+
+
+def register(subparsers: Any) -> None:
+    p_cleme = subparsers.add_parser("cleme", help="CLEME chunk-level P/R/F0.5 (v1.0)")
+    _add_metric_options(p_cleme)
+    p_cleme.add_argument(
+        "--no-length-weighting",
+        dest="length_weighting",
+        action="store_false",
+        help="count every chunk as 1 instead of weighting it by its length",
+    )
+    _add_input_options(p_cleme)
+    p_cleme.set_defaults(func=run_cleme)
+
+    p_cleme2 = subparsers.add_parser("cleme2", help="CLEME2.0 hit/wrong/under/over and score")
+    _add_metric_options(p_cleme2)
+    _add_input_options(p_cleme2)
+    p_cleme2.set_defaults(func=run_cleme2)
+
+    p_chunks = subparsers.add_parser("chunks", help="chunk statistics of a reference set (ICC/IUC/CC)")
+    p_chunks.add_argument("--ref", required=True, metavar="REF", help="reference M2 or text file")
+    _add_input_options(p_chunks)
+    p_chunks.set_defaults(func=run_chunks)
+
+
+def _resources(args: argparse.Namespace) -> Resources:
+    return load_resources(args.resources) if args.resources else resources_from_env()
+
+
+def _read(path: str, args: argparse.Namespace) -> list[Sentence]:
+    input_format: InputFormat = args.input_format
+    resources = _resources(args) if input_format != "m2" else None
+    return read_sentences(
+        path,
+        input_format=input_format,
+        resources=resources,
+        granularity=args.granularity,
+        simplified=args.simplified,
+    )
+
+
+def _print(payload: dict[str, Any], as_json: bool, order: list[str]) -> None:
+    if as_json:
+        print(json.dumps(payload, ensure_ascii=False))
+        return
+    for key in order:
+        value = payload[key]
+        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
+        print(f"{key:<10} {shown}")
+    print(f"signature: {payload['signature']}")
+
+
+def run_cleme(args: argparse.Namespace) -> int:
+    score = cleme(
+        _read(args.hyp, args),
+        _read(args.ref, args),
+        level=args.level,
+        assumption=args.assumption,
+        length_weighting=args.length_weighting,
+        max_refs=args.max_refs,
+    )
+    payload = score.as_dict()
+    _print(payload, args.json, ["tp", "fp", "fn", "tn", "p", "r", "f05", "acc", "bias", "sentences"])
+    return 0
+
+
+def run_cleme2(args: argparse.Namespace) -> int:
+    score = cleme2(
+        _read(args.hyp, args),
+        _read(args.ref, args),
+        level=args.level,
+        assumption=args.assumption,
+        max_refs=args.max_refs,
+    )
+    payload = score.as_dict()
+    _print(
+        payload,
+        args.json,
+        ["tp", "fp_ne", "fp_un", "fn", "tn", "hit", "wrong", "under", "over", "score", "sentences"],
+    )
+    return 0
+
+
+def run_chunks(args: argparse.Namespace) -> int:
+    stats = chunk_statistics(_read(args.ref, args), max_refs=args.max_refs)
+    payload = stats.as_dict()
+    payload["signature"] = "chunks|partition:CLEME(merge_distance=0)|hold-out:each-reference"
+    _print(
+        payload,
+        args.json,
+        [
+            "sentences", "references", "chunks", "unchanged", "corrected", "dummy",
+            "unchanged_mean_length", "corrected_mean_length", "changed_mean_length",
+            "held_out_edits", "icc", "iuc", "cc",
+        ],
+    )
+    return 0
