@@ -1,0 +1,402 @@
+"""Export a release (or the live dataset) as M2, MuCGEC, JSONL or parallel files.
+
+One service, `export_dataset`, serves the page (through a Celery task), the API and the
+`export_dataset` command. It streams: rows are read from the database in chunks and
+written to a temporary file that is renamed into place only when everything was written,
+so a failed or cancelled export never leaves a half file behind.
+
+* ``m2``: ChERRANT char-level M2 written by the platform's one extractor
+  (`scoring.gec.annotate_sentence`, annotator id = reference index), byte-compatible with
+  ChERRANT's ``parallel_to_m2.py -g char`` when ChERRANT's resources are configured
+  (setting GEC_CHERRANT_RESOURCES). Extraction is the slow part, so it runs in a pool of
+  worker processes (setting GEC_EXPORT_WORKERS, default: all cores).
+* ``mucgec``: ``id \\t source \\t ref1 \\t ref2 ...``.
+* ``jsonl``: ``{"id", "source", "references", "source_name", "split"}`` a line; with
+  ``include_annotations`` also every annotator's raw submissions (all revisions) and the
+  reviewers' verdicts when the review app records them.
+* ``parallel``: a directory (or a ``.zip`` when the output name ends in ``.zip``) with
+  ``source.txt``, ``ref1.txt`` ... ``refN.txt`` (N = most references of any sentence; a
+  sentence with fewer references has an empty line in the later files) and ``ids.txt``.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import tempfile
+import zipfile
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+from django.conf import settings
+
+from annotate.dataset_selectors import DatasetRow, count_rows, export_rows
+from annotate.models import Dataset, DatasetVersion
+from core.audit import log_action
+from core.exceptions import ServiceError
+from core.jobs import report_progress
+
+# Sentences per unit of work handed to an extraction process.
+M2_BATCH = 200
+PROGRESS_EVERY = 2000
+
+
+class ExportFormat(StrEnum):
+    M2 = "m2"
+    MUCGEC = "mucgec"
+    JSONL = "jsonl"
+    PARALLEL = "parallel"
+
+
+FILE_SUFFIX = {ExportFormat.M2: ".m2", ExportFormat.MUCGEC: ".txt", ExportFormat.JSONL: ".jsonl",
+               ExportFormat.PARALLEL: ".zip"}
+
+
+@dataclass
+class ExportResult:
+    path: Path
+    format: str
+    sentences: int
+    references: int
+    label: str  # "name@v3" for a release, "name (live)" for the live dataset
+    files: list[str] = field(default_factory=list)
+    resources: str = ""  # M2 only: which extraction resources were used
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": str(self.path), "format": self.format, "sentences": self.sentences,
+                "references": self.references, "label": self.label, "files": self.files,
+                "resources": self.resources}
+
+
+def export_label(dataset: Dataset, version: DatasetVersion | None) -> str:
+    return version.label if version is not None else f"{dataset.name} (live)"
+
+
+def export_filename(dataset: Dataset, version: DatasetVersion | None, fmt: str) -> str:
+    stem = f"{dataset.name}-v{version.number}" if version is not None else f"{dataset.name}-live"
+    return stem + FILE_SUFFIX[ExportFormat(fmt)]
+
+
+# --- formats: rows -> lines ---------------------------------------------------------------
+
+
+def mucgec_lines(rows: Iterable[DatasetRow]) -> Iterator[str]:
+    for row in rows:
+        yield "\t".join((row.external_id, row.text, *row.references)) + "\n"
+
+
+def jsonl_lines(rows: Iterable[DatasetRow], *, include_annotations: bool = False) -> Iterator[str]:
+    for chunk in _chunks(rows, 1000):
+        extra = _annotation_data([r.sentence_id for r in chunk if r.sentence_id]) if include_annotations else {}
+        for row in chunk:
+            obj: dict[str, Any] = {"id": row.external_id, "source": row.text,
+                                   "references": list(row.references),
+                                   "source_name": row.source_name, "split": row.split}
+            if include_annotations:
+                obj.update(extra.get(row.sentence_id or -1, {"submissions": [], "verdicts": []}))
+            yield json.dumps(obj, ensure_ascii=False) + "\n"
+
+
+def _annotation_data(sentence_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """Raw submissions (every revision, every correction box) and review verdicts."""
+    from annotate.models import Correction, Submission
+
+    data: dict[int, dict[str, Any]] = {sid: {"submissions": [], "verdicts": []} for sid in sentence_ids}
+    texts: dict[int, list[str]] = {}
+    for submission_id, text in Correction.objects.filter(
+        submission__assignment__sentence_id__in=sentence_ids
+    ).order_by("submission_id", "position").values_list("submission_id", "text"):
+        texts.setdefault(submission_id, []).append(text)
+    for sub in Submission.objects.filter(assignment__sentence_id__in=sentence_ids).order_by(
+        "assignment__sentence_id", "assignment_id", "revision"
+    ).values("id", "assignment__sentence_id", "assignment__annotator__username", "revision",
+             "tag", "created_at", "time_spent_seconds"):
+        data[sub["assignment__sentence_id"]]["submissions"].append({
+            "annotator": sub["assignment__annotator__username"], "revision": sub["revision"],
+            "tag": sub["tag"], "corrections": texts.get(sub["id"], []),
+            "created_at": sub["created_at"].isoformat() if sub["created_at"] else None,
+            "time_spent_seconds": sub["time_spent_seconds"],
+        })
+    for sentence_id, verdict in _verdicts(sentence_ids):
+        data[sentence_id]["verdicts"].append(verdict)
+    return data
+
+
+def _verdicts(sentence_ids: Sequence[int]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Review verdicts, read generically: the review app owns that model and its fields."""
+    try:
+        model = apps.get_model("review", "Verdict")
+    except LookupError:
+        return
+    names = {f.name for f in model._meta.get_fields()}
+    path = _sentence_path(model)
+    if path is None:
+        return
+    wanted = [n for n in ("verdict", "is_correct", "correct", "decision", "comment", "created_at")
+              if n in names]
+    extra = {}
+    if "reviewer" in names:
+        extra["reviewer"] = "reviewer__username"
+    if "correction" in names:
+        extra["correction_text"] = "correction__text"
+        extra["correction_annotator"] = "correction__submission__assignment__annotator__username"
+    try:
+        query = model.objects.filter(**{f"{path}__in": sentence_ids}).order_by(path, "pk")
+        for values in query.values(path, *wanted, **{k: _f(v) for k, v in extra.items()}):
+            sentence_id = values.pop(path)
+            yield sentence_id, {k: (v.isoformat() if hasattr(v, "isoformat") else v)
+                                for k, v in values.items()}
+    except Exception:  # noqa: BLE001 - a changed review schema must not break exports
+        return
+
+
+def _f(name: str) -> Any:
+    from django.db.models import F
+
+    return F(name)
+
+
+def _sentence_path(model: Any) -> str | None:
+    names = {f.name for f in model._meta.get_fields()}
+    for candidate in ("sentence", "review_task__sentence", "task__sentence",
+                      "correction__submission__assignment__sentence"):
+        head = candidate.split("__")[0]
+        if head in names:
+            return f"{candidate}_id" if candidate == "sentence" else f"{candidate}__id"
+    return None
+
+
+def _chunks(rows: Iterable[DatasetRow], size: int) -> Iterator[list[DatasetRow]]:
+    iterator = iter(rows)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+# --- M2 with worker processes ----------------------------------------------------------------
+
+_worker_resources: Any = None
+
+
+def _init_worker(resources_dir: str | None) -> None:
+    global _worker_resources
+    from scoring.gec import load_resources
+
+    _worker_resources = load_resources(resources_dir)
+
+
+def _m2_batch(batch: list[tuple[str, tuple[str, ...], str]]) -> str:
+    from scoring.gec.extract import annotate_sentence
+    from scoring.gec.m2 import format_m2_block
+
+    parts = []
+    for external_id, text, references in batch:
+        try:
+            block, _ = annotate_sentence(text, references, resources=_worker_resources)
+        except ValueError as exc:
+            raise ValueError(f"sentence {external_id}: {exc}") from None
+        parts.append(format_m2_block(block) + "\n\n")
+    return "".join(parts)
+
+
+def export_workers() -> int:
+    configured = int(getattr(settings, "GEC_EXPORT_WORKERS", 0) or 0)
+    workers = configured or os.cpu_count() or 1
+    # Celery's prefork children are daemonic and may not start processes of their own.
+    if multiprocessing.current_process().daemon:
+        return 1
+    return max(1, workers)
+
+
+def resources_dir_setting(override: str | None = None) -> str | None:
+    value = override if override is not None else getattr(settings, "GEC_CHERRANT_RESOURCES", "")
+    return value or None
+
+
+def m2_chunks(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers: int,
+              on_progress: Any = None) -> Iterator[str]:
+    """M2 text in row order, `M2_BATCH` sentences at a time."""
+    batches = (
+        [(r.external_id, r.text, r.references) for r in chunk] for chunk in _chunks(rows, M2_BATCH)
+    )
+    done = 0
+    if workers <= 1:
+        _init_worker(resources_dir)
+        for batch in batches:
+            yield _m2_batch(batch)
+            done += len(batch)
+            if on_progress:
+                on_progress(done)
+        return
+    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else multiprocessing.get_context()
+    # Batches are read from the database HERE, in the calling thread (Django connections are
+    # per thread), and at most a few per worker are in flight, so memory stays flat.
+    window: deque[tuple[int, Any]] = deque()
+    with context.Pool(workers, initializer=_init_worker, initargs=(resources_dir,)) as pool:
+        for batch in batches:
+            window.append((len(batch), pool.apply_async(_m2_batch, (batch,))))
+            if len(window) >= 2 * workers:
+                size, pending = window.popleft()
+                yield pending.get()
+                done += size
+                if on_progress:
+                    on_progress(done)
+        while window:
+            size, pending = window.popleft()
+            yield pending.get()
+            done += size
+            if on_progress:
+                on_progress(done)
+
+
+# --- the service --------------------------------------------------------------------------------
+
+
+def export_dataset(
+    *,
+    dataset: Dataset,
+    fmt: str,
+    out: str | Path,
+    version: DatasetVersion | None = None,
+    user: Any = None,
+    job_id: int | None = None,
+    include_annotations: bool = False,
+    resources_dir: str | None = None,
+    workers: int | None = None,
+) -> ExportResult:
+    """Write `dataset` (release `version`, else the live golden references) to `out`."""
+    try:
+        format_ = ExportFormat(fmt)
+    except ValueError:
+        choices = ", ".join(f.value for f in ExportFormat)
+        raise ServiceError(f"unknown export format {fmt!r}; use one of {choices}", field="format") from None
+    if version is not None and version.dataset_id != dataset.pk:
+        raise ServiceError(f"{version.label} is not a release of {dataset.name!r}", field="release")
+    out = Path(out)
+    if not out.parent.exists():
+        raise ServiceError(f"output folder {out.parent} does not exist", field="out")
+    total = count_rows(dataset=dataset, version=version)
+    report_progress(job_id, 0, total=total, message=f"exporting {export_label(dataset, version)}")
+    counted = _Counter(export_rows(dataset=dataset, version=version))
+
+    def progress(done: int) -> None:
+        report_progress(job_id, done, total=total)
+
+    resources_signature = ""
+    if format_ == ExportFormat.PARALLEL:
+        files = _write_parallel(counted, out, progress)
+    else:
+        if format_ == ExportFormat.M2:
+            from scoring.gec import load_resources
+
+            directory = resources_dir_setting(resources_dir)
+            try:
+                resources_signature = load_resources(directory).signature
+            except ValueError as exc:
+                raise ServiceError(f"M2 export: {exc}", field="resources") from None
+            chunks: Iterable[str] = m2_chunks(
+                counted, resources_dir=directory,
+                workers=workers if workers is not None else export_workers(),
+                on_progress=progress,
+            )
+        elif format_ == ExportFormat.MUCGEC:
+            chunks = _with_progress(mucgec_lines(counted), counted, progress)
+        else:
+            chunks = _with_progress(jsonl_lines(counted, include_annotations=include_annotations),
+                                    counted, progress)
+        _write_atomically(out, chunks)
+        files = [out.name]
+    result = ExportResult(path=out, format=format_.value, sentences=counted.sentences,
+                          references=counted.references, label=export_label(dataset, version),
+                          files=files, resources=resources_signature)
+    log_action(version if version is not None else dataset, user, "dataset.export",
+               {**result.as_dict(), "include_annotations": include_annotations})
+    return result
+
+
+class _Counter:
+    """Passes rows through and counts them (the totals go into the result and audit log)."""
+
+    def __init__(self, rows: Iterable[DatasetRow]) -> None:
+        self._rows = rows
+        self.sentences = 0
+        self.references = 0
+
+    def __iter__(self) -> Iterator[DatasetRow]:
+        for row in self._rows:
+            self.sentences += 1
+            self.references += len(row.references)
+            yield row
+
+
+def _with_progress(lines: Iterable[str], counter: _Counter, progress: Any) -> Iterator[str]:
+    last = 0
+    for line in lines:
+        yield line
+        if counter.sentences - last >= PROGRESS_EVERY:
+            last = counter.sentences
+            progress(last)
+    progress(counter.sentences)
+
+
+def _write_atomically(out: Path, chunks: Iterable[str]) -> None:
+    handle, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as tmp:
+            for chunk in chunks:
+                tmp.write(chunk)
+        os.replace(tmp_name, out)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+def _write_parallel(rows: Iterable[DatasetRow], out: Path, progress: Any) -> list[str]:
+    """Sources and references in separate files. The number of reference files is only known
+    at the end, so each reference column is spooled to its own temporary file."""
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        handles: list[Any] = []
+        source = open(work / "source.txt", "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        ids = open(work / "ids.txt", "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+        count = 0
+        try:
+            for row in rows:
+                while len(handles) < len(row.references):
+                    handle = open(work / f"ref{len(handles) + 1}.txt", "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+                    handle.write("\n" * count)  # earlier sentences had no reference here
+                    handles.append(handle)
+                source.write(row.text + "\n")
+                ids.write(row.external_id + "\n")
+                for index, handle in enumerate(handles):
+                    handle.write((row.references[index] if index < len(row.references) else "") + "\n")
+                count += 1
+                if count % PROGRESS_EVERY == 0:
+                    progress(count)
+        finally:
+            for handle in (source, ids, *handles):
+                handle.close()
+        progress(count)
+        names = ["source.txt", *[f"ref{i}.txt" for i in range(1, len(handles) + 1)], "ids.txt"]
+        if out.suffix == ".zip":
+            tmp_zip = work / "export.zip"
+            with zipfile.ZipFile(tmp_zip, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                for name in names:
+                    archive.write(work / name, arcname=name)
+            os.replace(tmp_zip, out)
+        else:
+            if out.exists() and not out.is_dir():
+                raise ServiceError(f"{out} exists and is not a folder", field="out")
+            out.mkdir(exist_ok=True)
+            for name in names:
+                os.replace(work / name, out / name)
+        return names
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
