@@ -7,7 +7,7 @@ from django.db import transaction
 
 from core.exceptions import ServiceError
 from core.models import User
-from core.roles import Role
+from core.roles import GROUP_PERMISSIONS, Role
 
 
 @transaction.atomic
@@ -25,14 +25,27 @@ def create_user(
     return user
 
 
+def ensure_role_groups() -> list[Group]:
+    """The role groups with their permissions (created by a migration; recreated here if a
+    database flush removed them, as test databases do)."""
+    from django.contrib.auth.models import Permission
+
+    groups = []
+    for role, codenames in GROUP_PERMISSIONS.items():
+        group, created = Group.objects.get_or_create(name=role.value)
+        if created:
+            group.permissions.set(
+                Permission.objects.filter(content_type__app_label="core", codename__in=codenames)
+            )
+        groups.append(group)
+    return groups
+
+
 @transaction.atomic
 def set_roles(*, user: User, roles: list[Role] | tuple[Role, ...]) -> None:
     """Replace the user's role groups with exactly `roles`."""
     wanted = {Role(role).value for role in roles}
-    role_groups = Group.objects.filter(name__in=[role.value for role in Role])
-    missing = wanted - set(role_groups.values_list("name", flat=True))
-    if missing:
-        raise ServiceError(f"role group(s) {sorted(missing)} do not exist; run migrations")
+    role_groups = ensure_role_groups()
     user.groups.remove(*[g for g in role_groups if g.name not in wanted])
     user.groups.add(*[g for g in role_groups if g.name in wanted])
     # has_perm caches per instance; a changed role must show at once.

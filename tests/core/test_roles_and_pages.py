@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth.models import Group
+from django.http import HttpResponse
+from django.test import Client, RequestFactory
+from django.core.exceptions import PermissionDenied
+
+from core.audit import log_action
+from core.models import AuditLog
+from core.permissions import role_required
+from core.roles import Role, has_role, roles_of
+from core.services import set_roles
+from tests.factories import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def test_migrations_create_one_group_per_role() -> None:
+    assert set(Group.objects.values_list("name", flat=True)) >= {"annotator", "reviewer", "admin"}
+
+
+def test_roles_follow_group_membership() -> None:
+    user = make_user(Role.ANNOTATOR)
+    assert roles_of(user) == [Role.ANNOTATOR]
+    set_roles(user=user, roles=[Role.REVIEWER])
+    assert has_role(user, Role.REVIEWER) and not has_role(user, Role.ANNOTATOR)
+
+
+def test_inactive_user_has_no_role() -> None:
+    user = make_user(Role.ADMIN)
+    user.is_active = False
+    assert roles_of(user) == []
+
+
+def test_role_required_sends_anonymous_users_to_login_and_refuses_other_roles() -> None:
+    @role_required(Role.REVIEWER)
+    def view(request):  # type: ignore[no-untyped-def]
+        return HttpResponse("ok")
+
+    factory = RequestFactory()
+    request = factory.get("/secret")
+    from django.contrib.auth.models import AnonymousUser
+
+    request.user = AnonymousUser()
+    response = view(request)
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    request.user = make_user(Role.ANNOTATOR)
+    with pytest.raises(PermissionDenied):
+        view(request)
+    request.user = make_user(Role.REVIEWER)
+    assert view(request).status_code == 200
+
+
+def test_home_requires_login_and_shows_one_section_per_role(client: Client) -> None:
+    assert client.get("/").status_code == 302
+    user = make_user(Role.ANNOTATOR, Role.REVIEWER)
+    client.login(username=user.username, password=PASSWORD)
+    page = client.get("/").content.decode()
+    assert 'data-testid="annotator-home"' in page
+    assert 'data-testid="reviewer-home"' in page
+    assert 'data-testid="admin-home"' not in page
+
+
+def test_login_page_renders(client: Client) -> None:
+    response = client.get("/accounts/login/")
+    assert response.status_code == 200
+    assert b'name="username"' in response.content
+
+
+def test_healthz_reports_database_and_in_process_broker(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.REDIS_URL = ""
+    response = client.get("/healthz")
+    body = json.loads(response.content)
+    assert response.status_code == 200
+    assert body["status"] == "ok"
+    assert body["database"]["ok"] is True
+    assert body["broker"] == {"ok": True, "mode": "in-process"}
+
+
+def test_healthz_says_503_when_the_broker_is_unreachable(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    response = client.get("/healthz")
+    body = json.loads(response.content)
+    assert response.status_code == 503
+    assert body["broker"]["ok"] is False and body["broker"]["mode"] == "redis"
+
+
+def test_log_action_records_actor_object_and_data() -> None:
+    user = make_user(Role.ADMIN)
+    entry = log_action(user, user, "user.promoted", {"to": "admin"})
+    stored = AuditLog.objects.get(pk=entry.pk)
+    assert (stored.actor, stored.action, stored.object_type, stored.object_id) == (
+        user, "user.promoted", "core.user", str(user.pk)
+    )
+    assert stored.data == {"to": "admin"}
+
+
+def test_api_schema_is_served_to_logged_in_users(client: Client) -> None:
+    user = make_user(Role.ANNOTATOR)
+    client.login(username=user.username, password=PASSWORD)
+    response = client.get("/api/schema/")
+    assert response.status_code == 200
+    assert b"openapi" in response.content
