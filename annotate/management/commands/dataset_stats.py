@@ -1,0 +1,53 @@
+"""python manage.py dataset_stats NAME [--release VERSION] [--json]
+
+MuCGEC Table 3 numbers per source and overall (see annotate/statistics.py for definitions).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotate.dataset_selectors import get_dataset, get_version
+from annotate.statistics import dataset_statistics
+from core.exceptions import ServiceError
+
+TABLE_KEYS = [
+    ("sentences", "sentences"), ("references", "references"),
+    ("erroneous_sentences", "erroneous"), ("erroneous_share", "err. share"),
+    ("chars_per_sentence", "chars/sent"), ("edits_per_reference", "edits/ref"),
+    ("refs_per_sentence", "refs/sent"),
+]
+
+
+class Command(BaseCommand):
+    help = "Dataset statistics (MuCGEC Table 3 and Figure 1), per source and overall."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name")
+        parser.add_argument("--release", default=None)
+        parser.add_argument("--json", action="store_true", help="print JSON")
+        parser.add_argument("--resources", default=None)
+        parser.add_argument("--workers", type=int, default=None)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            dataset = get_dataset(options["name"])
+            version = get_version(dataset, options["release"])
+            stats = dataset_statistics(dataset=dataset, version=version,
+                                       resources_dir=options["resources"], workers=options["workers"])
+        except ServiceError as exc:
+            raise CommandError(exc.message) from None
+        if options["json"]:
+            self.stdout.write(json.dumps(stats, ensure_ascii=False, indent=2))
+            return
+        label = stats["release"] or f"{stats['dataset']} (live)"
+        self.stdout.write(f"{label}  resources: {stats['resources']}")
+        header = "source".ljust(16) + "".join(title.rjust(12) for _, title in TABLE_KEYS)
+        self.stdout.write(header)
+        for name, part in [*stats["by_source"].items(), ("overall", stats)]:
+            self.stdout.write(name[:16].ljust(16) + "".join(str(part[key]).rjust(12) for key, _ in TABLE_KEYS))
+        self.stdout.write(f"refs per sentence: {stats['refs_per_sentence_histogram']}")
+        self.stdout.write(f"edit types: {stats['edit_types']}")

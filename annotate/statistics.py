@@ -1,0 +1,193 @@
+"""Dataset statistics as in MuCGEC (Table 3 and Figure 1), per source and overall.
+
+Definitions (they are what `dataset_stats --json` prints; docs/datasets.md repeats them):
+
+* ``references``: distinct reference texts per sentence, summed (identical references of
+  one sentence count once); ``refs_per_sentence_histogram``: number of distinct
+  references -> number of sentences.
+* edits come from the platform's one extractor (`scoring.gec.extract_edits`: char level,
+  first cheapest alignment, ChERRANT pre-processing), so the numbers match what the M2
+  export and the scorer see. ``没有错误`` and a reference equal to the source have 0 edits;
+  ``无法标注`` references are left out of ``edits_per_reference``.
+* ``erroneous_sentences``: sentences with at least one reference that has an edit;
+  ``erroneous_share`` = erroneous_sentences / sentences.
+* ``chars_per_sentence``: mean number of source characters, whitespace not counted.
+* ``edit_types``: M (missing), R (redundant), S (substitution), W (word order) counts.
+* ``erroneous_by_refs`` (Figure 1): for each number of references n, how many erroneous
+  sentences have n references and their share of all erroneous sentences.
+
+Extraction is the slow part; it runs in worker processes like the M2 export.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotate.dataset_selectors import DatasetRow, export_rows
+from annotate.exporting import _chunks, export_workers, resources_dir_setting
+from annotate.models import Dataset, DatasetVersion
+from core.exceptions import ServiceError
+from core.jobs import report_progress
+
+EDIT_TYPES = ("M", "R", "S", "W")
+NOT_ANNOTATABLE = "无法标注"
+BATCH = 200
+
+_worker_resources: Any = None
+
+
+def _init_worker(resources_dir: str | None) -> None:
+    global _worker_resources
+    from scoring.gec import load_resources
+
+    _worker_resources = load_resources(resources_dir)
+
+
+def _types_batch(batch: list[tuple[str, tuple[str, ...]]]) -> list[list[list[str] | None]]:
+    """For each sentence, for each distinct reference: its edit types (None: not annotatable)."""
+    from scoring.gec import extract_edits
+
+    out: list[list[list[str] | None]] = []
+    for text, references in batch:
+        per_reference: list[list[str] | None] = []
+        for reference in references:
+            if reference.strip() == NOT_ANNOTATABLE:
+                per_reference.append(None)
+                continue
+            edits = extract_edits(text, reference, resources=_worker_resources)
+            per_reference.append([e.type for e in edits if e.type in EDIT_TYPES])
+        out.append(per_reference)
+    return out
+
+
+@dataclass
+class _Tally:
+    sentences: int = 0
+    references: int = 0
+    chars: int = 0
+    erroneous: int = 0
+    error_free: int = 0
+    not_annotatable: int = 0
+    edits: int = 0
+    edited_references: int = 0  # references that can carry edits (not 无法标注)
+    histogram: Counter[int] = field(default_factory=Counter)
+    erroneous_histogram: Counter[int] = field(default_factory=Counter)
+    types: Counter[str] = field(default_factory=Counter)
+
+    def add(self, row: DatasetRow, references: tuple[str, ...], types: list[list[str] | None]) -> None:
+        self.sentences += 1
+        self.references += len(references)
+        self.chars += len("".join(row.text.split()))
+        self.histogram[len(references)] += 1
+        erroneous = any(t for t in types if t)
+        if erroneous:
+            self.erroneous += 1
+            self.erroneous_histogram[len(references)] += 1
+        elif types and all(t is None for t in types):
+            self.not_annotatable += 1
+        elif types:
+            self.error_free += 1
+        for t in types:
+            if t is None:
+                continue
+            self.edited_references += 1
+            self.edits += len(t)
+            self.types.update(t)
+
+    def as_dict(self) -> dict[str, Any]:
+        def ratio(a: int, b: int) -> float:
+            return round(a / b, 4) if b else 0.0
+
+        return {
+            "sentences": self.sentences,
+            "references": self.references,
+            "refs_per_sentence": ratio(self.references, self.sentences),
+            "refs_per_sentence_histogram": {str(k): self.histogram[k] for k in sorted(self.histogram)},
+            "erroneous_sentences": self.erroneous,
+            "erroneous_share": ratio(self.erroneous, self.sentences),
+            "error_free_sentences": self.error_free,
+            "not_annotatable_sentences": self.not_annotatable,
+            "chars_per_sentence": ratio(self.chars, self.sentences),
+            "edits": self.edits,
+            "edits_per_reference": ratio(self.edits, self.edited_references),
+            "edit_types": {t: self.types[t] for t in EDIT_TYPES},
+            "erroneous_by_refs": {
+                str(k): {"sentences": self.erroneous_histogram[k],
+                         "share": ratio(self.erroneous_histogram[k], self.erroneous)}
+                for k in sorted(self.histogram)
+            },
+        }
+
+
+def _distinct(references: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(references))
+
+
+def _typed_rows(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers: int,
+                on_progress: Any) -> Iterator[tuple[DatasetRow, tuple[str, ...], list[list[str] | None]]]:
+    batches = ([(row, _distinct(row.references)) for row in chunk] for chunk in _chunks(rows, BATCH))
+    done = 0
+    if workers <= 1:
+        _init_worker(resources_dir)
+        for batch in batches:
+            for (row, refs), types in zip(batch, _types_batch([(r.text, refs) for r, refs in batch]), strict=True):
+                yield row, refs, types
+            done += len(batch)
+            on_progress(done)
+        return
+    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else multiprocessing.get_context()
+    window: deque[tuple[list[tuple[DatasetRow, tuple[str, ...]]], Any]] = deque()
+    with context.Pool(workers, initializer=_init_worker, initargs=(resources_dir,)) as pool:
+        def drain() -> Iterator[tuple[DatasetRow, tuple[str, ...], list[list[str] | None]]]:
+            nonlocal done
+            batch, pending = window.popleft()
+            for (row, refs), types in zip(batch, pending.get(), strict=True):
+                yield row, refs, types
+            done += len(batch)
+            on_progress(done)
+
+        for batch in batches:
+            window.append((batch, pool.apply_async(_types_batch, ([(r.text, refs) for r, refs in batch],))))
+            if len(window) >= 2 * workers:
+                yield from drain()
+        while window:
+            yield from drain()
+
+
+def dataset_statistics(
+    *, dataset: Dataset, version: DatasetVersion | None = None, resources_dir: str | None = None,
+    workers: int | None = None, job_id: int | None = None,
+) -> dict[str, Any]:
+    """Statistics of a release (or of the live dataset's current golden references)."""
+    from scoring.gec import load_resources
+
+    directory = resources_dir_setting(resources_dir)
+    try:
+        signature = load_resources(directory).signature
+    except ValueError as exc:
+        raise ServiceError(f"statistics: {exc}", field="resources") from None
+    overall = _Tally()
+    by_source: dict[str, _Tally] = {}
+
+    def progress(done: int) -> None:
+        report_progress(job_id, done)
+
+    for row, references, types in _typed_rows(
+        export_rows(dataset=dataset, version=version), resources_dir=directory,
+        workers=workers if workers is not None else export_workers(), on_progress=progress,
+    ):
+        overall.add(row, references, types)
+        by_source.setdefault(row.source_name or "(none)", _Tally()).add(row, references, types)
+    return {
+        "dataset": dataset.name,
+        "release": version.label if version is not None else None,
+        "checksum": version.checksum if version is not None else None,
+        "resources": signature,
+        **overall.as_dict(),
+        "by_source": {name: tally.as_dict() for name, tally in sorted(by_source.items())},
+    }

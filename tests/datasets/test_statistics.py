@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from annotate.importing import ImportFile, import_dataset
+from annotate.releases import release_dataset
+from annotate.statistics import dataset_statistics
+
+pytestmark = pytest.mark.django_db
+
+# MuCGEC dev, as the issue states it.
+HISTOGRAM = {"1": 287, "2": 462, "3": 313, "4": 62, "5": 10, "6": 2, "7": 1}
+
+
+def f(name: str, text: str) -> ImportFile:
+    return ImportFile(name=name, data=text.encode("utf-8"))
+
+
+def expected_from_first_m2(path: Path) -> dict:
+    """Ground truth from ChERRANT's own `-s first` M2 of the references: edits per reference,
+    edit types and erroneous sentences (a block with at least one real edit)."""
+    types: Counter[str] = Counter()
+    erroneous = references = 0
+    for block in path.read_text(encoding="utf-8").strip().split("\n\n"):
+        lines = block.splitlines()
+        headers = [line for line in lines if line.startswith("T")]
+        edits = [line.split("|||")[1] for line in lines if line.startswith("A ")]
+        real = [t for t in edits if t in ("M", "R", "S", "W")]
+        references += sum(1 for h in headers if not h.endswith("无法标注"))
+        types.update(real)
+        erroneous += bool(real)
+    return {"types": types, "erroneous": erroneous, "references": references}
+
+
+@pytest.mark.slow
+def test_mucgec_dev_statistics(mucgec_dev: Path, shared_data: Path, settings) -> None:
+    settings.GEC_CHERRANT_RESOURCES = str(shared_data / "cherrant-resources")
+    dataset = import_dataset(name="dev", fmt="mucgec", files=[ImportFile.from_path(mucgec_dev)],
+                             source_name="mucgec").dataset
+    version = release_dataset(dataset=dataset)
+    stats = dataset_statistics(dataset=dataset, version=version, workers=2)
+    assert stats["sentences"] == 1137
+    assert stats["references"] == 2467
+    assert stats["refs_per_sentence_histogram"] == HISTOGRAM
+    truth = expected_from_first_m2(shared_data / "mucgec-dev" / "MuCGEC_dev.first.m2")
+    assert stats["edit_types"] == {t: truth["types"][t] for t in "MRSW"}
+    assert stats["erroneous_sentences"] == truth["erroneous"]
+    assert stats["edits_per_reference"] == round(sum(truth["types"].values()) / truth["references"], 4)
+    rows = [line.split("\t") for line in mucgec_dev.read_text(encoding="utf-8").splitlines()]
+    assert stats["chars_per_sentence"] == round(sum(len("".join(r[1].split())) for r in rows) / 1137, 4)
+    assert stats["by_source"]["mucgec"]["sentences"] == 1137
+    assert stats["release"] == "dev@v1"
+    figure = stats["erroneous_by_refs"]
+    assert sum(v["sentences"] for v in figure.values()) == truth["erroneous"]
+
+
+def test_identical_references_count_once_and_sources_are_separate(settings) -> None:
+    settings.GEC_CHERRANT_RESOURCES = ""
+    import_dataset(name="s", fmt="mucgec", source_name="a", files=[f("a.txt",
+        "1\t他去学校。\t他去了学校。\t他去了学校。\n2\t我很好。\t没有错误\n")])
+    import_dataset(name="s", fmt="mucgec", source_name="b", files=[f("b.txt", "3\t乱七八糟\t无法标注\n")])
+    from annotate.models import Dataset
+
+    stats = dataset_statistics(dataset=Dataset.objects.get(name="s"), workers=1)
+    assert stats["references"] == 3
+    assert stats["refs_per_sentence_histogram"] == {"1": 3}
+    assert stats["erroneous_sentences"] == 1
+    assert stats["edit_types"] == {"M": 1, "R": 0, "S": 0, "W": 0}
+    # 2 references can carry edits (the 无法标注 one cannot); 1 edit in total.
+    assert stats["edits_per_reference"] == 0.5
+    assert stats["by_source"]["a"]["sentences"] == 2 and stats["by_source"]["b"]["not_annotatable_sentences"] == 1
+    assert stats["by_source"]["a"]["error_free_sentences"] == 1
+    assert stats["chars_per_sentence"] == round((5 + 4 + 4) / 3, 4)
