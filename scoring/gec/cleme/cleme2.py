@@ -26,8 +26,8 @@ from scoring.gec.cleme.model import Sentence
 from scoring.gec.cleme.weighting import (
     ChunkWeigher,
     Counts,
-    Level,
     LengthWeighting,
+    Level,
     custom_weighted_counts,
     length_weighted_counts,
     unweighted_counts,
@@ -172,7 +172,11 @@ def score_evaluation2(
             best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
             for c in candidates:
                 running = aspects(
-                    total.tp + c.tp, total.fp_ne + c.fp_ne, total.fp_un + c.fp_un, total.fn + c.fn, used
+                    total.tp + c.tp,
+                    total.fp_ne + c.fp_ne,
+                    total.fp_un + c.fp_un,
+                    total.fn + c.fn,
+                    used,
                 )
                 key = (running.score, c.tp, -c.fp, -c.fn, c.tn)
                 if key > best_key:
@@ -181,9 +185,21 @@ def score_evaluation2(
                 total = total + best
         result = aspects(total.tp, total.fp_ne, total.fp_un, total.fn, used)
         return Cleme2Score(
-            total.tp, total.fp, total.fp_ne, total.fp_un, total.fn, total.tn, result.hit,
-            result.wrong, result.under, result.over, result.score, n, level,
-            evaluation.assumption, signature,
+            total.tp,
+            total.fp,
+            total.fp_ne,
+            total.fp_un,
+            total.fn,
+            total.tn,
+            result.hit,
+            result.wrong,
+            result.under,
+            result.over,
+            result.score,
+            n,
+            level,
+            evaluation.assumption,
+            signature,
         )
     if level != "sentence":
         raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
@@ -205,10 +221,21 @@ def score_evaluation2(
         return float(np.average(values)) if values else 0.0
 
     return Cleme2Score(
-        total.tp, total.fp, total.fp_ne, total.fp_un, total.fn, total.tn,
-        mean([a.hit for a in chosen]), mean([a.wrong for a in chosen]),
-        mean([a.under for a in chosen]), mean([a.over for a in chosen]),
-        mean([a.score for a in chosen]), n, level, evaluation.assumption, signature,
+        total.tp,
+        total.fp,
+        total.fp_ne,
+        total.fp_un,
+        total.fn,
+        total.tn,
+        mean([a.hit for a in chosen]),
+        mean([a.wrong for a in chosen]),
+        mean([a.under for a in chosen]),
+        mean([a.over for a in chosen]),
+        mean([a.score for a in chosen]),
+        n,
+        level,
+        evaluation.assumption,
+        signature,
     )
 
 
@@ -225,4 +252,6 @@ def cleme2(
 ) -> Cleme2Score:
     """CLEME2.0 of a system; unweighted chunk counts unless ``weighting``/``weigher`` given."""
     evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
-    return score_evaluation2(evaluation, level=level, factors=factors, weighting=weighting, weigher=weigher)
+    return score_evaluation2(
+        evaluation, level=level, factors=factors, weighting=weighting, weigher=weigher
+    )

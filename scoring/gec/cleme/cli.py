@@ -44,7 +44,9 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         help="input format of HYP/REF (default: detect from the first line)",
     )
     parser.add_argument("--resources", metavar="DIR", help="ChERRANT data dir, for text input")
-    parser.add_argument("--granularity", choices=("char", "word"), default="char", help="text input")
+    parser.add_argument(
+        "--granularity", choices=("char", "word"), default="char", help="text input"
+    )
     parser.add_argument(
         "--no-simplified",
         dest="simplified",
@@ -79,7 +81,9 @@ def register(subparsers: Any) -> None:
     _add_input_options(p_cleme2)
     p_cleme2.set_defaults(func=run_cleme2)
 
-    p_chunks = subparsers.add_parser("chunks", help="chunk statistics of a reference set (ICC/IUC/CC)")
+    p_chunks = subparsers.add_parser(
+        "chunks", help="chunk statistics of a reference set (ICC/IUC/CC)"
+    )
     p_chunks.add_argument("--ref", required=True, metavar="REF", help="reference M2 or text file")
     _add_input_options(p_chunks)
     p_chunks.set_defaults(func=run_chunks)
@@ -122,7 +126,9 @@ def run_cleme(args: argparse.Namespace) -> int:
         max_refs=args.max_refs,
     )
     payload = score.as_dict()
-    _print(payload, args.json, ["tp", "fp", "fn", "tn", "p", "r", "f05", "acc", "bias", "sentences"])
+    _print(
+        payload, args.json, ["tp", "fp", "fn", "tn", "p", "r", "f05", "acc", "bias", "sentences"]
+    )
     return 0
 
 
@@ -151,9 +157,19 @@ def run_chunks(args: argparse.Namespace) -> int:
         payload,
         args.json,
         [
-            "sentences", "references", "chunks", "unchanged", "corrected", "dummy",
-            "unchanged_mean_length", "corrected_mean_length", "changed_mean_length",
-            "held_out_edits", "icc", "iuc", "cc",
+            "sentences",
+            "references",
+            "chunks",
+            "unchanged",
+            "corrected",
+            "dummy",
+            "unchanged_mean_length",
+            "corrected_mean_length",
+            "changed_mean_length",
+            "held_out_edits",
+            "icc",
+            "iuc",
+            "cc",
         ],
     )
     return 0

@@ -56,7 +56,9 @@ class Partition:
         return max(span.end - span.start, len(self.tokens[correction][chunk]))
 
 
-def _position_map(n_source: int, edits: Sequence[SpanEdit], spans: Sequence[tuple[int, int]]) -> list[int]:
+def _position_map(
+    n_source: int, edits: Sequence[SpanEdit], spans: Sequence[tuple[int, int]]
+) -> list[int]:
     """Source position -> corrected position, as the reference builds it.
 
     Unchanged tokens shift by the running offset; an edit's start and end map to its target

@@ -20,8 +20,8 @@ from scoring.gec.cleme.model import Sentence
 from scoring.gec.cleme.weighting import (
     NO_WEIGHTING,
     Counts,
-    Level,
     LengthWeighting,
+    Level,
     default_weighting,
     length_weighted_counts,
 )
@@ -29,7 +29,9 @@ from scoring.gec.cleme.weighting import (
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 
 
-def precision_recall_f(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, float, float]:
+def precision_recall_f(
+    tp: float, fp: float, fn: float, beta: float = 0.5
+) -> tuple[float, float, float]:
     """P = 1 without FP, R = 1 without FN (as the char metric); all rounded to 4 decimals."""
     p = tp / (tp + fp) if fp else 1.0
     r = tp / (tp + fn) if fn else 1.0
@@ -55,7 +57,9 @@ def corpus_totals(per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5) -
         best: Counts | None = None
         best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
         for counts in candidates:
-            f = precision_recall_f(total.tp + counts.tp, total.fp + counts.fp, total.fn + counts.fn, beta)[2]
+            f = precision_recall_f(
+                total.tp + counts.tp, total.fp + counts.fp, total.fn + counts.fn, beta
+            )[2]
             key = (f, counts.tp, -counts.fp, -counts.fn, counts.tn)
             if _better(key, best_key):
                 best, best_key = counts, key
@@ -91,10 +95,18 @@ class ClemeScore:
 
 
 def _signature(
-    level: Level, assumption: Assumption, beta: float, weighting: LengthWeighting | None, bias: float,
+    level: Level,
+    assumption: Assumption,
+    beta: float,
+    weighting: LengthWeighting | None,
+    bias: float,
     max_refs: int | None,
 ) -> str:
-    weights = "none" if weighting is None or weighting == NO_WEIGHTING else f"length({weighting.describe()},b={bias:.4f})"
+    weights = (
+        "none"
+        if weighting is None or weighting == NO_WEIGHTING
+        else f"length({weighting.describe()},b={bias:.4f})"
+    )
     refs = "all" if max_refs is None else str(max_refs)
     return (
         f"CLEME|v:{CLEME_VERSION}|level:{level}|assume:{assumption}|beta:{beta:g}"
@@ -124,8 +136,20 @@ def score_evaluation(
         p, r, f = precision_recall_f(total.tp, total.fp, total.fn, beta)
         acc = accuracy(total.tp, total.fp, total.fn, total.tn)
         return ClemeScore(
-            total.tp, total.fp, total.fn, total.tn, p, r, f, acc, n, level,
-            evaluation.assumption, beta, bias, signature,
+            total.tp,
+            total.fp,
+            total.fn,
+            total.tn,
+            p,
+            r,
+            f,
+            acc,
+            n,
+            level,
+            evaluation.assumption,
+            beta,
+            bias,
+            signature,
         )
     if level != "sentence":
         raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
@@ -157,8 +181,20 @@ def score_evaluation(
         return round(float(np.average(values)), 4) if values else 0.0
 
     return ClemeScore(
-        total.tp, total.fp, total.fn, total.tn, mean(ps), mean(rs), mean(fs), mean(accs), n,
-        level, evaluation.assumption, beta, bias, signature,
+        total.tp,
+        total.fp,
+        total.fn,
+        total.tn,
+        mean(ps),
+        mean(rs),
+        mean(fs),
+        mean(accs),
+        n,
+        level,
+        evaluation.assumption,
+        beta,
+        bias,
+        signature,
     )
 
 

@@ -79,7 +79,9 @@ def hold_out_counts(sentence: Sentence, max_refs: int | None = None) -> dict[Hol
     return counts
 
 
-def chunk_statistics(references: Sequence[Sentence], *, max_refs: int | None = None) -> ChunkStatistics:
+def chunk_statistics(
+    references: Sequence[Sentence], *, max_refs: int | None = None
+) -> ChunkStatistics:
     """Statistics of a reference set (each sentence partitioned with all its references)."""
     n_refs = 0
     kinds = {"unchanged": 0, "corrected": 0, "dummy": 0}
@@ -101,7 +103,7 @@ def chunk_statistics(references: Sequence[Sentence], *, max_refs: int | None = N
                     changed_length += chunks.chunk_length(row, i)
                     n_changed += 1
         for key, value in hold_out_counts(sentence, max_refs).items():
-            held[key] += value  # type: ignore[index]
+            held[key] += value
     n_held = held["icc"] + held["iuc"] + held["cc"]
 
     def ratio(part: int, whole: int) -> float:

@@ -29,7 +29,9 @@ SPEC_F = {
     "oracle1": (1.0, 1.0, 1.0, 1.0, 1.0, 1.0),
 }
 CASES = [
-    pytest.param(system, *setting, expected, id=f"{system}-{setting[0]}-{setting[1]}-lw{setting[2]}")
+    pytest.param(
+        system, *setting, expected, id=f"{system}-{setting[0]}-{setting[1]}-lw{setting[2]}"
+    )
     for system, row in SPEC_F.items()
     for setting, expected in zip(SETTINGS, row, strict=True)
 ]
@@ -57,7 +59,10 @@ def test_mucgec_dev_cleme_f05_matches_spec(
 
 @pytest.mark.parametrize(("system", "expected_b"), [("source", 2.2745), ("example", 2.3905)])
 def test_length_bias_depends_on_the_system(
-    mucgec_hyps: dict[str, list[Sentence]], mucgec_refs: list[Sentence], system: str, expected_b: float
+    mucgec_hyps: dict[str, list[Sentence]],
+    mucgec_refs: list[Sentence],
+    system: str,
+    expected_b: float,
 ) -> None:
     score = cleme(mucgec_hyps[system], mucgec_refs)
     assert round(score.bias, 4) == expected_b
@@ -78,12 +83,18 @@ def test_mucgec_dev_cleme2_example_corpus_dependent(
 def test_mucgec_dev_cleme2_example_corpus_independent(
     mucgec_hyps: dict[str, list[Sentence]], mucgec_refs: list[Sentence]
 ) -> None:
-    assert round(cleme2(mucgec_hyps["example"], mucgec_refs, assumption="independent").score, 4) == 0.5137
+    assert (
+        round(cleme2(mucgec_hyps["example"], mucgec_refs, assumption="independent").score, 4)
+        == 0.5137
+    )
 
 
 @pytest.mark.parametrize(("system", "expected"), [("noop", 0.4), ("oracle1", 1.0)])
 def test_mucgec_dev_cleme2_extremes(
-    mucgec_hyps: dict[str, list[Sentence]], mucgec_refs: list[Sentence], system: str, expected: float
+    mucgec_hyps: dict[str, list[Sentence]],
+    mucgec_refs: list[Sentence],
+    system: str,
+    expected: float,
 ) -> None:
     assert round(cleme2(mucgec_hyps[system], mucgec_refs).score, 4) == expected
 
@@ -99,7 +110,12 @@ def test_oracle_sentence_level_cleme2_stays_below_one(
 
 def test_mucgec_dev_reference_chunk_statistics(mucgec_refs: list[Sentence]) -> None:
     stats = chunk_statistics(mucgec_refs)
-    assert (stats.chunks, stats.unchanged, stats.corrected, stats.dummy) == (11007, 5994, 3247, 1766)
+    assert (stats.chunks, stats.unchanged, stats.corrected, stats.dummy) == (
+        11007,
+        5994,
+        3247,
+        1766,
+    )
     assert round(stats.unchanged_mean_length, 2) == 7.24
     assert round(stats.corrected_mean_length, 2) == 2.05
     assert round(stats.changed_mean_length, 4) == 2.2745

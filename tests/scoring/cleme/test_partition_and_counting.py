@@ -8,7 +8,7 @@ from scoring.gec.cleme.counting import count_dependent, count_independent
 from scoring.gec.cleme.model import ClemeInputError, SpanEdit, make_sentence
 from scoring.gec.cleme.partition import partition
 
-SOURCE = tuple("a b c d e".split())
+SOURCE = tuple("abcde")
 
 
 def sub(start: int, end: int, text: str, kind: str = "S") -> SpanEdit:
@@ -75,7 +75,11 @@ def test_dependent_counting_per_reference_and_fp_kinds() -> None:
     chunks = partition(SOURCE, [[sub(1, 2, "B")], [sub(2, 2, "X", "M")], [sub(3, 4, "D")]])
     against_insert, against_other = count_dependent(chunks)
     # Reference 1 changed chunk 1 differently: a wrong correction (FP_ne).
-    assert (against_insert.tp, against_insert.fp, against_insert.fp_necessary) == ((), (1,), (True,))
+    assert (against_insert.tp, against_insert.fp, against_insert.fp_necessary) == (
+        (),
+        (1,),
+        (True,),
+    )
     assert (against_insert.fn, against_insert.tn) == ((), (0, 2, 3, 4))
     # Reference 2 left chunk 1 alone (FP_un) and changed chunk 3 (FN).
     assert (against_other.fp, against_other.fp_necessary) == ((1,), (False,))
