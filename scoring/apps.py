@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class ScoringConfig(AppConfig):
     name = "scoring"
     verbose_name = "Scoring of annotators and systems"
+
+    def ready(self) -> None:
+        from scoring import signals  # noqa: F401  (connects the receivers)

@@ -1,0 +1,210 @@
+"""The Django app's one doorway into the metric library `scoring.gec`.
+
+Nothing here computes a metric: it calls the library's extractor and comparison and turns
+their dataclasses into the plain JSON the app stores (overall, M/R/S/W, detection modes,
+reference-count curve, per source, per sentence with labelled edits). Kept free of Django so
+the management command, the services and the benchmark share it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scoring.gec import (
+    M2Block,
+    Resources,
+    annotate_sentence,
+    extract_edits,
+    load_resources,
+    parse_m2,
+    write_m2,
+)
+from scoring.gec.compare import CompareResult, compare_m2
+from scoring.gec.extract import Edit
+from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT
+from scoring.gec.tokenize import normalize_source, tokenize
+
+__all__ = [
+    "M2Block",
+    "NOT_ANNOTATABLE_TEXT",
+    "NO_ERROR_TEXT",
+    "Resources",
+    "ScoreReport",
+    "blocks_to_text",
+    "corpus_counts",
+    "extract",
+    "full_report",
+    "load_resources",
+    "parse_m2",
+    "sentence_block",
+    "source_tokens",
+]
+
+GRANULARITY = "char"
+CATEGORY_NAMES = ("M", "R", "S", "W")
+DETECTION_MODES = ("ds", "dt")
+# MuCGEC's Figure 3 plots the first 1, 2, 3 references and then all of them; the full
+# k = 1 .. max curve is stored beside it (`ref_count_curve_by_k`).
+CURVE_FIRST_K = 3
+
+
+def sentence_block(source: str, targets: Sequence[str], *, resources: Resources) -> M2Block:
+    """ChERRANT's M2 block of one sentence (strategy `all`, targets -> simplified)."""
+    block, _ = annotate_sentence(source, list(targets), resources=resources, granularity=GRANULARITY)
+    return block
+
+
+def blocks_to_text(blocks: Sequence[M2Block]) -> str:
+    return write_m2(blocks)
+
+
+def source_tokens(text: str) -> list[str]:
+    return tokenize(normalize_source(text), GRANULARITY)
+
+
+def extract(source: str, target: str, *, resources: Resources) -> list[Edit]:
+    return extract_edits(source, target, granularity=GRANULARITY, resources=resources)
+
+
+def _as_dict(result: CompareResult) -> dict[str, Any]:
+    return {"tp": result.tp, "fp": result.fp, "fn": result.fn, "p": result.p, "r": result.r, "f05": result.f}
+
+
+def corpus_counts(
+    hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block], *, max_refs: int | None = None
+) -> dict[str, Any]:
+    """tp/fp/fn/p/r/f05 of the library's default comparison (optionally first-k references)."""
+    return _as_dict(compare_m2(hyp_blocks, ref_blocks, max_refs=max_refs))
+
+
+@dataclass
+class SentenceOutcome:
+    tp: int
+    fp: int
+    fn: int
+    chosen_reference: int  # reference annotator id chosen by the comparison; -1 when skipped
+    edits: list[dict[str, Any]]
+
+
+@dataclass
+class ScoreReport:
+    overall: dict[str, Any]
+    categories: dict[str, dict[str, Any]]
+    detection: dict[str, dict[str, Any]]
+    ref_count_curve: list[float]
+    ref_count_curve_by_k: dict[str, float]
+    by_source: dict[str, dict[str, Any]]
+    sentences: list[SentenceOutcome]
+    signature: str
+    max_references: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """What the app stores in SystemScore.summary (and `score_system --json` prints)."""
+        return {
+            "categories": self.categories,
+            "detection": self.detection,
+            "ref_count_curve": self.ref_count_curve,
+            "ref_count_curve_by_k": self.ref_count_curve_by_k,
+            "by_source": self.by_source,
+            "max_references": self.max_references,
+            "signature": self.signature,
+            "extra": self.extra,
+        }
+
+
+def _keyed(block: M2Block, annotator: int | None) -> dict[tuple[int, int, str], tuple[str, str]]:
+    """Edits of one annotator of a block (alternative alignments unioned), keyed as the
+    default comparison keys them; value = (type, correction). Markers are left out."""
+    keyed: dict[tuple[int, int, str], tuple[str, str]] = {}
+    for edit in block.edits:
+        if annotator is not None and edit.annotator != annotator:
+            continue
+        if edit.type in ("noop", "NA") or edit.start < 0:
+            continue
+        correction = "" if edit.correction == "-NONE-" else edit.correction.replace(" ", "")
+        keyed.setdefault((edit.start, edit.end, edit.correction.replace(" ", "")), (edit.type, correction))
+    return keyed
+
+
+def labelled_edits(hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | None) -> list[dict[str, Any]]:
+    """Hypothesis edits labelled TP/FP and the chosen reference's missed edits (FN), for
+    highlighting. The labels follow the comparison's keys; the counts shown beside them are
+    the comparison's own (alternative alignments can count an edit more than once)."""
+    tokens = hyp_block.source_tokens
+    hyp = _keyed(hyp_block, None)
+    ref = _keyed(ref_block, ref_annotator) if ref_annotator is not None else {}
+    out: list[dict[str, Any]] = []
+    for key, (edit_type, correction) in sorted(hyp.items()):
+        start, end, _ = key
+        label = "TP" if key in ref else "FP"
+        if ref_annotator is None:
+            label = "skipped"
+        out.append({"start": start, "end": end, "source": "".join(tokens[start:end]),
+                    "target": correction, "type": edit_type, "label": label})
+    for key, (edit_type, correction) in sorted(ref.items()):
+        if key not in hyp:
+            start, end, _ = key
+            out.append({"start": start, "end": end, "source": "".join(tokens[start:end]),
+                        "target": correction, "type": edit_type, "label": "FN"})
+    return out
+
+
+def curve_points(by_k: dict[str, float], first_k: int = CURVE_FIRST_K) -> list[float]:
+    """F0.5 for the first 1 .. first_k references (those that exist), then all."""
+    points = [by_k[str(k)] for k in range(1, first_k + 1) if str(k) in by_k]
+    points.append(by_k["all"])
+    return points
+
+
+def _annotators(block: M2Block) -> int:
+    return len({target.annotator for target in block.targets})
+
+
+def full_report(
+    hyp_blocks: Sequence[M2Block],
+    ref_blocks: Sequence[M2Block],
+    *,
+    source_names: Sequence[str],
+    resources: Resources,
+) -> ScoreReport:
+    """Everything the system page shows, from the library's comparison:
+    overall (correction mode), M/R/S/W (cat 1), detection (ds, dt), first-k curve
+    (k = 1 .. max references - 1, then all), per source (each source compared as its own
+    corpus, like scoring that subset's files), per sentence with labelled edits."""
+    extra = f"granularity={GRANULARITY}|simplified=1|resources={resources.signature}"
+    main = compare_m2(hyp_blocks, ref_blocks, cat=1, signature_extra=extra)
+    categories = {
+        name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
+        for name, s in main.categories.items()
+    }
+    for name in CATEGORY_NAMES:
+        categories.setdefault(name, {"tp": 0, "fp": 0, "fn": 0, "p": 1.0, "r": 1.0, "f05": 0.0})
+    detection = {mode: _as_dict(compare_m2(hyp_blocks, ref_blocks, mode=mode)) for mode in DETECTION_MODES}
+    max_refs = max((_annotators(block) for block in ref_blocks), default=1)
+    by_k = {str(k): compare_m2(hyp_blocks, ref_blocks, max_refs=k).f for k in range(1, max_refs)}
+    by_k["all"] = main.f
+    curve = curve_points(by_k)
+    groups: dict[str, list[int]] = {}
+    for index, name in enumerate(source_names):
+        groups.setdefault(name, []).append(index)
+    by_source = {}
+    for name, indices in sorted(groups.items()):
+        result = compare_m2([hyp_blocks[i] for i in indices], [ref_blocks[i] for i in indices])
+        by_source[name] = {**_as_dict(result), "sentences": len(indices)}
+    sentences = []
+    for item, hyp_block, ref_block in zip(main.sentences, hyp_blocks, ref_blocks, strict=True):
+        sentences.append(
+            SentenceOutcome(
+                tp=item.tp, fp=item.fp, fn=item.fn,
+                chosen_reference=-1 if item.ref_annotator is None else item.ref_annotator,
+                edits=labelled_edits(hyp_block, ref_block, item.ref_annotator),
+            )
+        )
+    return ScoreReport(
+        overall=_as_dict(main), categories=categories, detection=detection,
+        ref_count_curve=curve, ref_count_curve_by_k=by_k, by_source=by_source, sentences=sentences,
+        signature=main.signature, max_references=max_refs,
+    )

@@ -1,0 +1,37 @@
+"""Celery tasks of the scoring app: load by id, call a service, nothing else.
+
+All are idempotent: re-running one replaces the rows it wrote before.
+
+Weighted metrics (BERTScore edit weights, PT-M2) will run as tasks named `scoring.gpu_*`,
+which config/settings.py routes to the `gpu` queue; they add their numbers under
+`SystemScore.summary["extra"]` without touching the char-level rows written here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import shared_task
+
+from scoring import services
+
+
+@shared_task(name="scoring.score_system_output")
+def score_system_output(score_id: int, job_id: int | None = None, resources_dir: str | None = None) -> dict[str, Any]:
+    score = services.run_scoring(score_id=score_id, job_id=job_id, resources_dir=resources_dir)
+    return {"score": score.pk, "status": score.status, "f05": score.f05}
+
+
+@shared_task(name="scoring.rescore_annotator_sentence")
+def rescore_annotator_sentence(sentence_id: int) -> int:
+    return services.rescore_sentence(sentence_id)
+
+
+@shared_task(name="scoring.rescore_annotator_dataset")
+def rescore_annotator_dataset(dataset_id: int, job_id: int | None = None) -> int:
+    return services.rescore_dataset(dataset_id=dataset_id, job_id=job_id)
+
+
+@shared_task(name="scoring.prepare_release_references")
+def prepare_release_references(version_id: int) -> int:
+    return services.prepare_release_references(version_id=version_id)
