@@ -10,3 +10,9 @@ urlpatterns = [
     path("jobs/", include("core.job_urls")),
     path("datasets/", include("annotate.dataset_urls")),
 ]
+urlpatterns += [
+    path("", include("annotate.urls")),
+    path("", include("review.urls")),
+    path("api/", include("annotate.api")),
+    path("api/", include("review.api")),
+]

@@ -1,0 +1,320 @@
+"""REST API for the annotation side (DRF; session or token auth; schema at /api/schema/).
+
+Every endpoint: parse with a serializer, call a service or selector, answer. Service errors
+become `{"detail", "field"}` with their status through core.api.exception_handler.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate import selectors, services
+from annotate.edits import diff_segments, edits_between, segments_as_dicts
+from annotate.models import Assignment, Dataset, Submission
+from core.exceptions import ServiceError
+from core.permissions import IsAnnotator, IsPlatformAdmin
+from core.roles import Role, has_role
+from review import selectors as review_selectors
+from review import services as review_services
+
+# --- serializers ---------------------------------------------------------------------------
+
+
+class EditSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    start = serializers.IntegerField()
+    end = serializers.IntegerField()
+    target_start = serializers.IntegerField()
+    target_end = serializers.IntegerField()
+    type = serializers.CharField()
+    source_text = serializers.CharField(allow_blank=True)
+    target_text = serializers.CharField(allow_blank=True)
+
+
+class DiffRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    source = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    target = serializers.CharField(allow_blank=True, trim_whitespace=False)
+
+
+class DiffResponseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    edits = EditSerializer(many=True)
+    segments = serializers.ListField(child=serializers.DictField())
+
+
+class SentenceSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    external_id = serializers.CharField()
+    dataset = serializers.CharField(source="dataset.name")
+    source = serializers.CharField(source="source.name", default="")
+    split = serializers.CharField()
+    text = serializers.CharField()
+
+
+class AssignmentSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    sentence = SentenceSerializer()
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "sentence", "status", "created_at", "opened_at", "submitted_at", "time_spent_seconds"]
+
+
+class SubmissionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+    texts = serializers.SerializerMethodField()
+    assignment = serializers.IntegerField(source="assignment_id")
+
+    class Meta:
+        model = Submission
+        fields = ["id", "assignment", "revision", "tag", "texts", "created_at", "time_spent_seconds"]
+
+    def get_texts(self, submission: Submission) -> list[str]:
+        return [c.text for c in submission.corrections.all()]
+
+
+class SubmitRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    texts = serializers.ListField(child=serializers.CharField(allow_blank=True, trim_whitespace=False), required=False, default=list)
+    tag = serializers.ChoiceField(choices=["", "error_free", "not_annotatable"], required=False, default="")
+    time_spent_seconds = serializers.IntegerField(required=False, default=0, min_value=0)
+
+
+class SubmitResponseSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    submission = SubmissionSerializer()
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+def _validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:  # type: ignore[type-arg]
+    serializer = serializer_class(data=data)
+    if not serializer.is_valid():
+        field, problems = next(iter(serializer.errors.items()))
+        raise ServiceError(f"{field}: {' '.join(str(p) for p in problems)}", field=str(field))
+    return dict(serializer.validated_data)
+
+
+# --- diff ---------------------------------------------------------------------------------
+
+
+class DiffView(APIView):
+    """Char-level edits between a source and a corrected text, from the scoring core's
+    extractor (the same function the scorer and the M2 export use)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=DiffRequestSerializer, responses=DiffResponseSerializer)
+    def post(self, request: Request) -> Response:
+        data = _validated(DiffRequestSerializer, request.data)
+        edits = edits_between(data["source"], data["target"])
+        return Response({"edits": edits, "segments": segments_as_dicts(diff_segments(data["source"], edits))})
+
+
+# --- annotator ----------------------------------------------------------------------------
+
+
+class AssignmentListView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses=AssignmentSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        assignments = selectors.assignments_for(request.user)
+        status = request.query_params.get("status")
+        if status:
+            assignments = assignments.filter(status=status)
+        return Response(AssignmentSerializer(assignments.order_by("id")[:1000], many=True).data)
+
+
+class AssignmentDetailView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses=AssignmentSerializer)
+    def get(self, request: Request, assignment_id: int) -> Response:
+        return Response(AssignmentSerializer(selectors.get_assignment_for(request.user, assignment_id)).data)
+
+
+class NextAssignmentView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(request=None, responses={200: AssignmentSerializer, 204: None})
+    def post(self, request: Request) -> Response:
+        assignment = services.next_assignment(user=request.user)
+        if assignment is None:
+            return Response(status=204)
+        return Response(AssignmentSerializer(assignment).data)
+
+
+class SubmitView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(request=SubmitRequestSerializer, responses={201: SubmitResponseSerializer})
+    def post(self, request: Request, assignment_id: int) -> Response:
+        data = _validated(SubmitRequestSerializer, request.data)
+        result = services.submit_correction(
+            assignment_id=assignment_id, user=request.user, texts=data["texts"], tag=data["tag"],
+            time_spent_seconds=data["time_spent_seconds"],
+        )
+        return Response(
+            {"submission": SubmissionSerializer(result.submission).data, "notes": result.notes}, status=201
+        )
+
+
+class SubmissionListView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses=SubmissionSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(SubmissionSerializer(selectors.submissions_for(request.user).order_by("id")[:1000], many=True).data)
+
+
+class SubmissionDetailView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses=SubmissionSerializer)
+    def get(self, request: Request, submission_id: int) -> Response:
+        return Response(SubmissionSerializer(selectors.get_submission_for(request.user, submission_id)).data)
+
+
+class ProgressView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses=inline_serializer("Progress", {
+        "done": serializers.IntegerField(), "assigned": serializers.IntegerField(),
+        "time_spent_seconds": serializers.IntegerField()}))
+    def get(self, request: Request) -> Response:
+        progress = selectors.progress_for(request.user)
+        return Response({"done": progress.done, "assigned": progress.assigned,
+                         "time_spent_seconds": progress.time_spent_seconds})
+
+
+# --- admin --------------------------------------------------------------------------------
+
+
+class AssignDatasetView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(
+        request=inline_serializer("AssignDatasetRequest", {
+            "dataset": serializers.IntegerField(), "seed": serializers.IntegerField(default=0)}),
+        responses=inline_serializer("AssignDatasetResponse", {
+            "sentences": serializers.IntegerField(), "assignments": serializers.IntegerField(),
+            "review_tasks": serializers.IntegerField(), "seed": serializers.IntegerField()}),
+    )
+    def post(self, request: Request) -> Response:
+        try:
+            dataset = Dataset.objects.get(pk=int(request.data.get("dataset")))
+        except (Dataset.DoesNotExist, TypeError, ValueError):
+            raise ServiceError("dataset: no such dataset id", field="dataset", status=404) from None
+        try:
+            seed = int(request.data.get("seed", 0))
+        except (TypeError, ValueError):
+            raise ServiceError("seed must be a whole number", field="seed") from None
+        summary = services.assign_dataset(dataset=dataset, seed=seed, by=request.user)
+        return Response({"sentences": summary.sentences, "assignments": summary.assignments,
+                         "review_tasks": summary.review_tasks, "seed": summary.seed}, status=201)
+
+
+class StaleAssignmentsView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(responses=AssignmentSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        try:
+            hours = int(request.query_params.get("hours", 48))
+        except ValueError:
+            raise ServiceError("hours must be a whole number", field="hours") from None
+        stale = selectors.stale_assignments(opened_before=services.stale_cutoff(hours))[:1000]
+        rows = AssignmentSerializer(stale, many=True).data
+        for row, assignment in zip(rows, stale, strict=True):
+            row["annotator"] = assignment.annotator.username
+        return Response(rows)
+
+
+class ReassignView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(
+        request=inline_serializer("ReassignRequest", {"annotator": serializers.IntegerField(required=False)}),
+        responses=AssignmentSerializer,
+    )
+    def post(self, request: Request, assignment_id: int) -> Response:
+        to_user = None
+        if request.data.get("annotator") not in (None, ""):
+            from core.models import User
+
+            try:
+                to_user = User.objects.get(pk=int(request.data["annotator"]))
+            except (User.DoesNotExist, TypeError, ValueError):
+                raise ServiceError("annotator: no such user", field="annotator") from None
+        replacement = services.reassign_assignment(assignment_id=assignment_id, by=request.user, to_user=to_user)
+        return Response(AssignmentSerializer(replacement).data, status=201)
+
+
+class AdminProgressView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(responses=inline_serializer("AdminProgress", {
+        "datasets": serializers.ListField(child=serializers.DictField()),
+        "annotators": serializers.ListField(child=serializers.DictField())}))
+    def get(self, request: Request) -> Response:
+        return Response({
+            "datasets": [
+                {"dataset": p.dataset.name, "total": p.total, "by_status": p.by_status, "by_source": p.by_source}
+                for p in selectors.dataset_progress()
+            ],
+            "annotators": selectors.annotator_stats(),
+        })
+
+
+# --- guideline ----------------------------------------------------------------------------
+
+
+class GuidelineSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    title = serializers.CharField()
+    body = serializers.CharField()
+    version = serializers.IntegerField()
+    html = serializers.CharField(read_only=True)
+
+
+class GuidelineView(APIView):
+    """Everyone signed in reads the guideline; admins replace it (version = the one read)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=GuidelineSerializer)
+    def get(self, request: Request) -> Response:
+        guideline = review_selectors.current_guideline()
+        return Response({"title": guideline.title, "body": guideline.body, "version": guideline.version,
+                         "html": review_selectors.render_markdown(guideline.body)})
+
+    @extend_schema(request=GuidelineSerializer, responses=GuidelineSerializer)
+    def put(self, request: Request) -> Response:
+        if not has_role(request.user, Role.ADMIN):
+            raise ServiceError("only admins edit the guideline", status=403)
+        guideline = review_services.update_guideline(
+            user=request.user, title=request.data.get("title"), body=request.data.get("body"),
+            version=request.data.get("version"),
+        )
+        return Response({"title": guideline.title, "body": guideline.body, "version": guideline.version,
+                         "html": review_selectors.render_markdown(guideline.body)})
+
+
+# --- routes (included under /api/ by config/urls.py) ----------------------------------------
+from django.urls import path  # noqa: E402
+
+urlpatterns = [
+    path("diff/", DiffView.as_view(), name="api-diff"),
+    path("assignments/", AssignmentListView.as_view(), name="api-assignments"),
+    path("assignments/next/", NextAssignmentView.as_view(), name="api-assignment-next"),
+    path("assignments/stale/", StaleAssignmentsView.as_view(), name="api-assignments-stale"),
+    path("assignments/assign-dataset/", AssignDatasetView.as_view(), name="api-assign-dataset"),
+    path("assignments/<int:assignment_id>/", AssignmentDetailView.as_view(), name="api-assignment"),
+    path("assignments/<int:assignment_id>/submit/", SubmitView.as_view(), name="api-assignment-submit"),
+    path("assignments/<int:assignment_id>/reassign/", ReassignView.as_view(), name="api-assignment-reassign"),
+    path("submissions/", SubmissionListView.as_view(), name="api-submissions"),
+    path("submissions/<int:submission_id>/", SubmissionDetailView.as_view(), name="api-submission"),
+    path("progress/", ProgressView.as_view(), name="api-progress"),
+    path("annotation-progress/", AdminProgressView.as_view(), name="api-annotation-progress"),
+    path("guideline/", GuidelineView.as_view(), name="api-guideline"),
+]

@@ -1,0 +1,108 @@
+"""The product's one door to the scoring core's char-level edit extractor.
+
+Every place that shows edits (the annotator's live diff, the review page, study items)
+calls `edits_between`, which calls `scoring.gec.extract_edits` with the configured
+ChERRANT resources, so what a person sees is exactly what the scorer will count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from django.conf import settings
+
+from core.exceptions import ServiceError
+
+# The diff endpoint is called on every pause in typing; bound the work one call can ask for.
+MAX_DIFF_CHARS = 1000
+
+
+def extractor_resources() -> Any:
+    """The configured resources (cached by the library per directory), or None = default."""
+    from scoring.gec.resources import load_resources
+
+    return load_resources(settings.GEC_CHERRANT_RESOURCES or None)
+
+
+def edits_between(source: str, target: str) -> list[dict[str, Any]]:
+    """Char-level edits turning `source` into `target`, as plain dicts (JSON-ready)."""
+    from scoring.gec import extract_edits
+
+    for field, value in (("source", source), ("target", target)):
+        if len(value) > MAX_DIFF_CHARS:
+            raise ServiceError(
+                f"{field} is {len(value)} characters; the diff accepts at most {MAX_DIFF_CHARS}",
+                field=field,
+            )
+    if source == target or not source.strip():
+        return []
+    if not target.strip():
+        raise ServiceError("the correction is empty", field="target")
+    try:
+        edits = extract_edits(source, target, resources=extractor_resources())
+    except ValueError as error:
+        raise ServiceError(f"cannot compare these texts: {error}", field="target") from None
+    # noop (no change / 没有错误) and NA (无法标注) are markers with span -1, not edits to draw.
+    return [_edit_dict(edit) for edit in edits if edit.start >= 0]
+
+
+def _edit_dict(edit: Any) -> dict[str, Any]:
+    return {
+        "start": edit.start,
+        "end": edit.end,
+        "target_start": edit.target_start,
+        "target_end": edit.target_end,
+        "type": edit.type,
+        "source_text": edit.source_text,
+        "target_text": edit.target_text,
+    }
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A run of the source shown with its edit: kind eq / ins / del / sub."""
+
+    kind: str
+    source_text: str
+    target_text: str
+    type: str = ""
+
+
+def _source_tokens(source: str) -> list[str]:
+    # Edit spans index the extractor's tokens of the normalised source (whitespace removed,
+    # one token per character, "[缺失成分]" whole), so segments are cut from the same tokens.
+    from scoring.gec.tokenize import char_tokens, normalize_source
+
+    return char_tokens(normalize_source(source))
+
+
+def diff_segments(source: str, edits: list[dict[str, Any]]) -> list[Segment]:
+    """Interleave unchanged source runs with the edits, for highlighting.
+
+    The live view (static/annotate/diff.js) draws the segments the diff endpoint returns,
+    so the page rendered by the server and the page updated while typing look the same.
+    """
+    tokens = _source_tokens(source)
+    segments: list[Segment] = []
+    cursor = 0
+    for edit in sorted(edits, key=lambda e: (e["start"], e["end"])):
+        if edit["start"] > cursor:
+            run = "".join(tokens[cursor : edit["start"]])
+            segments.append(Segment("eq", run, run))
+        if edit["source_text"] and edit["target_text"]:
+            kind = "sub"
+        elif edit["target_text"]:
+            kind = "ins"
+        else:
+            kind = "del"
+        segments.append(Segment(kind, edit["source_text"], edit["target_text"], edit["type"]))
+        cursor = max(cursor, edit["end"])
+    if cursor < len(tokens):
+        run = "".join(tokens[cursor:])
+        segments.append(Segment("eq", run, run))
+    return segments
+
+
+def segments_as_dicts(segments: list[Segment]) -> list[dict[str, str]]:
+    return [asdict(segment) for segment in segments]

@@ -1,0 +1,145 @@
+"""Read-only queries for the annotation side. Every `*_for(user)` returns only what that
+user may see; a lookup of someone else's object raises NotFound (HTTP 404, never data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet, Sum
+
+from annotate.models import (
+    Assignment,
+    AssignmentStatus,
+    Dataset,
+    Sentence,
+    SentenceStatus,
+    Submission,
+)
+from core.exceptions import NotFound
+from core.roles import Role, has_role
+
+
+def assignments_for(user: Any) -> QuerySet[Assignment]:
+    """The annotator's live (not withdrawn) assignments."""
+    if not has_role(user, Role.ANNOTATOR):
+        return Assignment.objects.none()
+    return (
+        Assignment.objects.filter(annotator_id=user.pk)
+        .exclude(status=AssignmentStatus.WITHDRAWN)
+        .select_related("sentence", "sentence__dataset", "sentence__source")
+    )
+
+
+def open_assignments_for(user: Any) -> QuerySet[Assignment]:
+    return assignments_for(user).filter(status=AssignmentStatus.OPEN)
+
+
+def get_assignment_for(user: Any, assignment_id: Any) -> Assignment:
+    try:
+        return assignments_for(user).get(pk=int(assignment_id))
+    except (Assignment.DoesNotExist, TypeError, ValueError):
+        raise NotFound("no such assignment among yours") from None
+
+
+def submissions_for(user: Any) -> QuerySet[Submission]:
+    """The annotator's own submissions (all revisions)."""
+    if not has_role(user, Role.ANNOTATOR):
+        return Submission.objects.none()
+    return (
+        Submission.objects.filter(assignment__annotator_id=user.pk)
+        .select_related("assignment", "assignment__sentence")
+        .prefetch_related("corrections")
+    )
+
+
+def get_submission_for(user: Any, submission_id: Any) -> Submission:
+    try:
+        return submissions_for(user).get(pk=int(submission_id))
+    except (Submission.DoesNotExist, TypeError, ValueError):
+        raise NotFound("no such submission among yours") from None
+
+
+def first_submission(assignment: Assignment) -> Submission | None:
+    return assignment.submissions.filter(revision=1).prefetch_related("corrections").first()
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    assigned: int
+    time_spent_seconds: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.assigned) if self.assigned else 0
+
+
+def progress_for(user: Any) -> Progress:
+    row = assignments_for(user).aggregate(
+        assigned=Count("id"),
+        done=Count("id", filter=Q(status=AssignmentStatus.SUBMITTED)),
+        seconds=Sum("time_spent_seconds"),
+    )
+    return Progress(done=row["done"], assigned=row["assigned"], time_spent_seconds=row["seconds"] or 0)
+
+
+# --- admin views -------------------------------------------------------------------------------
+
+
+def stale_assignments(*, opened_before: Any) -> QuerySet[Assignment]:
+    """Open assignments untouched since `opened_before` (never opened: counted from creation)."""
+    return (
+        Assignment.objects.filter(status=AssignmentStatus.OPEN)
+        .filter(
+            Q(opened_at__lt=opened_before) | Q(opened_at__isnull=True, created_at__lt=opened_before)
+        )
+        .select_related("sentence", "sentence__dataset", "annotator")
+        .order_by("created_at", "id")
+    )
+
+
+@dataclass(frozen=True)
+class DatasetProgress:
+    dataset: Dataset
+    by_status: dict[str, int]
+    by_source: list[dict[str, Any]]
+    total: int
+
+
+def dataset_progress() -> list[DatasetProgress]:
+    """Sentences per status, overall and per source, for every dataset."""
+    result = []
+    for dataset in Dataset.objects.order_by("name"):
+        counts = dict(
+            Sentence.objects.filter(dataset=dataset)
+            .values_list("status").annotate(n=Count("id")).values_list("status", "n")
+        )
+        by_status = {status: counts.get(status, 0) for status in SentenceStatus.values}
+        by_source = list(
+            Sentence.objects.filter(dataset=dataset)
+            .values("source__name")
+            .annotate(
+                total=Count("id"),
+                reviewed=Count("id", filter=Q(status=SentenceStatus.REVIEWED)),
+                in_review=Count("id", filter=Q(status=SentenceStatus.IN_REVIEW)),
+            )
+            .order_by("source__name")
+        )
+        result.append(DatasetProgress(dataset, by_status, by_source, sum(by_status.values())))
+    return result
+
+
+def annotator_stats() -> list[dict[str, Any]]:
+    """Per annotator: assigned, submitted, open, and active seconds spent."""
+    return list(
+        Assignment.objects.exclude(status=AssignmentStatus.WITHDRAWN)
+        .values("annotator_id", "annotator__username")
+        .annotate(
+            assigned=Count("id"),
+            submitted=Count("id", filter=Q(status=AssignmentStatus.SUBMITTED)),
+            open=Count("id", filter=Q(status=AssignmentStatus.OPEN)),
+            seconds=Sum("time_spent_seconds"),
+        )
+        .order_by("annotator__username")
+    )

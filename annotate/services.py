@@ -1,0 +1,382 @@
+"""Services that write the annotation side of the workflow.
+
+Assignment of sentences to annotators (and of each sentence to a reviewer), pulling the
+next sentence, submitting corrections, reassigning stale work. Every function runs in one
+transaction, raises `core.exceptions.ServiceError` subclasses with a message a person can
+act on, and writes an audit-log entry.
+"""
+
+from __future__ import annotations
+
+import random
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotate.edits import MAX_DIFF_CHARS
+from annotate.models import (
+    Assignment,
+    AssignmentStatus,
+    Correction,
+    Dataset,
+    Sentence,
+    SentenceStatus,
+    Submission,
+    SubmissionTag,
+)
+from core.audit import log_action
+from core.exceptions import Conflict, NotFound, ServiceError
+from core.roles import Role, has_role
+
+MAX_CORRECTION_CHARS = MAX_DIFF_CHARS
+MAX_CORRECTIONS = 10
+# Active time is measured by the page; a day is an upper bound that catches broken clients.
+MAX_TIME_SPENT_SECONDS = 24 * 3600
+
+
+# --- input checks --------------------------------------------------------------------------
+
+
+def clean_text(text: Any, *, field: str, source: str | None = None) -> str:
+    """One corrected sentence: a string, one line, no control characters, not too long."""
+    if not isinstance(text, str):
+        raise ServiceError(f"{field}: expected text, got {type(text).__name__}", field=field)
+    # Outer spaces come from the text box, never from the learner's sentence.
+    text = text.strip()
+    if len(text) > MAX_CORRECTION_CHARS:
+        raise ServiceError(
+            f"{field} is {len(text)} characters long; at most {MAX_CORRECTION_CHARS} are allowed",
+            field=field,
+        )
+    for index, char in enumerate(text):
+        if unicodedata.category(char) in {"Cc", "Cf", "Cs", "Co"}:
+            raise ServiceError(
+                f"{field} contains the control character U+{ord(char):04X} at position "
+                f"{index + 1}; a correction is one line of visible text",
+                field=field,
+            )
+    return text
+
+
+def clean_time_spent(value: Any) -> int:
+    try:
+        seconds = int(value or 0)
+    except (TypeError, ValueError):
+        raise ServiceError("time_spent_seconds must be a whole number", field="time_spent_seconds") from None
+    if seconds < 0:
+        raise ServiceError("time_spent_seconds cannot be negative", field="time_spent_seconds")
+    return min(seconds, MAX_TIME_SPENT_SECONDS)
+
+
+@dataclass
+class CleanedCorrections:
+    tag: str
+    texts: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def clean_corrections(*, source: str, texts: Any, tag: Any) -> CleanedCorrections:
+    """Normalise what the annotator typed into a tag or a list of distinct corrections.
+
+    * a tag (ERROR FREE / NOT ANNOTATABLE) carries no corrections;
+    * a single box equal to the source means ERROR FREE;
+    * an empty box or a box equal to the source beside other corrections is an error;
+    * duplicate boxes are merged (reported in `notes`).
+    """
+    tag = tag or ""
+    if tag not in SubmissionTag.values:
+        raise ServiceError(
+            f"tag {tag!r} is unknown; use '', 'error_free' or 'not_annotatable'", field="tag"
+        )
+    if texts is None:
+        texts = []
+    if not isinstance(texts, list | tuple):
+        raise ServiceError("texts must be a list of corrected sentences", field="texts")
+    if len(texts) > MAX_CORRECTIONS:
+        raise ServiceError(
+            f"{len(texts)} corrections given; at most {MAX_CORRECTIONS} are allowed", field="texts"
+        )
+    cleaned = [clean_text(t, field=f"correction {i + 1}") for i, t in enumerate(texts)]
+    if tag:
+        if any(text and text != source.strip() for text in cleaned):
+            label = SubmissionTag(tag).label
+            raise ServiceError(
+                f"{label} cannot carry corrections: clear the boxes or remove the tag", field="texts"
+            )
+        return CleanedCorrections(tag=tag, texts=[])
+    if not cleaned:
+        raise ServiceError(
+            "give at least one correction, or tag the sentence ERROR FREE or NOT ANNOTATABLE",
+            field="texts",
+        )
+    for index, text in enumerate(cleaned):
+        if not text:
+            raise ServiceError(
+                f"correction {index + 1} is empty: type the corrected sentence or delete the box",
+                field=f"correction {index + 1}",
+            )
+    if len(cleaned) == 1 and cleaned[0] == source.strip():
+        return CleanedCorrections(
+            tag=SubmissionTag.ERROR_FREE,
+            texts=[],
+            notes=["the correction equals the source, so it was recorded as ERROR FREE"],
+        )
+    unchanged = [i + 1 for i, text in enumerate(cleaned) if text == source.strip()]
+    if unchanged:
+        raise ServiceError(
+            f"correction {unchanged[0]} is identical to the source; delete it, or tag the "
+            "sentence ERROR FREE if it has no error",
+            field=f"correction {unchanged[0]}",
+        )
+    distinct: list[str] = []
+    notes: list[str] = []
+    for index, text in enumerate(cleaned):
+        if text in distinct:
+            notes.append(
+                f"correction {index + 1} duplicated correction {distinct.index(text) + 1} and was merged"
+            )
+        else:
+            distinct.append(text)
+    return CleanedCorrections(tag="", texts=distinct, notes=notes)
+
+
+# --- assignment ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AssignmentSummary:
+    sentences: int
+    assignments: int
+    review_tasks: int
+    seed: int
+
+
+def _pick_least_loaded(
+    candidates: list[Any], load: Counter[int], count: int, rng: random.Random
+) -> list[Any]:
+    """`count` distinct users with the lowest load; ties broken by the seeded generator."""
+    shuffled = list(candidates)
+    rng.shuffle(shuffled)
+    # Stable sort on load keeps the random order among equals: balanced and reproducible.
+    shuffled.sort(key=lambda user: load[user.pk])
+    return shuffled[:count]
+
+
+@transaction.atomic
+def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary:
+    """Give every not-yet-assigned sentence of `dataset` to k distinct annotators and one
+    reviewer who is not among them, at random but balanced across the pools.
+
+    The same pools, sentences and seed give the same assignment (users are ordered by id
+    before the seeded shuffles).
+    """
+    from review.models import ReviewTask
+
+    dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
+    k = dataset.annotators_per_sentence
+    annotators = list(dataset.annotators.filter(is_active=True).order_by("pk"))
+    reviewers = list(dataset.reviewers.filter(is_active=True).order_by("pk"))
+    if k < 1:
+        raise ServiceError("annotators_per_sentence must be at least 1", field="annotators_per_sentence")
+    if len(annotators) < k:
+        raise ServiceError(
+            f"dataset {dataset.name} needs {k} distinct annotators per sentence but its annotator "
+            f"pool has {len(annotators)} active user(s); add annotators to the pool",
+            field="annotators",
+        )
+    if not reviewers:
+        raise ServiceError(f"dataset {dataset.name} has no reviewer in its pool", field="reviewers")
+
+    sentences = list(
+        dataset.sentences.filter(status=SentenceStatus.PENDING)
+        .exclude(assignments__status__in=[AssignmentStatus.OPEN, AssignmentStatus.SUBMITTED])
+        .order_by("position")
+    )
+    rng = random.Random(seed)
+    rng.shuffle(sentences)
+    annotator_load: Counter[int] = Counter(
+        Assignment.objects.filter(sentence__dataset=dataset)
+        .exclude(status=AssignmentStatus.WITHDRAWN)
+        .values_list("annotator_id", flat=True)
+    )
+    reviewer_load: Counter[int] = Counter(
+        ReviewTask.objects.filter(sentence__dataset=dataset).values_list("reviewer_id", flat=True)
+    )
+    new_assignments: list[Assignment] = []
+    new_tasks: list[ReviewTask] = []
+    for sentence in sentences:
+        chosen = _pick_least_loaded(annotators, annotator_load, k, rng)
+        chosen_ids = {user.pk for user in chosen}
+        eligible = [user for user in reviewers if user.pk not in chosen_ids]
+        if not eligible:
+            raise ServiceError(
+                f"sentence {sentence.external_id}: every reviewer in the pool is also one of its "
+                "annotators; add a reviewer who does not annotate, or enlarge the annotator pool",
+                field="reviewers",
+            )
+        reviewer = _pick_least_loaded(eligible, reviewer_load, 1, rng)[0]
+        for user in chosen:
+            annotator_load[user.pk] += 1
+            new_assignments.append(Assignment(sentence=sentence, annotator=user))
+        reviewer_load[reviewer.pk] += 1
+        new_tasks.append(ReviewTask(sentence=sentence, reviewer=reviewer))
+    # An old review task of a sentence that is assigned again (all assignments withdrawn) is
+    # replaced, never duplicated.
+    ReviewTask.objects.filter(sentence__in=sentences).delete()
+    Assignment.objects.bulk_create(new_assignments)
+    ReviewTask.objects.bulk_create(new_tasks)
+    Sentence.objects.filter(pk__in=[s.pk for s in sentences]).update(status=SentenceStatus.ANNOTATING)
+    summary = AssignmentSummary(
+        sentences=len(sentences), assignments=len(new_assignments), review_tasks=len(new_tasks), seed=seed
+    )
+    log_action(dataset, by, "dataset.assigned", {
+        "seed": seed, "k": k, "sentences": summary.sentences, "assignments": summary.assignments,
+    })
+    return summary
+
+
+@transaction.atomic
+def open_assignment(*, assignment: Assignment, user: Any) -> Assignment:
+    """Mark the first time the annotator opened the sentence (stale detection uses it)."""
+    if assignment.annotator_id != user.pk:
+        raise NotFound("no such assignment among yours")
+    if assignment.opened_at is None:
+        assignment.opened_at = timezone.now()
+        Assignment.objects.filter(pk=assignment.pk, opened_at__isnull=True).update(
+            opened_at=assignment.opened_at
+        )
+    return assignment
+
+
+def next_assignment(*, user: Any) -> Assignment | None:
+    """The annotator's next open sentence: one already started first, then by position."""
+    from annotate.selectors import open_assignments_for
+
+    mine = open_assignments_for(user)
+    # A sentence already started comes back first (a reload must not skip it).
+    assignment = (
+        mine.filter(opened_at__isnull=False).order_by("opened_at", "id").first()
+        or mine.order_by("sentence__dataset_id", "sentence__position", "id").first()
+    )
+    if assignment is not None:
+        open_assignment(assignment=assignment, user=user)
+    return assignment
+
+
+@dataclass
+class SubmitResult:
+    submission: Submission
+    notes: list[str]
+
+
+@transaction.atomic
+def submit_correction(
+    *, assignment_id: int, user: Any, texts: Any, tag: Any = "", time_spent_seconds: Any = 0
+) -> SubmitResult:
+    """Record the annotator's first (and final) submission for an assignment.
+
+    Locks the sentence, then the assignment, so a double-clicked submit creates one
+    submission (the second gets a Conflict) and the last of the k submissions opens the
+    review exactly once even when annotators submit at the same moment.
+    """
+    if not has_role(user, Role.ANNOTATOR):
+        raise NotFound("no such assignment among yours")
+    sentence_id = (
+        Assignment.objects.filter(pk=assignment_id, annotator_id=user.pk)
+        .values_list("sentence_id", flat=True).first()
+    )
+    if sentence_id is None:
+        raise NotFound("no such assignment among yours")
+    sentence = Sentence.objects.select_for_update().get(pk=sentence_id)
+    assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
+    if assignment.status == AssignmentStatus.SUBMITTED:
+        raise Conflict("this sentence was already submitted; a submission is never overwritten")
+    if assignment.status != AssignmentStatus.OPEN:
+        raise Conflict("this assignment was closed (reassigned to someone else)")
+    cleaned = clean_corrections(source=sentence.text, texts=texts, tag=tag)
+    seconds = clean_time_spent(time_spent_seconds)
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.create(
+                assignment=assignment, revision=1, tag=cleaned.tag, time_spent_seconds=seconds
+            )
+    except IntegrityError:
+        raise Conflict("this sentence was already submitted; a submission is never overwritten") from None
+    Correction.objects.bulk_create(
+        [Correction(submission=submission, position=i, text=t) for i, t in enumerate(cleaned.texts)]
+    )
+    assignment.status = AssignmentStatus.SUBMITTED
+    assignment.submitted_at = now
+    assignment.opened_at = assignment.opened_at or now
+    assignment.time_spent_seconds = seconds
+    assignment.save(update_fields=["status", "submitted_at", "opened_at", "time_spent_seconds"])
+    log_action(submission, user, "submission.created", {
+        "assignment": assignment.pk, "sentence": sentence.pk, "tag": cleaned.tag,
+        "texts": cleaned.texts, "time_spent_seconds": seconds, "notes": cleaned.notes,
+    })
+    from review.services import open_review_if_complete
+
+    open_review_if_complete(sentence=sentence)
+    return SubmitResult(submission=submission, notes=cleaned.notes)
+
+
+@transaction.atomic
+def reassign_assignment(*, assignment_id: int, by: Any, to_user: Any | None = None, seed: int | None = None) -> Assignment:
+    """Withdraw an open assignment and give the sentence to another pool annotator.
+
+    The new annotator must not already hold the sentence nor be its reviewer; without
+    `to_user` the least-loaded eligible annotator is chosen (ties at random, `seed`).
+    """
+    from review.models import ReviewTask
+
+    if not has_role(by, Role.ADMIN):
+        raise NotFound("no such assignment")
+    row = Assignment.objects.filter(pk=assignment_id).values_list("sentence_id", flat=True).first()
+    if row is None:
+        raise NotFound("no such assignment")
+    sentence = Sentence.objects.select_for_update().select_related("dataset").get(pk=row)
+    assignment = Assignment.objects.select_for_update().get(pk=assignment_id)
+    if assignment.status != AssignmentStatus.OPEN:
+        raise Conflict(f"only open assignments can be reassigned; this one is {assignment.status}")
+    # Anyone who ever held the sentence is out: giving stale work back to its holder helps
+    # nobody, and a live holder would annotate it twice.
+    taken = set(sentence.assignments.values_list("annotator_id", flat=True))
+    review_task = ReviewTask.objects.filter(sentence=sentence).first()
+    if review_task is not None:
+        taken.add(review_task.reviewer_id)
+    pool = list(sentence.dataset.annotators.filter(is_active=True).order_by("pk"))
+    if to_user is not None:
+        if to_user.pk not in {u.pk for u in pool}:
+            raise ServiceError(f"{to_user} is not in the annotator pool of {sentence.dataset}", field="annotator")
+        if to_user.pk in taken:
+            raise ServiceError(
+                f"{to_user} already annotates or reviews this sentence; pick someone else", field="annotator"
+            )
+        new_user = to_user
+    else:
+        eligible = [u for u in pool if u.pk not in taken]
+        if not eligible:
+            raise ServiceError("no other annotator in the pool is free for this sentence", field="annotator")
+        load: Counter[int] = Counter(
+            Assignment.objects.filter(status=AssignmentStatus.OPEN, annotator__in=eligible)
+            .values_list("annotator_id", flat=True)
+        )
+        new_user = _pick_least_loaded(eligible, load, 1, random.Random(seed))[0]
+    assignment.status = AssignmentStatus.WITHDRAWN
+    assignment.save(update_fields=["status"])
+    replacement = Assignment.objects.create(sentence=sentence, annotator=new_user)
+    log_action(assignment, by, "assignment.reassigned", {
+        "sentence": sentence.pk, "from": assignment.annotator_id, "to": new_user.pk,
+        "new_assignment": replacement.pk,
+    })
+    return replacement
+
+
+def stale_cutoff(hours: int) -> Any:
+    return timezone.now() - timedelta(hours=hours)

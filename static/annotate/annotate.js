@@ -1,0 +1,152 @@
+/* The correction form (annotation page and self-study page): text boxes with live diffs,
+   add/delete boxes, ERROR FREE / NOT ANNOTATABLE tags, shortcuts, drafts, active time. */
+(function () {
+  "use strict";
+  var configEl = document.getElementById("page-config");
+  var form = document.getElementById("correction-form");
+  if (!configEl || !form) return;
+  var config = JSON.parse(configEl.textContent);
+  var source = config.source;
+  var boxes = document.getElementById("boxes");
+  var tagInput = document.getElementById("tag-input");
+  var timeInput = document.getElementById("time-input");
+  var warnings = document.getElementById("client-warnings");
+  var submitButton = document.getElementById("submit-button");
+  var draftKey = config.draftKey || ("draft-assignment-" + config.assignmentId);
+  var elapsed = GEC.activeTimer();
+
+  function allBoxes() { return Array.prototype.slice.call(boxes.querySelectorAll(".box")); }
+
+  function renumber() {
+    allBoxes().forEach(function (box, i) {
+      box.querySelector(".box-label").textContent = "Correction " + (i + 1);
+      box.querySelector(".delete-box").disabled = allBoxes().length === 1;
+    });
+    document.getElementById("add-box").disabled = allBoxes().length >= config.maxBoxes;
+  }
+
+  function checkBoxes() {
+    var seen = {};
+    var problems = [];
+    if (!tagInput.value) {
+      allBoxes().forEach(function (box, i) {
+        var text = box.querySelector("textarea").value.trim();
+        if (!text) problems.push("Correction " + (i + 1) + " is empty: type the sentence or delete the box.");
+        else if (text.length > config.maxChars) problems.push("Correction " + (i + 1) + " is longer than " + config.maxChars + " characters.");
+        else if (seen[text]) problems.push("Correction " + (i + 1) + " duplicates correction " + seen[text] + " and will be merged.");
+        else seen[text] = i + 1;
+        if (text === source.trim() && allBoxes().length > 1) problems.push("Correction " + (i + 1) + " is identical to the source.");
+      });
+      if (allBoxes().length === 1 && allBoxes()[0].querySelector("textarea").value.trim() === source.trim()) {
+        problems.push("Unchanged: this will be recorded as ERROR FREE.");
+      }
+    }
+    warnings.textContent = "";
+    problems.forEach(function (text) {
+      var li = document.createElement("li");
+      li.textContent = text;
+      warnings.appendChild(li);
+    });
+  }
+
+  function saveDraft() {
+    if (!config.open) return;
+    try {
+      localStorage.setItem(draftKey, JSON.stringify({
+        texts: allBoxes().map(function (b) { return b.querySelector("textarea").value; }),
+        tag: tagInput.value
+      }));
+    } catch (e) { /* private mode: drafts are a convenience only */ }
+  }
+
+  function wireBox(box) {
+    var area = box.querySelector("textarea");
+    GEC.attachLiveDiff(area, box.querySelector(".diff"), source);
+    area.addEventListener("input", function () { checkBoxes(); saveDraft(); });
+    box.querySelector(".delete-box").addEventListener("click", function () {
+      if (allBoxes().length > 1) { box.remove(); renumber(); checkBoxes(); saveDraft(); }
+    });
+  }
+
+  function addBox(text) {
+    if (allBoxes().length >= config.maxBoxes) return null;
+    var template = document.getElementById("box-template");
+    var box = template.content.firstElementChild.cloneNode(true);
+    box.querySelector("textarea").value = text === undefined ? source : text;
+    boxes.appendChild(box);
+    wireBox(box);
+    renumber();
+    checkBoxes();
+    return box;
+  }
+
+  function setTag(tag) {
+    tagInput.value = tagInput.value === tag ? "" : tag;
+    allBoxes().forEach(function (box) {
+      box.querySelector("textarea").disabled = !!tagInput.value;
+      box.classList.toggle("disabled", !!tagInput.value);
+    });
+    document.querySelectorAll("[data-tag]").forEach(function (button) {
+      button.classList.toggle("active", button.dataset.tag === tagInput.value);
+      button.setAttribute("aria-pressed", button.dataset.tag === tagInput.value ? "true" : "false");
+    });
+    checkBoxes();
+    saveDraft();
+  }
+
+  allBoxes().forEach(wireBox);
+  if (config.open) {
+    try {
+      var draft = JSON.parse(localStorage.getItem(draftKey) || "null");
+      if (draft && draft.texts && draft.texts.length && !form.dataset.posted) {
+        allBoxes().forEach(function (b) { b.remove(); });
+        draft.texts.forEach(function (t) { addBox(t); });
+        if (draft.tag) setTag(draft.tag);
+        document.getElementById("draft-note").hidden = false;
+      }
+    } catch (e) { /* a broken draft is ignored */ }
+  }
+  renumber();
+  checkBoxes();
+
+  document.getElementById("add-box").addEventListener("click", function () {
+    var box = addBox();
+    if (box) box.querySelector("textarea").focus();
+    saveDraft();
+  });
+  document.querySelectorAll("[data-tag]").forEach(function (button) {
+    button.addEventListener("click", function () { setTag(button.dataset.tag); });
+  });
+
+  form.addEventListener("submit", function (event) {
+    if (form.dataset.submitting) { event.preventDefault(); return; } // a double click sends once
+    form.dataset.submitting = "1";
+    submitButton.disabled = true;
+    timeInput.value = String(elapsed());
+    try { localStorage.removeItem(draftKey); } catch (e) { /* ignore */ }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (!config.open) {
+      if (event.altKey && event.key === "ArrowRight" && config.nextUrl) window.location = config.nextUrl;
+      return;
+    }
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
+      event.preventDefault();
+      form.requestSubmit(submitButton);
+    } else if (event.altKey && (event.key === "n" || event.key === "N")) {
+      event.preventDefault();
+      var box = addBox();
+      if (box) box.querySelector("textarea").focus();
+    } else if (event.altKey && (event.key === "e" || event.key === "E")) {
+      event.preventDefault();
+      setTag("error_free");
+    } else if (event.altKey && (event.key === "u" || event.key === "U")) {
+      event.preventDefault();
+      setTag("not_annotatable");
+    } else if (event.altKey && event.key === "ArrowRight" && config.nextUrl) {
+      event.preventDefault();
+      window.location = config.nextUrl;
+    }
+  });
+})();

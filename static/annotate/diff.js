@@ -1,0 +1,114 @@
+/* Live char-level diff: asks the server's edit extractor (the one the scorer uses) for the
+   edits between the source and a text box, and draws them. No build step, no libraries. */
+(function () {
+  "use strict";
+
+  function csrfToken() {
+    var match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    if (match) return decodeURIComponent(match[1]);
+    var input = document.querySelector("input[name=csrfmiddlewaretoken]");
+    return input ? input.value : "";
+  }
+
+  function fetchEdits(source, target) {
+    return fetch("/api/diff/", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: JSON.stringify({ source: source, target: target })
+    }).then(function (response) {
+      return response.json().then(function (body) {
+        if (!response.ok) throw new Error(body.detail || ("diff failed: " + response.status));
+        return body;
+      });
+    });
+  }
+
+  function span(cls, text, title) {
+    var el = document.createElement("span");
+    el.className = cls;
+    el.textContent = text;
+    if (title) el.title = title;
+    return el;
+  }
+
+  var TYPE_NAMES = { M: "missing (insert)", R: "redundant (delete)", S: "substitution", W: "word order" };
+
+  /* Draws the segments computed on the server (annotate.edits.diff_segments), so the live
+     view and the server-rendered pages cut the sentence the same way. */
+  function renderDiff(container, result) {
+    container.textContent = "";
+    var changes = 0;
+    result.segments.forEach(function (s) {
+      var title = s.type + ": " + (TYPE_NAMES[s.type] || "") + " " + JSON.stringify(s.source_text) + " \u2192 " + JSON.stringify(s.target_text);
+      if (s.kind === "eq") {
+        container.appendChild(span("edit-eq", s.source_text));
+        return;
+      }
+      changes += 1;
+      if (s.kind === "sub") {
+        var group = span("edit-sub", "", title);
+        group.appendChild(span("edit-del", s.source_text));
+        group.appendChild(span("edit-ins", s.target_text));
+        container.appendChild(group);
+      } else if (s.kind === "ins") {
+        container.appendChild(span("edit-ins", s.target_text, title));
+      } else {
+        container.appendChild(span("edit-del", s.source_text, title));
+      }
+    });
+    container.dataset.edits = String(changes);
+    var count = document.createElement("span");
+    count.className = "edit-count muted";
+    count.textContent = changes === 0 ? " (no edit)" : " (" + changes + " edit" + (changes > 1 ? "s" : "") + ")";
+    container.appendChild(count);
+  }
+
+  /* Re-diff `input` against `source` into `output` after the typist pauses. */
+  function attachLiveDiff(input, output, source, delay) {
+    var timer = null;
+    var latest = 0;
+    function update() {
+      var ticket = ++latest;
+      var target = input.value.trim();
+      output.classList.add("pending");
+      if (!target) {
+        output.classList.remove("pending");
+        output.textContent = "(empty)";
+        return;
+      }
+      fetchEdits(source, target).then(function (result) {
+        if (ticket !== latest) return; // an older answer arriving late must not win
+        output.classList.remove("pending", "error");
+        renderDiff(output, result);
+      }).catch(function (error) {
+        if (ticket !== latest) return;
+        output.classList.remove("pending");
+        output.classList.add("error");
+        output.textContent = error.message;
+      });
+    }
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(update, delay || 250);
+    });
+    update();
+    return update;
+  }
+
+  /* Seconds of active work: the tab is visible and there was input in the last minute. */
+  function activeTimer() {
+    var seconds = 0;
+    var lastActivity = Date.now();
+    ["keydown", "mousedown", "input", "scroll"].forEach(function (name) {
+      document.addEventListener(name, function () { lastActivity = Date.now(); }, true);
+    });
+    setInterval(function () {
+      if (document.visibilityState === "visible" && Date.now() - lastActivity < 60000) seconds += 1;
+    }, 1000);
+    return function () { return seconds; };
+  }
+
+  window.GEC = { fetchEdits: fetchEdits, renderDiff: renderDiff, attachLiveDiff: attachLiveDiff,
+                 activeTimer: activeTimer, csrfToken: csrfToken };
+})();
