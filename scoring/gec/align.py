@@ -23,7 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from scoring.gec.resources import Resources
+from scoring.gec.resources import Resources, SemanticClass
+
+SemanticClassOrNone = SemanticClass | None
 
 INF = float("inf")
 
@@ -70,7 +72,9 @@ def word_pinyin(token: str) -> frozenset[str]:
     return frozenset(lazy_pinyin(token))
 
 
-def _spell_cost(a: str, b: str, pa: frozenset[str], pb: frozenset[str], resources: Resources) -> float:
+def _spell_cost(
+    a: str, b: str, pa: frozenset[str], pb: frozenset[str], resources: Resources
+) -> float:
     # a is the shorter token. The pinyin test compares the WHOLE tokens' readings (it does not
     # depend on the characters being compared): that is ChERRANT's rule, kept on purpose.
     confusion = resources.confusion
@@ -89,20 +93,38 @@ def _spell_cost(a: str, b: str, pa: frozenset[str], pb: frozenset[str], resource
     return (len(a) - count) / (len(a) * 2)
 
 
+_Features = tuple[SemanticClassOrNone, bool, bool, frozenset[str]]
+
+
+def _features(token: str, resources: Resources, granularity: str) -> _Features:
+    """(Cilin class, is punctuation, all CJK, readings) of a token, cached per resources."""
+    cache = resources.token_features.setdefault(granularity, {})
+    found = cache.get(token)
+    if found is None:
+        cjk = _all_cjk(token)
+        readings = (char_pinyin if granularity == "char" else word_pinyin)(token) if cjk else frozenset()
+        found = cache[token] = (
+            resources.semantic.get(token),
+            token in ALIGN_PUNCTUATION,
+            cjk,
+            readings,
+        )
+    return found
+
+
 def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "char") -> float:
-    """ChERRANT's substitution cost for two different tokens, range 0.25 .. 1.999."""
-    cache_key = (a, b) if granularity == "char" else ("\x00w" + a, b)
-    cached = resources.sub_cost_cache.get(cache_key)
-    if cached is not None:
-        return cached
-    sem_a, sem_b = resources.semantic.get(a), resources.semantic.get(b)
+    """ChERRANT's substitution cost for two different tokens, range 0.25 .. 1.999.
+
+    Not memoised here: align() keeps every computed cost in ``resources.sub_cost_rows``.
+    """
+    sem_a, a_punct, a_cjk, pinyin_a = _features(a, resources, granularity)
+    sem_b, b_punct, b_cjk, pinyin_b = _features(b, resources, granularity)
     if sem_a is None or sem_b is None:
         semantic = 4
     elif sem_a == sem_b:
         semantic = 0
     else:
-        semantic = 2 * (3 - sum(x == y for x, y in zip(sem_a, sem_b, strict=True)))
-    a_punct, b_punct = a in ALIGN_PUNCTUATION, b in ALIGN_PUNCTUATION
+        semantic = 2 * (3 - ((sem_a[0] == sem_b[0]) + (sem_a[1] == sem_b[1]) + (sem_a[2] == sem_b[2])))
     if a_punct and b_punct:
         pos = 0.0
     elif not a_punct and not b_punct:
@@ -110,30 +132,36 @@ def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "
     else:
         pos = 0.499
     char: float
-    if not (_all_cjk(a) and _all_cjk(b)):
+    if not (a_cjk and b_cjk):
         char = 0.5
     else:
-        pinyin = char_pinyin if granularity == "char" else word_pinyin
-        x, y, px, py = a, b, pinyin(a), pinyin(b)
-        if len(x) > len(y):
+        x, y, px, py = a, b, pinyin_a, pinyin_b
+        if len(x) == 1 and len(y) == 1:
+            # Single characters (always, at char level): the same test as _spell_cost.
+            confusion = resources.confusion
+            char = (
+                0.0
+                if (px & py) or y in confusion.get(x, ()) or x in confusion.get(y, ())
+                else 0.5
+            )
+        elif len(x) > len(y):
             x, y, px, py = y, x, py, px
-        char = 0 if x == y else _spell_cost(x, y, px, py, resources)
+            char = _spell_cost(x, y, px, py, resources)
+        else:
+            char = 0 if x == y else _spell_cost(x, y, px, py, resources)
     # Summation order matters for exact ties: ChERRANT adds semantic + char + pos in char mode
     # and semantic + pos + char in word mode.
     if granularity == "char":
         cost = semantic / 6.0 + char + pos
     else:
         cost = semantic / 6.0 + pos + char
-    resources.sub_cost_cache[cache_key] = cost
     return cost
 
 
 @dataclass
 class _Table:
     cost: list[list[float]]
-    ops: list[list[tuple[str, ...]]]
     run: list[list[int]]  # consecutive "value changed" steps back along the diagonal
-    scan: list[list[int]]  # how far back the transposition search read the diagonal
     low: int  # band: diagonals d = a - b in [low, high] are computed
     high: int
 
@@ -156,96 +184,152 @@ def _transposition(src: Sequence[str], tgt: Sequence[str], i: int, j: int, limit
     return 0
 
 
-def _fill(
-    src: Sequence[str],
-    tgt: Sequence[str],
-    sub: Callable[[str, str], float],
-    low: int,
-    high: int,
-) -> _Table:
-    n, m = len(src), len(tgt)
+class _Grid:
+    """One sentence pair: token tables shared by the DP fill and the back-track."""
+
+    def __init__(
+        self,
+        src: Sequence[str],
+        tgt: Sequence[str],
+        sub: Callable[[str, str], float],
+        row_cache: dict[str, dict[str, float]],
+    ):
+        self.src, self.tgt = src, tgt
+        n, m = len(src), len(tgt)
+        # Substitution costs are memoised per (source token, target token) across sentences;
+        # rows are laid out lazily for the band actually computed.
+        self.sub, self.row_cache = sub, row_cache
+        # Necessary condition for a transposition ending at (i, j) with length k+1: src[i]
+        # occurs in tgt[j-k..j-1] and tgt[j] occurs in src[i-k..i-1]. last_in_tgt[c][j] is the
+        # latest index < j where tgt has c (-1 if none); last_in_src[i][c] likewise for src.
+        self.last_in_tgt: dict[str, list[int]] = {}
+        for c in set(src):
+            row, last = [-1] * (m + 1), -1
+            for b in range(m):
+                row[b] = last
+                if tgt[b] == c:
+                    last = b
+            row[m] = last
+            self.last_in_tgt[c] = row
+        self.n, self.m = n, m
+
+    def sub_segment(self, c: str, j_from: int, j_to: int) -> list[float]:
+        """Substitution costs of source token c against tgt[j_from:j_to]."""
+        known = self.row_cache.get(c)
+        if known is None:
+            known = self.row_cache[c] = {c: 0.0}
+        segment = self.tgt[j_from:j_to]
+        try:
+            return [known[t] for t in segment]
+        except KeyError:
+            for t in set(segment) - known.keys():
+                known[t] = self.sub(c, t)
+            return [known[t] for t in segment]
+
+    def pair_cost(self, c: str, t: str) -> float:
+        known = self.row_cache.setdefault(c, {c: 0.0})
+        value = known.get(t)
+        if value is None:
+            value = known[t] = self.sub(c, t)
+        return value
+
+    def transposition(
+        self, cost: list[list[float]], run: list[list[int]], i: int, j: int, last_src: int
+    ) -> tuple[float, int, int]:
+        """(cost, k, cells read back) of the transposition candidate at source i, target j."""
+        limit = run[i][j]
+        if not limit:
+            return INF, 0, 1
+        t_last = self.last_in_tgt[self.src[i]][j]
+        if t_last < 0 or last_src < 0:
+            return INF, 0, limit + 1
+        k_min = max(j - t_last, i - last_src)
+        if k_min > limit:
+            return INF, 0, limit + 1
+        k = _transposition(self.src, self.tgt, i, j, limit)
+        if not k:
+            return INF, 0, limit + 1
+        return cost[i - k][j - k] + k, k, k
+
+
+def _fill(grid: _Grid, low: int, high: int) -> _Table:
+    src, tgt = grid.src, grid.tgt
+    n, m = grid.n, grid.m
     cost = [[INF] * (m + 1) for _ in range(n + 1)]
-    ops: list[list[tuple[str, ...]]] = [[()] * (m + 1) for _ in range(n + 1)]
     run = [[0] * (m + 1) for _ in range(n + 1)]
-    scan = [[0] * (m + 1) for _ in range(n + 1)]
     cost[0][0] = 0.0
     for a in range(1, min(n, high) + 1):
         cost[a][0] = cost[a - 1][0] + 1
-        ops[a][0] = ("D",)
     for b in range(1, min(m, -low) + 1):
         cost[0][b] = cost[0][b - 1] + 1
-        ops[0][b] = ("I",)
-
-    # Necessary condition for a transposition ending at (i, j) with length k+1: src[i] occurs
-    # in tgt[j-k..j-1] and tgt[j] occurs in src[i-k..i-1]. last_in_tgt[c][j] is the latest
-    # index < j where tgt has c (-1 if none).
-    last_in_tgt: dict[str, list[int]] = {}
-    for c in set(src):
-        row, last = [-1] * (m + 1), -1
-        for b in range(m):
-            row[b] = last
-            if tgt[b] == c:
-                last = b
-        row[m] = last
-        last_in_tgt[c] = row
     last_in_src: dict[str, int] = {}
-
+    transposition = grid.transposition
     for i in range(n):
         s_i = src[i]
         prev_cost, cur_cost = cost[i], cost[i + 1]
         prev_run, cur_run = run[i], run[i + 1]
-        cur_ops, cur_scan = ops[i + 1], scan[i + 1]
-        t_last = last_in_tgt[s_i]
         a = i + 1
         j_from = max(0, a - high - 1)
-        j_to = min(m, a - low)  # exclusive bound on j (cell column b = j + 1 <= a - low)
+        j_to = min(m, a - low)  # cell column b = j + 1 stays within the band
+        sub_row = grid.sub_segment(s_i, j_from, j_to)
         for j in range(j_from, j_to):
-            b = j + 1
             diag = prev_cost[j]
-            t_j = tgt[j]
-            if s_i == t_j:
-                value = diag
-                cur_ops[b] = ("M",)
-            else:
-                del_cost = prev_cost[b] + 1
-                ins_cost = cur_cost[j] + 1
-                sub_cost = diag + sub(s_i, t_j)
-                trans_cost = INF
-                k_found = 0
-                limit = prev_run[j]  # k may go up to the run length ending at (i, j)
-                if limit:
-                    k_min = j - t_last[j]
-                    other = last_in_src.get(t_j, -1)
-                    if i - other > k_min:
-                        k_min = i - other
-                    if t_last[j] >= 0 and other >= 0 and k_min <= limit:
-                        k_found = _transposition(src, tgt, i, j, limit)
-                        if k_found:
-                            trans_cost = cost[i - k_found][j - k_found] + k_found
-                cur_scan[b] = k_found if k_found else limit + 1
-                value = trans_cost
-                if sub_cost < value:
-                    value = sub_cost
-                if ins_cost < value:
-                    value = ins_cost
-                if del_cost < value:
-                    value = del_cost
-                kept: list[str] = []
-                if trans_cost == value:
-                    kept.append(f"T{k_found + 1}")
-                if sub_cost == value:
-                    kept.append("S")
-                if ins_cost == value:
-                    kept.append("I")
-                if del_cost == value:
-                    kept.append("D")
-                cur_ops[b] = tuple(kept)
-            cur_cost[b] = value
-            # The transposition search at a later cell on this diagonal may step back over
-            # this cell only while the diagonal value keeps changing.
-            cur_run[b] = prev_run[j] + 1 if value != diag else 0
+            if s_i == tgt[j]:
+                # Forced match: same value as the diagonal, so the run restarts.
+                cur_cost[j + 1] = diag
+                cur_run[j + 1] = 0
+                continue
+            # Only the cell VALUE is needed here (the minimum does not depend on the order of
+            # comparison); the tied operations are re-derived for visited cells in _cell_ops.
+            value = diag + sub_row[j - j_from]
+            other = prev_cost[j + 1] + 1
+            if other < value:
+                value = other
+            other = cur_cost[j] + 1
+            if other < value:
+                value = other
+            if prev_run[j]:
+                other = transposition(cost, run, i, j, last_in_src.get(tgt[j], -1))[0]
+                if other < value:
+                    value = other
+            cur_cost[j + 1] = value
+            cur_run[j + 1] = prev_run[j] + 1 if value != diag else 0
         last_in_src[s_i] = i
-    return _Table(cost, ops, run, scan, low, high)
+    return _Table(cost, run, low, high)
+
+
+def _cell_ops(grid: _Grid, table: _Table, a: int, b: int) -> tuple[tuple[str, ...], int]:
+    """ChERRANT's kept operations of cell (a, b), in order T, S, I, D, and how far back along
+    the diagonal its transposition search read (for the band certificate)."""
+    if a == 0:
+        return ("I",), 0
+    if b == 0:
+        return ("D",), 0
+    i, j = a - 1, b - 1
+    src, tgt, cost = grid.src, grid.tgt, table.cost
+    if src[i] == tgt[j]:
+        return ("M",), 0
+    del_cost = cost[i][b] + 1
+    ins_cost = cost[a][j] + 1
+    sub_cost = cost[i][j] + grid.pair_cost(src[i], tgt[j])
+    last_src = -1
+    token = tgt[j]
+    for x in range(i - 1, -1, -1):
+        if src[x] == token:
+            last_src = x
+            break
+    trans_cost, k, reach = grid.transposition(cost, table.run, i, j, last_src)
+    value = min(trans_cost, sub_cost, ins_cost, del_cost)
+    kept: list[str] = []
+    if trans_cost == value:
+        kept.append(f"T{k + 1}")
+    if sub_cost == value:
+        kept.append("S")
+    if ins_cost == value:
+        kept.append("I")
+    if del_cost == value:
+        kept.append("D")
+    return tuple(kept), reach
 
 
 def _outside_bound(table: _Table, n: int, m: int, d: int) -> float:
@@ -262,7 +346,9 @@ def _outside_bound(table: _Table, n: int, m: int, d: int) -> float:
     return bound
 
 
-def _certified(table: _Table, n: int, m: int, visited: list[tuple[int, int]]) -> bool:
+def _certified(
+    table: _Table, n: int, m: int, visited: dict[tuple[int, int], tuple[tuple[str, ...], int]]
+) -> bool:
     """True when the banded table provably equals the full DP on everything we used.
 
     A band value v' is never below the true value v; it equals v when v' is below the cost of
@@ -276,32 +362,30 @@ def _certified(table: _Table, n: int, m: int, visited: list[tuple[int, int]]) ->
     cost = table.cost
     if not cost[n][m] < _outside_bound(table, n, m, n - m):
         return False
-    for a, b in visited:
-        ops = table.ops[a][b]
-        if a == 0 or b == 0 or ops == ("M",):
+    for (a, b), (_, reach) in visited.items():
+        if not reach:
             continue
         bound = _outside_bound(table, n, m, a - b)
         i, j = a - 1, b - 1
-        reach = min(table.scan[a][b], i, j)
-        for k in range(reach + 1):
+        for k in range(min(reach, i, j) + 1):
             if not cost[i - k][j - k] < bound:
                 return False
     return True
 
 
 def _backtrack(
-    ops: list[list[tuple[str, ...]]], n: int, m: int, first_only: bool, max_paths: int
-) -> tuple[list[list[Op]], bool, list[tuple[int, int]]]:
+    grid: _Grid, table: _Table, first_only: bool, max_paths: int
+) -> tuple[list[list[Op]], bool, dict[tuple[int, int], tuple[tuple[str, ...], int]]]:
     """All cheapest paths, depth-first from (n, m), operations tried in stored order."""
+    n, m = grid.n, grid.m
     paths: list[list[Op]] = []
-    visited: set[tuple[int, int]] = set()
+    visited: dict[tuple[int, int], tuple[tuple[str, ...], int]] = {}
     # Stack entries: (a, b, chain) where chain is a linked list (op, parent) of the ops taken
     # from the corner so far; sharing prefixes keeps memory linear in the depth.
     stack: list[tuple[int, int, tuple[Op, object] | None]] = [(n, m, None)]
     truncated = False
     while stack:
         a, b, chain = stack.pop()
-        visited.add((a, b))
         if a + b == 0:
             path: list[Op] = []
             node: object = chain
@@ -313,7 +397,10 @@ def _backtrack(
                 truncated = bool(stack)
                 break
             continue
-        cell_ops = ops[a][b]
+        entry = visited.get((a, b))
+        if entry is None:
+            entry = visited[(a, b)] = _cell_ops(grid, table, a, b)
+        cell_ops = entry[0]
         if first_only:
             cell_ops = cell_ops[:1]
         # Push in reverse so that the first stored operation is explored first.
@@ -328,7 +415,7 @@ def _backtrack(
             else:
                 k = int(label[1:])
                 stack.append((a - k, b - k, ((label, a - k, a, b - k, b), chain)))
-    return paths, truncated, sorted(visited)
+    return paths, truncated, visited
 
 
 def align(
@@ -356,11 +443,13 @@ def align(
 
     first_only = strategy == "first" or abs(n - m) > FIRST_ONLY_LENGTH_GAP
     limit = 1 if strategy == "first" else max_paths
+    row_cache = resources.sub_cost_rows.setdefault(granularity, {})
+    grid = _Grid(src, tgt, sub, row_cache)
     width = band
     while True:
         low, high = min(0, n - m) - width, max(0, n - m) + width
-        table = _fill(src, tgt, sub, max(low, -m), min(high, n))
-        paths, truncated, visited = _backtrack(table.ops, n, m, first_only, limit)
+        table = _fill(grid, max(low, -m), min(high, n))
+        paths, truncated, visited = _backtrack(grid, table, first_only, limit)
         if _certified(table, n, m, visited):
             break
         width *= 4

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 CILIN_FILE = "cilin.txt"
 CONFUSION_FILE = "confusion_dict.txt"
@@ -44,9 +45,11 @@ class Resources:
     confusion: Mapping[str, frozenset[str]]  # char -> its confusion set
     signature: str  # "default" or "cherrant:<sha8>"
     directory: str | None = None
-    # Substitution costs memoised per token pair (pure function of the pair and the
-    # resources), shared by every sentence aligned with these resources.
-    sub_cost_cache: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
+    # Substitution costs memoised per granularity, source token and target token (a pure
+    # function of the pair and the resources), shared by every sentence aligned with these.
+    sub_cost_rows: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict, repr=False)
+    # Per-token features (Cilin class, punctuation, CJK, readings), per granularity.
+    token_features: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
 
 def _read_cilin(path: Path) -> dict[str, SemanticClass]:
@@ -55,14 +58,18 @@ def _read_cilin(path: Path) -> dict[str, SemanticClass]:
         text = data.decode("gbk")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ResourceError(f"{path}, line {line}: not GBK-encoded (ChERRANT's cilin.txt is GBK)") from None
+        raise ResourceError(
+            f"{path}, line {line}: not GBK-encoded (ChERRANT's cilin.txt is GBK)"
+        ) from None
     semantic: dict[str, SemanticClass] = {}
     # ChERRANT strips the whole file and splits on "\n" and single spaces; we do the same so
     # that odd entries (e.g. empty words from double spaces) behave identically.
     for line_no, line in enumerate(text.strip().split("\n"), start=1):
         code, *words = line.split(" ")
         if len(code) < 4:
-            raise ResourceError(f"{path}, line {line_no}: expected a Cilin code like 'Aa01A01=', got {code!r}")
+            raise ResourceError(
+                f"{path}, line {line_no}: expected a Cilin code like 'Aa01A01=', got {code!r}"
+            )
         triple = (code[0], code[1], code[2:4])
         for word in words:
             semantic[word] = triple
