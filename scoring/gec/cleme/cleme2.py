@@ -26,6 +26,7 @@ from scoring.gec.cleme.model import Sentence
 from scoring.gec.cleme.weighting import (
     ChunkWeigher,
     Counts,
+    LengthWeigher,
     LengthWeighting,
     Level,
     custom_weighted_counts,
@@ -124,18 +125,19 @@ def _per_sentence_counts(
     evaluation: ChunkEvaluation, weighting: LengthWeighting | None, weigher: ChunkWeigher | None
 ) -> list[list[Counts]]:
     out: list[list[Counts]] = []
+    length_weigher = (
+        LengthWeigher(weighting, evaluation.mean_corrected_length)
+        if weighting is not None
+        else None
+    )
     for sentence in evaluation.sentences:
         row: list[Counts] = []
         for k, tally in enumerate(sentence.tallies):
             if weigher is not None:
                 reference = k + 1 if evaluation.assumption == "dependent" else None
                 row.append(custom_weighted_counts(sentence.partition, tally, weigher, reference))
-            elif weighting is not None:
-                row.append(
-                    length_weighted_counts(
-                        sentence.partition, tally, weighting, evaluation.mean_corrected_length
-                    )
-                )
+            elif length_weigher is not None:
+                row.append(length_weighted_counts(sentence.partition, tally, length_weigher))
             else:
                 row.append(unweighted_counts(tally))
         out.append(row)

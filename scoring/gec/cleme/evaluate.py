@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scoring.gec.cleme.counting import Assumption, ChunkTally, count
-from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, Tokens, apply_edits
+from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, Tokens
 from scoring.gec.cleme.partition import Partition, partition
 
 
@@ -40,7 +40,12 @@ def usable_references(
     when there are at least two references). If every reference is empty the first stays.
     """
     chosen = list(references if max_refs is None else references[:max_refs])
-    kept = [edits for edits in chosen if apply_edits(source, edits)[0]]
+    n_source = len(source)
+    kept = [
+        edits
+        for edits in chosen
+        if n_source + sum(len(edit.tokens) - (edit.end - edit.start) for edit in edits) > 0
+    ]
     return kept if kept else chosen[:1]
 
 
@@ -78,11 +83,11 @@ def evaluate_chunks(
             raise ClemeInputError(f"{ref.origin or 'reference'}: the sentence has no reference")
         refs = usable_references(ref.source, ref.corrections, max_refs)
         joint = partition(ref.source, [hyp.corrections[0], *refs], merge_distance=merge_distance)
-        for row in range(1, len(joint.tokens)):
-            changed = joint.changed[row]
-            for i, flag in enumerate(changed):
+        spans = joint.spans
+        for row_tokens, row_changed in zip(joint.tokens[1:], joint.changed[1:], strict=True):
+            for span, tokens, flag in zip(spans, row_tokens, row_changed, strict=True):
                 if flag:
-                    total_length += joint.chunk_length(row, i)
+                    total_length += max(span.end - span.start, len(tokens))
                     n_changed += 1
         evaluations.append(SentenceEvaluation(joint, tuple(count(joint, assumption))))
     # No reference changes anything: no TP/FN exists and FP weights only need a finite b.

@@ -51,15 +51,22 @@ def make_sentence(
     text would be ambiguous.
     """
     src = tuple(source)
+    n_source = len(src)
     checked: list[tuple[SpanEdit, ...]] = []
     for index, edits in enumerate(corrections):
-        ordered = sorted(edits, key=lambda edit: (edit.start, edit.end))
+        ordered = tuple(edits)
+        previous = (0, 0)
+        for edit in ordered:
+            if (edit.start, edit.end) < previous:
+                ordered = tuple(sorted(ordered, key=lambda e: (e.start, e.end)))
+                break
+            previous = (edit.start, edit.end)
         previous_end = 0
         for edit in ordered:
-            if not 0 <= edit.start <= edit.end <= len(src):
+            if not 0 <= edit.start <= edit.end <= n_source:
                 raise ClemeInputError(
                     f"{origin or 'sentence'}: correction {index}: edit span {edit.start} {edit.end} "
-                    f"is outside the source of {len(src)} tokens"
+                    f"is outside the source of {n_source} tokens"
                 )
             if edit.start < previous_end:
                 raise ClemeInputError(
@@ -67,7 +74,7 @@ def make_sentence(
                     f"overlaps the previous edit ending at {previous_end}"
                 )
             previous_end = edit.end
-        checked.append(tuple(ordered))
+        checked.append(ordered)
     return Sentence(src, tuple(checked), origin)
 
 

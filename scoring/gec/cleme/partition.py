@@ -2,13 +2,13 @@
 
 Following CLEME (Ye et al., EMNLP 2023; reference code THUKElab/CLEME v1.0 ``cleme/chunk.py``):
 
-1. every correction gets a map from source positions to its own token positions;
-2. the edits of all corrections, swept by source start, merge into shared intervals when
+1. the edits of all corrections, swept by source start, merge into shared intervals when
    they overlap or touch (start <= current end + merge distance), so an insertion at the
    border of another edit joins that edit;
+2. the source is walked: gaps between intervals are unchanged chunks, intervals are
+   corrected chunks, and an empty interval (an isolated insertion) is a dummy chunk;
 3. each edit is widened to its interval and takes its correction's tokens of that interval;
-4. the source is walked: gaps between intervals are unchanged chunks, intervals are
-   corrected chunks, and an empty interval (an isolated insertion) is a dummy chunk.
+   where a correction has no edit, it keeps the source tokens.
 
 Every correction ends up with the same number of chunks, chunk ``i`` covering the same source
 tokens in each, so corrections can be compared chunk by chunk (the metric) or shown column by
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from scoring.gec.cleme.model import SpanEdit, Tokens, apply_edits
+from scoring.gec.cleme.model import SpanEdit, Tokens
 
 ChunkKind = Literal["unchanged", "corrected", "dummy"]
 
@@ -56,27 +56,6 @@ class Partition:
         return max(span.end - span.start, len(self.tokens[correction][chunk]))
 
 
-def _position_map(
-    n_source: int, edits: Sequence[SpanEdit], spans: Sequence[tuple[int, int]]
-) -> list[int]:
-    """Source position -> corrected position, as the reference builds it.
-
-    Unchanged tokens shift by the running offset; an edit's start and end map to its target
-    start and end (so an insertion's position maps to the END of the inserted tokens). Inner
-    positions of an edit are never looked up: they lie inside a shared interval.
-    """
-    mapping = [0] * (n_source + 1)
-    src = tgt = 0
-    for edit, (tgt_start, tgt_end) in zip(edits, spans, strict=True):
-        if src < edit.start:
-            mapping[src : edit.start] = range(tgt, tgt + edit.start - src)
-        mapping[edit.start] = tgt_start
-        mapping[edit.end] = tgt_end
-        src, tgt = edit.end, tgt_end
-    mapping[src:] = range(tgt, tgt + n_source + 1 - src)
-    return mapping
-
-
 def partition(
     source: Tokens, corrections: Sequence[Sequence[SpanEdit]], *, merge_distance: int = 0
 ) -> Partition:
@@ -84,74 +63,72 @@ def partition(
 
     The order of ``corrections`` only decides the order of the rows; CLEME puts the
     hypothesis first and the references after it.
+
+    The reference maps source to target positions and slices each target; we build the same
+    cells directly, because within a chunk a correction's tokens are the source tokens with
+    its own edits applied: an unchanged cell is the source slice, a changed cell the source
+    of the interval with the correction's edits in it replaced (insertions at either border
+    included, as they merged into the interval).
     """
     n_source = len(source)
-    targets: list[Tokens] = []
-    maps: list[list[int]] = []
-    for edits in corrections:
-        target, spans = apply_edits(source, edits)
-        targets.append(target)
-        maps.append(_position_map(n_source, edits, spans))
 
-    # Sweep the edits of all corrections by start (stable: hypothesis first) into intervals.
-    flat = sorted(
-        ((edit.start, edit.end, c) for c, edits in enumerate(corrections) for edit in edits),
-        key=lambda item: item[0],
-    )
+    # 1. Sweep the edits of all corrections by start into shared intervals. Ties in start
+    # cannot change the result: every edit with the start of an open interval joins it.
     starts: list[int] = []
     ends: list[int] = []
-    edited: list[set[int]] = []  # per interval: the corrections with an edit inside it
-    for start, end, c in flat:
+    for start, end in sorted((edit.start, edit.end) for edits in corrections for edit in edits):
         if starts and start <= ends[-1] + merge_distance:
             if end > ends[-1]:
                 ends[-1] = end
         else:
             starts.append(start)
             ends.append(end)
-            edited.append(set())
-        edited[-1].add(c)
 
-    spans_out: list[ChunkSpan] = []
-    interval_of_chunk: list[int] = []  # -1 for a gap (unchanged for everybody)
-    position = interval = 0
-    n_intervals = len(starts)
-    while position <= n_source:
-        if interval == n_intervals:
-            if position != n_source:
-                spans_out.append(ChunkSpan(position, n_source, "unchanged"))
-                interval_of_chunk.append(-1)
-            break
-        start, end = starts[interval], ends[interval]
-        if position == start == end:
-            spans_out.append(ChunkSpan(start, end, "dummy"))
-            interval_of_chunk.append(interval)
-            interval += 1
-        elif start <= position < end:
-            spans_out.append(ChunkSpan(start, end, "corrected"))
-            interval_of_chunk.append(interval)
-            position = end
-            interval += 1
-        else:
-            spans_out.append(ChunkSpan(position, start, "unchanged"))
-            interval_of_chunk.append(-1)
-            position = start
+    # 2. Walk the source: gaps are unchanged chunks, intervals corrected or dummy chunks.
+    spans: list[ChunkSpan] = []
+    chunk_of_interval: list[int] = []
+    position = 0
+    for start, end in zip(starts, ends, strict=True):
+        if position < start:
+            spans.append(ChunkSpan(position, start, "unchanged"))
+        chunk_of_interval.append(len(spans))
+        spans.append(ChunkSpan(start, end, "dummy" if start == end else "corrected"))
+        position = end
+    if position < n_source:
+        spans.append(ChunkSpan(position, n_source, "unchanged"))
+    plain = [source[span.start : span.end] for span in spans]
+    unchanged_row = tuple([False] * len(spans))
 
+    # 3. Each correction: its cells are the source slices except where it edits.
     all_tokens: list[tuple[Tokens, ...]] = []
     all_changed: list[tuple[bool, ...]] = []
-    for c, (target, mapping) in enumerate(zip(targets, maps, strict=True)):
-        row_tokens: list[Tokens] = []
-        row_changed: list[bool] = []
-        for span, index in zip(spans_out, interval_of_chunk, strict=True):
-            if index >= 0 and c in edited[index]:
-                # The edit widened to its shared interval: the correction's tokens between the
-                # token before the interval and the interval end.
-                begin = 0 if span.start == 0 else mapping[span.start - 1] + 1
-                row_tokens.append(target[begin : mapping[span.end]])
-                row_changed.append(True)
-            else:
-                end = 0 if span.end == 0 else mapping[span.end - 1] + 1
-                row_tokens.append(target[mapping[span.start] : end])
-                row_changed.append(False)
-        all_tokens.append(tuple(row_tokens))
-        all_changed.append(tuple(row_changed))
-    return Partition(source, tuple(spans_out), tuple(all_tokens), tuple(all_changed))
+    for edits in corrections:
+        if not edits:
+            all_tokens.append(tuple(plain))
+            all_changed.append(unchanged_row)
+            continue
+        row = list(plain)
+        changed = [False] * len(spans)
+        interval = -1
+        cell: list[str] = []
+        cursor = 0
+        for edit in edits:
+            if interval < 0 or edit.start > ends[interval]:
+                if interval >= 0:
+                    cell.extend(source[cursor : ends[interval]])
+                    row[chunk_of_interval[interval]] = tuple(cell)
+                # Edits are sorted: the first interval ending at or after the start holds it.
+                interval += 1
+                while ends[interval] < edit.start:
+                    interval += 1
+                changed[chunk_of_interval[interval]] = True
+                cell = []
+                cursor = starts[interval]
+            cell.extend(source[cursor : edit.start])
+            cell.extend(edit.tokens)
+            cursor = edit.end
+        cell.extend(source[cursor : ends[interval]])
+        row[chunk_of_interval[interval]] = tuple(cell)
+        all_tokens.append(tuple(row))
+        all_changed.append(tuple(changed))
+    return Partition(source, tuple(spans), tuple(all_tokens), tuple(all_changed))

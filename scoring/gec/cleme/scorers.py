@@ -20,6 +20,7 @@ from scoring.gec.cleme.model import Sentence
 from scoring.gec.cleme.weighting import (
     NO_WEIGHTING,
     Counts,
+    LengthWeigher,
     LengthWeighting,
     Level,
     default_weighting,
@@ -125,8 +126,9 @@ def score_evaluation(
     for the level and assumption; pass ``NO_WEIGHTING`` to count chunks plainly."""
     table = weighting if weighting is not None else default_weighting(level, evaluation.assumption)
     bias = evaluation.mean_corrected_length
+    weigher = LengthWeigher(table, bias)
     per_sentence = [
-        [length_weighted_counts(s.partition, tally, table, bias) for tally in s.tallies]
+        [length_weighted_counts(s.partition, tally, weigher) for tally in s.tallies]
         for s in evaluation.sentences
     ]
     signature = _signature(level, evaluation.assumption, beta, table, bias, evaluation.max_refs)

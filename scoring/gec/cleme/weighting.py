@@ -115,8 +115,37 @@ def unweighted_counts(tally: ChunkTally) -> Counts:
     )
 
 
+class LengthWeigher:
+    """A weighting table with a fixed ``b``; weights are memoised per (integer) length."""
+
+    def __init__(self, weighting: LengthWeighting, bias: float) -> None:
+        self.weighting = weighting
+        self.bias = bias
+        self._tp: dict[int, float] = {}
+        self._fp: dict[int, float] = {}
+        self._fn: dict[int, float] = {}
+
+    def tp(self, length: int) -> float:
+        weight = self._tp.get(length)
+        if weight is None:
+            weight = self._tp[length] = self.weighting.tp(length, self.bias)
+        return weight
+
+    def fp(self, length: int) -> float:
+        weight = self._fp.get(length)
+        if weight is None:
+            weight = self._fp[length] = self.weighting.fp(length, self.bias, reverse=True)
+        return weight
+
+    def fn(self, length: int) -> float:
+        weight = self._fn.get(length)
+        if weight is None:
+            weight = self._fn[length] = self.weighting.fn(length, self.bias)
+        return weight
+
+
 def length_weighted_counts(
-    partition: Partition, tally: ChunkTally, weighting: LengthWeighting, bias: float
+    partition: Partition, tally: ChunkTally, weigher: LengthWeigher
 ) -> Counts:
     """Counts with every TP/FP/FN chunk weighted by the hypothesis chunk's length.
 
@@ -125,10 +154,10 @@ def length_weighted_counts(
     length = partition.chunk_length
     tp = 0.0
     for i in tally.tp:
-        tp += weighting.tp(length(0, i), bias)
+        tp += weigher.tp(length(0, i))
     fp = fp_ne = fp_un = 0.0
     for i, necessary in zip(tally.fp, tally.fp_necessary, strict=True):
-        weight = weighting.fp(length(0, i), bias, reverse=True)
+        weight = weigher.fp(length(0, i))
         fp += weight
         if necessary:
             fp_ne += weight
@@ -136,7 +165,7 @@ def length_weighted_counts(
             fp_un += weight
     fn = 0.0
     for i in tally.fn:
-        fn += weighting.fn(length(0, i), bias)
+        fn += weigher.fn(length(0, i))
     return Counts(tp, fp, fn, float(len(tally.tn)), fp_ne, fp_un)
 
 
