@@ -400,3 +400,70 @@ def _write_parallel(rows: Iterable[DatasetRow], out: Path, progress: Any) -> lis
         return names
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# --- background exports (page and API) ---------------------------------------------------------
+
+JOB_KIND_EXPORT = "datasets.export"
+
+
+def request_export(
+    *, user: Any, dataset: Dataset, fmt: str, version: DatasetVersion | None = None,
+    include_annotations: bool = False,
+) -> Any:
+    """Queue an export as a background job; the file lands under MEDIA_ROOT/exports/<job>/."""
+    from django.db import transaction
+
+    from core.jobs import start_job
+
+    try:
+        ExportFormat(fmt)
+    except ValueError:
+        raise ServiceError(f"unknown export format {fmt!r}", field="format") from None
+    job = start_job(kind=JOB_KIND_EXPORT, user=user, params={
+        "dataset_id": dataset.pk, "version_id": version.pk if version is not None else None,
+        "format": fmt, "include_annotations": include_annotations,
+        "filename": export_filename(dataset, version, fmt),
+    })
+    job_id = job.pk
+
+    def send() -> None:
+        from annotate.tasks import export_dataset_task
+
+        export_dataset_task.delay(job_id)
+
+    transaction.on_commit(send)
+    return job
+
+
+def export_path(job: Any) -> Path:
+    return Path(settings.MEDIA_ROOT) / "exports" / str(job.pk) / job.params["filename"]
+
+
+def run_export_job(job_id: int) -> dict[str, Any] | None:
+    """The body of the export task. Idempotent: a re-run rewrites the same file."""
+    from core.jobs import JobCancelled, fail_job, finish_job, mark_running
+    from core.models import BackgroundJob
+
+    job = BackgroundJob.objects.filter(pk=job_id).first()
+    if job is None or job.is_finished:
+        return None
+    params = job.params
+    mark_running(job_id)
+    try:
+        dataset = Dataset.objects.filter(pk=params["dataset_id"]).first()
+        if dataset is None:
+            raise ServiceError("the dataset was deleted")
+        version = (DatasetVersion.objects.filter(pk=params["version_id"]).first()
+                   if params.get("version_id") else None)
+        out = export_path(job)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        result = export_dataset(dataset=dataset, version=version, fmt=params["format"], out=out,
+                                user=job.created_by, job_id=job_id,
+                                include_annotations=params.get("include_annotations", False))
+    except (ServiceError, JobCancelled) as exc:
+        fail_job(job_id, message=getattr(exc, "message", str(exc)))
+        return None
+    data = result.as_dict()
+    finish_job(job_id, result=data, message=f"exported {result.label}")
+    return data

@@ -53,6 +53,8 @@ MAX_NAME_LENGTH = 100
 # Rows written per INSERT: large enough to be fast on PostgreSQL, small enough for SQLite's
 # limit on query parameters and for steady progress reports.
 WRITE_CHUNK = 2000
+# Path segments of the datasets pages (annotate/dataset_urls.py) a dataset may not be named.
+RESERVED_NAMES = frozenset({"import", "api", "jobs", "exports"})
 
 
 class ImportFormat(StrEnum):
@@ -401,6 +403,9 @@ def import_dataset(
     if not name or len(name) > MAX_NAME_LENGTH or not _is_slug(name):
         raise ServiceError(f"dataset name {name!r} must be 1-100 letters, digits, '-' or '_'",
                            field="name")
+    if name in RESERVED_NAMES:
+        raise ServiceError(f"dataset name {name!r} is reserved by the datasets pages; choose another",
+                           field="name")
     _check_choice(split, Split, "split", "")
     _check_choice(language, Language, "language", "")
     if len(source_name) > MAX_NAME_LENGTH:
@@ -487,3 +492,92 @@ def _actor(user: Any) -> Any:
 
 def _is_slug(value: str) -> bool:
     return all(c.isascii() and (c.isalnum() or c in "-_") for c in value)
+
+
+# --- background imports (page and API) --------------------------------------------------------
+
+JOB_KIND_IMPORT = "datasets.import"
+
+
+def request_import(
+    *, user: Any, name: str, fmt: str, uploads: Sequence[tuple[str, Any]], source_name: str = "",
+    split: str = "", language: str = Language.CHINESE,
+) -> Any:
+    """Store uploaded files and queue the import as a background job; returns the job.
+
+    `uploads` are (file name, file object with .chunks() or .read()). Oversize files are
+    refused here, before anything is stored.
+    """
+    from core.jobs import start_job
+
+    if not uploads:
+        raise ServiceError("choose at least one file", field="files")
+    for filename, upload in uploads:
+        size = getattr(upload, "size", None)
+        if size is not None:
+            _check_size(filename, int(size))
+    job = start_job(kind=JOB_KIND_IMPORT, user=user, params={
+        "name": name, "format": fmt, "source_name": source_name, "split": split,
+        "language": language, "files": [],
+    })
+    folder = Path(settings.MEDIA_ROOT) / "imports" / str(job.pk)
+    folder.mkdir(parents=True, exist_ok=True)
+    stored = []
+    for index, (filename, upload) in enumerate(uploads):
+        safe = Path(filename).name or f"file{index}"
+        target = folder / f"{index:02d}-{safe}"
+        with open(target, "wb") as out:
+            if hasattr(upload, "chunks"):
+                for piece in upload.chunks():
+                    out.write(piece)
+            else:
+                out.write(upload.read())
+        stored.append({"path": str(target), "name": safe})
+    job.params = {**job.params, "files": stored}
+    job.save(update_fields=["params"])
+    job_id = job.pk
+
+    def send() -> None:
+        from annotate.tasks import import_dataset_task
+
+        import_dataset_task.delay(job_id)
+
+    transaction.on_commit(send)
+    return job
+
+
+def run_import_job(job_id: int) -> dict[str, Any] | None:
+    """The body of the import task: idempotent (a finished job is left alone; a failed
+    import wrote nothing, so running it again is safe)."""
+    from core.jobs import JobCancelled, fail_job, finish_job, mark_running
+    from core.models import BackgroundJob
+
+    job = BackgroundJob.objects.filter(pk=job_id).first()
+    if job is None or job.is_finished:
+        return None
+    params = job.params
+    mark_running(job_id, message="checking the file")
+    try:
+        files = [ImportFile(name=f["name"], data=Path(f["path"]).read_bytes()) for f in params["files"]]
+        result = import_dataset(
+            name=params["name"], fmt=params["format"], files=files,
+            source_name=params.get("source_name", ""), split=params.get("split", ""),
+            language=params.get("language", Language.CHINESE), user=job.created_by, job_id=job_id,
+        )
+    except (ServiceError, JobCancelled) as exc:
+        fail_job(job_id, message=getattr(exc, "message", str(exc)),
+                 result={"field": getattr(exc, "field", None)})
+        _remove_uploads(params)
+        return None
+    except OSError as exc:
+        fail_job(job_id, message=f"stored upload unreadable: {exc}")
+        return None
+    finish_job(job_id, result=result.as_dict(),
+               message=f"imported {result.sentences} sentences, {result.references} references")
+    _remove_uploads(params)
+    return result.as_dict()
+
+
+def _remove_uploads(params: dict[str, Any]) -> None:
+    for f in params.get("files", []):
+        Path(f["path"]).unlink(missing_ok=True)

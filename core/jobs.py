@@ -3,9 +3,10 @@
 A job row is created and committed before the work starts, so a page can poll it. The work
 itself often runs inside one big transaction (an all-or-nothing import); progress written
 through that transaction's connection would stay invisible until the end. On PostgreSQL
-`report_progress` therefore writes through a separate autocommit connection; on SQLite a
-second writer would wait on the first one's lock, so progress inside a transaction is only
-written when the transaction ends (the quick start runs tasks in-process anyway).
+`report_progress` therefore writes through a separate autocommit connection. On SQLite a
+second writer would wait on the first one's lock, so there progress is written through the
+work's own connection and shows when its transaction ends (the quick start runs tasks
+in-process anyway).
 """
 
 from __future__ import annotations
@@ -50,9 +51,7 @@ def start_job(
 
 def _write(job_id: int, fields: dict[str, Any]) -> None:
     fields = {**fields, "updated_at": timezone.now()}
-    if connection.in_atomic_block:
-        if connection.vendor == "sqlite":
-            return
+    if connection.in_atomic_block and connection.vendor != "sqlite":
         side = _side_connection()
         table = BackgroundJob._meta.db_table
         columns = ", ".join(f"{name} = %s" for name in fields)

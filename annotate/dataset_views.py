@@ -1,0 +1,176 @@
+"""Pages of the datasets part (admins only): list, import, detail with releases and exports,
+statistics with charts, job progress, download. Thin: parse, call a service, render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.cache import cache
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotate.dataset_selectors import dataset_summaries, get_dataset, get_version
+from annotate.exporting import ExportFormat, export_path, request_export
+from annotate.importing import ImportFormat, request_import
+from annotate.releases import release_dataset
+from annotate.statistics import dataset_statistics
+from core.charts import grouped_bar_chart
+from core.exceptions import ServiceError
+from core.jobs import get_job_for, job_state
+from core.models import JobStatus
+from core.permissions import role_required
+from core.roles import Role
+
+STATS_CACHE_SECONDS = 24 * 3600
+
+
+@role_required(Role.ADMIN)
+def dataset_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "datasets/list.html", {"rows": dataset_summaries()})
+
+
+@role_required(Role.ADMIN)
+@require_http_methods(["GET", "POST"])
+def dataset_import(request: HttpRequest) -> HttpResponse:
+    context: dict[str, Any] = {"formats": [f.value for f in ImportFormat], "values": request.POST}
+    if request.method == "POST":
+        uploads = [(f.name, f) for f in request.FILES.getlist("files")]
+        try:
+            job = request_import(
+                user=request.user, name=request.POST.get("name", "").strip(),
+                fmt=request.POST.get("format", ""), uploads=uploads,
+                source_name=request.POST.get("source", "").strip(),
+                split=request.POST.get("split", ""), language=request.POST.get("language", "zh"),
+            )
+        except ServiceError as exc:
+            context["error"] = exc.message
+            return render(request, "datasets/import.html", context, status=400)
+        return redirect("datasets:job", job_id=job.pk)
+    return render(request, "datasets/import.html", context)
+
+
+@role_required(Role.ADMIN)
+def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
+    try:
+        dataset = get_dataset(name)
+    except ServiceError as exc:
+        raise Http404(exc.message) from None
+    return render(request, "datasets/detail.html", {
+        "dataset": dataset,
+        "sentences": dataset.sentences.count(),
+        "sources": list(dataset.sources.values_list("name", flat=True)),
+        "versions": list(dataset.versions.select_related("created_by").order_by("-number")),
+        "formats": [f.value for f in ExportFormat],
+    })
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def dataset_release(request: HttpRequest, name: str) -> HttpResponse:
+    try:
+        dataset = get_dataset(name)
+        version = release_dataset(
+            dataset=dataset, user=request.user, note=request.POST.get("note", ""),
+            split=request.POST.get("split", ""),
+            source_names=[s for s in request.POST.getlist("source") if s],
+        )
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Released {version.label} ({version.counts['sentences']} sentences, "
+                                  f"sha256 {version.checksum[:12]}…).")
+    return redirect("datasets:detail", name=name)
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def dataset_export(request: HttpRequest, name: str) -> HttpResponse:
+    try:
+        dataset = get_dataset(name)
+        version = get_version(dataset, request.POST.get("release") or None)
+        job = request_export(user=request.user, dataset=dataset, fmt=request.POST.get("format", ""),
+                             version=version,
+                             include_annotations=request.POST.get("include_annotations") == "on")
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("datasets:detail", name=name)
+    return redirect("datasets:job", job_id=job.pk)
+
+
+def statistics_for(dataset: Any, version: Any) -> dict[str, Any]:
+    """Statistics of a release are cached (a release never changes); live ones are not."""
+    if version is None:
+        return dataset_statistics(dataset=dataset)
+    from annotate.exporting import resources_dir_setting
+
+    key = f"datasets:stats:{version.pk}:{version.checksum}:{resources_dir_setting() or 'default'}"
+    stats = cache.get(key)
+    if stats is None:
+        stats = dataset_statistics(dataset=dataset, version=version)
+        cache.set(key, stats, STATS_CACHE_SECONDS)
+    return stats
+
+
+def figure_one(stats: dict[str, Any]) -> str:
+    """MuCGEC Figure 1: share of erroneous sentences by number of references, per source."""
+    keys = sorted({int(k) for part in [stats, *stats["by_source"].values()]
+                   for k in part["erroneous_by_refs"]})
+    categories = [str(k) for k in keys]
+    series = [(name, [part["erroneous_by_refs"].get(c, {}).get("share", 0.0) for c in categories])
+              for name, part in stats["by_source"].items()]
+    if len(series) != 1:
+        series.append(("all", [stats["erroneous_by_refs"].get(c, {}).get("share", 0.0) for c in categories]))
+    return grouped_bar_chart(
+        title="Erroneous sentences by number of references", categories=categories, series=series,
+        x_label="number of references", y_label="share of erroneous sentences", percent=True,
+    )
+
+
+def edit_type_chart(stats: dict[str, Any]) -> str:
+    types = ["M", "R", "S", "W"]
+    series = [(name, [part["edit_types"][t] for t in types]) for name, part in stats["by_source"].items()]
+    return grouped_bar_chart(title="Edits by type", categories=types, series=series,
+                             x_label="edit type (M missing, R redundant, S substitution, W word order)",
+                             y_label="edits")
+
+
+@role_required(Role.ADMIN)
+def dataset_stats(request: HttpRequest, name: str) -> HttpResponse:
+    try:
+        dataset = get_dataset(name)
+        version = get_version(dataset, request.GET.get("release") or None)
+        stats = statistics_for(dataset, version)
+    except ServiceError as exc:
+        raise Http404(exc.message) from None
+    rows = [(source, part) for source, part in stats["by_source"].items()]
+    return render(request, "datasets/stats.html", {
+        "dataset": dataset, "version": version, "stats": stats, "rows": rows,
+        "versions": list(dataset.versions.order_by("-number")),
+        "figure_one": figure_one(stats), "edit_chart": edit_type_chart(stats),
+    })
+
+
+@role_required(Role.ADMIN)
+def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
+    try:
+        job = get_job_for(user=request.user, job_id=job_id)
+    except ServiceError as exc:
+        raise Http404(exc.message) from None
+    return render(request, "datasets/job.html", {"job": job, "state": job_state(job)})
+
+
+@role_required(Role.ADMIN)
+def export_download(request: HttpRequest, job_id: int) -> FileResponse:
+    try:
+        job = get_job_for(user=request.user, job_id=job_id)
+    except ServiceError as exc:
+        raise Http404(exc.message) from None
+    if job.kind != "datasets.export" or job.status != JobStatus.DONE:
+        raise Http404("this export is not finished")
+    path = export_path(job)
+    if not path.is_file():
+        raise Http404("the export file is gone; export again")
+    # FileResponse streams the file in blocks: large exports never sit in memory.
+    return FileResponse(open(path, "rb"), as_attachment=True, filename=path.name)  # noqa: SIM115

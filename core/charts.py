@@ -1,0 +1,185 @@
+"""Server-rendered SVG charts: bar, grouped bar and line charts as SVG strings.
+
+No JavaScript library: pages embed the returned markup directly (`{{ svg|safe }}` — every
+text that goes into the SVG is escaped here). Each chart carries `role="img"`, a `<title>`
+and a `<desc>` for screen readers, and a `<title>` per bar / point so hovering shows the
+exact value. Used by the dataset statistics page and the scoring reports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+PALETTE = ("#2456c7", "#e07b39", "#3a9a5b", "#b3261e", "#7a4fc2", "#8c6d1f", "#2b8c9e", "#d1499b")
+
+
+@dataclass(frozen=True)
+class ChartBox:
+    width: int = 640
+    height: int = 320
+    left: int = 56
+    right: int = 16
+    top: int = 40
+    bottom: int = 56
+
+    @property
+    def plot_width(self) -> int:
+        return self.width - self.left - self.right
+
+    @property
+    def plot_height(self) -> int:
+        return self.height - self.top - self.bottom
+
+
+def _nice_max(value: float) -> float:
+    """A round axis maximum at or above `value` (1, 2, 2.5, 5 x 10^k)."""
+    if value <= 0:
+        return 1.0
+    exponent = math.floor(math.log10(value))
+    for step in (1, 2, 2.5, 5, 10):
+        candidate = step * 10**exponent
+        if candidate >= value:
+            return float(candidate)
+    return float(10 ** (exponent + 1))
+
+
+def _fmt(value: float, percent: bool = False) -> str:
+    if percent:
+        return f"{value * 100:.0f}%" if abs(value * 100 - round(value * 100)) < 1e-9 else f"{value * 100:.1f}%"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:.3g}"
+
+
+def _frame(box: ChartBox, title: str, description: str, x_label: str, y_label: str,
+           y_max: float, percent: bool, ticks: int = 5) -> list[str]:
+    # Ids derived from the content: several charts on one page must not share them.
+    uid = "chart-" + hashlib.sha1(f"{title}|{description}".encode()).hexdigest()[:10]
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {box.width} {box.height}" '
+        f'width="{box.width}" height="{box.height}" role="img" aria-labelledby="{uid}-t {uid}-d">',
+        f'<title id="{uid}-t">{escape(title)}</title>',
+        f'<desc id="{uid}-d">{escape(description)}</desc>',
+        f'<text x="{box.width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="600">{escape(title)}</text>',
+    ]
+    for i in range(ticks + 1):
+        value = y_max * i / ticks
+        y = box.top + box.plot_height * (1 - i / ticks)
+        parts.append(f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{y:.1f}" y2="{y:.1f}" '
+                     f'stroke="#dde1e8" stroke-width="1"/>')
+        parts.append(f'<text x="{box.left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" '
+                     f'fill="#5b6475">{escape(_fmt(value, percent))}</text>')
+    parts.append(f'<line x1="{box.left}" x2="{box.left}" y1="{box.top}" y2="{box.top + box.plot_height}" stroke="#1d2330"/>')
+    parts.append(f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{box.top + box.plot_height}" '
+                 f'y2="{box.top + box.plot_height}" stroke="#1d2330"/>')
+    parts.append(f'<text x="{box.left + box.plot_width / 2}" y="{box.height - 10}" text-anchor="middle" '
+                 f'font-size="12">{escape(x_label)}</text>')
+    parts.append(f'<text transform="translate(14 {box.top + box.plot_height / 2}) rotate(-90)" '
+                 f'text-anchor="middle" font-size="12">{escape(y_label)}</text>')
+    return parts
+
+
+def grouped_bar_chart(
+    *, title: str, categories: Sequence[str], series: Sequence[tuple[str, Sequence[float]]],
+    x_label: str = "", y_label: str = "", percent: bool = False, description: str = "",
+    box: ChartBox | None = None, y_max: float | None = None,
+) -> str:
+    """Bars grouped by category, one colour per series (with a legend when >1 series)."""
+    box = box or ChartBox()
+    for name, values in series:
+        if len(values) != len(categories):
+            raise ValueError(f"series {name!r} has {len(values)} values for {len(categories)} categories")
+    top = y_max if y_max is not None else _nice_max(max((v for _, vs in series for v in vs), default=0))
+    description = description or f"{title}: " + "; ".join(
+        f"{name}: " + ", ".join(f"{c} {_fmt(v, percent)}" for c, v in zip(categories, values, strict=True))
+        for name, values in series
+    )
+    parts = _frame(box, title, description, x_label, y_label, top, percent)
+    n_groups = max(1, len(categories))
+    group_width = box.plot_width / n_groups
+    n_series = max(1, len(series))
+    bar_width = group_width * 0.8 / n_series
+    for g, category in enumerate(categories):
+        x0 = box.left + g * group_width + group_width * 0.1
+        for s, (name, values) in enumerate(series):
+            value = values[g]
+            height = box.plot_height * (value / top if top else 0)
+            x = x0 + s * bar_width
+            y = box.top + box.plot_height - height
+            label = f"{name}, {category}: {_fmt(value, percent)}" if len(series) > 1 else f"{category}: {_fmt(value, percent)}"
+            parts.append(
+                f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{max(bar_width - 1, 1):.1f}" '
+                f'height="{height:.1f}" fill="{PALETTE[s % len(PALETTE)]}" '
+                f'data-series="{escape(name)}" data-category="{escape(category)}" data-value="{value}">'
+                f'<title>{escape(label)}</title></rect>'
+            )
+        parts.append(f'<text x="{box.left + (g + 0.5) * group_width:.1f}" y="{box.top + box.plot_height + 16}" '
+                     f'text-anchor="middle" font-size="11">{escape(category)}</text>')
+    if len(series) > 1:
+        parts.extend(_legend(box, [name for name, _ in series]))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def bar_chart(*, title: str, labels: Sequence[str], values: Sequence[float], x_label: str = "",
+              y_label: str = "", percent: bool = False, description: str = "",
+              box: ChartBox | None = None) -> str:
+    """One bar per label."""
+    return grouped_bar_chart(title=title, categories=labels, series=[(y_label or title, values)],
+                             x_label=x_label, y_label=y_label, percent=percent,
+                             description=description, box=box)
+
+
+def line_chart(
+    *, title: str, x_values: Sequence[float], series: Sequence[tuple[str, Sequence[float]]],
+    x_label: str = "", y_label: str = "", percent: bool = False, description: str = "",
+    box: ChartBox | None = None, y_max: float | None = None,
+) -> str:
+    """Lines over numeric x values, one colour per series, a marker with a tooltip per point."""
+    box = box or ChartBox()
+    for name, values in series:
+        if len(values) != len(x_values):
+            raise ValueError(f"series {name!r} has {len(values)} values for {len(x_values)} x values")
+    top = y_max if y_max is not None else _nice_max(max((v for _, vs in series for v in vs), default=0))
+    description = description or f"{title}: " + "; ".join(
+        f"{name}: " + ", ".join(f"{_fmt(x)} {_fmt(v, percent)}" for x, v in zip(x_values, values, strict=True))
+        for name, values in series
+    )
+    parts = _frame(box, title, description, x_label, y_label, top, percent)
+    lo, hi = (min(x_values), max(x_values)) if x_values else (0.0, 1.0)
+    span = (hi - lo) or 1.0
+
+    def px(x: float) -> float:
+        return box.left + box.plot_width * (x - lo) / span
+
+    def py(v: float) -> float:
+        return box.top + box.plot_height * (1 - (v / top if top else 0))
+
+    for x in x_values:
+        parts.append(f'<text x="{px(x):.1f}" y="{box.top + box.plot_height + 16}" text-anchor="middle" '
+                     f'font-size="11">{escape(_fmt(x))}</text>')
+    for s, (name, values) in enumerate(series):
+        colour = PALETTE[s % len(PALETTE)]
+        points = " ".join(f"{px(x):.1f},{py(v):.1f}" for x, v in zip(x_values, values, strict=True))
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>')
+        for x, v in zip(x_values, values, strict=True):
+            parts.append(f'<circle cx="{px(x):.1f}" cy="{py(v):.1f}" r="3.5" fill="{colour}" data-value="{v}">'
+                         f'<title>{escape(f"{name}, {_fmt(x)}: {_fmt(v, percent)}")}</title></circle>')
+    if len(series) > 1:
+        parts.extend(_legend(box, [name for name, _ in series]))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _legend(box: ChartBox, names: Sequence[str]) -> list[str]:
+    parts = []
+    x = box.left + 8
+    for s, name in enumerate(names):
+        parts.append(f'<rect x="{x}" y="{box.top - 4}" width="10" height="10" fill="{PALETTE[s % len(PALETTE)]}"/>')
+        parts.append(f'<text x="{x + 14}" y="{box.top + 5}" font-size="11">{escape(name)}</text>')
+        x += 24 + 7 * len(name)
+    return parts
