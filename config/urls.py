@@ -16,3 +16,4 @@ urlpatterns += [
     path("api/", include("annotate.api")),
     path("api/", include("review.api")),
 ]
+urlpatterns += [path("", include("scoring.urls"))]

@@ -1,0 +1,41 @@
+from django.contrib import admin
+
+from scoring.models import (
+    AnnotatorSample,
+    PayRates,
+    ReferenceM2Cache,
+    SentenceResult,
+    SystemOutput,
+    SystemScore,
+)
+
+
+@admin.register(SystemOutput)
+class SystemOutputAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("name", "version", "file_format", "created_at", "created_by")
+    list_filter = ("file_format",)
+    search_fields = ("name",)
+    exclude = ("hypotheses",)
+    readonly_fields = ("checksum",)
+
+
+@admin.register(SystemScore)
+class SystemScoreAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("system", "status", "tp", "fp", "fn", "p", "r", "f05", "finished_at")
+    list_filter = ("status",)
+    readonly_fields = ("signature", "summary", "background_job_id")
+
+
+@admin.register(PayRates)
+class PayRatesAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("created_at", "per_submission", "per_review", "target_f05", "min_factor", "max_factor", "currency")
+
+
+@admin.register(AnnotatorSample)
+class AnnotatorSampleAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("sentence", "annotator", "slot", "tp", "fp", "fn", "golden_revision")
+    readonly_fields = ("hyp_m2", "ref_m2")
+
+
+admin.site.register(SentenceResult)
+admin.site.register(ReferenceM2Cache)

@@ -1,0 +1,205 @@
+"""REST API of the scoring app (for scripts and model developers' CI). Admins only.
+
+    POST /api/scoring/systems/                 multipart: dataset, release?, name, file, format?, replace?, wait?
+    GET  /api/scoring/systems/<id>/            status + the score_system JSON when done
+    POST /api/scoring/systems/<id>/score/      (re)score; wait=1 answers with the result
+    POST /api/scoring/systems/<id>/cancel/
+    GET  /api/scoring/releases/<id>/leaderboard/
+    POST /api/scoring/ensembles/               {"systems": [ids], "name": ...}
+    GET  /api/scoring/datasets/<id>/annotators/
+
+Each endpoint parses, calls a service or selector and answers; ServiceError becomes
+`{"detail", "field"}` with its status (core.api.exception_handler).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate.models import Dataset, DatasetVersion
+from core.exceptions import NotFound, ServiceError
+from core.permissions import IsPlatformAdmin
+from scoring import selectors, services
+from scoring.models import ScoreStatus, SystemOutput, SystemScore
+
+
+def _truthy(value: Any) -> bool:
+    return str(value).lower() in ("1", "true", "yes", "on")
+
+
+def system_state(system: SystemOutput, score: SystemScore | None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "system_id": system.pk,
+        "system": system.name,
+        "release": system.version.label,
+        "format": system.file_format,
+        "sentences": len(system.hypotheses),
+        "status": score.status if score else "not scored",
+        "job_id": score.background_job_id if score else None,
+        "error": score.error if score else "",
+    }
+    if score is not None and score.status == ScoreStatus.DONE:
+        body.update(selectors.score_payload(score))
+    return body
+
+
+class UploadSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    dataset = serializers.CharField()
+    release = serializers.CharField(required=False, allow_blank=True)
+    name = serializers.CharField(max_length=100)
+    file = serializers.FileField()
+    format = serializers.ChoiceField(choices=["auto", "mucgec", "lines"], default="auto")
+    replace = serializers.BooleanField(default=False)
+    wait = serializers.BooleanField(default=False)
+
+
+_STATE = inline_serializer(
+    name="SystemScoreState",
+    fields={
+        "system_id": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "tp": serializers.IntegerField(required=False),
+        "fp": serializers.IntegerField(required=False),
+        "fn": serializers.IntegerField(required=False),
+        "f05": serializers.FloatField(required=False),
+        "ref_count_curve": serializers.ListField(child=serializers.FloatField(), required=False),
+        "categories": serializers.DictField(required=False),
+        "by_source": serializers.DictField(required=False),
+    },
+)
+
+
+class SystemListView(APIView):
+    permission_classes = [IsPlatformAdmin]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(request=UploadSerializer, responses={201: _STATE})
+    def post(self, request: Request) -> Response:
+        form = UploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        dataset = selectors.get_dataset(data["dataset"])
+        version = selectors.get_release(dataset, data.get("release") or None)
+        system = services.upload_system_output(
+            version=version, name=data["name"], data=data["file"].read(), file_name=data["file"].name,
+            user=request.user, file_format=data["format"], replace=data["replace"],
+        )
+        if data["wait"]:
+            score = services.score_now(system=system, user=request.user)
+        else:
+            score = services.request_scoring(system=system, user=request.user)
+            score.refresh_from_db()
+        return Response(system_state(system, score), status=201)
+
+
+class SystemDetailView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(responses={200: _STATE})
+    def get(self, request: Request, system_id: int) -> Response:
+        system = selectors.get_system(system_id)
+        return Response(system_state(system, selectors.score_of(system)))
+
+
+class SystemScoreView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(request=None, responses={202: _STATE, 200: _STATE})
+    def post(self, request: Request, system_id: int) -> Response:
+        system = selectors.get_system(system_id)
+        if _truthy(request.query_params.get("wait", request.data.get("wait", ""))):
+            score = services.score_now(system=system, user=request.user)
+            return Response(system_state(system, score))
+        score = services.request_scoring(system=system, user=request.user)
+        score.refresh_from_db()
+        return Response(system_state(system, score), status=202)
+
+
+class SystemCancelView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(request=None, responses={200: _STATE})
+    def post(self, request: Request, system_id: int) -> Response:
+        system = selectors.get_system(system_id)
+        score = selectors.score_of(system)
+        if score is None:
+            raise ServiceError("this output has not been scored")
+        score = services.cancel_scoring(score=score, user=request.user)
+        return Response(system_state(system, score))
+
+
+class LeaderboardView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(responses={200: inline_serializer(name="Leaderboard", fields={
+        "release": serializers.CharField(), "signatures": serializers.ListField(child=serializers.CharField()),
+        "systems": serializers.ListField(child=serializers.DictField())})})
+    def get(self, request: Request, version_id: int) -> Response:
+        version = DatasetVersion.objects.select_related("dataset").filter(pk=version_id).first()
+        if version is None:
+            raise NotFound(f"no release {version_id}")
+        rows = selectors.leaderboard(version)
+        return Response({
+            "release": version.label,
+            "signatures": selectors.leaderboard_signatures(rows),
+            "systems": [system_state(row.system, row.score) for row in rows],
+        })
+
+
+class EnsembleSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    systems = serializers.ListField(child=serializers.IntegerField(), min_length=2)
+    name = serializers.CharField(max_length=100)
+    wait = serializers.BooleanField(default=False)
+
+
+class EnsembleView(APIView):
+    permission_classes = [IsPlatformAdmin]
+    parser_classes = [JSONParser, FormParser, MultiPartParser]
+
+    @extend_schema(request=EnsembleSerializer, responses={201: _STATE})
+    def post(self, request: Request) -> Response:
+        form = EnsembleSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        ids = form.validated_data["systems"]
+        systems = list(SystemOutput.objects.filter(pk__in=ids))
+        missing = sorted(set(ids) - {s.pk for s in systems})
+        if missing:
+            raise NotFound(f"no system output {missing[0]}", field="systems")
+        combined = services.create_ensemble(systems=systems, name=form.validated_data["name"], user=request.user)
+        if form.validated_data["wait"]:
+            score = services.score_now(system=combined, user=request.user)
+        else:
+            score = services.request_scoring(system=combined, user=request.user)
+            score.refresh_from_db()
+        return Response(system_state(combined, score), status=201)
+
+
+class AnnotatorQualityView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(responses={200: inline_serializer(name="AnnotatorQuality", fields={
+        "dataset": serializers.CharField(), "annotators": serializers.ListField(child=serializers.DictField()),
+        "human": serializers.DictField()})})
+    def get(self, request: Request, dataset_id: int) -> Response:
+        dataset = Dataset.objects.filter(pk=dataset_id).first()
+        if dataset is None:
+            raise NotFound(f"no dataset {dataset_id}")
+        services.refresh_stale_samples(dataset_id=dataset.pk)
+        rows = selectors.annotator_quality(dataset, source_name=request.query_params.get("source", ""))
+        return Response({
+            "dataset": dataset.name,
+            "annotators": [
+                {"annotator_id": r.annotator_id, "name": r.name, "sentences": r.sentences, "samples": r.samples,
+                 "time_spent_seconds": r.time_spent_seconds, "tp": r.tp, "fp": r.fp, "fn": r.fn,
+                 "p": r.p, "r": r.r, "f05": r.f05, "by_source": r.by_source}
+                for r in rows
+            ],
+            "human": selectors.human_scores(dataset),
+        })

@@ -1,0 +1,28 @@
+"""Pages under /scoring/ and the API under /api/scoring/ (one include in config/urls.py)."""
+
+from django.urls import path
+
+from scoring import api, views
+
+app_name = "scoring"
+
+urlpatterns = [
+    path("scoring/", views.index, name="index"),
+    path("scoring/releases/<int:version_id>/", views.leaderboard, name="leaderboard"),
+    path("scoring/releases/<int:version_id>/upload/", views.upload, name="upload"),
+    path("scoring/releases/<int:version_id>/ensemble/", views.ensemble, name="ensemble"),
+    path("scoring/systems/<int:system_id>/", views.system_page, name="system"),
+    path("scoring/systems/<int:system_id>/rescore/", views.rescore, name="rescore"),
+    path("scoring/systems/<int:system_id>/cancel/", views.cancel, name="cancel"),
+    path("scoring/systems/<int:system_id>/delete/", views.delete, name="delete"),
+    path("scoring/datasets/<int:dataset_id>/annotators/", views.annotators, name="annotators"),
+    path("scoring/pay/", views.pay, name="pay"),
+    # API
+    path("api/scoring/systems/", api.SystemListView.as_view(), name="api-systems"),
+    path("api/scoring/systems/<int:system_id>/", api.SystemDetailView.as_view(), name="api-system"),
+    path("api/scoring/systems/<int:system_id>/score/", api.SystemScoreView.as_view(), name="api-system-score"),
+    path("api/scoring/systems/<int:system_id>/cancel/", api.SystemCancelView.as_view(), name="api-system-cancel"),
+    path("api/scoring/releases/<int:version_id>/leaderboard/", api.LeaderboardView.as_view(), name="api-leaderboard"),
+    path("api/scoring/ensembles/", api.EnsembleView.as_view(), name="api-ensembles"),
+    path("api/scoring/datasets/<int:dataset_id>/annotators/", api.AnnotatorQualityView.as_view(), name="api-annotators"),
+]
