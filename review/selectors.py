@@ -136,7 +136,9 @@ def merged_candidates(task: ReviewTask, *, with_edits: bool = True) -> list[Cand
                 candidate.annotators.append(username)
                 candidate.support += 1
             candidate.submission_ids.append(submission.pk)
-    ranked = sorted(order, key=lambda key: (-merged[key].support, order.index(key)))
+    # Corrections before tags; within each, most supported first, then first given.
+    ranked = sorted(order, key=lambda key: (
+        key[0] != ReferenceKind.CORRECTION, -merged[key].support, order.index(key)))
     result = []
     for position, key in enumerate(ranked):
         candidate = merged[key]
