@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numpy as np
-
 from scoring.gec.cleme.counting import Assumption
 from scoring.gec.cleme.evaluate import ChunkEvaluation, evaluate_chunks
 from scoring.gec.cleme.model import Sentence
+from scoring.gec.cleme.scorers import numpy_mean
 from scoring.gec.cleme.weighting import (
     ChunkWeigher,
     Counts,
@@ -220,7 +219,7 @@ def score_evaluation2(
             chosen.append(best_a)
 
     def mean(values: list[float]) -> float:
-        return float(np.average(values)) if values else 0.0
+        return numpy_mean(values)
 
     return Cleme2Score(
         total.tp,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 Tokens = tuple[str, ...]
 
@@ -17,9 +18,12 @@ class ClemeInputError(ValueError):
     """Input CLEME cannot score; the message names the file/line (``origin``) and the field."""
 
 
-@dataclass(frozen=True, slots=True)
-class SpanEdit:
-    """Replace source tokens ``[start, end)`` with ``tokens`` (empty: a deletion)."""
+class SpanEdit(NamedTuple):
+    """Replace source tokens ``[start, end)`` with ``tokens`` (empty: a deletion).
+
+    A NamedTuple rather than a frozen dataclass: a corpus has tens of thousands of edits and
+    tuple construction is several times cheaper.
+    """
 
     start: int
     end: int

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from scoring.gec.cleme.model import SpanEdit, Tokens
 
 ChunkKind = Literal["unchanged", "corrected", "dummy"]
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkSpan:
+class ChunkSpan(NamedTuple):
     """Source tokens ``[start, end)`` of one chunk and what kind of column it is.
 
     ``kind`` describes the column over all corrections partitioned together: "unchanged" when
