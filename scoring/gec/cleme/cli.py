@@ -53,6 +53,9 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="text input: do not convert targets to simplified characters",
     )
+    parser.add_argument(
+        "--workers", type=_positive, default=1, help="text input: processes for edit extraction"
+    )
     parser.add_argument("--max-refs", type=_positive, help="use only the first K references")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -102,6 +105,7 @@ def _read(path: str, args: argparse.Namespace) -> list[Sentence]:
         resources=resources,
         granularity=args.granularity,
         simplified=args.simplified,
+        workers=args.workers,
     )
 
 

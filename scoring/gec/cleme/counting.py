@@ -21,38 +21,46 @@ class ChunkTally:
     """Hypothesis chunk indices by outcome against one reference (or all, independent).
 
     ``fp_necessary[k]`` tells for ``fp[k]`` whether the reference(s) also changed that chunk
-    (CLEME2.0's FP_ne, a wrong correction) or not (FP_un, an over-correction).
+    (CLEME2.0's FP_ne, a wrong correction) or not (FP_un, an over-correction). TN chunks
+    weigh 1 whatever their length, so only their number is kept.
     """
 
     tp: tuple[int, ...]
     fp: tuple[int, ...]
     fp_necessary: tuple[bool, ...]
     fn: tuple[int, ...]
-    tn: tuple[int, ...]
+    tn: int
 
 
 def count_dependent(partition: Partition) -> list[ChunkTally]:
-    """One tally per reference: each reference is a complete, self-consistent correction."""
-    hyp_tokens, hyp_changed = partition.tokens[0], partition.changed[0]
+    """One tally per reference: each reference is a complete, self-consistent correction.
+
+    Only chunks changed by the hypothesis or the reference are looked at: elsewhere both
+    carry the source tokens, a TN.
+    """
+    n_chunks = len(partition.spans)
+    hyp_tokens, hyp_changed, hyp_edited = (
+        partition.tokens[0],
+        partition.changed[0],
+        partition.edited[0],
+    )
     tallies: list[ChunkTally] = []
-    for ref_tokens, ref_changed in zip(partition.tokens[1:], partition.changed[1:], strict=True):
+    for ref_tokens, ref_changed, ref_edited in zip(
+        partition.tokens[1:], partition.changed[1:], partition.edited[1:], strict=True
+    ):
         tp: list[int] = []
         fp: list[int] = []
         necessary: list[bool] = []
-        fn: list[int] = []
-        tn: list[int] = []
-        for i, changed in enumerate(hyp_changed):
-            if changed:
-                if hyp_tokens[i] == ref_tokens[i]:
-                    tp.append(i)
-                else:
-                    fp.append(i)
-                    necessary.append(ref_changed[i])
-            elif hyp_tokens[i] != ref_tokens[i]:
-                fn.append(i)
+        for i in hyp_edited:
+            if hyp_tokens[i] == ref_tokens[i]:
+                tp.append(i)
             else:
-                tn.append(i)
-        tallies.append(ChunkTally(tuple(tp), tuple(fp), tuple(necessary), tuple(fn), tuple(tn)))
+                fp.append(i)
+                necessary.append(ref_changed[i])
+        # An unchanged hypothesis chunk is a FN when its tokens differ from the reference's.
+        fn = [i for i in ref_edited if not hyp_changed[i] and hyp_tokens[i] != ref_tokens[i]]
+        tn = n_chunks - len(tp) - len(fp) - len(fn)
+        tallies.append(ChunkTally(tuple(tp), tuple(fp), tuple(necessary), tuple(fn), tn))
     return tallies
 
 
@@ -62,25 +70,28 @@ def count_independent(partition: Partition) -> list[ChunkTally]:
     A changed hypothesis chunk is a TP if it equals any reference's chunk; an unchanged one
     is a FN only if every reference changed it (some reference agrees it is fine otherwise).
     """
-    hyp_tokens, hyp_changed = partition.tokens[0], partition.changed[0]
+    n_chunks = len(partition.spans)
+    hyp_tokens, hyp_changed, hyp_edited = (
+        partition.tokens[0],
+        partition.changed[0],
+        partition.edited[0],
+    )
     ref_tokens, ref_changed = partition.tokens[1:], partition.changed[1:]
     tp: list[int] = []
     fp: list[int] = []
     necessary: list[bool] = []
-    fn: list[int] = []
-    tn: list[int] = []
-    for i, changed in enumerate(hyp_changed):
-        if changed:
-            if any(hyp_tokens[i] == row[i] for row in ref_tokens):
-                tp.append(i)
-            else:
-                fp.append(i)
-                necessary.append(any(row[i] for row in ref_changed))
-        elif all(row[i] for row in ref_changed):
-            fn.append(i)
+    for i in hyp_edited:
+        if any(hyp_tokens[i] == row[i] for row in ref_tokens):
+            tp.append(i)
         else:
-            tn.append(i)
-    return [ChunkTally(tuple(tp), tuple(fp), tuple(necessary), tuple(fn), tuple(tn))]
+            fp.append(i)
+            necessary.append(any(row[i] for row in ref_changed))
+    # Every reference changed it: the first reference's edited chunks are the candidates.
+    fn = [
+        i for i in partition.edited[1] if not hyp_changed[i] and all(row[i] for row in ref_changed)
+    ]
+    tn = n_chunks - len(tp) - len(fp) - len(fn)
+    return [ChunkTally(tuple(tp), tuple(fp), tuple(necessary), tuple(fn), tn)]
 
 
 def count(partition: Partition, assumption: Assumption) -> list[ChunkTally]:

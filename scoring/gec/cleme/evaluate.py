@@ -84,11 +84,11 @@ def evaluate_chunks(
         refs = usable_references(ref.source, ref.corrections, max_refs)
         joint = partition(ref.source, [hyp.corrections[0], *refs], merge_distance=merge_distance)
         spans = joint.spans
-        for row_tokens, row_changed in zip(joint.tokens[1:], joint.changed[1:], strict=True):
-            for span, tokens, flag in zip(spans, row_tokens, row_changed, strict=True):
-                if flag:
-                    total_length += max(span.end - span.start, len(tokens))
-                    n_changed += 1
+        for row_tokens, row_edited in zip(joint.tokens[1:], joint.edited[1:], strict=True):
+            for i in row_edited:
+                span = spans[i]
+                total_length += max(span.end - span.start, len(row_tokens[i]))
+            n_changed += len(row_edited)
         evaluations.append(SentenceEvaluation(joint, tuple(count(joint, assumption))))
     # No reference changes anything: no TP/FN exists and FP weights only need a finite b.
     bias = total_length / n_changed if n_changed else 0.0

@@ -21,9 +21,7 @@ from scoring.gec.extract import ParallelLine, parallel_to_m2, read_parallel
 from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, read_m2
 from scoring.gec.resources import Resources
 
-
-def _correction_tokens(correction: str) -> tuple[str, ...]:
-    return () if correction == NONE_CORRECTION else tuple(correction.split())
+_SKIPPED_TYPES = (NOOP_TYPE, NA_TYPE)
 
 
 def sentence_from_m2_block(block: M2Block, name: str = "") -> Sentence:
@@ -31,14 +29,19 @@ def sentence_from_m2_block(block: M2Block, name: str = "") -> Sentence:
     seen: set[int] = set()
     corrections: list[list[SpanEdit]] = []
     for target in block.targets:
-        if target.annotator in seen:
+        if target.alternative != 0 or target.annotator in seen:
             continue  # T<r>-A<k>, k >= 1: another alignment of a correction we already have
         seen.add(target.annotator)
         corrections.append(
             [
-                SpanEdit(edit.start, edit.end, _correction_tokens(edit.correction), edit.type)
+                SpanEdit(
+                    edit.start,
+                    edit.end,
+                    () if edit.correction == NONE_CORRECTION else tuple(edit.correction.split()),
+                    edit.type,
+                )
                 for edit in target.edits
-                if edit.start >= 0 and edit.type not in (NOOP_TYPE, NA_TYPE)
+                if edit.start >= 0 and edit.type not in _SKIPPED_TYPES
             ]
         )
     origin = f"{name}, line {block.line}" if name else f"line {block.line}"
@@ -64,10 +67,12 @@ def sentences_from_parallel(
     granularity: str = "char",
     simplified: bool = True,
     name: str = "<input>",
+    workers: int = 1,
 ) -> list[Sentence]:
     """Sentences of ``id \\t source \\t target...`` lines, edits from our extractor.
 
     Only the first cheapest alignment of each target is computed: it is all CLEME reads.
+    ``workers`` > 1 extracts in that many processes (same result).
     """
     blocks, _ = parallel_to_m2(
         lines,
@@ -76,6 +81,7 @@ def sentences_from_parallel(
         strategy="first",
         simplified=simplified,
         name=name,
+        workers=workers,
     )
     return sentences_from_m2(blocks, name)
 
@@ -108,6 +114,7 @@ def read_sentences(
     resources: Resources | None = None,
     granularity: str = "char",
     simplified: bool = True,
+    workers: int = 1,
 ) -> list[Sentence]:
     """Read M2 or parallel text (detected by content unless ``input_format`` says)."""
     kind = detect_format(path) if input_format == "auto" else input_format
@@ -120,5 +127,6 @@ def read_sentences(
             granularity=granularity,
             simplified=simplified,
             name=str(path),
+            workers=workers,
         )
     raise ValueError(f"input_format must be 'auto', 'm2' or 'text', got {input_format!r}")

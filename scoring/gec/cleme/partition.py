@@ -42,12 +42,17 @@ class ChunkSpan(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Partition:
-    """Chunks of one sentence: ``tokens[c][i]`` / ``changed[c][i]`` for correction c, chunk i."""
+    """Chunks of one sentence: ``tokens[c][i]`` / ``changed[c][i]`` for correction c, chunk i.
+
+    ``edited[c]`` lists the chunks correction c changed, in order (the True of ``changed[c]``):
+    every other cell is the source slice, so comparisons only need to look there.
+    """
 
     source: Tokens
     spans: tuple[ChunkSpan, ...]
     tokens: tuple[tuple[Tokens, ...], ...]
     changed: tuple[tuple[bool, ...], ...]
+    edited: tuple[tuple[int, ...], ...]
 
     def chunk_length(self, correction: int, chunk: int) -> int:
         """max(#source tokens, #corrected tokens) of a chunk: the length CLEME weights by."""
@@ -101,13 +106,17 @@ def partition(
     # 3. Each correction: its cells are the source slices except where it edits.
     all_tokens: list[tuple[Tokens, ...]] = []
     all_changed: list[tuple[bool, ...]] = []
+    all_edited: list[tuple[int, ...]] = []
+    plain_row = tuple(plain)
     for edits in corrections:
         if not edits:
-            all_tokens.append(tuple(plain))
+            all_tokens.append(plain_row)
             all_changed.append(unchanged_row)
+            all_edited.append(())
             continue
         row = list(plain)
         changed = [False] * len(spans)
+        edited: list[int] = []
         interval = -1
         cell: list[str] = []
         cursor = 0
@@ -121,6 +130,7 @@ def partition(
                 while ends[interval] < edit.start:
                     interval += 1
                 changed[chunk_of_interval[interval]] = True
+                edited.append(chunk_of_interval[interval])
                 cell = []
                 cursor = starts[interval]
             cell.extend(source[cursor : edit.start])
@@ -130,4 +140,5 @@ def partition(
         row[chunk_of_interval[interval]] = tuple(cell)
         all_tokens.append(tuple(row))
         all_changed.append(tuple(changed))
-    return Partition(source, tuple(spans), tuple(all_tokens), tuple(all_changed))
+        all_edited.append(tuple(edited))
+    return Partition(source, tuple(spans), tuple(all_tokens), tuple(all_changed), tuple(all_edited))

@@ -109,7 +109,7 @@ def unweighted_counts(tally: ChunkTally) -> Counts:
         float(len(tally.tp)),
         float(len(tally.fp)),
         float(len(tally.fn)),
-        float(len(tally.tn)),
+        float(tally.tn),
         float(ne),
         float(len(tally.fp) - ne),
     )
@@ -166,7 +166,7 @@ def length_weighted_counts(
     fn = 0.0
     for i in tally.fn:
         fn += weigher.fn(length(0, i))
-    return Counts(tp, fp, fn, float(len(tally.tn)), fp_ne, fp_un)
+    return Counts(tp, fp, fn, float(tally.tn), fp_ne, fp_un)
 
 
 def custom_weighted_counts(
@@ -183,4 +183,4 @@ def custom_weighted_counts(
         else:
             fp_un += weight
     fn = sum(weigher(partition, i, "fn", reference) for i in tally.fn)
-    return Counts(float(tp), fp, float(fn), float(len(tally.tn)), fp_ne, fp_un)
+    return Counts(float(tp), fp, float(fn), float(tally.tn), fp_ne, fp_un)
