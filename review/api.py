@@ -12,11 +12,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.api import EditSerializer, SentenceSerializer, SubmissionSerializer, SubmitRequestSerializer, _validated
+from annotate.api import (
+    EditSerializer,
+    SentenceSerializer,
+    SubmissionSerializer,
+    SubmitRequestSerializer,
+    _validated,
+)
 from annotate.selectors import first_submission
+from core.exceptions import ServiceError
 from core.permissions import IsAnnotator
 from core.roles import Role, has_role
-from core.exceptions import ServiceError
 from review import selectors, services
 from review.models import Complaint, GoldenReference, ReviewTask, StudyItem
 

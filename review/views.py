@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse

@@ -18,9 +18,22 @@ def read_demo_rows(path: Path) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+DEMO_ASSIGNMENT_SEED = 0
+
+
+def assign_demo_dataset(*, dataset: Dataset, admin: User) -> int:
+    """Give every demo sentence to annotator1..3 (k=3) with the reviewer reviewing it, so a
+    newcomer can walk the whole loop by hand. Re-running assigns only what is unassigned."""
+    from annotate.services import assign_dataset
+
+    return assign_dataset(dataset=dataset, seed=DEMO_ASSIGNMENT_SEED, by=admin).assignments
+
+
 def seed_demo_dataset(*, name: str, path: Path, admin: User) -> bool:
-    """Create the demo dataset with annotators 1..3 and the reviewer in its pools."""
-    if Dataset.objects.filter(name=name).exists():
+    """Create the demo dataset with annotators 1..3 and the reviewer in its pools, assigned."""
+    existing = Dataset.objects.filter(name=name).first()
+    if existing is not None:
+        assign_demo_dataset(dataset=existing, admin=admin)
         return False
     dataset = Dataset.objects.create(
         name=name, description="Quick-start demo: 12 learner sentences.", created_by=admin
@@ -35,4 +48,5 @@ def seed_demo_dataset(*, name: str, path: Path, admin: User) -> bool:
         )
     dataset.annotators.set(User.objects.filter(username__in=["annotator1", "annotator2", "annotator3"]))
     dataset.reviewers.set(User.objects.filter(username="reviewer"))
+    assign_demo_dataset(dataset=dataset, admin=admin)
     return True

@@ -9,7 +9,10 @@
   var elapsed = GEC.activeTimer();
 
   form.querySelectorAll(".edit-box").forEach(function (area) {
-    GEC.attachLiveDiff(area, area.parentElement.querySelector(".live-diff"), source);
+    var output = area.parentElement.querySelector(".live-diff");
+    GEC.attachLiveDiff(area, output, source);
+    // The diff above already shows the annotator's text; show this one once it is edited.
+    area.addEventListener("input", function () { output.classList.remove("untouched"); });
   });
 
   document.getElementById("add-reference").addEventListener("click", function () {

@@ -22,7 +22,6 @@ from review.services import submit_review
 from tests.annotate.workflow import make_world
 
 
-
 def _in_memory_sqlite() -> bool:
     return connection.vendor == "sqlite" and connection.is_in_memory_db()
 
