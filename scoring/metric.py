@@ -21,7 +21,7 @@ from scoring.gec import (
     parse_m2,
     write_m2,
 )
-from scoring.gec.compare import CompareResult, compare_m2
+from scoring.gec.compare import CompareResult, compare_m2, scores
 from scoring.gec.extract import Edit
 from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT
 from scoring.gec.tokenize import normalize_source, tokenize
@@ -181,7 +181,9 @@ def full_report(
         for name, s in main.categories.items()
     }
     for name in CATEGORY_NAMES:
-        categories.setdefault(name, {"tp": 0, "fp": 0, "fn": 0, "p": 1.0, "r": 1.0, "f05": 0.0})
+        # A type nobody edited gets the library's own numbers for 0/0/0 (ChERRANT's formula).
+        empty = scores(0, 0, 0)
+        categories.setdefault(name, {"tp": 0, "fp": 0, "fn": 0, "p": empty.p, "r": empty.r, "f05": empty.f})
     detection = {mode: _as_dict(compare_m2(hyp_blocks, ref_blocks, mode=mode)) for mode in DETECTION_MODES}
     max_refs = max((_annotators(block) for block in ref_blocks), default=1)
     by_k = {str(k): compare_m2(hyp_blocks, ref_blocks, max_refs=k).f for k in range(1, max_refs)}

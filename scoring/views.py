@@ -55,16 +55,20 @@ def _curve_labels(length: int) -> list[str]:
 
 
 def reference_count_chart(series: list[tuple[str, list[float]]]) -> str:
-    """Figure 3: F0.5 with the first 1, 2, 3 references and all of them, per system."""
+    """Figure 3: F0.5 with the first 1, 2, 3 references and all of them, per system.
+
+    A curve is [k=1, ..., All]; a shorter one (a corpus with fewer references per sentence)
+    is padded with its All value, which is exactly its first-k score for every larger k.
+    """
     series = [(name, curve) for name, curve in series if curve]
     if not series:
         return ""
     length = max(len(curve) for _, curve in series)
-    series = [(name, curve) for name, curve in series if len(curve) == length]
+    padded = [(name, curve[:-1] + [curve[-1]] * (length - len(curve) + 1)) for name, curve in series]
     return grouped_bar_chart(
         title="F0.5 by number of references (first k, then all)",
         categories=_curve_labels(length),
-        series=series,
+        series=padded,
         x_label="references used",
         y_label="F0.5",
         box=ChartBox(width=720, height=340),
@@ -88,6 +92,7 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
     show_human = request.GET.get("human", "1") == "1"
     human = None
     if show_human and version.dataset_id:
+        services.refresh_stale_samples(dataset_id=version.dataset_id)
         human = selectors.human_scores(version.dataset)
         if human["samples"]:
             series.append(("Human", human["ref_count_curve"]))
