@@ -253,11 +253,14 @@ def open_assignment(*, assignment: Assignment, user: Any) -> Assignment:
     return assignment
 
 
-def next_assignment(*, user: Any) -> Assignment | None:
-    """The annotator's next open sentence: one already started first, then by position."""
+def next_assignment(*, user: Any, skip_id: int | None = None) -> Assignment | None:
+    """The annotator's next open sentence: one already started first, then by position.
+    `skip_id` (the page's "next" shortcut) passes over the sentence on screen."""
     from annotate.selectors import open_assignments_for
 
     mine = open_assignments_for(user)
+    if skip_id is not None:
+        mine = mine.exclude(pk=skip_id)
     # A sentence already started comes back first (a reload must not skip it).
     assignment = (
         mine.filter(opened_at__isnull=False).order_by("opened_at", "id").first()

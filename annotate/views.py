@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate import selectors, services
@@ -61,7 +62,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 @role_required(Role.ANNOTATOR)
 def next_sentence(request: HttpRequest) -> HttpResponse:
-    assignment = services.next_assignment(user=request.user)
+    skip = request.GET.get("skip", "")
+    assignment = services.next_assignment(user=request.user, skip_id=int(skip) if skip.isdigit() else None)
     if assignment is None:
         messages.info(request, "Nothing left to annotate. Thank you!")
         return redirect("annotate:dashboard")
@@ -98,6 +100,7 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "page_config": {
             "assignmentId": assignment.pk, "source": sentence.text, "maxChars": MAX_DIFF_CHARS,
             "maxBoxes": services.MAX_CORRECTIONS, "open": assignment.status == AssignmentStatus.OPEN,
+            "nextUrl": reverse("annotate:next") + f"?skip={assignment.pk}",
         },
     })
 

@@ -1,0 +1,58 @@
+"""Read-only Django admin for review rows: they are written only by services (which check
+the rules and write the audit log). The guideline is edited on its own page."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from annotate.admin import ReadOnlyAdmin
+from review.models import (
+    Complaint,
+    ComplaintMessage,
+    GoldenReference,
+    Guideline,
+    ReviewTask,
+    StudyItem,
+    Verdict,
+)
+
+
+@admin.register(ReviewTask)
+class ReviewTaskAdmin(ReadOnlyAdmin):
+    list_display = ("id", "sentence", "reviewer", "status", "version", "submitted_at", "submitted_by")
+    list_filter = ("status",)
+
+
+@admin.register(Verdict)
+class VerdictAdmin(ReadOnlyAdmin):
+    list_display = ("task", "position", "kind", "text", "is_correct", "edited_text")
+
+
+@admin.register(GoldenReference)
+class GoldenReferenceAdmin(ReadOnlyAdmin):
+    list_display = ("sentence", "revision", "position", "kind", "text", "origin", "is_current")
+    list_filter = ("origin", "kind", "is_current")
+
+
+@admin.register(StudyItem)
+class StudyItemAdmin(ReadOnlyAdmin):
+    list_display = ("id", "assignment", "reason", "status", "created_at", "done_at")
+
+
+class ComplaintMessageInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = ComplaintMessage
+    extra = 0
+    can_delete = False
+    readonly_fields = ("author", "text", "created_at")
+
+
+@admin.register(Complaint)
+class ComplaintAdmin(ReadOnlyAdmin):
+    list_display = ("id", "author", "status", "created_at", "resolved_at", "resolved_by")
+    list_filter = ("status",)
+    inlines = [ComplaintMessageInline]
+
+
+@admin.register(Guideline)
+class GuidelineAdmin(ReadOnlyAdmin):
+    list_display = ("title", "version", "updated_at", "updated_by")
