@@ -22,6 +22,7 @@ from scoring.gec import (
     write_m2,
 )
 from scoring.gec.compare import CompareResult, compare_m2, scores
+from scoring.gec.cleme import cleme, cleme2, sentences_from_m2
 from scoring.gec.extract import Edit
 from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT
 from scoring.gec.tokenize import normalize_source, tokenize
@@ -163,12 +164,32 @@ def _annotators(block: M2Block) -> int:
     return len({target.annotator for target in block.targets})
 
 
+CHUNK_METRICS = ("cleme", "cleme2")
+
+
+def chunk_metrics(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) -> dict[str, Any]:
+    """CLEME (v1.0, corpus, dependent, length-weighted) and CLEME2.0 (corpus, unweighted,
+    dependent: the four aspects and the score) from the same M2 blocks, by the library's
+    defaults. Model-weighted CLEME2.0-sim is gpu-queue work and is not computed here."""
+    hyps, refs = sentences_from_m2(hyp_blocks), sentences_from_m2(ref_blocks)
+    v1 = cleme(hyps, refs)
+    v2 = cleme2(hyps, refs)
+    return {
+        "cleme": {"p": v1.p, "r": v1.r, "f05": round(v1.f, 4), "signature": v1.signature},
+        "cleme2": {
+            "hit": round(v2.hit, 4), "wrong": round(v2.wrong, 4), "under": round(v2.under, 4),
+            "over": round(v2.over, 4), "score": round(v2.score, 4), "signature": v2.signature,
+        },
+    }
+
+
 def full_report(
     hyp_blocks: Sequence[M2Block],
     ref_blocks: Sequence[M2Block],
     *,
     source_names: Sequence[str],
     resources: Resources,
+    with_chunk_metrics: bool = True,
 ) -> ScoreReport:
     """Everything the system page shows, from the library's comparison:
     overall (correction mode), M/R/S/W (cat 1), detection (ds, dt), first-k curve
@@ -209,4 +230,5 @@ def full_report(
         overall=_as_dict(main), categories=categories, detection=detection,
         ref_count_curve=curve, ref_count_curve_by_k=by_k, by_source=by_source, sentences=sentences,
         signature=main.signature, max_references=max_refs,
+        extra=chunk_metrics(hyp_blocks, ref_blocks) if with_chunk_metrics else {},
     )

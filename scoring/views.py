@@ -26,6 +26,9 @@ from scoring import selectors, services
 from scoring.models import ScoreStatus, SystemOutput
 
 PAGE_SIZE = 50
+# Leaderboard columns beyond the char-level P/R/F0.5 (selectable with ?cols=...).
+OPTIONAL_COLUMNS = ("detection", "cleme", "cleme2")
+DEFAULT_COLUMNS = ("detection", "cleme")
 CURVE_LABELS_ALL = "All"
 
 
@@ -96,9 +99,13 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
         human = selectors.human_scores(version.dataset)
         if human["samples"]:
             series.append(("Human", human["ref_count_curve"]))
+    wanted = request.GET.getlist("cols")
+    columns = [c for c in OPTIONAL_COLUMNS if c in wanted] if "cols" in request.GET else list(DEFAULT_COLUMNS)
     context: dict[str, Any] = {
         "version": version,
         "rows": rows,
+        "columns": columns,
+        "optional_columns": OPTIONAL_COLUMNS,
         "signatures": selectors.leaderboard_signatures(rows),
         "chart": reference_count_chart(series),
         "chosen": chosen,
@@ -181,6 +188,16 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         context["curve"] = list(zip(_curve_labels(len(summary.get("ref_count_curve", []))),
                                     summary.get("ref_count_curve", []), strict=True))
         context["detection"] = summary.get("detection", {})
+        extra = summary.get("extra", {})
+        context["cleme"] = extra.get("cleme")
+        context["cleme2"] = extra.get("cleme2")
+        if context["cleme2"]:
+            aspects = ("hit", "wrong", "under", "over")
+            context["cleme2_chart"] = bar_chart(
+                title="CLEME2.0 aspects (corpus, unweighted)",
+                labels=list(aspects), values=[context["cleme2"][a] for a in aspects],
+                y_label="rate", box=ChartBox(width=480, height=280),
+            )
         context["by_source"] = summary.get("by_source", {})
         sentences, total = selectors.sentence_results(
             score, only=only, source_name=source_name, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE

@@ -66,6 +66,7 @@ def test_leaderboard_system_and_annotator_pages_render_charts(page, screenshot, 
     assert page.locator(".hl [data-label=FP]").count() == 1
     assert page.locator("[data-testid=sentence] [data-label=FN]").count() == 1
     assert page.locator("[data-testid=type-chart] svg").first.is_visible()
+    assert page.locator("[data-testid=cleme2-chart] svg rect.bar").count() == 4  # hit/wrong/under/over
     screenshot("scoring-system")
 
     # The leaderboard: the row, the signature, Figure 3 with the system and Human.

@@ -165,3 +165,14 @@ def test_resources_come_from_the_setting(
     assert services.scoring_resources().signature.startswith("cherrant:")
     settings.GEC_CHERRANT_RESOURCES = ""
     assert services.scoring_resources().signature == "default"
+
+
+def test_chunk_metrics_match_the_cleme_spec(example_score: SystemScore) -> None:
+    # shared/specs/cleme.md section 8: CLEME corpus dependent 0.3155; CLEME2.0 corpus,
+    # unweighted, dependent: hit 0.2686, wrong 0.2178, under 0.5136, over 0.3069, score 0.5022.
+    extra = example_score.summary["extra"]
+    assert extra["cleme"]["f05"] == 0.3155
+    cleme2 = extra["cleme2"]
+    assert (cleme2["hit"], cleme2["wrong"], cleme2["under"], cleme2["over"], cleme2["score"]) == (
+        0.2686, 0.2178, 0.5136, 0.3069, 0.5022
+    )
