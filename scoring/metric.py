@@ -21,8 +21,8 @@ from scoring.gec import (
     parse_m2,
     write_m2,
 )
-from scoring.gec.compare import CompareResult, compare_m2, scores
 from scoring.gec.cleme import cleme, cleme2, sentences_from_m2
+from scoring.gec.compare import CompareResult, compare_m2, scores
 from scoring.gec.extract import Edit
 from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT
 from scoring.gec.tokenize import normalize_source, tokenize
