@@ -158,12 +158,77 @@ def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "
     return cost
 
 
+# Storage limit of one banded table (rows x band width). A pair needing more (only very long
+# AND very different sentences: the band widens with the alignment cost) is rejected with a
+# clear error instead of exhausting memory. Real data never comes close (docs/metrics/char.md).
+MAX_TABLE_SLOTS = 4_000_000
+
+
+class AlignmentTooLarge(ValueError):
+    """The exact alignment would need more memory than MAX_TABLE_SLOTS allows."""
+
+
+def substitution_costs(
+    a: str, targets: Sequence[str], resources: Resources, granularity: str = "char"
+) -> list[float]:
+    """substitution_cost(a, t) for every t (all different from a), with a's features hoisted.
+
+    Same arithmetic as substitution_cost (checked by tests); this is the cold-cache hot path.
+    """
+    if granularity != "char":
+        return [substitution_cost(a, t, resources, granularity) for t in targets]
+    sem_a, a_punct, a_cjk, pinyin_a = _features(a, resources, granularity)
+    confusion = resources.confusion
+    confusable = confusion.get(a, ())
+    single = len(a) == 1
+    out: list[float] = []
+    for t in targets:
+        sem_b, b_punct, b_cjk, pinyin_b = _features(t, resources, granularity)
+        if sem_a is None or sem_b is None:
+            semantic = 4
+        elif sem_a == sem_b:
+            semantic = 0
+        else:
+            semantic = 2 * (
+                3 - ((sem_a[0] == sem_b[0]) + (sem_a[1] == sem_b[1]) + (sem_a[2] == sem_b[2]))
+            )
+        if a_punct:
+            pos = 0.0 if b_punct else 0.499
+        else:
+            pos = 0.499 if b_punct else 0.25
+        if not (a_cjk and b_cjk):
+            char = 0.5
+        elif single and len(t) == 1:
+            char = (
+                0.0
+                if (pinyin_a & pinyin_b) or t in confusable or a in confusion.get(t, ())
+                else 0.5
+            )
+        else:
+            out.append(substitution_cost(a, t, resources, granularity))
+            continue
+        out.append(semantic / 6.0 + char + pos)
+    return out
+
+
 @dataclass
 class _Table:
+    """Banded DP table stored by diagonal: cell (a, b) lives at row a, slot b - a + offset.
+
+    Slots 0 and width + 1 are padding (always INF), so out-of-band neighbours read as INF.
+    """
+
     cost: list[list[float]]
     run: list[list[int]]  # consecutive "value changed" steps back along the diagonal
     low: int  # band: diagonals d = a - b in [low, high] are computed
     high: int
+    offset: int  # high + 1
+
+    def at(self, a: int, b: int) -> float:
+        slot = b - a + self.offset
+        if a < 0 or b < 0 or slot < 0 or slot >= len(self.cost[a]):
+            return INF
+        return self.cost[a][slot]
 
 
 def _transposition(src: Sequence[str], tgt: Sequence[str], i: int, j: int, limit: int) -> int:
@@ -193,24 +258,21 @@ class _Grid:
         tgt: Sequence[str],
         sub: Callable[[str, str], float],
         row_cache: dict[str, dict[str, float]],
+        batch: Callable[[str, list[str]], list[float]],
     ):
         self.src, self.tgt = src, tgt
         n, m = len(src), len(tgt)
         # Substitution costs are memoised per (source token, target token) across sentences;
         # rows are laid out lazily for the band actually computed.
-        self.sub, self.row_cache = sub, row_cache
+        self.sub, self.row_cache, self.batch = sub, row_cache, batch
         # Necessary condition for a transposition ending at (i, j) with length k+1: src[i]
-        # occurs in tgt[j-k..j-1] and tgt[j] occurs in src[i-k..i-1]. last_in_tgt[c][j] is the
-        # latest index < j where tgt has c (-1 if none); last_in_src[i][c] likewise for src.
-        self.last_in_tgt: dict[str, list[int]] = {}
-        for c in set(src):
-            row, last = [-1] * (m + 1), -1
-            for b in range(m):
-                row[b] = last
-                if tgt[b] == c:
-                    last = b
-            row[m] = last
-            self.last_in_tgt[c] = row
+        # occurs in tgt[j-k..j-1] and tgt[j] occurs in src[i-k..i-1]. _last_in_tgt[c][j] is the
+        # latest index < j where tgt has c (-1 if none), built on first use per character.
+        self._last_in_tgt: dict[str, list[int]] = {}
+        self._positions: dict[str, list[int]] = {}
+        for b, t in enumerate(tgt):
+            self._positions.setdefault(t, []).append(b)
+        self._never = [-1] * (m + 1)
         self.n, self.m = n, m
 
     def sub_segment(self, c: str, j_from: int, j_to: int) -> list[float]:
@@ -219,12 +281,28 @@ class _Grid:
         if known is None:
             known = self.row_cache[c] = {c: 0.0}
         segment = self.tgt[j_from:j_to]
-        try:
-            return [known[t] for t in segment]
-        except KeyError:
-            for t in set(segment) - known.keys():
-                known[t] = self.sub(c, t)
-            return [known[t] for t in segment]
+        get = known.get
+        costs = [get(t) for t in segment]
+        if None in costs:  # first time these pairs are seen (cold cache)
+            missing = list({t for t in segment if t not in known})
+            known.update(zip(missing, self.batch(c, missing), strict=True))
+            costs = [known[t] for t in segment]
+        return costs  # type: ignore[return-value]
+
+    def last_in_tgt(self, c: str) -> list[int]:
+        row = self._last_in_tgt.get(c)
+        if row is None:
+            positions = self._positions.get(c)
+            if positions is None:
+                row = self._never
+            else:
+                # row[j] = latest position < j: built from runs with list multiplication.
+                row = [-1] * (positions[0] + 1)
+                for here, after in zip(positions, positions[1:]):
+                    row += [here] * (after - here)
+                row += [positions[-1]] * (self.m - positions[-1])
+            self._last_in_tgt[c] = row
+        return row
 
     def pair_cost(self, c: str, t: str) -> float:
         known = self.row_cache.setdefault(c, {c: 0.0})
@@ -234,13 +312,14 @@ class _Grid:
         return value
 
     def transposition(
-        self, cost: list[list[float]], run: list[list[int]], i: int, j: int, last_src: int
+        self, table: _Table, i: int, j: int, slot: int, last_src: int
     ) -> tuple[float, int, int]:
-        """(cost, k, cells read back) of the transposition candidate at source i, target j."""
-        limit = run[i][j]
+        """(cost, k, cells read back) of the transposition candidate at source i, target j;
+        ``slot`` is the diagonal slot of cell (i, j) (and of every cell on its diagonal)."""
+        limit = table.run[i][slot]
         if not limit:
             return INF, 0, 1
-        t_last = self.last_in_tgt[self.src[i]][j]
+        t_last = self.last_in_tgt(self.src[i])[j]
         if t_last < 0 or last_src < 0:
             return INF, 0, limit + 1
         k_min = max(j - t_last, i - last_src)
@@ -249,53 +328,79 @@ class _Grid:
         k = _transposition(self.src, self.tgt, i, j, limit)
         if not k:
             return INF, 0, limit + 1
-        return cost[i - k][j - k] + k, k, k
+        return table.cost[i - k][slot] + k, k, k
 
 
 def _fill(grid: _Grid, low: int, high: int) -> _Table:
     src, tgt = grid.src, grid.tgt
     n, m = grid.n, grid.m
-    cost = [[INF] * (m + 1) for _ in range(n + 1)]
-    run = [[0] * (m + 1) for _ in range(n + 1)]
-    cost[0][0] = 0.0
+    width = high - low + 1
+    if (n + 1) * (width + 2) > MAX_TABLE_SLOTS:
+        raise AlignmentTooLarge(
+            f"sentence pair too long and too different to align exactly ({n} x {m} tokens "
+            f"would need a band of {width} diagonals; limit {MAX_TABLE_SLOTS} cells)"
+        )
+    offset = high + 1
+    cost = [[INF] * (width + 2) for _ in range(n + 1)]
+    run = [[0] * (width + 2) for _ in range(n + 1)]
+    table = _Table(cost, run, low, high, offset)
+    cost[0][offset] = 0.0
     for a in range(1, min(n, high) + 1):
-        cost[a][0] = cost[a - 1][0] + 1
+        cost[a][offset - a] = cost[a - 1][offset - a + 1] + 1
     for b in range(1, min(m, -low) + 1):
-        cost[0][b] = cost[0][b - 1] + 1
+        cost[0][offset + b] = cost[0][offset + b - 1] + 1
     last_in_src: dict[str, int] = {}
-    transposition = grid.transposition
+    last_in_src_get = last_in_src.get
     for i in range(n):
         s_i = src[i]
+        t_last_row = grid.last_in_tgt(s_i)
         prev_cost, cur_cost = cost[i], cost[i + 1]
         prev_run, cur_run = run[i], run[i + 1]
         a = i + 1
         j_from = max(0, a - high - 1)
         j_to = min(m, a - low)  # cell column b = j + 1 stays within the band
         sub_row = grid.sub_segment(s_i, j_from, j_to)
-        for j in range(j_from, j_to):
-            diag = prev_cost[j]
-            if s_i == tgt[j]:
+        # Cell (a, b = j + 1) is at slot q = b - a + offset = j - i + offset in row a; its
+        # diagonal neighbour (a-1, b-1) at the same slot of row a-1, (a-1, b) at q + 1 there,
+        # (a, b-1) at q - 1 of row a.
+        q = j_from - i + offset
+        for t_j, sub in zip(tgt[j_from:j_to], sub_row):
+            diag = prev_cost[q]
+            if s_i == t_j:
                 # Forced match: same value as the diagonal, so the run restarts.
-                cur_cost[j + 1] = diag
-                cur_run[j + 1] = 0
+                cur_cost[q] = diag
+                cur_run[q] = 0
+                q += 1
                 continue
             # Only the cell VALUE is needed here (the minimum does not depend on the order of
             # comparison); the tied operations are re-derived for visited cells in _cell_ops.
-            value = diag + sub_row[j - j_from]
-            other = prev_cost[j + 1] + 1
+            value = diag + sub
+            other = prev_cost[q + 1] + 1
             if other < value:
                 value = other
-            other = cur_cost[j] + 1
+            other = cur_cost[q - 1] + 1
             if other < value:
                 value = other
-            if prev_run[j]:
-                other = transposition(cost, run, i, j, last_in_src.get(tgt[j], -1))[0]
-                if other < value:
-                    value = other
-            cur_cost[j + 1] = value
-            cur_run[j + 1] = prev_run[j] + 1 if value != diag else 0
+            limit = prev_run[q]
+            if limit:
+                # Inlined Grid.transposition filter: most cells fail it.
+                j = q + i - offset
+                t_last = t_last_row[j]
+                if t_last >= 0:
+                    s_last = last_in_src_get(t_j, -1)
+                    if s_last >= 0 and j - t_last <= limit and i - s_last <= limit:
+                        k = _transposition(src, tgt, i, j, limit)
+                        if k:
+                            other = cost[i - k][q] + k
+                            if other < value:
+                                value = other
+                cur_run[q] = limit + 1 if value != diag else 0
+            else:
+                cur_run[q] = 1 if value != diag else 0
+            cur_cost[q] = value
+            q += 1
         last_in_src[s_i] = i
-    return _Table(cost, run, low, high)
+    return table
 
 
 def _cell_ops(grid: _Grid, table: _Table, a: int, b: int) -> tuple[tuple[str, ...], int]:
@@ -306,19 +411,20 @@ def _cell_ops(grid: _Grid, table: _Table, a: int, b: int) -> tuple[tuple[str, ..
     if b == 0:
         return ("D",), 0
     i, j = a - 1, b - 1
-    src, tgt, cost = grid.src, grid.tgt, table.cost
+    src, tgt = grid.src, grid.tgt
     if src[i] == tgt[j]:
         return ("M",), 0
-    del_cost = cost[i][b] + 1
-    ins_cost = cost[a][j] + 1
-    sub_cost = cost[i][j] + grid.pair_cost(src[i], tgt[j])
+    at = table.at
+    del_cost = at(i, b) + 1
+    ins_cost = at(a, j) + 1
+    sub_cost = at(i, j) + grid.pair_cost(src[i], tgt[j])
     last_src = -1
     token = tgt[j]
     for x in range(i - 1, -1, -1):
         if src[x] == token:
             last_src = x
             break
-    trans_cost, k, reach = grid.transposition(cost, table.run, i, j, last_src)
+    trans_cost, k, reach = grid.transposition(table, i, j, j - i + table.offset, last_src)
     value = min(trans_cost, sub_cost, ins_cost, del_cost)
     kept: list[str] = []
     if trans_cost == value:
@@ -359,8 +465,8 @@ def _certified(
     """
     if table.low <= -m and table.high >= n:
         return True  # the band is the full table
-    cost = table.cost
-    if not cost[n][m] < _outside_bound(table, n, m, n - m):
+    at = table.at
+    if not at(n, m) < _outside_bound(table, n, m, n - m):
         return False
     for (a, b), (_, reach) in visited.items():
         if not reach:
@@ -368,7 +474,7 @@ def _certified(
         bound = _outside_bound(table, n, m, a - b)
         i, j = a - 1, b - 1
         for k in range(min(reach, i, j) + 1):
-            if not cost[i - k][j - k] < bound:
+            if not at(i - k, j - k) < bound:
                 return False
     return True
 
@@ -444,7 +550,10 @@ def align(
     first_only = strategy == "first" or abs(n - m) > FIRST_ONLY_LENGTH_GAP
     limit = 1 if strategy == "first" else max_paths
     row_cache = resources.sub_cost_rows.setdefault(granularity, {})
-    grid = _Grid(src, tgt, sub, row_cache)
+    def batch(x: str, ys: list[str]) -> list[float]:
+        return substitution_costs(x, ys, resources, granularity)
+
+    grid = _Grid(src, tgt, sub, row_cache, batch)
     width = band
     while True:
         low, high = min(0, n - m) - width, max(0, n - m) + width
@@ -455,4 +564,4 @@ def align(
         width *= 4
     if strategy == "first":
         truncated = False
-    return Alignment(paths=paths, cost=table.cost[n][m], truncated=truncated)
+    return Alignment(paths=paths, cost=table.at(n, m), truncated=truncated)
