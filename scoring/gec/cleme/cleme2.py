@@ -8,8 +8,8 @@ From the same chunk outcomes as CLEME (reference: THUKElab/CLEME HEAD e90abea,
 * over = FP_un / (TP + FP) (0 when the hypothesis changed nothing);
 * score = f_hit*hit + f_wrong*(1-wrong) + f_under*(1-under) + f_over*(1-over).
 
-Counts are unweighted by default; a length weighting or any per-chunk weigher (e.g. the
-BERTScore similarity of CLEME2.0-sim) can be given instead.
+Counts are unweighted by default; with an edit-weight provider (BERTScore) they are the
+similarity weights of CLEME2.0-sim (``similarity.py``).
 """
 
 from __future__ import annotations
@@ -22,16 +22,9 @@ from scoring.gec.cleme.counting import Assumption
 from scoring.gec.cleme.evaluate import ChunkEvaluation, evaluate_chunks
 from scoring.gec.cleme.model import Sentence
 from scoring.gec.cleme.scorers import numpy_mean
-from scoring.gec.cleme.weighting import (
-    ChunkWeigher,
-    Counts,
-    LengthWeigher,
-    LengthWeighting,
-    Level,
-    custom_weighted_counts,
-    length_weighted_counts,
-    unweighted_counts,
-)
+from scoring.gec.cleme.similarity import similarity_counts
+from scoring.gec.cleme.weighting import Counts, Level, unweighted_counts
+from scoring.gec.weights.base import EditWeightProvider, ProgressCallback
 
 CLEME2_VERSION = "2.0(THUKElab/CLEME@e90abea)"
 
@@ -120,50 +113,30 @@ class Cleme2Score:
         return asdict(self)
 
 
-def _per_sentence_counts(
-    evaluation: ChunkEvaluation, weighting: LengthWeighting | None, weigher: ChunkWeigher | None
-) -> list[list[Counts]]:
-    out: list[list[Counts]] = []
-    length_weigher = (
-        LengthWeigher(weighting, evaluation.mean_corrected_length)
-        if weighting is not None
-        else None
-    )
-    for sentence in evaluation.sentences:
-        row: list[Counts] = []
-        for k, tally in enumerate(sentence.tallies):
-            if weigher is not None:
-                reference = k + 1 if evaluation.assumption == "dependent" else None
-                row.append(custom_weighted_counts(sentence.partition, tally, weigher, reference))
-            elif length_weigher is not None:
-                row.append(length_weighted_counts(sentence.partition, tally, length_weigher))
-            else:
-                row.append(unweighted_counts(tally))
-        out.append(row)
-    return out
-
-
 def score_evaluation2(
     evaluation: ChunkEvaluation,
     *,
     level: Level = "corpus",
     factors: Factors | None = None,
-    weighting: LengthWeighting | None = None,
-    weigher: ChunkWeigher | None = None,
+    weights: EditWeightProvider | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Cleme2Score:
-    """CLEME2.0 from partitioned, counted sentences (unweighted unless a weighting is given)."""
+    """CLEME2.0 from partitioned, counted sentences: plain chunk counts, or with ``weights``
+    the similarity-weighted counts of CLEME2.0-sim (``similarity.py``)."""
     used = factors if factors is not None else default_factors(level)
-    per_sentence = _per_sentence_counts(evaluation, weighting, weigher)
-    if weigher is not None:
-        weights = "custom"
-    elif weighting is not None:
-        weights = f"length({weighting.describe()},b={evaluation.mean_corrected_length:.4f})"
+    if weights is None:
+        per_sentence = [
+            [unweighted_counts(tally) for tally in sentence.tallies]
+            for sentence in evaluation.sentences
+        ]
+        weight_name = "none"
     else:
-        weights = "none"
+        per_sentence = similarity_counts(evaluation, weights, progress=progress)
+        weight_name = f"similarity({weights.signature})"
     refs = "all" if evaluation.max_refs is None else str(evaluation.max_refs)
     signature = (
         f"CLEME2.0|v:{CLEME2_VERSION}|level:{level}|assume:{evaluation.assumption}"
-        f"|factors:{used.describe()}|weight:{weights}|refs:{refs}"
+        f"|factors:{used.describe()}|weight:{weight_name}|refs:{refs}"
     )
     n = len(per_sentence)
     total = Counts()
@@ -247,12 +220,13 @@ def cleme2(
     level: Level = "corpus",
     assumption: Assumption = "dependent",
     factors: Factors | None = None,
-    weighting: LengthWeighting | None = None,
-    weigher: ChunkWeigher | None = None,
+    weights: EditWeightProvider | None = None,
     max_refs: int | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Cleme2Score:
-    """CLEME2.0 of a system; unweighted chunk counts unless ``weighting``/``weigher`` given."""
+    """CLEME2.0 of a system; unweighted chunk counts unless a weight provider is given
+    (BERTScore weights: CLEME2.0-sim)."""
     evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
     return score_evaluation2(
-        evaluation, level=level, factors=factors, weighting=weighting, weigher=weigher
+        evaluation, level=level, factors=factors, weights=weights, progress=progress
     )

@@ -4,6 +4,7 @@
           [--assumption dependent|independent] [--no-length-weighting] [--max-refs K] [--json]
     python -m scoring.gec cleme2 --hyp HYP --ref REF [--level corpus|sentence]
           [--assumption dependent|independent] [--max-refs K] [--json]
+          [--model MODEL [--layers N] [--batch-size B] [--device D]]
     python -m scoring.gec chunks --ref REF [--max-refs K] [--json]
 
 HYP and REF are M2 files or ``id \\t source \\t targets`` text files (detected by content, or
@@ -81,6 +82,15 @@ def register(subparsers: Any) -> None:
 
     p_cleme2 = subparsers.add_parser("cleme2", help="CLEME2.0 hit/wrong/under/over and score")
     _add_metric_options(p_cleme2)
+    p_cleme2.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="CLEME2.0-sim: BERTScore chunk weights from a local model folder or installed "
+        "model package ('self' = every chunk 1); default: unweighted",
+    )
+    p_cleme2.add_argument("--layers", type=_positive, help="BERTScore layer (with --model)")
+    p_cleme2.add_argument("--batch-size", type=_positive, default=64, help="with --model")
+    p_cleme2.add_argument("--device", help="with --model: cpu or cuda (default: cuda if present)")
     _add_input_options(p_cleme2)
     p_cleme2.set_defaults(func=run_cleme2)
 
@@ -137,12 +147,21 @@ def run_cleme(args: argparse.Namespace) -> int:
 
 
 def run_cleme2(args: argparse.Namespace) -> int:
+    provider = None
+    if args.model:
+        # Imported only here: the BERTScore provider pulls in torch and transformers.
+        from scoring.gec.weights import make_provider
+
+        provider = make_provider(
+            args.model, num_layers=args.layers, batch_size=args.batch_size, device=args.device
+        )
     score = cleme2(
         _read(args.hyp, args),
         _read(args.ref, args),
         level=args.level,
         assumption=args.assumption,
         max_refs=args.max_refs,
+        weights=provider,
     )
     payload = score.as_dict()
     _print(

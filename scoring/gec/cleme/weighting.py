@@ -9,7 +9,6 @@ mean of that length over every changed chunk of every reference (``mean_correcte
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -98,10 +97,6 @@ class Counts:
         )
 
 
-# (partition, chunk index, outcome "tp"/"fp"/"fn", reference row or None for all) -> weight.
-ChunkWeigher = Callable[[Partition, int, str, int | None], float]
-
-
 def unweighted_counts(tally: ChunkTally) -> Counts:
     """Plain chunk counts (what CLEME2.0 reports as 'unweighted')."""
     ne = sum(1 for flag in tally.fp_necessary if flag)
@@ -167,20 +162,3 @@ def length_weighted_counts(
     for i in tally.fn:
         fn += weigher.fn(length(0, i))
     return Counts(tp, fp, fn, float(tally.tn), fp_ne, fp_un)
-
-
-def custom_weighted_counts(
-    partition: Partition, tally: ChunkTally, weigher: ChunkWeigher, reference: int | None
-) -> Counts:
-    """Counts with weights from any per-chunk weigher (e.g. BERTScore similarity); TN weigh 1."""
-    tp = sum(weigher(partition, i, "tp", reference) for i in tally.tp)
-    fp = fp_ne = fp_un = 0.0
-    for i, necessary in zip(tally.fp, tally.fp_necessary, strict=True):
-        weight = weigher(partition, i, "fp", reference)
-        fp += weight
-        if necessary:
-            fp_ne += weight
-        else:
-            fp_un += weight
-    fn = sum(weigher(partition, i, "fn", reference) for i in tally.fn)
-    return Counts(float(tp), fp, float(fn), float(tally.tn), fp_ne, fp_un)
