@@ -180,6 +180,7 @@ def admin_dashboard(request: HttpRequest) -> HttpResponse:
         "datasets": selectors.dataset_progress(),
         "annotators": selectors.annotator_stats(),
         "stale": selectors.stale_assignments(opened_before=services.stale_cutoff(hours))[:200],
+        "stale_reviews": review_selectors.stale_review_tasks(opened_before=services.stale_cutoff(hours))[:200],
         "stale_hours": hours,
         "all_datasets": Dataset.objects.order_by("name"),
     })
@@ -209,6 +210,15 @@ def reassign_view(request: HttpRequest, assignment_id: int) -> HttpResponse:
     replacement = call_service(request, services.reassign_assignment, assignment_id=assignment_id, by=request.user)
     if replacement is not None:
         messages.success(request, f"Sentence {replacement.sentence.external_id} reassigned to {replacement.annotator}.")
+    return redirect("annotate:admin-dashboard")
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def reassign_review_view(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = call_service(request, review_services.reassign_review, task_id=task_id, by=request.user)
+    if task is not None:
+        messages.success(request, f"Review of sentence {task.sentence.external_id} reassigned to {task.reviewer}.")
     return redirect("annotate:admin-dashboard")
 
 

@@ -21,7 +21,7 @@ from annotate.api import (
 )
 from annotate.selectors import first_submission
 from core.exceptions import ServiceError
-from core.permissions import IsAnnotator
+from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
 from review import selectors, services
 from review.models import Complaint, GoldenReference, ReviewTask, StudyItem
@@ -121,6 +121,26 @@ class ReviewSubmitView(APIView):
             "study_items": [item.pk for item in outcome.study_items],
             "notes": outcome.notes,
         }, status=201)
+
+
+class ReviewReassignView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(
+        request=inline_serializer("ReviewReassignRequest", {"reviewer": serializers.IntegerField(required=False)}),
+        responses=ReviewTaskSerializer,
+    )
+    def post(self, request: Request, task_id: int) -> Response:
+        to_user = None
+        if request.data.get("reviewer") not in (None, ""):
+            from core.models import User
+
+            try:
+                to_user = User.objects.get(pk=int(request.data["reviewer"]))
+            except (User.DoesNotExist, TypeError, ValueError):
+                raise ServiceError("reviewer: no such user", field="reviewer") from None
+        task = services.reassign_review(task_id=task_id, by=request.user, to_user=to_user)
+        return Response(ReviewTaskSerializer(task).data)
 
 
 # --- self-study ---------------------------------------------------------------------------
@@ -254,6 +274,7 @@ urlpatterns = [
     path("review-tasks/", ReviewTaskListView.as_view(), name="api-review-tasks"),
     path("review-tasks/<int:task_id>/", ReviewTaskDetailView.as_view(), name="api-review-task"),
     path("review-tasks/<int:task_id>/submit/", ReviewSubmitView.as_view(), name="api-review-submit"),
+    path("review-tasks/<int:task_id>/reassign/", ReviewReassignView.as_view(), name="api-review-reassign"),
     path("study-items/", StudyItemListView.as_view(), name="api-study-items"),
     path("study-items/<int:item_id>/", StudyItemDetailView.as_view(), name="api-study-item"),
     path("study-items/<int:item_id>/revise/", StudyReviseView.as_view(), name="api-study-revise"),

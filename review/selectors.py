@@ -69,6 +69,15 @@ def review_queue_for(user: Any) -> QuerySet[ReviewTask]:
     )
 
 
+def stale_review_tasks(*, opened_before: Any) -> QuerySet[ReviewTask]:
+    """Reviews ready since before `opened_before` and still not saved."""
+    return (
+        ReviewTask.objects.filter(status=ReviewStatus.OPEN, opened_at__lt=opened_before)
+        .select_related("sentence", "sentence__dataset", "reviewer")
+        .order_by("opened_at", "id")
+    )
+
+
 def get_review_task_for(user: Any, task_id: Any) -> ReviewTask:
     try:
         return review_tasks_for(user).get(pk=_as_id(task_id))

@@ -108,6 +108,51 @@ def open_review_if_complete(*, sentence: Sentence) -> ReviewTask | None:
     return task
 
 
+@transaction.atomic
+def reassign_review(*, task_id: Any, by: Any, to_user: Any | None = None, seed: int | None = None) -> ReviewTask:
+    """Give a not-yet-saved review to another pool reviewer who did not annotate the sentence."""
+    import random
+    from collections import Counter
+
+    if not has_role(by, Role.ADMIN):
+        raise NotFound("no such review task")
+    try:
+        task = ReviewTask.objects.select_for_update().select_related("sentence__dataset").get(pk=int(task_id))
+    except (ReviewTask.DoesNotExist, TypeError, ValueError):
+        raise NotFound("no such review task") from None
+    if task.status == ReviewStatus.DONE:
+        raise Conflict("this review is already saved; revise its references through a complaint")
+    excluded = set(task.sentence.assignments.values_list("annotator_id", flat=True)) | {task.reviewer_id}
+    pool = list(task.sentence.dataset.reviewers.filter(is_active=True).order_by("pk"))
+    if to_user is not None:
+        if to_user.pk not in {u.pk for u in pool}:
+            raise ServiceError(f"{to_user} is not in the reviewer pool of {task.sentence.dataset}", field="reviewer")
+        if to_user.pk in excluded:
+            raise ServiceError(f"{to_user} annotated this sentence or already reviews it", field="reviewer")
+        new_reviewer = to_user
+    else:
+        eligible = [u for u in pool if u.pk not in excluded]
+        if not eligible:
+            raise ServiceError("no other reviewer in the pool is free for this sentence", field="reviewer")
+        load: Counter[int] = Counter(
+            ReviewTask.objects.exclude(status=ReviewStatus.DONE).filter(reviewer__in=eligible)
+            .values_list("reviewer_id", flat=True)
+        )
+        shuffled = list(eligible)
+        random.Random(seed).shuffle(shuffled)
+        new_reviewer = min(shuffled, key=lambda u: load[u.pk])
+    previous = task.reviewer_id
+    task.reviewer = new_reviewer
+    # Any page built for the previous reviewer must not save over the new one's work.
+    task.version += 1
+    task.save(update_fields=["reviewer", "version"])
+    if task.status == ReviewStatus.OPEN:
+        _notify(new_reviewer.pk, f"Sentence {task.sentence.external_id} of {task.sentence.dataset} was "
+                "reassigned to you for review", reverse("review:task", args=[task.pk]))
+    log_action(task, by, "review.reassigned", {"from": previous, "to": new_reviewer.pk})
+    return task
+
+
 # --- submitting a review -------------------------------------------------------------------
 
 
@@ -290,6 +335,18 @@ def submit_review(
     references = _write_references(sentence=sentence, rows=rows, user=user)
     Sentence.objects.filter(pk=sentence.pk).update(status=SentenceStatus.REVIEWED, judgement=judgement)
     study_items = _create_study_items(task=task, verdicts=verdict_rows, judgement=judgement)
+    # One entry per verdict and per reference as well, so "who decided this?" is answered
+    # from the object's own audit trail.
+    for row in verdict_rows:
+        log_action(row, user, "verdict.recorded", {
+            "task": task.pk, "kind": row.kind, "text": row.text, "correct": row.is_correct,
+            "edited_text": row.edited_text,
+        })
+    for reference in references:
+        log_action(reference, user, f"reference.{reference.origin}", {
+            "sentence": sentence.pk, "revision": reference.revision, "text": reference.text,
+            "kind": reference.kind,
+        })
     log_action(task, user, "review.submitted", {
         "sentence": sentence.pk, "judgement": judgement, "version": version,
         "verdicts": [{"position": v.position, "kind": v.kind, "text": v.text, "correct": v.is_correct,

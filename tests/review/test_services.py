@@ -81,6 +81,9 @@ def test_review_writes_golden_references_with_their_origin_and_study_items() -> 
     verdicts = {(v.text, v.is_correct, v.edited_text) for v in task.verdicts.all()}
     assert verdicts == {(FIX_B, True, ""), (WRONG, False, FIX_A), ("没有错误", False, "")}
     assert AuditLog.objects.filter(action="review.submitted", object_id=str(task.pk)).exists()
+    assert AuditLog.objects.filter(action="verdict.recorded").count() == 3
+    assert sorted(AuditLog.objects.filter(action__startswith="reference.").values_list("action", flat=True)) == [
+        "reference.added", "reference.annotators", "reference.edited"]
     assert a1.notifications.filter(text__startswith="Study").exists()
 
 
@@ -223,3 +226,25 @@ def test_bad_complaint_text_is_refused(text, message) -> None:  # type: ignore[n
     item = StudyItem.objects.get(assignment__annotator=a1)
     with pytest.raises(ServiceError, match=message):
         file_complaint(item_id=item.pk, user=a1, text=text)
+
+
+def test_admin_reassigns_an_unsaved_review_and_the_old_page_cannot_save() -> None:
+    from core.roles import Role
+    from review.services import reassign_review
+    from tests.factories import make_user
+
+    world = _loop_world()
+    spare = make_user(Role.REVIEWER)
+    world.dataset.reviewers.add(spare)
+    task = reassign_review(task_id=world.task().pk, by=world.admin)
+    assert task.reviewer_id == spare.pk and task.version == 1
+    with pytest.raises(NotFound):  # the previous reviewer no longer sees it
+        submit_review(task_id=task.pk, user=world.reviewer, version=0, judgement="annotatable",
+                      verdicts=[{"position": 0, "correct": True}, {"position": 1, "correct": False}])
+    with pytest.raises(NotFound):
+        reassign_review(task_id=task.pk, by=world.reviewer)
+    world.dataset.reviewers.remove(world.reviewer)
+    with pytest.raises(ServiceError, match="no other reviewer"):
+        reassign_review(task_id=task.pk, by=world.admin)
+    assert AuditLog.objects.filter(action="review.reassigned").count() == 1
+    assert spare.notifications.filter(text__contains="reassigned to you").exists()
