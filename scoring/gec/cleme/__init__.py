@@ -16,7 +16,12 @@ from scoring.gec.cleme.grid import (
     chunk_grid,
     chunk_grid_from_texts,
 )
-from scoring.gec.cleme.inputs import read_m2_sentences, read_sentences, sentences_from_m2
+from scoring.gec.cleme.inputs import (
+    read_m2_sentences,
+    read_sentences,
+    sentences_from_m2,
+    sentences_from_texts,
+)
 from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
 from scoring.gec.cleme.partition import ChunkSpan, Partition, partition
 from scoring.gec.cleme.scorers import ClemeScore, cleme, score_evaluation
@@ -64,4 +69,5 @@ __all__ = [
     "read_sentences",
     "score_evaluation",
     "sentences_from_m2",
+    "sentences_from_texts",
 ]

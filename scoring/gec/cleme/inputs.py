@@ -86,6 +86,32 @@ def sentences_from_parallel(
     return sentences_from_m2(blocks, name)
 
 
+def sentences_from_texts(
+    items: Sequence[tuple[str, Sequence[str]]],
+    *,
+    resources: Resources | None = None,
+    granularity: str = "char",
+    simplified: bool = True,
+    workers: int = 1,
+) -> list[Sentence]:
+    """Sentences from in-memory ``(source, [correction, ...])`` pairs (e.g. database rows).
+
+    Errors name the 1-based item number as the line.
+    """
+    lines = [
+        ParallelLine(str(number), source, tuple(targets), number)
+        for number, (source, targets) in enumerate(items, start=1)
+    ]
+    return sentences_from_parallel(
+        lines,
+        resources=resources,
+        granularity=granularity,
+        simplified=simplified,
+        name="<texts>",
+        workers=workers,
+    )
+
+
 InputFormat = Literal["auto", "m2", "text"]
 
 

@@ -90,3 +90,16 @@ def test_grid_from_texts_uses_the_extractor(shared_data: Path) -> None:
     changed_columns = [i for i, c in enumerate(grid.columns) if c.disagree]
     assert all(grid.columns[i].kind != "unchanged" for i in changed_columns)
     assert not any(cell.changed for cell in grid.rows[1])
+
+
+def test_sentences_from_texts_feed_the_metric(shared_data: Path) -> None:
+    from scoring.gec.cleme.inputs import sentences_from_texts
+    from scoring.gec.cleme.scorers import cleme
+
+    resources = load_resources(shared_data / "cherrant-resources")
+    refs = sentences_from_texts([("我们去北京。", ["我们来北京。", "没有错误"])], resources=resources)
+    hyps = sentences_from_texts([("我们去北京。", ["我们来北京。"])], resources=resources)
+    assert [len(s.corrections) for s in refs] == [2]
+    assert refs[0].corrections[1] == ()
+    score = cleme(hyps, refs, length_weighting=False)
+    assert (score.tp, score.fp, score.fn) == (1.0, 0.0, 0.0)
