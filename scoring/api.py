@@ -191,7 +191,7 @@ class AnnotatorQualityView(APIView):
         dataset = Dataset.objects.filter(pk=dataset_id).first()
         if dataset is None:
             raise NotFound(f"no dataset {dataset_id}")
-        services.refresh_stale_samples(dataset_id=dataset.pk)
+        services.refresh_annotator_scores(dataset_id=dataset.pk, user=request.user)
         rows = selectors.annotator_quality(dataset, source_name=request.query_params.get("source", ""))
         return Response({
             "dataset": dataset.name,

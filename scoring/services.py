@@ -562,26 +562,82 @@ def prepare_release_references(*, version_id: int, resources_dir: str | None = N
     return len(rows)
 
 
-def rescore_dataset(*, dataset_id: int, job_id: int | None = None, resources_dir: str | None = None) -> int:
-    """Rebuild every annotator sample of a dataset (admin action; after a resources change)."""
-    sentence_ids = list(
-        GoldenReference.objects.filter(sentence__dataset_id=dataset_id, is_current=True)
-        .values_list("sentence_id", flat=True)
-        .distinct()
-    )
+def rescore_dataset(
+    *, dataset_id: int, job_id: int | None = None, resources_dir: str | None = None,
+    only_stale: bool = False,
+) -> int:
+    """Rebuild the annotator samples of a dataset: every sentence (after a resources change)
+    or only the stale ones. Returns the number of sentences recomputed."""
+    if only_stale:
+        sentence_ids = stale_sentence_ids(dataset_id=dataset_id)
+    else:
+        sentence_ids = sorted(
+            set(
+                GoldenReference.objects.filter(sentence__dataset_id=dataset_id, is_current=True)
+                .values_list("sentence_id", flat=True)
+            )
+            | set(AnnotatorSample.objects.filter(sentence__dataset_id=dataset_id).values_list("sentence_id", flat=True))
+        )
     if job_id is not None:
         mark_running(job_id, total=len(sentence_ids), message="scoring annotators")
-    stored = 0
+    done = 0
     try:
-        for index, sentence_id in enumerate(sorted(sentence_ids)):
-            stored += rescore_sentence(sentence_id, resources_dir=resources_dir, force=True)
-            if job_id is not None and (index + 1) % 50 == 0:
-                report_progress(job_id, index + 1)
+        for done, sentence_id in enumerate(sentence_ids, start=1):
+            rescore_sentence(sentence_id, resources_dir=resources_dir, force=True)
+            if job_id is not None and done % 50 == 0:
+                report_progress(job_id, done)
     except JobCancelled:
-        return stored
+        return done
     if job_id is not None:
-        finish_job(job_id, result={"samples": stored}, message=f"{stored} samples")
-    return stored
+        finish_job(job_id, result={"sentences": len(sentence_ids)}, message=f"{len(sentence_ids)} sentences")
+    return len(sentence_ids)
+
+
+def start_annotator_rescoring(*, dataset_id: int, user: Any) -> BackgroundJob:
+    """Admin action: recompute every annotator sample of a dataset in the background (after
+    the resources changed, for instance)."""
+    job = start_job(kind=JOB_KIND_ANNOTATORS, user=user, params={"dataset": dataset_id, "all": True},
+                    message="re-scoring all annotator samples")
+
+    def send() -> None:
+        from scoring.tasks import rescore_annotator_dataset
+
+        rescore_annotator_dataset.delay(dataset_id, job.pk, False)
+
+    transaction.on_commit(send)
+    return job
+
+
+# Above this many stale sentences a page does not wait: the work goes to a background job.
+INLINE_REFRESH_LIMIT = 200
+
+
+def refresh_annotator_scores(*, dataset_id: int, user: Any, inline_limit: int = INLINE_REFRESH_LIMIT) -> BackgroundJob | None:
+    """Bring a dataset's annotator samples up to date before they are read: a few stale
+    sentences are recomputed at once; many go to a background job (returned, so the page
+    can show its progress) while the page shows the samples stored so far."""
+    stale = stale_sentence_ids(dataset_id=dataset_id)
+    if not stale:
+        return None
+    if len(stale) <= inline_limit:
+        for sentence_id in stale:
+            rescore_sentence(sentence_id, force=True)
+        return None
+    running = BackgroundJob.objects.filter(
+        kind=JOB_KIND_ANNOTATORS, params__dataset=dataset_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]
+    ).first()
+    if running is not None:
+        return running
+    job = start_job(kind=JOB_KIND_ANNOTATORS, user=user, total=len(stale), params={"dataset": dataset_id},
+                    message=f"re-scoring {len(stale)} sentences")
+
+    def send() -> None:
+        from scoring.tasks import rescore_annotator_dataset
+
+        rescore_annotator_dataset.delay(dataset_id, job.pk, True)
+
+    transaction.on_commit(send)
+    return job
 
 
 # --- pay ------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 * A new release gets its reference M2 extracted in the background (on a real worker), so
   the first system scored on it does not pay for the references.
 * Review code that writes references with bulk_create sends no signal; for those,
-  `scoring.services.refresh_stale_samples` (run by the annotator pages and reports) finds
+  `scoring.services.refresh_annotator_scores` (run by the annotator pages and reports) finds
   the sentences whose references or submissions changed and recomputes only those.
 """
 

@@ -28,8 +28,8 @@ def rescore_annotator_sentence(sentence_id: int) -> int:
 
 
 @shared_task(name="scoring.rescore_annotator_dataset")
-def rescore_annotator_dataset(dataset_id: int, job_id: int | None = None) -> int:
-    return services.rescore_dataset(dataset_id=dataset_id, job_id=job_id)
+def rescore_annotator_dataset(dataset_id: int, job_id: int | None = None, only_stale: bool = False) -> int:
+    return services.rescore_dataset(dataset_id=dataset_id, job_id=job_id, only_stale=only_stale)
 
 
 @shared_task(name="scoring.prepare_release_references")

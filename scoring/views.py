@@ -95,7 +95,7 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
     show_human = request.GET.get("human", "1") == "1"
     human = None
     if show_human and version.dataset_id:
-        services.refresh_stale_samples(dataset_id=version.dataset_id)
+        services.refresh_annotator_scores(dataset_id=version.dataset_id, user=request.user)
         human = selectors.human_scores(version.dataset)
         if human["samples"]:
             series.append(("Human", human["ref_count_curve"]))
@@ -246,9 +246,19 @@ def delete(request: HttpRequest, system_id: int) -> HttpResponse:
 
 
 @role_required(Role.ADMIN)
+@require_http_methods(["GET", "POST"])
 def annotators(request: HttpRequest, dataset_id: int) -> HttpResponse:
     dataset = _dataset(dataset_id)
-    refreshed = services.refresh_stale_samples(dataset_id=dataset.pk)
+    if request.method == "POST":
+        job = services.start_annotator_rescoring(dataset_id=dataset.pk, user=request.user)
+        messages.success(request, "re-scoring every sample of the dataset")
+        return redirect("scoring:annotators", dataset_id=dataset.pk)
+    job = services.refresh_annotator_scores(dataset_id=dataset.pk, user=request.user)
+    if job is None:
+        job = BackgroundJob.objects.filter(
+            kind=services.JOB_KIND_ANNOTATORS, params__dataset=dataset.pk,
+            status__in=["queued", "running"],
+        ).first()
     source_name = request.GET.get("source", "")
     rows = selectors.annotator_quality(dataset, source_name=source_name)
     human = selectors.human_scores(dataset)
@@ -265,7 +275,7 @@ def annotators(request: HttpRequest, dataset_id: int) -> HttpResponse:
     curve_chart = reference_count_chart([("Human", human["ref_count_curve"])]) if human["samples"] else ""
     return render(request, "scoring/annotators.html", {
         "dataset": dataset, "rows": rows, "human": human, "chart": chart, "curve_chart": curve_chart,
-        "sources": sources, "source": source_name, "refreshed": refreshed,
+        "sources": sources, "source": source_name, "job": job,
         "all_sources": list(dataset.sources.values_list("name", flat=True)),
     })
 
@@ -314,7 +324,7 @@ def pay(request: HttpRequest) -> HttpResponse:
             dataset = Dataset.objects.filter(pk=request.GET["dataset"]).first() if request.GET["dataset"].isdigit() else None
             if dataset is None:
                 raise ServiceError("no such dataset", field="dataset")
-            services.refresh_stale_samples(dataset_id=dataset.pk)
+            services.refresh_annotator_scores(dataset_id=dataset.pk, user=request.user)
     except ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("scoring:pay")

@@ -168,3 +168,35 @@ def test_bad_pay_rates_are_refused(reviewed) -> None:  # type: ignore[no-untyped
     with pytest.raises(ServiceError, match="target"):
         services.set_pay_rates(user=None, per_submission=Decimal("1"), per_review=Decimal("1"),
                                target_f05=0, min_factor=0.5, max_factor=1.5)
+
+
+def test_many_stale_sentences_go_to_a_background_job(reviewed, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    from core.models import BackgroundJob, JobStatus
+
+    dataset, sentence, _ = reviewed
+    with django_capture_on_commit_callbacks(execute=True):
+        job = services.refresh_annotator_scores(dataset_id=dataset.pk, user=None, inline_limit=0)
+    assert job is not None
+    job = BackgroundJob.objects.get(pk=job.pk)
+    assert job.status == JobStatus.DONE and job.result == {"sentences": 1}
+    assert AnnotatorSample.objects.filter(sentence=sentence).count() == 4
+    # Up to date now: nothing to do, no job.
+    assert services.refresh_annotator_scores(dataset_id=dataset.pk, user=None, inline_limit=0) is None
+
+
+def test_annotator_page_shows_rows_and_admin_can_rescore_everything(reviewed, client, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    from django.urls import reverse
+
+    from tests.factories import PASSWORD
+
+    dataset, sentence, _ = reviewed
+    admin = make_user(Role.ADMIN)
+    client.login(username=admin.username, password=PASSWORD)
+    page = client.get(reverse("scoring:annotators", args=[dataset.pk])).content.decode()
+    assert page.count('data-testid="annotator-row"') == 3 and 'data-testid="human-row"' in page
+    before = set(AnnotatorSample.objects.values_list("pk", flat=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("scoring:annotators", args=[dataset.pk]))
+    assert response.status_code == 302
+    after = set(AnnotatorSample.objects.values_list("pk", flat=True))
+    assert len(after) == 4 and not (before & after)  # rebuilt, not duplicated
