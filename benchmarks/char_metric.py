@@ -57,10 +57,14 @@ def _child(shared: Path, workers: int) -> dict[str, object]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--shared", default=str(REPO.parent / "shared"))
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=1, help="runs per configuration (best is kept)")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per configuration (best is kept)"
+    )
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     shared = Path(args.shared)
@@ -76,7 +80,9 @@ def main() -> int:
         for _ in range(args.repeat):
             out = subprocess.run(
                 [sys.executable, __file__, "--shared", str(shared), "--child", str(workers)],
-                check=True, capture_output=True, text=True,
+                check=True,
+                capture_output=True,
+                text=True,
             )
             runs.append(json.loads(out.stdout))
         best = min(runs, key=lambda run: float(run["wall_s"]))

@@ -17,7 +17,7 @@ from scoring.gec.extract import (
     read_parallel,
 )
 from scoring.gec.m2 import M2Block, M2Edit, M2FormatError, M2Target, parse_m2, read_m2, write_m2
-from scoring.gec.resources import Resources, ResourceError, default_resources, load_resources
+from scoring.gec.resources import ResourceError, Resources, default_resources, load_resources
 
 __all__ = [
     "Edit",

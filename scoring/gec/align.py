@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from scoring.gec.resources import Resources, SemanticClass
 
@@ -38,7 +38,7 @@ ALIGN_PUNCTUATION = (
 
 # Back-tracking bound: at most this many complete cheapest paths are enumerated per
 # alignment. The largest count on all MuCGEC-dev inputs is far below it (docs/metrics/char.md).
-DEFAULT_MAX_PATHS = 20_000
+DEFAULT_MAX_PATHS = 10_000
 # ChERRANT follows only the first operation of each cell when the lengths differ by more.
 FIRST_ONLY_LENGTH_GAP = 10
 
@@ -56,7 +56,7 @@ def _all_cjk(token: str) -> bool:
     return all("\u4e00" <= ch <= "\u9fff" for ch in token)
 
 
-@lru_cache(maxsize=None)
+@cache
 def char_pinyin(token: str) -> frozenset[str]:
     """All readings of a character (pypinyin NORMAL style, heteronyms on)."""
     from pypinyin import Style, pinyin
@@ -64,7 +64,7 @@ def char_pinyin(token: str) -> frozenset[str]:
     return frozenset(pinyin(token, style=Style.NORMAL, heteronym=True)[0])
 
 
-@lru_cache(maxsize=None)
+@cache
 def word_pinyin(token: str) -> frozenset[str]:
     """Syllables of a word (pypinyin ``lazy_pinyin``, as ChERRANT's word tokenizer)."""
     from pypinyin import lazy_pinyin
@@ -102,7 +102,9 @@ def _features(token: str, resources: Resources, granularity: str) -> _Features:
     found = cache.get(token)
     if found is None:
         cjk = _all_cjk(token)
-        readings = (char_pinyin if granularity == "char" else word_pinyin)(token) if cjk else frozenset()
+        readings = (
+            (char_pinyin if granularity == "char" else word_pinyin)(token) if cjk else frozenset()
+        )
         found = cache[token] = (
             resources.semantic.get(token),
             token in ALIGN_PUNCTUATION,
@@ -124,7 +126,9 @@ def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "
     elif sem_a == sem_b:
         semantic = 0
     else:
-        semantic = 2 * (3 - ((sem_a[0] == sem_b[0]) + (sem_a[1] == sem_b[1]) + (sem_a[2] == sem_b[2])))
+        semantic = 2 * (
+            3 - ((sem_a[0] == sem_b[0]) + (sem_a[1] == sem_b[1]) + (sem_a[2] == sem_b[2]))
+        )
     if a_punct and b_punct:
         pos = 0.0
     elif not a_punct and not b_punct:
@@ -140,9 +144,7 @@ def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "
             # Single characters (always, at char level): the same test as _spell_cost.
             confusion = resources.confusion
             char = (
-                0.0
-                if (px & py) or y in confusion.get(x, ()) or x in confusion.get(y, ())
-                else 0.5
+                0.0 if (px & py) or y in confusion.get(x, ()) or x in confusion.get(y, ()) else 0.5
             )
         elif len(x) > len(y):
             x, y, px, py = y, x, py, px
@@ -151,10 +153,7 @@ def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "
             char = 0 if x == y else _spell_cost(x, y, px, py, resources)
     # Summation order matters for exact ties: ChERRANT adds semantic + char + pos in char mode
     # and semantic + pos + char in word mode.
-    if granularity == "char":
-        cost = semantic / 6.0 + char + pos
-    else:
-        cost = semantic / 6.0 + pos + char
+    cost = semantic / 6.0 + char + pos if granularity == "char" else semantic / 6.0 + pos + char
     return cost
 
 
@@ -192,10 +191,7 @@ def substitution_costs(
             semantic = 2 * (
                 3 - ((sem_a[0] == sem_b[0]) + (sem_a[1] == sem_b[1]) + (sem_a[2] == sem_b[2]))
             )
-        if a_punct:
-            pos = 0.0 if b_punct else 0.499
-        else:
-            pos = 0.499 if b_punct else 0.25
+        pos = (0.0 if b_punct else 0.499) if a_punct else 0.499 if b_punct else 0.25
         if not (a_cjk and b_cjk):
             char = 0.5
         elif single and len(t) == 1:
@@ -298,7 +294,7 @@ class _Grid:
             else:
                 # row[j] = latest position < j: built from runs with list multiplication.
                 row = [-1] * (positions[0] + 1)
-                for here, after in zip(positions, positions[1:]):
+                for here, after in zip(positions, positions[1:], strict=False):
                     row += [here] * (after - here)
                 row += [positions[-1]] * (self.m - positions[-1])
             self._last_in_tgt[c] = row
@@ -364,7 +360,7 @@ def _fill(grid: _Grid, low: int, high: int) -> _Table:
         # diagonal neighbour (a-1, b-1) at the same slot of row a-1, (a-1, b) at q + 1 there,
         # (a, b-1) at q - 1 of row a.
         q = j_from - i + offset
-        for t_j, sub in zip(tgt[j_from:j_to], sub_row):
+        for t_j, sub in zip(tgt[j_from:j_to], sub_row, strict=False):
             diag = prev_cost[q]
             if s_i == t_j:
                 # Forced match: same value as the diagonal, so the run restarts.
@@ -494,10 +490,10 @@ def _backtrack(
         a, b, chain = stack.pop()
         if a + b == 0:
             path: list[Op] = []
-            node: object = chain
+            node = chain
             while node is not None:
-                op, node = node  # type: ignore[misc]
-                path.append(op)
+                path.append(node[0])
+                node = node[1]  # type: ignore[assignment]
             paths.append(path)
             if len(paths) >= max_paths:
                 truncated = bool(stack)
@@ -550,6 +546,7 @@ def align(
     first_only = strategy == "first" or abs(n - m) > FIRST_ONLY_LENGTH_GAP
     limit = 1 if strategy == "first" else max_paths
     row_cache = resources.sub_cost_rows.setdefault(granularity, {})
+
     def batch(x: str, ys: list[str]) -> list[float]:
         return substitution_costs(x, ys, resources, granularity)
 

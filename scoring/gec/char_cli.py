@@ -52,7 +52,9 @@ def _add_extraction_options(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="do not convert targets from traditional to simplified characters",
     )
-    parser.add_argument("--resources", metavar="DIR", help="ChERRANT data dir (cilin.txt, confusion_dict.txt)")
+    parser.add_argument(
+        "--resources", metavar="DIR", help="ChERRANT data dir (cilin.txt, confusion_dict.txt)"
+    )
     parser.add_argument("--workers", type=_positive, default=1, help="processes for extraction")
 
 
@@ -148,15 +150,28 @@ def _print_result(result: CompareResult, args: argparse.Namespace) -> None:
     title = TITLES[result.mode]
     if args.cat:
         print("")
-        print("{:=^66}".format(title))
-        print("Category".ljust(14), "TP".ljust(8), "FP".ljust(8), "FN".ljust(8), "P".ljust(8), "R".ljust(8), beta)
+        print(f"{title:=^66}")
+        print(
+            "Category".ljust(14),
+            "TP".ljust(8),
+            "FP".ljust(8),
+            "FN".ljust(8),
+            "P".ljust(8),
+            "R".ljust(8),
+            beta,
+        )
         for name, s in result.categories.items():
             print(
-                name.ljust(14), str(s.tp).ljust(8), str(s.fp).ljust(8), str(s.fn).ljust(8),
-                _fmt(s.p).ljust(8), _fmt(s.r).ljust(8), _fmt(s.f),
+                name.ljust(14),
+                str(s.tp).ljust(8),
+                str(s.fp).ljust(8),
+                str(s.fn).ljust(8),
+                _fmt(s.p).ljust(8),
+                _fmt(s.r).ljust(8),
+                _fmt(s.f),
             )
     print("")
-    print("{:=^46}".format(title))
+    print(f"{title:=^46}")
     print("\t".join(["TP", "FP", "FN", "Prec", "Rec", beta]))
     print("\t".join(map(_fmt, [result.tp, result.fp, result.fn, result.p, result.r, result.f])))
     print("{:=^46}".format(""))
@@ -211,11 +226,14 @@ def run_score(args: argparse.Namespace) -> int:
         simplified=args.simplified,
         workers=args.workers,
     )
-    ref_blocks, ref_truncated = parallel_to_m2(ref_lines, name=args.ref, **options)  # type: ignore[arg-type]
-    hyp_blocks, hyp_truncated = parallel_to_m2(hyp_lines, name=args.hyp, **options)  # type: ignore[arg-type]
+    ref_blocks, ref_truncated = parallel_to_m2(ref_lines, name=args.ref, **options)
+    hyp_blocks, hyp_truncated = parallel_to_m2(hyp_lines, name=args.hyp, **options)
     for name, truncated in ((args.ref, ref_truncated), (args.hyp, hyp_truncated)):
         for line in truncated:
-            print(f"warning: {name}, line {line}: cheapest-path enumeration truncated", file=sys.stderr)
+            print(
+                f"warning: {name}, line {line}: cheapest-path enumeration truncated",
+                file=sys.stderr,
+            )
     extra = "|".join(
         [
             f"granularity={args.granularity}" + ("-jieba" if args.granularity == "word" else ""),

@@ -13,7 +13,11 @@ import sys
 from collections.abc import Callable, Sequence
 
 # Registry: one module per metric family. Others append here (e.g. "scoring.gec.cleme_cli").
-COMMAND_MODULES: tuple[str, ...] = ("scoring.gec.char_cli", "scoring.gec.cleme.cli")
+COMMAND_MODULES: tuple[str, ...] = (
+    "scoring.gec.char_cli",
+    "scoring.gec.cleme.cli",
+    "scoring.gec.ptm2_cli",
+)
 
 
 class CommandError(Exception):

@@ -94,9 +94,7 @@ def _block_edits(block: M2Block, max_refs: int | None) -> list[tuple[int, int, s
     return edits
 
 
-def _edit_dicts(
-    edits: list[tuple[int, int, str, str, int]], mode: str
-) -> dict[int, EditDict]:
+def _edit_dicts(edits: list[tuple[int, int, str, str, int]], mode: str) -> dict[int, EditDict]:
     by_annotator: dict[int, EditDict] = {}
     if not edits:
         edits = [(-1, -1, "noop", "-NONE-", 0)]
@@ -251,7 +249,10 @@ def compare_m2(
             into = grouped.setdefault(key, [0, 0, 0])
             for position in range(3):
                 into[position] += counts[position]
-        categories = {name: scores(*grouped[name], beta) for name in sorted(grouped)}
+        categories = {
+            name: scores(grouped[name][0], grouped[name][1], grouped[name][2], beta)
+            for name in sorted(grouped)
+        }
     p, r, f = f_score(total_tp, total_fp, total_fn, beta)
     signature = "|".join(
         part
@@ -266,13 +267,28 @@ def compare_m2(
         if part
     )
     return CompareResult(
-        total_tp, total_fp, total_fn, p, r, f, beta, mode, max_refs, reference_num,
-        categories, sentences, signature, mismatches,
+        total_tp,
+        total_fp,
+        total_fn,
+        p,
+        r,
+        f,
+        beta,
+        mode,
+        max_refs,
+        reference_num,
+        categories,
+        sentences,
+        signature,
+        mismatches,
     )
 
 
 def reference_count_curve(
-    hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block], ks: Sequence[int], **options: object
+    hyp_blocks: Sequence[M2Block],
+    ref_blocks: Sequence[M2Block],
+    ks: Sequence[int],
+    **options: object,
 ) -> list[CompareResult]:
     """Scores with the first k references for each k (MuCGEC's reference-count curve)."""
     return [compare_m2(hyp_blocks, ref_blocks, max_refs=k, **options) for k in ks]  # type: ignore[arg-type]

@@ -245,18 +245,24 @@ def parse_parallel(text: str, *, name: str = "<text>") -> list[ParallelLine]:
     for line_no, raw in enumerate(raw_lines, start=1):
         line = raw.rstrip("\r")
         if not line.strip():
-            raise ParallelFormatError(name, line_no, "empty line (every line must be id, source, targets)")
+            raise ParallelFormatError(
+                name, line_no, "empty line (every line must be id, source, targets)"
+            )
         fields = line.split("\t")
         if len(fields) < 3:
             raise ParallelFormatError(
-                name, line_no, f"expected 'id<TAB>source<TAB>target...', found {len(fields)} field(s)"
+                name,
+                line_no,
+                f"expected 'id<TAB>source<TAB>target...', found {len(fields)} field(s)",
             )
         if not normalize_source(fields[1]):
             raise ParallelFormatError(name, line_no, "empty source (field 2)")
         for index, target in enumerate(fields[2:], start=3):
             if not "".join(target.split()):
                 raise ParallelFormatError(
-                    name, line_no, f"empty target (field {index}); use 没有错误 for an error-free sentence"
+                    name,
+                    line_no,
+                    f"empty target (field {index}); use 没有错误 for an error-free sentence",
                 )
         lines.append(ParallelLine(fields[0], fields[1], tuple(fields[2:]), line_no))
     return lines

@@ -115,7 +115,9 @@ def _parse_edit(body: str, name: str, line_no: int) -> M2Edit:
             annotator = int(fields[-1])
         except ValueError:
             raise M2FormatError(
-                name, line_no, f"the annotator id (last field) must be an integer, got {fields[-1]!r}"
+                name,
+                line_no,
+                f"the annotator id (last field) must be an integer, got {fields[-1]!r}",
             ) from None
     else:
         # Some hand-written M2 files stop after the correction; the M2 scorer treats that
@@ -242,7 +244,9 @@ def format_m2_block(block: M2Block) -> str:
     return "\n".join(lines)
 
 
-def write_m2(blocks: Iterable[M2Block], path_or_file: str | os.PathLike[str] | TextIO | None = None) -> str:
+def write_m2(
+    blocks: Iterable[M2Block], path_or_file: str | os.PathLike[str] | TextIO | None = None
+) -> str:
     """Format blocks as M2 text (each block followed by a blank line); optionally write it."""
     text = "".join(format_m2_block(block) + "\n\n" for block in blocks)
     if path_or_file is None:

@@ -108,7 +108,11 @@ def _word_order(blocks: list[Op], src: Sequence[str], tgt: Sequence[str]) -> lis
                 b = "".join(tgt[inserted[3] : inserted[4]])
                 if len(a) < len(b):
                     a, b = b, a
-                if a not in MERGE_PUNCTUATION and b not in MERGE_PUNCTUATION and len(a) - len(b) <= 1:
+                if (
+                    a not in MERGE_PUNCTUATION
+                    and b not in MERGE_PUNCTUATION
+                    and len(a) - len(b) <= 1
+                ):
                     if len(b) == 1:
                         merged = a == b
                     else:
@@ -178,7 +182,9 @@ def _trim_substitution(edit: Op, src: Sequence[str], tgt: Sequence[str], span2: 
     return (label, new_s_start, new_s_end, new_t_start, new_t_end)
 
 
-def merge(path: Sequence[Op], src: Sequence[str], tgt: Sequence[str], granularity: str = "char") -> list[Op]:
+def merge(
+    path: Sequence[Op], src: Sequence[str], tgt: Sequence[str], granularity: str = "char"
+) -> list[Op]:
     """Edits (label, src_start, src_end, tgt_start, tgt_end) of one alignment path."""
     blocks = _word_order(_group(path, granularity), src, tgt)
     edits: list[Op] = []

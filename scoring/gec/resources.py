@@ -57,9 +57,9 @@ def _read_cilin(path: Path) -> dict[str, SemanticClass]:
     try:
         text = data.decode("gbk")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        bad_line = data[: exc.start].count(b"\n") + 1
         raise ResourceError(
-            f"{path}, line {line}: not GBK-encoded (ChERRANT's cilin.txt is GBK)"
+            f"{path}, line {bad_line}: not GBK-encoded (ChERRANT's cilin.txt is GBK)"
         ) from None
     semantic: dict[str, SemanticClass] = {}
     # ChERRANT strips the whole file and splits on "\n" and single spaces; we do the same so
@@ -81,8 +81,8 @@ def _read_confusion(path: Path) -> dict[str, frozenset[str]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ResourceError(f"{path}, line {line}: not UTF-8") from None
+        bad_line = data[: exc.start].count(b"\n") + 1
+        raise ResourceError(f"{path}, line {bad_line}: not UTF-8") from None
     confusion: dict[str, frozenset[str]] = {}
     for line in text.split("\n"):
         if not line:

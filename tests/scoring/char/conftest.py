@@ -29,7 +29,9 @@ def extract_dev(
     """extract_dev(name, strategy=..., simplified=...) -> (M2 text, blocks), cached per options."""
     cache: dict[tuple[str, str, bool], tuple[str, list[M2Block]]] = {}
 
-    def run(name: str, *, strategy: str = "all", simplified: bool = True) -> tuple[str, list[M2Block]]:
+    def run(
+        name: str, *, strategy: str = "all", simplified: bool = True
+    ) -> tuple[str, list[M2Block]]:
         key = (name, strategy, simplified)
         if key not in cache:
             blocks, truncated = parallel_to_m2(

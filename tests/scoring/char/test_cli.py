@@ -28,15 +28,51 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def test_compare_json_and_table(shared_data: Path) -> None:
     dev = shared_data / "mucgec-dev"
-    out = run("compare", "--hyp", str(dev / "example_pred_dev.m2"), "--ref", str(dev / "MuCGEC_dev.m2"), "--json", "--cat", "1")
+    out = run(
+        "compare",
+        "--hyp",
+        str(dev / "example_pred_dev.m2"),
+        "--ref",
+        str(dev / "MuCGEC_dev.m2"),
+        "--json",
+        "--cat",
+        "1",
+    )
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
-    assert (payload["tp"], payload["fp"], payload["fn"], payload["p"], payload["r"], payload["f05"]) == (
-        1084, 1635, 3003, 0.3987, 0.2652, 0.3622,
+    assert (
+        payload["tp"],
+        payload["fp"],
+        payload["fn"],
+        payload["p"],
+        payload["r"],
+        payload["f05"],
+    ) == (
+        1084,
+        1635,
+        3003,
+        0.3987,
+        0.2652,
+        0.3622,
     )
-    assert payload["categories"]["W"] == {"tp": 14, "fp": 12, "fn": 212, "p": 0.5385, "r": 0.0619, "f": 0.2121}
+    assert payload["categories"]["W"] == {
+        "tp": 14,
+        "fp": 12,
+        "fn": 212,
+        "p": 0.5385,
+        "r": 0.0619,
+        "f": 0.2121,
+    }
     assert "mode=correction" in payload["signature"]
-    table = run("compare", "--hyp", str(dev / "source_pred_dev.m2"), "--ref", str(dev / "MuCGEC_dev.m2"), "--max-refs", "2")
+    table = run(
+        "compare",
+        "--hyp",
+        str(dev / "source_pred_dev.m2"),
+        "--ref",
+        str(dev / "MuCGEC_dev.m2"),
+        "--max-refs",
+        "2",
+    )
     assert table.returncode == 0
     # Spec section 8: source system, F0.5 with the first 2 references = 0.0304.
     assert table.stdout.split("\n")[3].split("\t")[-1] == "0.0304"
@@ -48,8 +84,14 @@ def test_m2_command_with_workers_is_byte_identical(shared_data: Path, tmp_path: 
     dev = shared_data / "mucgec-dev"
     output = tmp_path / "out.m2"
     result = run(
-        "m2", str(dev / "example_pred_dev.txt"), "-o", str(output), "--workers", "2",
-        "--resources", str(shared_data / "cherrant-resources"),
+        "m2",
+        str(dev / "example_pred_dev.txt"),
+        "-o",
+        str(output),
+        "--workers",
+        "2",
+        "--resources",
+        str(shared_data / "cherrant-resources"),
     )
     assert result.returncode == 0, result.stderr
     assert output.read_bytes() == (dev / "example_pred_dev.m2").read_bytes()
@@ -58,7 +100,9 @@ def test_m2_command_with_workers_is_byte_identical(shared_data: Path, tmp_path: 
 def test_m2_command_reads_resources_from_env(shared_data: Path, tmp_path: Path) -> None:
     source = tmp_path / "in.txt"
     source.write_text("1\t学生大概做飞机去北京。\t学生大概坐飞机去北京。\n", encoding="utf-8")
-    result = run("m2", str(source), env={"GEC_CHERRANT_RESOURCES": str(shared_data / "cherrant-resources")})
+    result = run(
+        "m2", str(source), env={"GEC_CHERRANT_RESOURCES": str(shared_data / "cherrant-resources")}
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[2] == "A 4 5|||S|||坐|||REQUIRED|||-NONE-|||0"
 
@@ -67,13 +111,28 @@ def test_m2_command_reads_resources_from_env(shared_data: Path, tmp_path: Path) 
 def test_score_command_reproduces_the_public_number(shared_data: Path) -> None:
     dev = shared_data / "mucgec-dev"
     result = run(
-        "score", "--ref", str(dev / "MuCGEC_dev.txt"), "--hyp", str(dev / "example_pred_dev.txt"),
-        "--resources", str(shared_data / "cherrant-resources"), "--json", "--workers", "2",
+        "score",
+        "--ref",
+        str(dev / "MuCGEC_dev.txt"),
+        "--hyp",
+        str(dev / "example_pred_dev.txt"),
+        "--resources",
+        str(shared_data / "cherrant-resources"),
+        "--json",
+        "--workers",
+        "2",
     )
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
-    assert (payload["tp"], payload["fp"], payload["fn"], payload["f05"]) == (1084, 1635, 3003, 0.3622)
-    assert "resources=cherrant:" in payload["signature"] and "granularity=char" in payload["signature"]
+    assert (payload["tp"], payload["fp"], payload["fn"], payload["f05"]) == (
+        1084,
+        1635,
+        3003,
+        0.3622,
+    )
+    assert (
+        "resources=cherrant:" in payload["signature"] and "granularity=char" in payload["signature"]
+    )
 
 
 @pytest.mark.slow
@@ -81,8 +140,14 @@ def test_score_with_default_resources_matches_spec_section_7(shared_data: Path) 
     # Spec section 7: without both files F0.5 is 0.3624 instead of 0.3622.
     dev = shared_data / "mucgec-dev"
     result = run(
-        "score", "--ref", str(dev / "MuCGEC_dev.txt"), "--hyp", str(dev / "example_pred_dev.txt"),
-        "--json", "--workers", "2",
+        "score",
+        "--ref",
+        str(dev / "MuCGEC_dev.txt"),
+        "--hyp",
+        str(dev / "example_pred_dev.txt"),
+        "--json",
+        "--workers",
+        "2",
     )
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
@@ -105,11 +170,23 @@ def _write(path: Path, text: str | bytes) -> Path:
         ("1\t你好\t您好\n", "1\t你好\n", "hyp.txt, line 1: expected"),
         ("1\t你好\t您好\n2\t他\t她\n", "1\t你好\t您好\n", "has 1 sentences but"),
         ("1\t你好\t您好\n", "7\t你好\t您好\n", "hyp.txt, line 1: id '7' does not match"),
-        ("1\t你好\t您好\n", "1\t你好\t".encode() + "您好".encode("gbk") + b"\n", "hyp.txt, line 1: not UTF-8"),
+        (
+            "1\t你好\t您好\n",
+            "1\t你好\t".encode() + "您好".encode("gbk") + b"\n",
+            "hyp.txt, line 1: not UTF-8",
+        ),
     ],
 )
-def test_score_bad_input_is_a_clear_error(tmp_path: Path, ref: str, hyp: str | bytes, message: str) -> None:
-    result = run("score", "--ref", str(_write(tmp_path / "ref.txt", ref)), "--hyp", str(_write(tmp_path / "hyp.txt", hyp)))
+def test_score_bad_input_is_a_clear_error(
+    tmp_path: Path, ref: str, hyp: str | bytes, message: str
+) -> None:
+    result = run(
+        "score",
+        "--ref",
+        str(_write(tmp_path / "ref.txt", ref)),
+        "--hyp",
+        str(_write(tmp_path / "hyp.txt", hyp)),
+    )
     assert result.returncode != 0
     assert message in result.stderr
     assert "Traceback" not in result.stderr
@@ -117,11 +194,15 @@ def test_score_bad_input_is_a_clear_error(tmp_path: Path, ref: str, hyp: str | b
 
 def test_compare_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     result = run("compare", "--hyp", str(tmp_path / "none.m2"), "--ref", str(tmp_path / "none.m2"))
-    assert result.returncode != 0 and "none.m2" in result.stderr and "Traceback" not in result.stderr
+    assert (
+        result.returncode != 0 and "none.m2" in result.stderr and "Traceback" not in result.stderr
+    )
 
 
 def test_score_crlf_bom_input_is_handled(tmp_path: Path) -> None:
-    ref = _write(tmp_path / "ref.txt", "\ufeff1\t学生大概做飞机去北京。\t学生大概坐飞机去北京。\r\n")
+    ref = _write(
+        tmp_path / "ref.txt", "\ufeff1\t学生大概做飞机去北京。\t学生大概坐飞机去北京。\r\n"
+    )
     hyp = _write(tmp_path / "hyp.txt", "1\t学生大概做飞机去北京。\t学生大概坐飞机去北京。\r\n")
     result = run("score", "--ref", str(ref), "--hyp", str(hyp), "--json")
     assert result.returncode == 0, result.stderr

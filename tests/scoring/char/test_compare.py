@@ -58,7 +58,14 @@ def test_cherrant_demo_char_and_word(shared_data: Path) -> None:
     char = compare_m2(read_m2(demo / "demo.hyp.m2.char"), read_m2(demo / "demo.ref.m2.char"))
     assert (char.tp, char.fp, char.fn, char.p, char.r, char.f) == (8, 19, 35, 0.2963, 0.186, 0.2649)
     word = compare_m2(read_m2(demo / "demo.hyp.m2.word"), read_m2(demo / "demo.ref.m2.word"))
-    assert (word.tp, word.fp, word.fn, word.p, word.r, word.f) == (8, 19, 34, 0.2963, 0.1905, 0.2667)
+    assert (word.tp, word.fp, word.fn, word.p, word.r, word.f) == (
+        8,
+        19,
+        34,
+        0.2963,
+        0.1905,
+        0.2667,
+    )
     # ChERRANT's own demo files differ in one source character: reported, not fatal.
     assert char.source_mismatches == [1]
 
@@ -86,9 +93,7 @@ def test_not_annotatable_sentence_is_skipped_and_na_beside_others_is_an_edit() -
 
 def test_greedy_choice_uses_running_totals_and_tie_breaks() -> None:
     hyp = _block(f"S a b\nT0-A0 a c\nA 1 2|||S|||c{EDIT}0\n")
-    ref = _block(
-        f"S a b\nT0-A0 a d\nA 1 2|||S|||d{EDIT}0\nT1-A0 a c\nA 1 2|||S|||c{EDIT}1\n"
-    )
+    ref = _block(f"S a b\nT0-A0 a d\nA 1 2|||S|||d{EDIT}0\nT1-A0 a c\nA 1 2|||S|||c{EDIT}1\n")
     result = compare_m2(hyp, ref)
     assert (result.tp, result.fp, result.fn) == (1, 0, 0)
     assert (result.sentences[0].hyp_annotator, result.sentences[0].ref_annotator) == (0, 1)
@@ -98,7 +103,7 @@ def test_greedy_choice_uses_running_totals_and_tie_breaks() -> None:
 
 
 def test_max_refs_beyond_three_and_reference_num() -> None:
-    lines = [f"S a b c d e\n"]
+    lines = ["S a b c d e\n"]
     for k in range(5):
         lines.append(f"T{k}-A0 x\nA {k} {k + 1}|||R|||-NONE-{EDIT}{k}\n")
     ref = _block("".join(lines))

@@ -35,7 +35,10 @@ def test_micro_cases_match_cherrant_exactly(
     for case in cases:
         targets = case.get("targets") or [case["target"]]
         block, _ = annotate_sentence(
-            str(case["source"]), list(targets), resources=cherrant_resources, strategy=strategy  # type: ignore[arg-type]
+            str(case["source"]),
+            list(targets),
+            resources=cherrant_resources,
+            strategy=strategy,  # type: ignore[arg-type]
         )
         assert format_m2_block(block).split("\n") == case[f"m2_strategy_{strategy}"], case["name"]
 
@@ -68,8 +71,12 @@ def test_mucgec_dev_m2_is_byte_identical(
     want = (mucgec_dir / expected).read_text(encoding="utf-8")
     if text != want:
         got_blocks, want_blocks = text.split("\n\n"), want.split("\n\n")
-        first = next(i for i, (a, b) in enumerate(zip(got_blocks, want_blocks)) if a != b)
-        pytest.fail(f"block {first + 1} differs:\n{got_blocks[first]}\n--- expected\n{want_blocks[first]}")
+        first = next(
+            i for i, (a, b) in enumerate(zip(got_blocks, want_blocks, strict=False)) if a != b
+        )
+        pytest.fail(
+            f"block {first + 1} differs:\n{got_blocks[first]}\n--- expected\n{want_blocks[first]}"
+        )
 
 
 @pytest.mark.slow
@@ -86,9 +93,13 @@ def test_hypothesis_equal_to_source_still_has_edits_from_t2s(
 
 
 def test_extract_edits_gives_the_first_cheapest_alignment(cherrant_resources: Resources) -> None:
-    edits = extract_edits("学生大概做飞机去北京。", "学生大概坐飞机去北京。", resources=cherrant_resources)
+    edits = extract_edits(
+        "学生大概做飞机去北京。", "学生大概坐飞机去北京。", resources=cherrant_resources
+    )
     assert edits == [Edit(4, 5, 4, 5, "S", "做", "坐")]
-    insert = extract_edits("我不愿意这么过分喜欢歌手。", "我不愿意这么过分地喜欢歌手。", resources=cherrant_resources)
+    insert = extract_edits(
+        "我不愿意这么过分喜欢歌手。", "我不愿意这么过分地喜欢歌手。", resources=cherrant_resources
+    )
     assert insert == [Edit(8, 8, 8, 9, "M", "", "地")]
 
 
@@ -122,7 +133,9 @@ def test_resources_directory_errors_are_clear(tmp_path: Path) -> None:
     loaded = load_resources(tmp_path)
     assert loaded.semantic["人"] == ("A", "a", "01")
     assert loaded.confusion["做"] == frozenset({"坐", "作"})
-    assert loaded.signature.startswith("cherrant:") and len(loaded.signature) == len("cherrant:") + 8
+    assert (
+        loaded.signature.startswith("cherrant:") and len(loaded.signature) == len("cherrant:") + 8
+    )
 
 
 def test_shared_resources_signature_is_stable(cherrant_resources: Resources) -> None:

@@ -69,6 +69,6 @@ def test_malformed_m2_names_file_and_line(text: str, line: int, fragment: str) -
 
 def test_non_utf8_m2_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "gbk.m2"
-    path.write_bytes("S 你 好\n".encode("utf-8") + "S 错误\n".encode("gbk"))
+    path.write_bytes("S 你 好\n".encode() + "S 错误\n".encode("gbk"))
     with pytest.raises(M2FormatError, match=r"gbk.m2, line 2: not UTF-8"):
         read_m2(path)

@@ -1,0 +1,108 @@
+"""Alignment internals: the band certificate, the path bound and pathological inputs."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from scoring.gec.align import (
+    DEFAULT_MAX_PATHS,
+    AlignmentTooLarge,
+    align,
+    substitution_cost,
+    substitution_costs,
+)
+from scoring.gec.extract import ParallelFormatError, annotate_sentence, parallel_to_m2, parse_parallel
+from scoring.gec.resources import Resources, default_resources
+from scoring.gec.tokenize import char_tokens, normalize_target
+
+
+def test_banded_alignment_equals_the_full_table_on_mucgec_dev(
+    mucgec_dir: Path, cherrant_resources: Resources
+) -> None:
+    lines = parse_parallel((mucgec_dir / "MuCGEC_dev.txt").read_text(encoding="utf-8"))
+    checked = 0
+    for line in lines[:250]:
+        source = char_tokens("".join(line.source.split()))
+        for target in line.targets:
+            tokens = char_tokens(normalize_target(target))
+            if tokens == source:
+                continue
+            banded = align(source, tokens, cherrant_resources, band=1)
+            full = align(source, tokens, cherrant_resources, band=10**6)
+            assert banded == full, line.line
+            checked += 1
+    assert checked > 300
+
+
+def test_batch_substitution_costs_equal_the_reference_function(cherrant_resources: Resources) -> None:
+    chars = list("的地得做坐作在再，。！？a1[缺失成分]人士们他她它學学")
+    for a in chars:
+        others = [b for b in chars if b != a]
+        assert substitution_costs(a, others, cherrant_resources) == [
+            substitution_cost(a, b, cherrant_resources) for b in others
+        ]
+
+
+def test_substitution_cost_examples_from_the_spec(cherrant_resources: Resources) -> None:
+    # Spec section 2: semantic/6 + char_cost + pos_cost. Neither mark is in Cilin (4/6), both
+    # are not CJK (0.5), both are in ChERRANT's punctuation list (0).
+    assert substitution_cost("，", "、", cherrant_resources) == 4 / 6.0 + 0.5 + 0.0
+    # The list has the half-width ｡ (U+FF61), not 。 (U+3002): for the alignment 。 is not
+    # punctuation, so 。 vs ， pays the "exactly one is punctuation" 0.499.
+    assert substitution_cost("，", "。", cherrant_resources) == 4 / 6.0 + 0.5 + 0.499
+    assert substitution_cost("a", "b", cherrant_resources) == 4 / 6.0 + 0.5 + 0.25
+    # 做/坐 share the reading "zuo": char cost 0.
+    same_sound = substitution_cost("做", "坐", cherrant_resources)
+    assert same_sound < substitution_cost("做", "书", cherrant_resources)
+
+
+def _many_paths(k: int) -> tuple[str, str]:
+    # Segments like "甲乙。" -> "丙。" have several equally cheap alignments (S+D, D+S, ...) and
+    # the lengths stay equal, so ChERRANT would enumerate exponentially many paths.
+    return "甲乙。" * k + "丙。" * k, "丙。" * k + "甲乙。" * k
+
+
+def test_path_enumeration_is_bounded_and_reported() -> None:
+    source, target = _many_paths(10)
+    started = time.perf_counter()
+    result = align(list(source), list(target), default_resources())
+    assert len(result.paths) == DEFAULT_MAX_PATHS and result.truncated
+    block, annotations = annotate_sentence(source, [target])
+    assert annotations[0].truncated
+    assert time.perf_counter() - started < 60
+    small = align(list(_many_paths(2)[0]), list(_many_paths(2)[1]), default_resources())
+    assert 1 < len(small.paths) < DEFAULT_MAX_PATHS and not small.truncated
+    blocks, truncated = parallel_to_m2(parse_parallel(f"7\t{source}\t{target}\n"))
+    assert truncated == [1]
+
+
+def test_five_thousand_character_sentence_is_handled_quickly() -> None:
+    source = "我们今天去公园玩。" * 555 + "好的"
+    target = source[:2500] + "了" + source[2500:]
+    started = time.perf_counter()
+    block, _ = annotate_sentence(source, [target])
+    assert time.perf_counter() - started < 30
+    assert [e.type for e in block.edits] == ["M"]
+    assert block.edits[0].start == 2500
+
+
+def test_hopelessly_different_long_pair_is_a_clear_error() -> None:
+    source = "".join(chr(0x4E00 + i) for i in range(3000))
+    target = "".join(chr(0x6000 + i) for i in range(3000))
+    with pytest.raises(AlignmentTooLarge, match="too long and too different"):
+        align(list(source), list(target), default_resources())
+    with pytest.raises(ParallelFormatError, match="line 1: target 1: sentence pair too long"):
+        parallel_to_m2(parse_parallel(f"1\t{source}\t{target}\n"))
+
+
+def test_first_strategy_returns_one_path() -> None:
+    source, target = _many_paths(3)
+    assert len(align(list(source), list(target), default_resources(), strategy="first").paths) == 1
+
+
+def test_length_gap_above_ten_follows_first_operations_only() -> None:
+    source, target = "甲乙。" * 12, "丙。" * 12  # |n - m| = 12 > 10
+    assert len(align(list(source), list(target), default_resources()).paths) == 1
