@@ -4,10 +4,13 @@
 
 Measures, each in a fresh process (cold caches, as a real run):
 
-* ``cli m2``: ``python -m scoring.gec cleme --hyp example_pred_dev.m2 --ref MuCGEC_dev.m2``
-  end to end (interpreter start, imports, reading both M2 files, scoring), the same work
-  as the reference's 2.2 s (CLEME v1.0 CLI, specs/cleme.md section 9);
-* ``library m2``: the same inside Python (read + partition + count + score), no start-up;
+* ``process m2``: a fresh ``python`` that imports ``scoring.gec.cleme``, reads
+  ``example_pred_dev.m2`` and ``MuCGEC_dev.m2`` and scores, timed from outside (interpreter
+  start, imports, reading, scoring): the same work as the reference's 2.2 s (CLEME v1.0
+  CLI, specs/cleme.md section 9);
+* ``library m2``: the same inside Python after the imports (read + partition + count + score);
+* ``cli m2``: ``python -m scoring.gec cleme ...``; this also imports every other command
+  module of the shared CLI registry, so it includes their import cost;
 * ``cli text`` (with --text): the same from raw ``id \\t source \\t targets`` files, i.e.
   our char-level edit extraction (ChERRANT resources) + CLEME. The reference has no raw-text
   path for Chinese; HEAD's 22.6 s is its M2 run.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -54,11 +58,19 @@ def _library_child(shared: Path) -> dict[str, object]:
     }
 
 
-def _run_cli(argv: list[str]) -> dict[str, object]:
+PROCESS_SCRIPT = """
+import json, sys
+from scoring.gec.cleme import cleme, read_m2_sentences
+score = cleme(read_m2_sentences(sys.argv[1]), read_m2_sentences(sys.argv[2]))
+print(json.dumps(score.as_dict()))
+"""
+
+
+def _run_cli(argv: list[str], command: list[str] | None = None) -> dict[str, object]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-m", "scoring.gec", *argv, "--json"],
+        [sys.executable, *(command or ["-m", "scoring.gec", *argv, "--json"])],
         cwd=REPO,
         check=True,
         capture_output=True,
@@ -110,16 +122,11 @@ def main() -> int:
     print(
         f"reference: CLEME v1.0 CLI {REFERENCE_V1_SECONDS} s, HEAD {REFERENCE_HEAD_SECONDS} s "
         "(spec section 9); machine load now:",
-        " ".join(f"{x:.2f}" for x in __import__("os").getloadavg()),
+        " ".join(f"{x:.2f}" for x in os.getloadavg()),
     )
-    m2_args = [
-        "cleme",
-        "--hyp",
-        str(data / "example_pred_dev.m2"),
-        "--ref",
-        str(data / "MuCGEC_dev.m2"),
-    ]
-    _summary("cli m2", [_run_cli(m2_args) for _ in range(args.repeat)])
+    hyp_m2, ref_m2 = str(data / "example_pred_dev.m2"), str(data / "MuCGEC_dev.m2")
+    process = ["-c", PROCESS_SCRIPT, hyp_m2, ref_m2]
+    _summary("process m2", [_run_cli([], process) for _ in range(args.repeat)])
     library_runs = []
     for _ in range(args.repeat):
         out = subprocess.run(
@@ -130,6 +137,8 @@ def main() -> int:
         )
         library_runs.append(json.loads(out.stdout))
     _summary("library m2", library_runs)
+    m2_args = ["cleme", "--hyp", hyp_m2, "--ref", ref_m2]
+    _summary("cli m2", [_run_cli(m2_args) for _ in range(args.repeat)])
     if args.text:
         text_args = [
             "cleme",

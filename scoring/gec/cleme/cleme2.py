@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scoring.gec.cleme.counting import Assumption
 from scoring.gec.cleme.evaluate import ChunkEvaluation, evaluate_chunks
@@ -24,7 +24,10 @@ from scoring.gec.cleme.model import Sentence
 from scoring.gec.cleme.scorers import numpy_mean
 from scoring.gec.cleme.similarity import similarity_counts
 from scoring.gec.cleme.weighting import Counts, Level, unweighted_counts
-from scoring.gec.weights.base import EditWeightProvider, ProgressCallback
+
+if TYPE_CHECKING:
+    # Importing the weights package loads torch: only annotations need it here.
+    from scoring.gec.weights.base import EditWeightProvider, ProgressCallback
 
 CLEME2_VERSION = "2.0(THUKElab/CLEME@e90abea)"
 

@@ -13,11 +13,15 @@ turn, as HEAD does, and the corpus/sentence scorers then pick the best reference
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from scoring.gec.cleme.evaluate import ChunkEvaluation
 from scoring.gec.cleme.partition import Partition
 from scoring.gec.cleme.weighting import Counts
-from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
+
+if TYPE_CHECKING:
+    # The weights package imports torch on import (seconds); only the weighted path needs it.
+    from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
 # HEAD joins tokens with a space for every language (M2 text); BERT tokenizers split Chinese
 # into characters either way.
@@ -50,6 +54,8 @@ def similarity_counts(
     progress: ProgressCallback | None = None,
 ) -> list[list[Counts]]:
     """Per sentence, per reference: counts with similarity weights (one provider call)."""
+    from scoring.gec.weights.base import WeightRequest
+
     requests: list[WeightRequest] = []
     pending: list[_Pending] = []
     shape: list[list[int]] = []  # TN count per (sentence, reference)

@@ -145,3 +145,21 @@ def test_raw_text_input_reproduces_the_m2_numbers(
         str(shared_data / "cherrant-resources"),
     )
     assert data["f05"] == 0.3155
+
+
+def test_scoring_with_cleme_does_not_load_torch(mucgec_dir: Path) -> None:
+    # The BERTScore provider pulls in torch (seconds, hundreds of MB): unweighted CLEME must
+    # stay free of it so scoring from M2 is fast.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from scoring.gec.cleme import cleme, cleme2, read_m2_sentences\n"
+        f"h = read_m2_sentences({str(mucgec_dir / 'noop_pred_dev.m2')!r})\n"
+        f"r = read_m2_sentences({str(mucgec_dir / 'MuCGEC_dev.m2')!r})\n"
+        "cleme(h, r); cleme2(h, r)\n"
+        "print('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -97,7 +97,9 @@ def test_sentences_from_texts_feed_the_metric(shared_data: Path) -> None:
     from scoring.gec.cleme.scorers import cleme
 
     resources = load_resources(shared_data / "cherrant-resources")
-    refs = sentences_from_texts([("我们去北京。", ["我们来北京。", "没有错误"])], resources=resources)
+    refs = sentences_from_texts(
+        [("我们去北京。", ["我们来北京。", "没有错误"])], resources=resources
+    )
     hyps = sentences_from_texts([("我们去北京。", ["我们来北京。"])], resources=resources)
     assert [len(s.corrections) for s in refs] == [2]
     assert refs[0].corrections[1] == ()
