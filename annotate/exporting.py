@@ -301,6 +301,21 @@ def export_dataset(
                 resources_signature = load_resources(directory).signature
             except ValueError as exc:
                 raise ServiceError(f"M2 export: {exc}", field="resources") from None
+            cached = _cached_reference_m2(version, resources_signature)
+            if cached is not None:
+                # Extracted before (by an earlier export or by the scoring app): reuse it.
+                counted = _Counter(export_rows(dataset=dataset, version=version))
+                for _row in counted:
+                    pass
+                _write_atomically(out, [cached])
+                progress(total)
+                result = ExportResult(path=out, format=format_.value, sentences=counted.sentences,
+                                      references=counted.references,
+                                      label=export_label(dataset, version), files=[out.name],
+                                      resources=resources_signature)
+                log_action(version, user, "dataset.export",
+                           {**result.as_dict(), "include_annotations": False, "cached": True})
+                return result
             chunks: Iterable[str] = m2_chunks(
                 counted, resources_dir=directory,
                 workers=workers if workers is not None else export_workers(),
@@ -313,12 +328,39 @@ def export_dataset(
                                     counted, progress)
         _write_atomically(out, chunks)
         files = [out.name]
+        if format_ == ExportFormat.M2 and version is not None:
+            _store_reference_m2(version, resources_signature, out)
     result = ExportResult(path=out, format=format_.value, sentences=counted.sentences,
                           references=counted.references, label=export_label(dataset, version),
                           files=files, resources=resources_signature)
     log_action(version if version is not None else dataset, user, "dataset.export",
                {**result.as_dict(), "include_annotations": include_annotations})
     return result
+
+
+def _reference_cache_model() -> Any:
+    """The scoring app's store of a release's reference M2 (per resources signature): the
+    export and the scorer run the same extraction, so each reuses what the other did."""
+    try:
+        return apps.get_model("scoring", "ReferenceM2Cache")
+    except LookupError:
+        return None
+
+
+def _cached_reference_m2(version: DatasetVersion | None, signature: str) -> str | None:
+    model = _reference_cache_model()
+    if version is None or model is None:
+        return None
+    return model.objects.filter(version=version, resources_key=signature).values_list(
+        "m2_text", flat=True).first()
+
+
+def _store_reference_m2(version: DatasetVersion, signature: str, path: Path) -> None:
+    model = _reference_cache_model()
+    if model is None:
+        return
+    model.objects.get_or_create(version=version, resources_key=signature,
+                                defaults={"m2_text": path.read_text(encoding="utf-8")})
 
 
 class _Counter:

@@ -40,6 +40,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
+from annotate.dataset_bulk import insert_rows
 from annotate.models import Dataset, Judgement, Language, Sentence, SentenceStatus, Source, Split
 from core.audit import log_action
 from core.exceptions import ServiceError
@@ -55,6 +56,12 @@ MAX_NAME_LENGTH = 100
 WRITE_CHUNK = 2000
 # Path segments of the datasets pages (annotate/dataset_urls.py) a dataset may not be named.
 RESERVED_NAMES = frozenset({"import", "api", "jobs", "exports"})
+
+
+SENTENCE_COLUMNS = ("dataset_id", "source_id", "split", "external_id", "position", "text",
+                    "status", "judgement")
+REFERENCE_COLUMNS = ("sentence_id", "revision", "position", "kind", "text", "origin",
+                     "is_current", "created_by_id")
 
 
 class ImportFormat(StrEnum):
@@ -448,33 +455,31 @@ def import_dataset(
         start = (Sentence.objects.filter(dataset=dataset).aggregate(m=Max("position"))["m"] or -1) + 1
 
         n_references = 0
+        actor_id = _actor(user).pk if _actor(user) is not None else None
         for offset in range(0, total, WRITE_CHUNK):
             chunk = rows[offset : offset + WRITE_CHUNK]
-            sentences = []
+            sentence_rows = []
             for index, row in enumerate(chunk, start=offset):
                 wanted = row.source_name if row.source_name is not None else source_name
-                sentences.append(Sentence(
-                    dataset=dataset,
-                    source=sources.get(wanted) if wanted else None,
-                    split=row.split if row.split is not None else split,
-                    external_id=row.external_id,
-                    position=start + index,
-                    text=row.text,
-                    status=SentenceStatus.REVIEWED if row.references else SentenceStatus.PENDING,
-                    judgement=judgement_for(row.text, row.references),
+                source = sources.get(wanted) if wanted else None
+                sentence_rows.append((
+                    dataset.pk, source.pk if source is not None else None,
+                    row.split if row.split is not None else split, row.external_id,
+                    start + index, row.text,
+                    SentenceStatus.REVIEWED if row.references else SentenceStatus.PENDING,
+                    judgement_for(row.text, row.references),
                 ))
-            created_sentences = Sentence.objects.bulk_create(sentences)
-            references = [
-                GoldenReference(
-                    sentence_id=sentence.pk, revision=1, position=position,
-                    kind=reference_kind(text), text=text, origin=ReferenceOrigin.IMPORTED,
-                    is_current=True, created_by=_actor(user),
-                )
-                for sentence, row in zip(created_sentences, chunk, strict=True)
+            insert_rows(Sentence, SENTENCE_COLUMNS, sentence_rows)
+            ids = dict(Sentence.objects.filter(
+                dataset=dataset, position__gte=start + offset, position__lt=start + offset + len(chunk)
+            ).values_list("position", "id"))
+            reference_rows = [
+                (ids[start + index], 1, position, reference_kind(text), text,
+                 ReferenceOrigin.IMPORTED, True, actor_id)
+                for index, row in enumerate(chunk, start=offset)
                 for position, text in enumerate(row.references)
             ]
-            GoldenReference.objects.bulk_create(references)
-            n_references += len(references)
+            n_references += insert_rows(GoldenReference, REFERENCE_COLUMNS, reference_rows)
             report_progress(job_id, offset + len(chunk), total=total)
 
         result = ImportResult(dataset=dataset, created_dataset=created, sentences=total,

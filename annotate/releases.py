@@ -12,9 +12,11 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
+from annotate.dataset_bulk import insert_rows
 from annotate.dataset_selectors import DatasetRow, export_rows
 from annotate.models import Dataset, DatasetVersion, ReleasedSentence, Split
 from core.audit import log_action
@@ -22,6 +24,8 @@ from core.exceptions import ServiceError
 from core.jobs import report_progress
 
 WRITE_CHUNK = 2000
+RELEASE_COLUMNS = ("version_id", "sentence_id", "position", "external_id", "source_name",
+                   "split", "text", "judgement", "references")
 
 
 def mucgec_line(row: DatasetRow) -> str:
@@ -61,27 +65,25 @@ def release_dataset(
             checksum="", counts={}, created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         digest = hashlib.sha256()
-        buffer: list[ReleasedSentence] = []
+        buffer: list[tuple[object, ...]] = []
         sentences = references = skipped = 0
         by_source: dict[str, int] = {}
         for row in export_rows(dataset=dataset, split=split, source_names=source_names):
             if not row.references:
                 skipped += 1
                 continue
-            buffer.append(ReleasedSentence(
-                version=version, sentence_id=row.sentence_id, position=sentences,
-                external_id=row.external_id, source_name=row.source_name, split=row.split,
-                text=row.text, judgement=row.judgement, references=list(row.references),
-            ))
+            buffer.append((version.pk, row.sentence_id, sentences, row.external_id,
+                           row.source_name, row.split, row.text, row.judgement,
+                           list(row.references)))
             digest.update(mucgec_line(row).encode("utf-8") + b"\n")
             sentences += 1
             references += len(row.references)
             by_source[row.source_name] = by_source.get(row.source_name, 0) + 1
             if len(buffer) >= WRITE_CHUNK:
-                ReleasedSentence.objects.bulk_create(buffer)
+                insert_rows(ReleasedSentence, RELEASE_COLUMNS, buffer)
                 buffer = []
                 report_progress(job_id, sentences + skipped)
-        ReleasedSentence.objects.bulk_create(buffer)
+        insert_rows(ReleasedSentence, RELEASE_COLUMNS, buffer)
         if sentences == 0:
             raise ServiceError(
                 f"dataset {dataset.name!r} has no sentence with golden references"
@@ -94,11 +96,26 @@ def release_dataset(
         version.counts = {"sentences": sentences, "references": references,
                           "skipped_without_references": skipped, "by_source": by_source}
         version.save(update_fields=["checksum", "counts"])
+        _queue_reference_extraction(version.pk)
         log_action(version, user, "dataset.release", {
             "dataset": dataset.name, "number": number, "checksum": version.checksum,
             "counts": version.counts, "split": split, "source_names": source_names,
         })
     return version
+
+
+def _queue_reference_extraction(version_id: int) -> None:
+    """With real workers, extract the release's reference M2 right away in the background
+    (the scoring app's task, stored per resources signature), so the first M2 export and the
+    first system score of the release do not wait for it. In the quick start tasks run
+    in-process, where this would make every release as slow as an M2 export: skipped."""
+    if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", True):
+        return
+    try:
+        from scoring.tasks import prepare_release_references
+    except ImportError:
+        return
+    transaction.on_commit(lambda: prepare_release_references.delay(version_id))
 
 
 def verify_release(version: DatasetVersion) -> bool:

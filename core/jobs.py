@@ -11,10 +11,11 @@ in-process anyway).
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from django.db import connection, connections
+from django.db import DatabaseError, connection, connections
 from django.utils import timezone
 
 from core.exceptions import NotFound
@@ -26,15 +27,18 @@ class JobCancelled(Exception):
     """Raised by work that noticed its job was cancelled; the work's transaction rolls back."""
 
 
-_side = threading.local()
-
-
-def _side_connection() -> Any:
-    conn = getattr(_side, "connection", None)
-    if conn is None:
-        conn = connections.create_connection("default")
-        _side.connection = conn
-    return conn
+@contextmanager
+def _side_cursor() -> Iterator[Any]:
+    """A short-lived second connection in autocommit mode. Opened per write (progress is
+    written a few dozen times per job) so no idle connection outlives the work. A lock
+    timeout makes a write give up rather than wait on a row the work's transaction holds."""
+    conn = connections.create_connection("default")
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '2s'")
+            yield cursor
+    finally:
+        conn.close()
 
 
 def start_job(
@@ -51,30 +55,37 @@ def start_job(
 
 def _write(job_id: int, fields: dict[str, Any]) -> None:
     fields = {**fields, "updated_at": timezone.now()}
+    live = [JobStatus.QUEUED, JobStatus.RUNNING]
     if connection.in_atomic_block and connection.vendor != "sqlite":
-        side = _side_connection()
         table = BackgroundJob._meta.db_table
         columns = ", ".join(f"{name} = %s" for name in fields)
-        with side.cursor() as cursor:
-            cursor.execute(
-                f"UPDATE {table} SET {columns} WHERE id = %s AND status IN (%s, %s)",
-                [*fields.values(), job_id, JobStatus.QUEUED, JobStatus.RUNNING],
-            )
-        return
-    BackgroundJob.objects.filter(
-        pk=job_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]
-    ).update(**fields)
+        try:
+            with _side_cursor() as cursor:
+                cursor.execute(
+                    f"UPDATE {table} SET {columns} WHERE id = %s AND status IN (%s, %s)",
+                    [*fields.values(), job_id, *live],
+                )
+                if cursor.rowcount:
+                    return
+        except DatabaseError:
+            pass  # progress is best effort; the work goes on
+        # The job row was created inside this same transaction (not visible elsewhere):
+        # write it here, it becomes visible with the transaction.
+    BackgroundJob.objects.filter(pk=job_id, status__in=live).update(**fields)
 
 
 def _status_of(job_id: int) -> str | None:
     if connection.in_atomic_block and connection.vendor != "sqlite":
-        with _side_connection().cursor() as cursor:
-            cursor.execute(
-                f"SELECT status FROM {BackgroundJob._meta.db_table} WHERE id = %s", [job_id]
-            )
-            row = cursor.fetchone()
-        if row is not None:
-            return str(row[0])
+        try:
+            with _side_cursor() as cursor:
+                cursor.execute(
+                    f"SELECT status FROM {BackgroundJob._meta.db_table} WHERE id = %s", [job_id]
+                )
+                row = cursor.fetchone()
+            if row is not None:
+                return str(row[0])
+        except DatabaseError:
+            pass
     return BackgroundJob.objects.filter(pk=job_id).values_list("status", flat=True).first()
 
 

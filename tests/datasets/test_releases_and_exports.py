@@ -148,3 +148,21 @@ def test_export_rejects_unknown_format_and_foreign_release(tmp_path: Path) -> No
         export_dataset(dataset=a, version=release_dataset(dataset=b), fmt="mucgec", out=tmp_path / "x")
     assert "is not a release of 'a'" in info.value.message
     assert not (tmp_path / "x").exists()
+
+
+def test_m2_of_a_release_is_extracted_once_and_shared_with_scoring(tmp_path: Path, settings) -> None:
+    from scoring.models import ReferenceM2Cache
+
+    settings.GEC_CHERRANT_RESOURCES = ""
+    dataset = import_dataset(name="d", fmt="mucgec", files=[f("a.txt", "1\t他去学校。\t他去了学校。\n2\t我很好。\t没有错误\n")]).dataset
+    version = release_dataset(dataset=dataset)
+    first = export_dataset(dataset=dataset, version=version, fmt="m2", out=tmp_path / "a.m2", workers=1)
+    text = (tmp_path / "a.m2").read_text(encoding="utf-8")
+    assert text.startswith("S 他 去 学 校 。\nT0-A0 他 去 了 学 校 。\nA 2 2|||M|||了|||REQUIRED|||-NONE-|||0\n\n")
+    cache = ReferenceM2Cache.objects.get(version=version)
+    assert cache.resources_key == first.resources and cache.m2_text == text
+    second = export_dataset(dataset=dataset, version=version, fmt="m2", out=tmp_path / "b.m2", workers=1)
+    assert (tmp_path / "b.m2").read_text(encoding="utf-8") == text
+    assert second.sentences == 2 and second.references == 2
+    exports = AuditLog.objects.filter(action="dataset.export").order_by("id")
+    assert [e.data.get("cached", False) for e in exports] == [False, True]

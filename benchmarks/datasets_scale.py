@@ -1,0 +1,176 @@
+"""Scale benchmark of the datasets part: import N sentences with 3 references each, release
+them, export them as M2 (and MuCGEC), on the configured database (PostgreSQL for the
+recorded numbers).
+
+Data: MuCGEC dev (`../shared/data/mucgec-dev/MuCGEC_dev.txt`) repeated with new ids until
+N sentences; every sentence gets exactly 3 references (its first three; when it has fewer,
+extra ones are made by deleting the middle character of its first reference, the rule of
+`mix_pred_dev.txt`, so they carry real edits). Extraction results are never reused between
+sentences, so the repetition does not make the export faster.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/gec_bench_datasets \\
+        .venv/bin/python benchmarks/datasets_scale.py --sentences 100000 --workers 2
+
+Compared with: for the import, the naive way (one ORM `create()` per sentence and per
+reference, timed on a sample and scaled linearly); for the M2 export, ChERRANT's own speed
+as the spec records it (151 s for the 2,467 MuCGEC-dev references on one core).
+The benchmark database is created if missing and its datasets named `bench-*` are deleted
+before and after the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+SHARED = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared"))
+CHERRANT_SECONDS_PER_REFERENCE = 151 / 2467  # spec char-metric.md section 9, one core
+
+
+def build_input(n: int, path: Path) -> int:
+    rows = [line.split("\t") for line in
+            (SHARED / "data" / "mucgec-dev" / "MuCGEC_dev.txt").read_text(encoding="utf-8").splitlines()]
+    references = 0
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            row = rows[i % len(rows)]
+            source, refs = row[1], list(row[2:5])
+            first = refs[0] if refs[0] not in ("没有错误", "无法标注") else source
+            while len(refs) < 3:
+                middle = len(first) // 2
+                candidate = first[:middle] + first[middle + 1:]
+                first = candidate if candidate not in refs and candidate else first + "。"
+                refs.append(first)
+            references += len(refs)
+            out.write("\t".join([f"b{i + 1}", source, *refs]) + "\n")
+    return references
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sentences", type=int, default=100_000)
+    parser.add_argument("--m2-sentences", type=int, default=None,
+                        help="export M2 for only the first K sentences (a release of a split) "
+                             "when the full export would take too long on a shared machine")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--naive-sample", type=int, default=2000)
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark datasets")
+    args = parser.parse_args()
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection, transaction
+
+    from annotate.exporting import export_dataset
+    from annotate.importing import ImportFile, import_dataset
+    from annotate.models import Dataset, DatasetVersion, ReleasedSentence, Sentence
+    from annotate.releases import release_dataset
+    from review.models import GoldenReference, ReferenceOrigin
+
+    call_command("migrate", verbosity=0)
+    settings.GEC_MAX_UPLOAD_BYTES = 1 << 40
+    resources = SHARED / "data" / "cherrant-resources"
+
+    def cleanup() -> None:
+        for dataset in Dataset.objects.filter(name__startswith="bench-"):
+            ReleasedSentence.objects.filter(version__dataset=dataset).delete()
+            DatasetVersion.objects.filter(dataset=dataset).delete()
+            GoldenReference.objects.filter(sentence__dataset=dataset).delete()
+            Sentence.objects.filter(dataset=dataset).delete()
+            dataset.delete()
+
+    cleanup()
+    print(f"database: {connection.vendor} {settings.DATABASES['default']['NAME']}; workers: {args.workers}")
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "bench.txt"
+        n_refs = build_input(args.sentences, source)
+        print(f"input: {args.sentences:,} sentences, {n_refs:,} references, {source.stat().st_size / 1e6:.1f} MB")
+
+        started = time.perf_counter()
+        result = import_dataset(name="bench-import", fmt="mucgec", files=[ImportFile.from_path(source)],
+                                source_name="bench", split="test")
+        import_seconds = time.perf_counter() - started
+        assert result.sentences == args.sentences and result.references == n_refs
+
+        # Naive import, for the ratio: one INSERT per row, in one transaction.
+        sample = source.read_text(encoding="utf-8").splitlines()[: args.naive_sample]
+        started = time.perf_counter()
+        with transaction.atomic():
+            dataset = Dataset.objects.create(name="bench-naive")
+            for position, line in enumerate(sample):
+                fields = line.split("\t")
+                sentence = Sentence.objects.create(dataset=dataset, external_id=fields[0],
+                                                   position=position, text=fields[1])
+                for index, text in enumerate(fields[2:]):
+                    # One INSERT per reference, without save() signals (the scoring app
+                    # rescores on saved references, which would not be a fair baseline).
+                    GoldenReference.objects.bulk_create([GoldenReference(
+                        sentence=sentence, position=index, text=text, origin=ReferenceOrigin.IMPORTED)])
+        naive_seconds = (time.perf_counter() - started) * args.sentences / len(sample)
+
+        bench = Dataset.objects.get(name="bench-import")
+        started = time.perf_counter()
+        version = release_dataset(dataset=bench, note="benchmark")
+        release_seconds = time.perf_counter() - started
+
+        started = time.perf_counter()
+        export_dataset(dataset=bench, version=version, fmt="mucgec", out=Path(tmp) / "out.txt")
+        mucgec_seconds = time.perf_counter() - started
+        assert (Path(tmp) / "out.txt").read_bytes() == source.read_bytes()
+
+        m2_version = version
+        m2_sentences = args.sentences
+        if args.m2_sentences and args.m2_sentences < args.sentences:
+            # The same code path on the first K sentences, imported as their own dataset.
+            m2_sentences = args.m2_sentences
+            head = Path(tmp) / "head.txt"
+            head.write_text("".join(line + "\n" for line in
+                                    source.read_text(encoding="utf-8").splitlines()[:m2_sentences]),
+                            encoding="utf-8")
+            sub = import_dataset(name="bench-m2", fmt="mucgec", files=[ImportFile.from_path(head)]).dataset
+            m2_version = release_dataset(dataset=sub)
+        started = time.perf_counter()
+        exported = export_dataset(dataset=m2_version.dataset, version=m2_version, fmt="m2",
+                                  out=Path(tmp) / "out.m2", resources_dir=str(resources),
+                                  workers=args.workers)
+        m2_seconds = time.perf_counter() - started
+        # The extraction is stored per release and resources (shared with the scoring app):
+        # exporting the same release again only streams the stored text.
+        started = time.perf_counter()
+        export_dataset(dataset=m2_version.dataset, version=m2_version, fmt="m2",
+                       out=Path(tmp) / "again.m2", resources_dir=str(resources), workers=args.workers)
+        m2_again_seconds = time.perf_counter() - started
+        assert (Path(tmp) / "again.m2").read_bytes() == (Path(tmp) / "out.m2").read_bytes()
+        m2_refs = exported.references
+        cherrant_seconds = m2_refs * CHERRANT_SECONDS_PER_REFERENCE
+
+    print(f"import (parse + check + write, one transaction): {import_seconds:8.1f} s "
+          f"({args.sentences / import_seconds:,.0f} sentences/s); naive per-row ORM (scaled from "
+          f"{len(sample):,}): {naive_seconds:8.1f} s; ratio naive/ours {naive_seconds / import_seconds:.1f}x")
+    print(f"release (freeze + checksum):                    {release_seconds:8.1f} s")
+    print(f"export MuCGEC (streamed):                       {mucgec_seconds:8.1f} s")
+    scale = args.sentences / m2_sentences
+    print(f"export M2 of {m2_sentences:,} sentences / {m2_refs:,} references, {args.workers} workers: "
+          f"{m2_seconds:8.1f} s ({m2_refs / m2_seconds:,.0f} references/s); ChERRANT on one core "
+          f"(spec speed): {cherrant_seconds:8.1f} s; ratio {cherrant_seconds / m2_seconds:.1f}x")
+    print(f"export M2 again (stored extraction reused):     {m2_again_seconds:8.1f} s")
+    if scale > 1:
+        print(f"M2 export of all {args.sentences:,} sentences, scaled linearly: {m2_seconds * scale:8.1f} s")
+    if not args.keep:
+        cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
