@@ -200,3 +200,31 @@ def test_annotator_page_shows_rows_and_admin_can_rescore_everything(reviewed, cl
     assert response.status_code == 302
     after = set(AnnotatorSample.objects.values_list("pk", flat=True))
     assert len(after) == 4 and not (before & after)  # rebuilt, not duplicated
+
+
+def test_annotator_scores_follow_the_real_review_workflow() -> None:
+    """The same sentence and boxes, submitted and reviewed through the annotation and review
+    services (which write golden references with bulk_create): the numbers are the
+    hand-computed ones of the module docstring."""
+    from review.selectors import merged_candidates
+    from review.services import submit_review
+    from tests.annotate.workflow import make_world, submit_all
+
+    world = make_world(sentences=[SOURCE])
+    submit_all(world, 0, [([R0], ""), (["我喜欢吃平果", "我很喜欢吃苹果。"], ""), ([], "error_free")])
+    task = world.task()
+    verdicts = [{"position": c.position, "correct": c.text == R0}
+                for c in merged_candidates(task, with_edits=False) if c.kind == "correction"]
+    submit_review(task_id=task.pk, user=world.reviewer, version=task.version, judgement="annotatable",
+                  verdicts=verdicts, added=[R1])
+    assert [r.text for r in GoldenReference.objects.filter(sentence=world.sentence(), is_current=True)
+            .order_by("position")] == [R0, R1]
+    a1, a2, a3 = world.annotators
+    assert services.stale_sentence_ids(dataset_id=world.dataset.pk) == [world.sentence().pk]
+    services.refresh_annotator_scores(dataset_id=world.dataset.pk, user=None)
+    rows = {row.annotator_id: row for row in selectors.annotator_quality(world.dataset)}
+    assert (rows[a1.pk].tp, rows[a1.pk].fp, rows[a1.pk].fn) == (1, 0, 0)
+    assert (rows[a2.pk].tp, rows[a2.pk].fp, rows[a2.pk].fn, rows[a2.pk].f05) == (2, 1, 1, 0.6667)
+    assert (rows[a3.pk].tp, rows[a3.pk].fp, rows[a3.pk].fn) == (0, 0, 1)
+    human = selectors.human_scores(world.dataset)
+    assert (human["tp"], human["fp"], human["fn"], human["f05"]) == (3, 1, 2, 0.7143)
