@@ -27,7 +27,7 @@ def test_admin_imports_releases_and_reads_statistics(page, screenshot, tmp_path:
     page.select_option("#id_format", "mucgec")
     page.set_input_files("#id_files", str(data))
     page.fill("#id_source", "hsk")
-    page.click("button[type=submit]")
+    page.click("[data-testid=import-form] button[type=submit]")
     page.wait_for_selector("[data-testid=dataset-link]")
     screenshot("datasets-import-done")
     page.click("[data-testid=dataset-link]")
