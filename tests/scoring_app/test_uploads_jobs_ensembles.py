@@ -161,3 +161,25 @@ def test_vote_with_even_number_of_systems_needs_more_than_half() -> None:
     assert kept == [x, y]
     assert text == "aXcYd"
     assert apply_edits(tokens, [VoteEdit(0, 4, "")]) == ""
+
+
+def test_score_system_command_errors_are_clear(release, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("score_system", "--dataset", release.dataset.name, "--hyp", str(tmp_path / "none.txt"),
+                     "--name", "x", "--json")
+    output = tmp_path / "out.txt"
+    output.write_text("a\nb\nc\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="no dataset named 'nope'"):
+        call_command("score_system", "--dataset", "nope", "--hyp", str(output), "--name", "x", "--json")
+    with pytest.raises(CommandError, match="has no release v9"):
+        call_command("score_system", "--dataset", release.dataset.name, "--release", "9", "--hyp", str(output),
+                     "--name", "x", "--json")
+    with pytest.raises(CommandError, match="lacks cilin.txt"):
+        call_command("score_system", "--dataset", release.dataset.name, "--hyp", str(output), "--name", "x",
+                     "--resources", str(tmp_path), "--json")
+    output.write_text("a\nb\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="2 lines, but the release has 3 sentences"):
+        call_command("score_system", "--dataset", release.dataset.name, "--hyp", str(output), "--name", "x")

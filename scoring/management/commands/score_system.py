@@ -41,6 +41,8 @@ class Command(BaseCommand):
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
         try:
+            # Bad resources are refused before anything is stored.
+            services.scoring_resources(options["resources"])
             dataset = selectors.get_dataset(options["dataset"])
             version = selectors.get_release(dataset, options["release"])
             system = services.upload_system_output(
