@@ -11,7 +11,7 @@ Measures, each in a fresh process (cold caches, as a real run):
 * ``library m2``: the same inside Python after the imports (read + partition + count + score);
 * ``cli m2``: ``python -m scoring.gec cleme ...``; this also imports every other command
   module of the shared CLI registry, so it includes their import cost;
-* ``cli text`` (with --text): the same from raw ``id \\t source \\t targets`` files, i.e.
+* ``process text`` (with --text): the same from raw ``id \\t source \\t targets`` files, i.e.
   our char-level edit extraction (ChERRANT resources) + CLEME. The reference has no raw-text
   path for Chinese; HEAD's 22.6 s is its M2 run.
 
@@ -28,6 +28,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,6 +59,17 @@ def _library_child(shared: Path) -> dict[str, object]:
     }
 
 
+PROCESS_TEXT_SCRIPT = """
+import json, sys
+from scoring.gec.cleme import cleme, read_sentences
+from scoring.gec.resources import load_resources
+resources = load_resources(sys.argv[3])
+workers = int(sys.argv[4])
+hyp = read_sentences(sys.argv[1], resources=resources, workers=workers)
+ref = read_sentences(sys.argv[2], resources=resources, workers=workers)
+print(json.dumps(cleme(hyp, ref).as_dict()))
+"""
+
 PROCESS_SCRIPT = """
 import json, sys
 from scoring.gec.cleme import cleme, read_m2_sentences
@@ -67,23 +79,29 @@ print(json.dumps(score.as_dict()))
 
 
 def _run_cli(argv: list[str], command: list[str] | None = None) -> dict[str, object]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, *(command or ["-m", "scoring.gec", *argv, "--json"])],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    """Run one child; its own CPU time and peak RSS come from wait4 (RUSAGE_CHILDREN's max
+    RSS would carry over from earlier children). Extraction workers' CPU is not included."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(
+            [sys.executable, *(command or ["-m", "scoring.gec", *argv, "--json"])],
+            cwd=REPO,
+            stdout=out,
+            stderr=err,
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if child.returncode:
+            raise SystemExit(f"benchmark child failed: {err.read()}")
+        result = json.loads(out.read())
     return {
         "wall_s": round(wall, 4),
-        "cpu_s": round(cpu, 4),
-        "f05": json.loads(out.stdout)["f05"],
-        "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 4),
+        "f05": result["f05"],
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
     }
 
 
@@ -140,21 +158,16 @@ def main() -> int:
     m2_args = ["cleme", "--hyp", hyp_m2, "--ref", ref_m2]
     _summary("cli m2", [_run_cli(m2_args) for _ in range(args.repeat)])
     if args.text:
-        text_args = [
-            "cleme",
-            "--hyp",
+        text = [
+            "-c",
+            PROCESS_TEXT_SCRIPT,
             str(data / "example_pred_dev.txt"),
-            "--ref",
             str(data / "MuCGEC_dev.txt"),
-            "--resources",
             str(shared / "data" / "cherrant-resources"),
-            "--workers",
             str(args.workers),
         ]
-        _summary(
-            f"cli text w{args.workers}",
-            [_run_cli(text_args) for _ in range(max(1, args.repeat // 5))],
-        )
+        runs = [_run_cli([], text) for _ in range(max(1, args.repeat // 5))]
+        _summary(f"process text w{args.workers}", runs)
     return 0
 
 
