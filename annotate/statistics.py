@@ -29,7 +29,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from annotate.dataset_selectors import DatasetRow, export_rows
-from annotate.exporting import _chunks, export_workers, resources_dir_setting
+from annotate.exporting import (
+    _cached_reference_m2,
+    _chunks,
+    export_workers,
+    resources_dir_setting,
+)
 from annotate.models import Dataset, DatasetVersion
 from core.exceptions import ServiceError
 from core.jobs import report_progress
@@ -159,6 +164,39 @@ def _typed_rows(rows: Iterable[DatasetRow], *, resources_dir: str | None, worker
             yield from drain()
 
 
+def _typed_rows_from_m2(
+    rows: Iterable[DatasetRow], m2_text: str, *, name: str
+) -> Iterator[tuple[DatasetRow, tuple[str, ...], list[list[str] | None]]]:
+    """Edit types read from the release's stored reference M2 (written by the same
+    extractor): alternative 0 of each target is the first cheapest alignment, which is what
+    `extract_edits` returns, so the numbers are the same without extracting again."""
+    from scoring.gec.m2 import parse_m2
+
+    blocks = parse_m2(m2_text, name=f"{name} reference M2")
+    count = 0
+    for row in rows:
+        if count >= len(blocks):
+            raise ServiceError(f"{name}: the stored reference M2 has fewer blocks than the "
+                               "release has sentences; export M2 again", field="release")
+        block = blocks[count]
+        count += 1
+        first: dict[int, list[str] | None] = {}
+        for target in block.targets:
+            if target.annotator in first:
+                continue
+            if target.edits and target.edits[0].type == "NA":
+                first[target.annotator] = None
+            else:
+                first[target.annotator] = [e.type for e in target.edits if e.type in EDIT_TYPES]
+        distinct = _distinct(row.references)
+        # Annotator id = reference index: keep the first occurrence of each distinct text.
+        indexes = [row.references.index(text) for text in distinct]
+        yield row, distinct, [first.get(i, []) for i in indexes]
+    if count != len(blocks):
+        raise ServiceError(f"{name}: the stored reference M2 has {len(blocks)} blocks for "
+                           f"{count} sentences", field="release")
+
+
 def dataset_statistics(
     *, dataset: Dataset, version: DatasetVersion | None = None, resources_dir: str | None = None,
     workers: int | None = None, job_id: int | None = None,
@@ -177,10 +215,16 @@ def dataset_statistics(
     def progress(done: int) -> None:
         report_progress(job_id, done)
 
-    for row, references, types in _typed_rows(
-        export_rows(dataset=dataset, version=version), resources_dir=directory,
-        workers=workers if workers is not None else export_workers(), on_progress=progress,
-    ):
+    rows = export_rows(dataset=dataset, version=version)
+    stored = _cached_reference_m2(version, signature)
+    typed = (
+        _typed_rows_from_m2(rows, stored, name=version.label if version is not None else "")
+        if stored is not None
+        else _typed_rows(rows, resources_dir=directory,
+                         workers=workers if workers is not None else export_workers(),
+                         on_progress=progress)
+    )
+    for row, references, types in typed:
         overall.add(row, references, types)
         by_source.setdefault(row.source_name or "(none)", _Tally()).add(row, references, types)
     return {

@@ -74,3 +74,30 @@ def test_identical_references_count_once_and_sources_are_separate(settings) -> N
     assert stats["by_source"]["a"]["sentences"] == 2 and stats["by_source"]["b"]["not_annotatable_sentences"] == 1
     assert stats["by_source"]["a"]["error_free_sentences"] == 1
     assert stats["chars_per_sentence"] == round((5 + 4 + 4) / 3, 4)
+
+
+def test_statistics_from_the_stored_reference_m2_equal_fresh_ones(mucgec_dev: Path, shared_data: Path, tmp_path: Path, settings) -> None:
+    from annotate.exporting import export_dataset
+    from core.models import AuditLog
+
+    settings.GEC_CHERRANT_RESOURCES = str(shared_data / "cherrant-resources")
+    head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:120])
+    # A duplicated reference makes the distinct-reference mapping matter.
+    head += "dup\t他去学校。\t他去了学校。\t他去了学校。\t他去学校了。\n"
+    dataset = import_dataset(name="head", fmt="mucgec", files=[f("h.txt", head)]).dataset
+    version = release_dataset(dataset=dataset)
+    fresh = dataset_statistics(dataset=dataset, version=version, workers=1)
+    export_dataset(dataset=dataset, version=version, fmt="m2", out=tmp_path / "h.m2", workers=1)
+    assert AuditLog.objects.filter(action="dataset.export").count() == 1
+    stored = dataset_statistics(dataset=dataset, version=version, workers=1)
+    assert stored == fresh
+    assert fresh["sentences"] == 121 and fresh["refs_per_sentence_histogram"]["2"] >= 1
+    # And they really come from the stored text: change one edit's type there and they follow.
+    from scoring.models import ReferenceM2Cache
+
+    cache = ReferenceM2Cache.objects.get(version=version)
+    cache.m2_text = cache.m2_text.replace("|||S|||", "|||W|||", 1)
+    cache.save()
+    changed = dataset_statistics(dataset=dataset, version=version, workers=1)
+    assert changed["edit_types"]["W"] == fresh["edit_types"]["W"] + 1
+    assert changed["edit_types"]["S"] == fresh["edit_types"]["S"] - 1
