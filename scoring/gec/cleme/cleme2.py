@@ -116,6 +116,62 @@ class Cleme2Score:
         return asdict(self)
 
 
+@dataclass(frozen=True, slots=True)
+class SentenceCleme2:
+    """One sentence at sentence level: the chosen reference (0-based among the usable ones),
+    its counts and aspects."""
+
+    reference: int
+    counts: Counts
+    aspects: Aspects
+
+
+def best_per_sentence2(
+    per_sentence: Sequence[Sequence[Counts]], factors: Factors
+) -> list[SentenceCleme2]:
+    """HEAD's sentence-level choice: max by (score, hit, -wrong, -under, -over); the first
+    reference wins a full tie."""
+    details: list[SentenceCleme2] = []
+    for candidates in per_sentence:
+        best: SentenceCleme2 | None = None
+        best_key = (-1.0, -1.0, 1.0, 1.0, 1.0)
+        for k, c in enumerate(candidates):
+            a = aspects(c.tp, c.fp_ne, c.fp_un, c.fn, factors)
+            key = (a.score, a.hit, -a.wrong, -a.under, -a.over)
+            if key > best_key:  # lexicographic on signed keys
+                best, best_key = SentenceCleme2(k, c, a), key
+        if best is None:
+            raise ValueError("a sentence without any reference result")
+        details.append(best)
+    return details
+
+
+def sentence_scores2(
+    evaluation: ChunkEvaluation,
+    *,
+    factors: Factors | None = None,
+    weights: EditWeightProvider | None = None,
+) -> list[SentenceCleme2]:
+    """Per-sentence CLEME2.0 (e.g. one row per sentence for the aspects chart); ``factors``
+    None means the sentence-level factors."""
+    return best_per_sentence2(
+        _counts(evaluation, weights, None), factors if factors is not None else SENTENCE_FACTORS
+    )
+
+
+def _counts(
+    evaluation: ChunkEvaluation,
+    weights: EditWeightProvider | None,
+    progress: ProgressCallback | None,
+) -> list[list[Counts]]:
+    if weights is None:
+        return [
+            [unweighted_counts(tally) for tally in sentence.tallies]
+            for sentence in evaluation.sentences
+        ]
+    return similarity_counts(evaluation, weights, progress=progress)
+
+
 def score_evaluation2(
     evaluation: ChunkEvaluation,
     *,
@@ -127,15 +183,8 @@ def score_evaluation2(
     """CLEME2.0 from partitioned, counted sentences: plain chunk counts, or with ``weights``
     the similarity-weighted counts of CLEME2.0-sim (``similarity.py``)."""
     used = factors if factors is not None else default_factors(level)
-    if weights is None:
-        per_sentence = [
-            [unweighted_counts(tally) for tally in sentence.tallies]
-            for sentence in evaluation.sentences
-        ]
-        weight_name = "none"
-    else:
-        per_sentence = similarity_counts(evaluation, weights, progress=progress)
-        weight_name = f"similarity({weights.signature})"
+    per_sentence = _counts(evaluation, weights, progress)
+    weight_name = "none" if weights is None else f"similarity({weights.signature})"
     refs = "all" if evaluation.max_refs is None else str(evaluation.max_refs)
     signature = (
         f"CLEME2.0|v:{CLEME2_VERSION}|level:{level}|assume:{evaluation.assumption}"
@@ -180,19 +229,10 @@ def score_evaluation2(
         )
     if level != "sentence":
         raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
-    chosen: list[Aspects] = []
-    for candidates in per_sentence:
-        best_c: Counts | None = None
-        best_a: Aspects | None = None
-        best_key = (-1.0, -1.0, 1.0, 1.0, 1.0)
-        for c in candidates:
-            a = aspects(c.tp, c.fp_ne, c.fp_un, c.fn, used)
-            key = (a.score, a.hit, -a.wrong, -a.under, -a.over)
-            if key > best_key:
-                best_c, best_a, best_key = c, a, key
-        if best_c is not None and best_a is not None:
-            total = total + best_c
-            chosen.append(best_a)
+    details = best_per_sentence2(per_sentence, used)
+    chosen = [detail.aspects for detail in details]
+    for detail in details:
+        total = total + detail.counts
 
     def mean(values: list[float]) -> float:
         return numpy_mean(values)

@@ -57,11 +57,6 @@ def numpy_mean(values: Sequence[float]) -> float:
     return float(numpy.average(values))
 
 
-def _better(candidate: tuple[float, ...], best: tuple[float, ...]) -> bool:
-    """Lexicographic 'greater than' on already-signed keys."""
-    return candidate > best
-
-
 def corpus_totals(per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5) -> Counts:
     """Greedy best reference per sentence: max F of (totals + candidate) rounded to 4
     decimals, then more TP, fewer FP, fewer FN, more TN; the first reference wins ties."""
@@ -74,7 +69,7 @@ def corpus_totals(per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5) -
                 total.tp + counts.tp, total.fp + counts.fp, total.fn + counts.fn, beta
             )[2]
             key = (f, counts.tp, -counts.fp, -counts.fn, counts.tn)
-            if _better(key, best_key):
+            if key > best_key:  # lexicographic on signed keys
                 best, best_key = counts, key
         if best is not None:
             total = total + best
@@ -167,28 +162,10 @@ def score_evaluation(
         )
     if level != "sentence":
         raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
-    ps: list[float] = []
-    rs: list[float] = []
-    fs: list[float] = []
-    accs: list[float] = []
+    details = best_per_sentence(per_sentence, beta)
     total = Counts()
-    for candidates in per_sentence:
-        best: Counts | None = None
-        # v1.0 prefers the LOWER accuracy on ties (HEAD the higher); we follow v1.0.
-        best_key: tuple[float, ...] = (-1.0, -1.0, -1.0, 1.0)
-        best_scores = (0.0, 0.0, 0.0, 0.0)
-        for counts in candidates:
-            sp, sr, sf = precision_recall_f(counts.tp, counts.fp, counts.fn, beta)
-            sacc = accuracy(counts.tp, counts.fp, counts.fn, counts.tn)
-            key = (sf, sp, sr, -sacc)
-            if _better(key, best_key):
-                best, best_key, best_scores = counts, key, (sp, sr, sf, sacc)
-        if best is not None:
-            total = total + best
-        ps.append(best_scores[0])
-        rs.append(best_scores[1])
-        fs.append(best_scores[2])
-        accs.append(best_scores[3])
+    for detail in details:
+        total = total + detail.counts
 
     def mean(values: list[float]) -> float:
         # 4-decimal rounding of numpy's mean, as the reference averages.
@@ -199,16 +176,71 @@ def score_evaluation(
         total.fp,
         total.fn,
         total.tn,
-        mean(ps),
-        mean(rs),
-        mean(fs),
-        mean(accs),
+        mean([d.p for d in details]),
+        mean([d.r for d in details]),
+        mean([d.f for d in details]),
+        mean([d.acc for d in details]),
         n,
         level,
         evaluation.assumption,
         beta,
         bias,
         signature,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceCleme:
+    """One sentence at sentence level: the chosen reference (0-based among the usable ones;
+    0 under the independent assumption), its counts and the rounded P/R/F/Acc."""
+
+    reference: int
+    counts: Counts
+    p: float
+    r: float
+    f: float
+    acc: float
+
+
+def best_per_sentence(
+    per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5
+) -> list[SentenceCleme]:
+    """v1.0's sentence-level choice: max F, then P, then R, then the LOWER accuracy (HEAD
+    prefers the higher; we follow v1.0); the first reference wins a full tie."""
+    details: list[SentenceCleme] = []
+    for candidates in per_sentence:
+        best: SentenceCleme | None = None
+        best_key: tuple[float, ...] = (-1.0, -1.0, -1.0, 1.0)
+        for k, counts in enumerate(candidates):
+            sp, sr, sf = precision_recall_f(counts.tp, counts.fp, counts.fn, beta)
+            sacc = accuracy(counts.tp, counts.fp, counts.fn, counts.tn)
+            key = (sf, sp, sr, -sacc)
+            if key > best_key:  # lexicographic on signed keys
+                best, best_key = SentenceCleme(k, counts, sp, sr, sf, sacc), key
+        if best is None:
+            raise ValueError("a sentence without any reference result")
+        details.append(best)
+    return details
+
+
+def sentence_scores(
+    evaluation: ChunkEvaluation,
+    *,
+    weighting: LengthWeighting | None = None,
+    beta: float = 0.5,
+) -> list[SentenceCleme]:
+    """Per-sentence CLEME (e.g. to store one row per sentence); ``weighting`` None means the
+    sentence-level default table for the evaluation's assumption."""
+    table = (
+        weighting if weighting is not None else default_weighting("sentence", evaluation.assumption)
+    )
+    weigher = LengthWeigher(table, evaluation.mean_corrected_length)
+    return best_per_sentence(
+        [
+            [length_weighted_counts(s.partition, tally, weigher) for tally in s.tallies]
+            for s in evaluation.sentences
+        ],
+        beta,
     )
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from scoring.gec.cleme.cleme2 import Factors, aspects, cleme2
-from scoring.gec.cleme.model import ClemeInputError, SpanEdit, make_sentence
+from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
 from scoring.gec.cleme.scorers import cleme, precision_recall_f
 from scoring.gec.cleme.weighting import (
     CORPUS_WEIGHTING,
@@ -120,3 +120,33 @@ def test_mismatched_inputs_are_clear_errors() -> None:
         cleme([two], [make_sentence(SOURCE, [[]])])
     with pytest.raises(ClemeInputError, match="ref.m2, line 9: the sentence has no reference"):
         cleme([hyp], [make_sentence(SOURCE, [], "ref.m2, line 9")])
+
+
+def test_per_sentence_scores_name_the_chosen_reference() -> None:
+    from scoring.gec.cleme.cleme2 import sentence_scores2
+    from scoring.gec.cleme.evaluate import evaluate_chunks
+    from scoring.gec.cleme.scorers import sentence_scores
+    from scoring.gec.cleme.weighting import NO_WEIGHTING
+
+    hyp = make_sentence(SOURCE, [[sub(0, 1, "X")]])
+    ref = make_sentence(
+        SOURCE, [[sub(0, 1, "Y"), sub(2, 3, "C")], [sub(0, 1, "Y"), sub(2, 3, "C"), sub(4, 5, "E")]]
+    )
+    (detail,) = sentence_scores(evaluate_chunks([hyp], [ref]), weighting=NO_WEIGHTING)
+    assert (detail.reference, detail.acc) == (1, 0.5)  # the lower accuracy, as v1.0
+    (detail2,) = sentence_scores2(evaluate_chunks([hyp], [ref]))
+    # Sentence factors .35/.25/.20/.20: reference A (wrong 1/2, under 1/2) scores 0.425,
+    # reference B (wrong 1/3, under 2/3) 0.4333, so B is chosen.
+    assert detail2.reference == 1
+    assert (detail2.counts.fp_ne, detail2.counts.fn) == (1.0, 2.0)
+
+
+def test_sentence_level_means_match_per_sentence_scores(
+    mucgec_hyps: dict[str, list[Sentence]], mucgec_refs: list[Sentence]
+) -> None:
+    from scoring.gec.cleme.evaluate import evaluate_chunks
+    from scoring.gec.cleme.scorers import numpy_mean, sentence_scores
+
+    details = sentence_scores(evaluate_chunks(mucgec_hyps["example"], mucgec_refs))
+    assert len(details) == 1137
+    assert round(numpy_mean([d.f for d in details]), 4) == 0.3736  # spec section 8
