@@ -7,7 +7,17 @@ See docs/metrics/cleme.md. Typical use::
     score = cleme(read_sentences("hyp.m2"), read_sentences("ref.m2"))
 """
 
-from scoring.gec.cleme.cleme2 import CORPUS_FACTORS, SENTENCE_FACTORS, Cleme2Score, Factors, cleme2
+from scoring.gec.cleme.cleme2 import (
+    CORPUS_FACTORS,
+    SENTENCE_FACTORS,
+    Aspects,
+    Cleme2Score,
+    Factors,
+    SentenceCleme2,
+    cleme2,
+    score_evaluation2,
+    sentence_scores2,
+)
 from scoring.gec.cleme.evaluate import ChunkEvaluation, evaluate_chunks
 from scoring.gec.cleme.grid import (
     ChunkGrid,
@@ -24,7 +34,13 @@ from scoring.gec.cleme.inputs import (
 )
 from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
 from scoring.gec.cleme.partition import ChunkSpan, Partition, partition
-from scoring.gec.cleme.scorers import ClemeScore, cleme, score_evaluation
+from scoring.gec.cleme.scorers import (
+    ClemeScore,
+    SentenceCleme,
+    cleme,
+    score_evaluation,
+    sentence_scores,
+)
 from scoring.gec.cleme.stats import ChunkStatistics, chunk_statistics
 from scoring.gec.cleme.weighting import (
     CORPUS_WEIGHTING,
@@ -42,6 +58,7 @@ __all__ = [
     "SENTENCE_DEPENDENT_WEIGHTING",
     "SENTENCE_FACTORS",
     "SENTENCE_INDEPENDENT_WEIGHTING",
+    "Aspects",
     "ChunkEvaluation",
     "ChunkGrid",
     "ChunkSpan",
@@ -56,6 +73,8 @@ __all__ = [
     "LengthWeighting",
     "Partition",
     "Sentence",
+    "SentenceCleme",
+    "SentenceCleme2",
     "SpanEdit",
     "chunk_grid",
     "chunk_grid_from_texts",
@@ -68,6 +87,9 @@ __all__ = [
     "read_m2_sentences",
     "read_sentences",
     "score_evaluation",
+    "score_evaluation2",
+    "sentence_scores",
+    "sentence_scores2",
     "sentences_from_m2",
     "sentences_from_texts",
 ]
