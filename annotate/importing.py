@@ -97,6 +97,10 @@ class ParsedSentence:
     line: int
     source_name: str | None = None  # per-row override (JSONL)
     split: str | None = None
+    # The file has no ids (text, parallel, M2, JSONL without "id"): the id becomes the
+    # sentence's number in the dataset, so a second file appended to a dataset continues
+    # the numbering instead of clashing with the first one.
+    auto_id: bool = False
 
 
 @dataclass
@@ -200,7 +204,7 @@ def parse_text(files: Sequence[ImportFile]) -> list[ParsedSentence]:
     file = _single(files, ImportFormat.TEXT)
     lines = decode_lines(file)
     _reject_empty(lines, file.name)
-    return [ParsedSentence(str(n), line, [], n) for n, line in enumerate(lines, start=1)]
+    return [ParsedSentence(str(n), line, [], n, auto_id=True) for n, line in enumerate(lines, start=1)]
 
 
 def parse_mucgec(files: Sequence[ImportFile]) -> list[ParsedSentence]:
@@ -241,7 +245,7 @@ def parse_parallel(files: Sequence[ImportFile]) -> list[ParsedSentence]:
     rows = []
     for index, text in enumerate(sources):
         references = [lines[index] for lines in decoded[1:] if lines[index].strip()]
-        rows.append(ParsedSentence(str(index + 1), text, references, index + 1))
+        rows.append(ParsedSentence(str(index + 1), text, references, index + 1, auto_id=True))
     return rows
 
 
@@ -281,7 +285,8 @@ def parse_jsonl(files: Sequence[ImportFile]) -> list[ParsedSentence]:
         if split is not None and not isinstance(split, str):
             raise _error(file.name, number, "split", "must be a string")
         rows.append(ParsedSentence(external_id, text, list(references), number,
-                                   source_name=source_name or None, split=split))
+                                   source_name=source_name or None, split=split,
+                                   auto_id="id" not in obj))
     return rows
 
 
@@ -315,7 +320,8 @@ def parse_m2_files(files: Sequence[ImportFile], *, language: str = Language.CHIN
                     references.append(joiner.join(text.split()))
             else:
                 references.append(joiner.join(_apply_edits(tokens, target.edits)))
-        rows.append(ParsedSentence(str(number), joiner.join(tokens), references, block.line))
+        rows.append(ParsedSentence(str(number), joiner.join(tokens), references, block.line,
+                                   auto_id=True))
     return rows
 
 
@@ -437,22 +443,28 @@ def import_dataset(
                 f"dataset {name!r} is {dataset.language}, the import says {language}",
                 field="language",
             )
-        else:
-            existing = set(
-                Sentence.objects.filter(
-                    dataset=dataset, external_id__in=[r.external_id for r in rows]
-                ).values_list("external_id", flat=True)
-            )
-            for row in rows:
-                if row.external_id in existing:
-                    raise _error(file_name, row.line, "id",
-                                 f"id {row.external_id!r} already exists in dataset {name!r}")
+        start = (Sentence.objects.filter(dataset=dataset).aggregate(m=Max("position"))["m"] or -1) + 1
+        for index, row in enumerate(rows):
+            if row.auto_id:
+                row.external_id = str(start + index + 1)
+        existing: dict[str, int] = {}
+        if not created:
+            existing = dict.fromkeys(
+                Sentence.objects.filter(dataset=dataset).values_list("external_id", flat=True), 0)
+        seen: dict[str, int] = {}
+        for row in rows:
+            if row.external_id in existing:
+                raise _error(file_name, row.line, "id",
+                             f"id {row.external_id!r} already exists in dataset {name!r}")
+            first = seen.setdefault(row.external_id, row.line)
+            if first != row.line:
+                raise _error(file_name, row.line, "id",
+                             f"duplicate id {row.external_id!r} (first used on line {first})")
         sources: dict[str, Source] = {s.name: s for s in dataset.sources.all()}
         for row in rows:
             wanted = row.source_name if row.source_name is not None else source_name
             if wanted and wanted not in sources:
                 sources[wanted] = Source.objects.create(dataset=dataset, name=wanted)
-        start = (Sentence.objects.filter(dataset=dataset).aggregate(m=Max("position"))["m"] or -1) + 1
 
         n_references = 0
         actor_id = _actor(user).pk if _actor(user) is not None else None

@@ -33,6 +33,13 @@ SHARED = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared"))
 CHERRANT_SECONDS_PER_REFERENCE = 151 / 2467  # spec char-metric.md section 9, one core
 
 
+def _cpu_since(before: os.times_result) -> float:
+    now = os.times()
+    return (now.user - before.user + now.system - before.system
+            + now.children_user - before.children_user
+            + now.children_system - before.children_system)
+
+
 def build_input(n: int, path: Path) -> int:
     rows = [line.split("\t") for line in
             (SHARED / "data" / "mucgec-dev" / "MuCGEC_dev.txt").read_text(encoding="utf-8").splitlines()]
@@ -97,10 +104,12 @@ def main() -> int:
         n_refs = build_input(args.sentences, source)
         print(f"input: {args.sentences:,} sentences, {n_refs:,} references, {source.stat().st_size / 1e6:.1f} MB")
 
+        cpu = os.times()
         started = time.perf_counter()
         result = import_dataset(name="bench-import", fmt="mucgec", files=[ImportFile.from_path(source)],
                                 source_name="bench", split="test")
         import_seconds = time.perf_counter() - started
+        import_cpu = _cpu_since(cpu)
         assert result.sentences == args.sentences and result.references == n_refs
 
         # Naive import, for the ratio: one INSERT per row, in one transaction.
@@ -140,11 +149,13 @@ def main() -> int:
                             encoding="utf-8")
             sub = import_dataset(name="bench-m2", fmt="mucgec", files=[ImportFile.from_path(head)]).dataset
             m2_version = release_dataset(dataset=sub)
+        cpu = os.times()
         started = time.perf_counter()
         exported = export_dataset(dataset=m2_version.dataset, version=m2_version, fmt="m2",
                                   out=Path(tmp) / "out.m2", resources_dir=str(resources),
                                   workers=args.workers)
         m2_seconds = time.perf_counter() - started
+        m2_cpu = _cpu_since(cpu)  # this process + the (finished) worker processes
         # The extraction is stored per release and resources (shared with the scoring app):
         # exporting the same release again only streams the stored text.
         started = time.perf_counter()
@@ -158,15 +169,20 @@ def main() -> int:
     print(f"import (parse + check + write, one transaction): {import_seconds:8.1f} s "
           f"({args.sentences / import_seconds:,.0f} sentences/s); naive per-row ORM (scaled from "
           f"{len(sample):,}): {naive_seconds:8.1f} s; ratio naive/ours {naive_seconds / import_seconds:.1f}x")
+    print(f"  CPU time of the import process: {import_cpu:.1f} s (PostgreSQL's own work not included)")
     print(f"release (freeze + checksum):                    {release_seconds:8.1f} s")
     print(f"export MuCGEC (streamed):                       {mucgec_seconds:8.1f} s")
     scale = args.sentences / m2_sentences
     print(f"export M2 of {m2_sentences:,} sentences / {m2_refs:,} references, {args.workers} workers: "
           f"{m2_seconds:8.1f} s ({m2_refs / m2_seconds:,.0f} references/s); ChERRANT on one core "
           f"(spec speed): {cherrant_seconds:8.1f} s; ratio {cherrant_seconds / m2_seconds:.1f}x")
+    print(f"  CPU time (exporter + workers): {m2_cpu:.1f} s = {m2_cpu / m2_refs * 1000:.2f} ms per "
+          f"reference; on {args.workers} idle cores the wall time would be about "
+          f"{m2_cpu / args.workers:.1f} s; load average now {os.getloadavg()[0]:.1f}")
     print(f"export M2 again (stored extraction reused):     {m2_again_seconds:8.1f} s")
     if scale > 1:
-        print(f"M2 export of all {args.sentences:,} sentences, scaled linearly: {m2_seconds * scale:8.1f} s")
+        print(f"M2 export of all {args.sentences:,} sentences, scaled linearly: {m2_seconds * scale:8.1f} s "
+              f"(idle cores: about {m2_cpu * scale / args.workers:.0f} s)")
     if not args.keep:
         cleanup()
     return 0

@@ -179,3 +179,18 @@ def test_error_in_the_last_line_writes_nothing(assert_nothing_written) -> None:
     assert "late.txt, line 5001" in info.value.message and "field source" in info.value.message
     assert Dataset.objects.count() == 0
     assert_nothing_written()
+
+
+def test_files_without_ids_continue_the_numbering_when_appended() -> None:
+    import_dataset(name="multi", fmt="text", source_name="nlpcc18", files=[f("a.txt", "第一句。\n第二句。\n")])
+    import_dataset(name="multi", fmt="text", source_name="lang8", files=[f("b.txt", "第三句。\n")])
+    rows = list(Sentence.objects.order_by("position").values_list("external_id", "position", "source__name"))
+    assert rows == [("1", 0, "nlpcc18"), ("2", 1, "nlpcc18"), ("3", 2, "lang8")]
+
+
+def test_jsonl_auto_ids_may_not_clash_with_explicit_ones(assert_nothing_written) -> None:
+    text = '{"source": "他去。"}\n{"id": "1", "source": "我来。"}\n'
+    with pytest.raises(ServiceError) as info:
+        import_dataset(name="clash", fmt="jsonl", files=[f("c.jsonl", text)])
+    assert "c.jsonl, line 2, field id: duplicate id '1'" in info.value.message
+    assert_nothing_written()
