@@ -192,18 +192,27 @@ def _init_worker(resources_dir: str | None) -> None:
     _worker_resources = load_resources(resources_dir)
 
 
-def _m2_batch(batch: list[tuple[str, tuple[str, ...], str]]) -> str:
+def _m2_batch(batch: list[tuple[str, str, tuple[str, ...]]]) -> list[str]:
+    """One M2 block (with its separating blank line) per sentence."""
     from scoring.gec.extract import annotate_sentence
     from scoring.gec.m2 import format_m2_block
 
     parts = []
     for external_id, text, references in batch:
         try:
-            block, _ = annotate_sentence(text, references, resources=_worker_resources)
+            block, _ = annotate_sentence(text, list(references), resources=_worker_resources)
         except ValueError as exc:
             raise ValueError(f"sentence {external_id}: {exc}") from None
         parts.append(format_m2_block(block) + "\n\n")
-    return "".join(parts)
+    return parts
+
+
+BlockKey = tuple[str, tuple[str, ...]]
+
+
+def _merge(chunk: list[DatasetRow], known: dict[BlockKey, str], computed: list[str]) -> str:
+    fresh = iter(computed)
+    return "".join(known.get((r.text, r.references)) or next(fresh) for r in chunk)
 
 
 def export_workers() -> int:
@@ -221,39 +230,67 @@ def resources_dir_setting(override: str | None = None) -> str | None:
 
 
 def m2_chunks(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers: int,
-              on_progress: Any = None) -> Iterator[str]:
-    """M2 text in row order, `M2_BATCH` sentences at a time."""
-    batches = (
-        [(r.external_id, r.text, r.references) for r in chunk] for chunk in _chunks(rows, M2_BATCH)
-    )
+              on_progress: Any = None, known: dict[BlockKey, str] | None = None) -> Iterator[str]:
+    """M2 text in row order, `M2_BATCH` sentences at a time.
+
+    `known` maps (source, references) to an already extracted block (from an earlier
+    release of the same resources): those sentences are not extracted again.
+    """
+    known = known or {}
+
+    def todo(chunk: list[DatasetRow]) -> list[tuple[str, str, tuple[str, ...]]]:
+        return [(r.external_id, r.text, r.references) for r in chunk
+                if (r.text, r.references) not in known]
+
     done = 0
     if workers <= 1:
         _init_worker(resources_dir)
-        for batch in batches:
-            yield _m2_batch(batch)
-            done += len(batch)
+        for chunk in _chunks(rows, M2_BATCH):
+            yield _merge(chunk, known, _m2_batch(todo(chunk)))
+            done += len(chunk)
             if on_progress:
                 on_progress(done)
         return
     context = multiprocessing.get_context("fork") if hasattr(os, "fork") else multiprocessing.get_context()
-    # Batches are read from the database HERE, in the calling thread (Django connections are
-    # per thread), and at most a few per worker are in flight, so memory stays flat.
-    window: deque[tuple[int, Any]] = deque()
+    # Rows are read from the database HERE, in the calling thread (Django connections are
+    # per thread), and at most a few batches per worker are in flight, so memory stays flat.
+    window: deque[tuple[list[DatasetRow], Any]] = deque()
     with context.Pool(workers, initializer=_init_worker, initargs=(resources_dir,)) as pool:
-        for batch in batches:
-            window.append((len(batch), pool.apply_async(_m2_batch, (batch,))))
-            if len(window) >= 2 * workers:
-                size, pending = window.popleft()
-                yield pending.get()
-                done += size
-                if on_progress:
-                    on_progress(done)
-        while window:
-            size, pending = window.popleft()
-            yield pending.get()
-            done += size
+
+        def drain() -> str:
+            nonlocal done
+            chunk, pending = window.popleft()
+            text = _merge(chunk, known, pending.get())
+            done += len(chunk)
             if on_progress:
                 on_progress(done)
+            return text
+
+        for chunk in _chunks(rows, M2_BATCH):
+            window.append((chunk, pool.apply_async(_m2_batch, (todo(chunk),))))
+            if len(window) >= 2 * workers:
+                yield drain()
+        while window:
+            yield drain()
+
+
+def known_blocks(dataset: Dataset, signature: str, *, exclude: DatasetVersion | None = None) -> dict[BlockKey, str]:
+    """Blocks of the newest earlier release whose reference M2 is stored for `signature`,
+    keyed by (source, references): a new release mostly repeats the previous one."""
+    model = _reference_cache_model()
+    if model is None:
+        return {}
+    caches = model.objects.filter(version__dataset=dataset, resources_key=signature)
+    if exclude is not None:
+        caches = caches.exclude(version=exclude)
+    cache = caches.order_by("-version__number").select_related("version").first()
+    if cache is None:
+        return {}
+    blocks = [b + "\n\n" for b in cache.m2_text.split("\n\n") if b]
+    rows = list(export_rows(dataset=dataset, version=cache.version))
+    if len(rows) != len(blocks):
+        return {}  # not a cache we can line up with its rows: extract everything
+    return {(r.text, r.references): block for r, block in zip(rows, blocks, strict=True)}
 
 
 # --- the service --------------------------------------------------------------------------------
@@ -320,6 +357,7 @@ def export_dataset(
                 counted, resources_dir=directory,
                 workers=workers if workers is not None else export_workers(),
                 on_progress=progress,
+                known=known_blocks(dataset, resources_signature, exclude=version),
             )
         elif format_ == ExportFormat.MUCGEC:
             chunks = _with_progress(mucgec_lines(counted), counted, progress)

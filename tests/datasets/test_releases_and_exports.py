@@ -166,3 +166,30 @@ def test_m2_of_a_release_is_extracted_once_and_shared_with_scoring(tmp_path: Pat
     assert second.sentences == 2 and second.references == 2
     exports = AuditLog.objects.filter(action="dataset.export").order_by("id")
     assert [e.data.get("cached", False) for e in exports] == [False, True]
+
+
+def test_m2_export_of_a_new_release_reuses_unchanged_blocks_of_the_previous_one(tmp_path: Path, settings) -> None:
+    from scoring.gec import annotate_sentence, default_resources
+    from scoring.gec.m2 import format_m2_block
+    from scoring.models import ReferenceM2Cache
+
+    settings.GEC_CHERRANT_RESOURCES = ""
+    text = "1\t他去学校。\t他去了学校。\n2\t我很好。\t没有错误\n3\t今天天气好。\t今天天气很好。\n"
+    dataset = import_dataset(name="inc", fmt="mucgec", files=[f("a.txt", text)]).dataset
+    v1 = release_dataset(dataset=dataset)
+    export_dataset(dataset=dataset, version=v1, fmt="m2", out=tmp_path / "v1.m2", workers=1)
+    # Mark sentence 3's stored block, to see whether v2 takes it from there.
+    cache = ReferenceM2Cache.objects.get(version=v1)
+    assert "|||M|||很" in cache.m2_text
+    cache.m2_text = cache.m2_text.replace("|||M|||很", "|||X|||很")
+    cache.save()
+    sentence = Sentence.objects.get(dataset=dataset, external_id="1")
+    GoldenReference.objects.filter(sentence=sentence).update(is_current=False)
+    GoldenReference.objects.create(sentence=sentence, revision=2, position=0, text="他去过学校。",
+                                   origin=ReferenceOrigin.EDITED)
+    v2 = release_dataset(dataset=dataset)
+    export_dataset(dataset=dataset, version=v2, fmt="m2", out=tmp_path / "v2.m2", workers=2)
+    blocks = (tmp_path / "v2.m2").read_text(encoding="utf-8").split("\n\n")
+    fresh, _ = annotate_sentence("他去学校。", ["他去过学校。"], resources=default_resources())
+    assert blocks[0] == format_m2_block(fresh)  # changed: extracted again
+    assert "|||X|||很" in blocks[2]  # unchanged: reused
