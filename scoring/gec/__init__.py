@@ -5,6 +5,15 @@ Char-level ChERRANT-compatible extraction and scoring:
     from scoring.gec import extract_edits, load_resources, parallel_to_m2, compare_m2
 """
 
+from scoring.gec.compare import (
+    CompareError,
+    CompareResult,
+    Scores,
+    SentenceResult,
+    compare_m2,
+    f_score,
+    reference_count_curve,
+)
 from scoring.gec.extract import (
     Edit,
     ParallelFormatError,
@@ -17,9 +26,17 @@ from scoring.gec.extract import (
     read_parallel,
 )
 from scoring.gec.m2 import M2Block, M2Edit, M2FormatError, M2Target, parse_m2, read_m2, write_m2
-from scoring.gec.resources import ResourceError, Resources, default_resources, load_resources
+from scoring.gec.resources import (
+    ResourceError,
+    Resources,
+    default_resources,
+    load_resources,
+    no_resources,
+)
 
 __all__ = [
+    "CompareError",
+    "CompareResult",
     "Edit",
     "M2Block",
     "M2Edit",
@@ -29,9 +46,15 @@ __all__ = [
     "ParallelLine",
     "ResourceError",
     "Resources",
+    "Scores",
+    "SentenceResult",
     "TargetAnnotation",
     "annotate_sentence",
+    "compare_m2",
     "default_resources",
+    "f_score",
+    "no_resources",
+    "reference_count_curve",
     "extract_edits",
     "load_resources",
     "parallel_to_m2",

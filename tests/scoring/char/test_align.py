@@ -14,7 +14,12 @@ from scoring.gec.align import (
     substitution_cost,
     substitution_costs,
 )
-from scoring.gec.extract import ParallelFormatError, annotate_sentence, parallel_to_m2, parse_parallel
+from scoring.gec.extract import (
+    ParallelFormatError,
+    annotate_sentence,
+    parallel_to_m2,
+    parse_parallel,
+)
 from scoring.gec.resources import Resources, default_resources
 from scoring.gec.tokenize import char_tokens, normalize_target
 
@@ -37,7 +42,9 @@ def test_banded_alignment_equals_the_full_table_on_mucgec_dev(
     assert checked > 300
 
 
-def test_batch_substitution_costs_equal_the_reference_function(cherrant_resources: Resources) -> None:
+def test_batch_substitution_costs_equal_the_reference_function(
+    cherrant_resources: Resources,
+) -> None:
     chars = list("的地得做坐作在再，。！？a1[缺失成分]人士们他她它學学")
     for a in chars:
         others = [b for b in chars if b != a]

@@ -8,16 +8,18 @@ from pathlib import Path
 
 import pytest
 
+from scoring.gec.compare import compare_m2
 from scoring.gec.extract import (
     Edit,
     ParallelFormatError,
     annotate_sentence,
     extract_edits,
+    parallel_to_m2,
     parse_parallel,
     read_parallel,
 )
-from scoring.gec.m2 import format_m2_block
-from scoring.gec.resources import ResourceError, Resources, load_resources
+from scoring.gec.m2 import M2Block, format_m2_block, write_m2
+from scoring.gec.resources import ResourceError, Resources, default_resources, load_resources
 
 
 def _cases(shared_data: Path) -> list[dict[str, object]]:
@@ -81,15 +83,16 @@ def test_mucgec_dev_m2_is_byte_identical(
 
 @pytest.mark.slow
 def test_hypothesis_equal_to_source_still_has_edits_from_t2s(
-    extract_dev: Callable[..., tuple[str, list[object]]],
+    extract_dev: Callable[..., tuple[str, list[M2Block]]],
+    dev_m2: Callable[[str], list[M2Block]],
 ) -> None:
     # Spec section 1: "hypothesis = source" is not edit-free when the source has traditional
-    # characters: 23 sentences, 30 edits on MuCGEC dev.
-    text, _ = extract_dev("source_pred_dev.txt")
-    blocks = text.strip().split("\n\n")
-    with_edits = [b for b in blocks if "|||noop|||" not in b]
-    assert len(with_edits) == 23
-    assert sum(line.startswith("A ") for b in with_edits for line in b.split("\n")) == 30
+    # characters: 23 sentences, 30 edits on MuCGEC dev (counted as the scorer counts them,
+    # alternatives of one annotator unioned: TP + FP of the source system).
+    _, blocks = extract_dev("source_pred_dev.txt")
+    assert sum(1 for b in blocks if b.edits[0].type != "noop") == 23
+    result = compare_m2(blocks, dev_m2("MuCGEC_dev.m2"))
+    assert result.tp + result.fp == 30
 
 
 def test_extract_edits_gives_the_first_cheapest_alignment(cherrant_resources: Resources) -> None:
@@ -121,6 +124,37 @@ def test_missing_component_marker_is_one_token(cherrant_resources: Resources) ->
 def test_default_resources_work_and_differ_from_cherrant_only_in_costs() -> None:
     edits = extract_edits("学生大概做飞机去北京。", "学生大概坐飞机去北京。")
     assert edits == [Edit(4, 5, 4, 5, "S", "做", "坐")]
+    assert default_resources().signature.startswith("default:cilin-")
+    assert default_resources().semantic["人士"] == ("A", "a", "01")
+    assert load_resources("none").signature == "none" and not load_resources("none").semantic
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("which", "differing_blocks", "f05"),
+    [
+        # Spec section 7: without both files 38 of 1,137 reference blocks differ (F0.5 0.3624);
+        # with Cilin but no confusion dictionary 11 (F0.5 0.3618).
+        ("none", 38, 0.3624),
+        ("cilin-only", 11, 0.3618),
+        # The default (Cilin of the `cilin` package, no confusion sets) lands on the latter.
+        ("default", 11, 0.3618),
+    ],
+)
+def test_resources_change_exactly_the_blocks_the_spec_says(
+    mucgec_dir: Path, cherrant_resources: Resources, which: str, differing_blocks: int, f05: float
+) -> None:
+    chosen = {
+        "none": load_resources("none"),
+        "cilin-only": Resources(semantic=cherrant_resources.semantic, confusion={}, signature="t"),
+        "default": default_resources(),
+    }[which]
+    refs, _ = parallel_to_m2(read_parallel(mucgec_dir / "MuCGEC_dev.txt"), resources=chosen)
+    hyps, _ = parallel_to_m2(read_parallel(mucgec_dir / "example_pred_dev.txt"), resources=chosen)
+    official = (mucgec_dir / "MuCGEC_dev.m2").read_text(encoding="utf-8").split("\n\n")
+    ours = write_m2(refs).split("\n\n")
+    assert sum(a != b for a, b in zip(ours, official, strict=True)) == differing_blocks
+    assert compare_m2(hyps, refs).f == f05
 
 
 def test_resources_directory_errors_are_clear(tmp_path: Path) -> None:
