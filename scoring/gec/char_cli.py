@@ -53,7 +53,10 @@ def _add_extraction_options(parser: argparse.ArgumentParser) -> None:
         help="do not convert targets from traditional to simplified characters",
     )
     parser.add_argument(
-        "--resources", metavar="DIR", help="ChERRANT data dir (cilin.txt, confusion_dict.txt)"
+        "--resources",
+        metavar="DIR",
+        help="ChERRANT data dir (cilin.txt, confusion_dict.txt) for official numbers, or 'none'; "
+        "default: $GEC_CHERRANT_RESOURCES, else the packaged Cilin without confusion sets",
     )
     parser.add_argument("--workers", type=_positive, default=1, help="processes for extraction")
 
