@@ -26,6 +26,7 @@ from scoring.gec.extract import (
     read_parallel,
 )
 from scoring.gec.m2 import M2Block, M2Edit, M2FormatError, M2Target, parse_m2, read_m2, write_m2
+from scoring.gec.ptm2 import PTM2Result, score_ptm2
 from scoring.gec.resources import (
     ResourceError,
     Resources,
@@ -63,4 +64,7 @@ __all__ = [
     "read_m2",
     "read_parallel",
     "write_m2",
+    # Weighted metrics (PT-M2 / PT-ERRANT); providers live in scoring.gec.weights.
+    "PTM2Result",
+    "score_ptm2",
 ]

@@ -196,14 +196,10 @@ def _counted(types: list[str]) -> bool:
     return types[0] != NOOP_TYPE
 
 
-def compute_weights(
-    sentences: Sequence[SentenceEdits],
-    provider: EditWeightProvider,
-    *,
-    granularity: str = "char",
-    progress: ProgressCallback | None = None,
-) -> list[dict[int, dict[Key, float]]]:
-    """Per sentence, per reference annotator: the weight of every hypothesis or gold key."""
+def weight_requests(
+    sentences: Sequence[SentenceEdits], *, granularity: str = "char"
+) -> tuple[list[WeightRequest], list[tuple[int, int, Key]]]:
+    """One request per (sentence, reference annotator, key of the hyp/gold union)."""
     requests: list[WeightRequest] = []
     slots: list[tuple[int, int, Key]] = []
     for index, sentence in enumerate(sentences):
@@ -215,14 +211,23 @@ def compute_weights(
         }
         for annotator, reference in sentence.references.items():
             gold = {k for k, t in reference.keys.items() if _counted(t)}
+            text = source if reference.text is None else reference.text
             for key in sorted(hyp_keys | gold):
                 edited = _join(apply_edits(sentence.source_tokens, [key]), granularity)
-                requests.append(
-                    WeightRequest(
-                        source, edited, source if reference.text is None else reference.text
-                    )
-                )
+                requests.append(WeightRequest(source, edited, text))
                 slots.append((index, annotator, key))
+    return requests, slots
+
+
+def compute_weights(
+    sentences: Sequence[SentenceEdits],
+    provider: EditWeightProvider,
+    *,
+    granularity: str = "char",
+    progress: ProgressCallback | None = None,
+) -> list[dict[int, dict[Key, float]]]:
+    """Per sentence, per reference annotator: the weight of every hypothesis or gold key."""
+    requests, slots = weight_requests(sentences, granularity=granularity)
     values = provider.weights(requests, progress=progress)
     table: list[dict[int, dict[Key, float]]] = [
         {} if sentence.skipped else {annotator: {} for annotator in sentence.references}

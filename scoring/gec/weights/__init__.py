@@ -1,4 +1,12 @@
-"""Edit weights for weighted GEC metrics (PT-M2, PT-ERRANT, CLEME2.0-sim)."""
+"""Edit weights for weighted GEC metrics (PT-M2, PT-ERRANT, CLEME2.0-sim).
+
+Importing this package is cheap: torch, transformers and bert-score load only when a
+BERTScore provider is created (the `self` path and the unweighted metrics never need them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from scoring.gec.weights.base import (
     EditWeightProvider,
@@ -6,13 +14,25 @@ from scoring.gec.weights.base import (
     SelfWeights,
     WeightRequest,
 )
-from scoring.gec.weights.bertscore import BertScoreConfig, BertScoreWeights, read_baseline
 from scoring.gec.weights.model import (
     ModelNotFoundError,
     ResolvedModel,
     default_layer,
     resolve_model,
 )
+
+if TYPE_CHECKING:
+    from scoring.gec.weights.bertscore import BertScoreConfig, BertScoreWeights, read_baseline
+
+_LAZY = {"BertScoreConfig", "BertScoreWeights", "read_baseline"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from scoring.gec.weights import bertscore
+
+        return getattr(bertscore, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_provider(
@@ -30,6 +50,8 @@ def make_provider(
     """`self` gives weight 1 to every edit; anything else is a model for BERTScore."""
     if model == "self":
         return SelfWeights()
+    from scoring.gec.weights.bertscore import BertScoreConfig, BertScoreWeights
+
     return BertScoreWeights(
         BertScoreConfig(
             model=model,
