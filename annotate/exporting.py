@@ -131,47 +131,26 @@ def _annotation_data(sentence_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
 
 
 def _verdicts(sentence_ids: Sequence[int]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Review verdicts, read generically: the review app owns that model and its fields."""
-    try:
-        model = apps.get_model("review", "Verdict")
-    except LookupError:
-        return
-    names = {f.name for f in model._meta.get_fields()}
-    path = _sentence_path(model)
-    if path is None:
-        return
-    wanted = [n for n in ("verdict", "is_correct", "correct", "decision", "comment", "created_at")
-              if n in names]
-    extra = {}
-    if "reviewer" in names:
-        extra["reviewer"] = "reviewer__username"
-    if "correction" in names:
-        extra["correction_text"] = "correction__text"
-        extra["correction_annotator"] = "correction__submission__assignment__annotator__username"
-    try:
-        query = model.objects.filter(**{f"{path}__in": sentence_ids}).order_by(path, "pk")
-        for values in query.values(path, *wanted, **{k: _f(v) for k, v in extra.items()}):
-            sentence_id = values.pop(path)
-            yield sentence_id, {k: (v.isoformat() if hasattr(v, "isoformat") else v)
-                                for k, v in values.items()}
-    except Exception:  # noqa: BLE001 - a changed review schema must not break exports
-        return
+    """The reviewer's verdict on each merged candidate, with the annotators who proposed it."""
+    from review.models import Verdict
 
-
-def _f(name: str) -> Any:
-    from django.db.models import F
-
-    return F(name)
-
-
-def _sentence_path(model: Any) -> str | None:
-    names = {f.name for f in model._meta.get_fields()}
-    for candidate in ("sentence", "review_task__sentence", "task__sentence",
-                      "correction__submission__assignment__sentence"):
-        head = candidate.split("__")[0]
-        if head in names:
-            return f"{candidate}_id" if candidate == "sentence" else f"{candidate}__id"
-    return None
+    verdicts = (
+        Verdict.objects.filter(task__sentence_id__in=sentence_ids)
+        .select_related("task__reviewer")
+        .prefetch_related("submissions__assignment__annotator")
+        .order_by("task__sentence_id", "position")
+    )
+    for verdict in verdicts:
+        yield verdict.task.sentence_id, {
+            "position": verdict.position,
+            "kind": verdict.kind,
+            "text": verdict.text,
+            "is_correct": verdict.is_correct,
+            "edited_text": verdict.edited_text,
+            "reviewer": verdict.task.reviewer.username,
+            "review_submitted_at": verdict.task.submitted_at.isoformat() if verdict.task.submitted_at else None,
+            "proposed_by": sorted({s.assignment.annotator.username for s in verdict.submissions.all()}),
+        }
 
 
 def _chunks(rows: Iterable[DatasetRow], size: int) -> Iterator[list[DatasetRow]]:

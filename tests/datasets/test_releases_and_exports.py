@@ -131,11 +131,23 @@ def test_jsonl_export_can_carry_raw_submissions(tmp_path: Path) -> None:
     submission = Submission.objects.create(assignment=assignment, revision=1)
     Correction.objects.create(submission=submission, position=0, text="他去了。")
     Correction.objects.create(submission=submission, position=1, text="他走了。")
+    from review.models import ReviewTask, Verdict
+
+    reviewer = make_user(username="rev1")
+    task = ReviewTask.objects.create(sentence=sentence, reviewer=reviewer, status="done")
+    verdict = Verdict.objects.create(task=task, position=0, kind="correction", text="他走了。",
+                                     is_correct=False, edited_text="")
+    verdict.submissions.add(submission)
     export_dataset(dataset=dataset, fmt="jsonl", out=tmp_path / "a.jsonl", include_annotations=True)
     row = json.loads((tmp_path / "a.jsonl").read_text(encoding="utf-8"))
     assert row["submissions"][0]["annotator"] == "ann1"
     assert row["submissions"][0]["corrections"] == ["他去了。", "他走了。"]
-    assert "verdicts" in row
+    assert row["verdicts"] == [{"position": 0, "kind": "correction", "text": "他走了。", "is_correct": False,
+                                "edited_text": "", "reviewer": "rev1", "review_submitted_at": None,
+                                "proposed_by": ["ann1"]}]
+    # Without the option the research fields are absent and the file re-imports as is.
+    export_dataset(dataset=dataset, fmt="jsonl", out=tmp_path / "b.jsonl")
+    assert "submissions" not in json.loads((tmp_path / "b.jsonl").read_text(encoding="utf-8"))
 
 
 def test_export_rejects_unknown_format_and_foreign_release(tmp_path: Path) -> None:
