@@ -31,7 +31,25 @@
       })
       .catch(function () { window.setTimeout(function () { poll(box); }, 3000); });
   }
+  function csrfToken() {
+    var input = document.querySelector("input[name=csrfmiddlewaretoken]");
+    if (input) { return input.value; }
+    var match = document.cookie.match(/(?:^|; )csrftoken=([^;]+)/);
+    return match ? decodeURIComponent(match[1]) : "";
+  }
+  /* <button data-job-cancel-url="/jobs/12/cancel/">Cancel</button>: asks the work to stop. */
+  function wireCancel(button) {
+    button.addEventListener("click", function (event) {
+      event.preventDefault();
+      button.disabled = true;
+      fetch(button.getAttribute("data-job-cancel-url"), {
+        method: "POST", credentials: "same-origin",
+        headers: { "X-CSRFToken": csrfToken(), Accept: "application/json" }
+      });
+    });
+  }
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("[data-job-url]").forEach(poll);
+    document.querySelectorAll("[data-job-cancel-url]").forEach(wireCancel);
   });
 })();
