@@ -31,8 +31,18 @@ ADDED = "我昨天去图书馆借了三本书回来。"
 COMPLAINT_FIX = "我昨天去了图书馆借了三本书。"
 
 
-def _page_for(browser: Any, live_server: Any, username: str) -> Any:
+@pytest.fixture
+def other_contexts():  # type: ignore[no-untyped-def]
+    """Browser contexts of the other users, closed before the live server stops."""
+    contexts: list[Any] = []
+    yield contexts
+    for context in contexts:
+        context.close()
+
+
+def _page_for(browser: Any, live_server: Any, username: str, contexts: list[Any]) -> Any:
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    contexts.append(context)
     page = context.new_page()
     page.set_default_timeout(15000)
     login(page, username, PASSWORD)
@@ -43,7 +53,7 @@ def _wait_for_diff(box: Any, expected_edits: int) -> None:
     box.locator(f"[data-testid=diff][data-edits='{expected_edits}']").wait_for()
 
 
-def test_whole_mucgec_loop(browser, live_server, page, screenshot) -> None:  # type: ignore[no-untyped-def]
+def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_contexts) -> None:  # type: ignore[no-untyped-def]
     a1, a2, a3 = (make_user(Role.ANNOTATOR, username=f"loop-annotator{i}") for i in (1, 2, 3))
     reviewer = make_user(Role.REVIEWER, username="loop-reviewer")
     admin = make_user(Role.ADMIN, username="loop-admin")
@@ -75,12 +85,12 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot) -> None:  # t
     assert page.inner_text("[data-testid=progress]").startswith("1 / 1")
 
     # --- annotator 2: one correction; annotator 3: ERROR FREE.
-    page2 = _page_for(browser, live_server, a2.username)
+    page2 = _page_for(browser, live_server, a2.username, other_contexts)
     page2.goto("/annotate/next/")
     page2.locator("[data-testid=box] textarea").fill(FIX_C)
     page2.click("#submit-button")
     page2.wait_for_selector("text=Nothing left to annotate")
-    page3 = _page_for(browser, live_server, a3.username)
+    page3 = _page_for(browser, live_server, a3.username, other_contexts)
     page3.goto("/annotate/next/")
     page3.click("#tag-error-free")
     assert page3.locator("[data-testid=box] textarea").is_disabled()
@@ -89,7 +99,7 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot) -> None:  # t
     assert Submission.objects.count() == 3
 
     # --- reviewer: accept, edit, reject, add; golden references appear.
-    review = _page_for(browser, live_server, reviewer.username)
+    review = _page_for(browser, live_server, reviewer.username, other_contexts)
     review.click("[data-testid=home-review-queue]")
     review.click("[data-testid=start-review]")
     review.wait_for_selector("[data-testid=candidate]")
