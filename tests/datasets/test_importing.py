@@ -194,3 +194,16 @@ def test_jsonl_auto_ids_may_not_clash_with_explicit_ones(assert_nothing_written)
         import_dataset(name="clash", fmt="jsonl", files=[f("c.jsonl", text)])
     assert "c.jsonl, line 2, field id: duplicate id '1'" in info.value.message
     assert_nothing_written()
+
+
+def test_cancelled_import_job_writes_nothing(assert_nothing_written) -> None:
+    from core.jobs import JobCancelled, cancel_job, start_job
+    from core.roles import Role
+    from tests.factories import make_user
+
+    admin = make_user(Role.ADMIN)
+    job = start_job(kind="datasets.import", user=admin)
+    cancel_job(job.pk, user=admin)
+    with pytest.raises(JobCancelled):
+        import_dataset(name="c", fmt="text", files=[f("c.txt", "他去。\n")], job_id=job.pk)
+    assert_nothing_written()
