@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from scoring.gec.cleme.cleme2 import cleme2
-from scoring.gec.cleme.inputs import InputFormat, read_sentences
+from scoring.gec.cleme.inputs import InputFormat, detect_format, read_sentences
 from scoring.gec.cleme.model import Sentence
 from scoring.gec.cleme.scorers import cleme
 from scoring.gec.cleme.stats import chunk_statistics
@@ -108,10 +108,12 @@ def _resources(args: argparse.Namespace) -> Resources:
 
 def _read(path: str, args: argparse.Namespace) -> list[Sentence]:
     input_format: InputFormat = args.input_format
-    resources = _resources(args) if input_format != "m2" else None
+    kind = detect_format(path) if input_format == "auto" else input_format
+    # The extraction resources (Cilin is large) are loaded only for raw text.
+    resources = _resources(args) if kind == "text" else None
     return read_sentences(
         path,
-        input_format=input_format,
+        input_format=kind,
         resources=resources,
         granularity=args.granularity,
         simplified=args.simplified,
