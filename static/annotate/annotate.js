@@ -14,6 +14,13 @@
   var submitButton = document.getElementById("submit-button");
   var draftKey = config.draftKey || ("draft-assignment-" + config.assignmentId);
   var elapsed = GEC.activeTimer();
+  var clock = document.getElementById("active-time");
+  if (clock) {
+    setInterval(function () {
+      var s = elapsed();
+      clock.textContent = Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+    }, 1000);
+  }
 
   function allBoxes() { return Array.prototype.slice.call(boxes.querySelectorAll(".box")); }
 

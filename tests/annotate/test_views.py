@@ -14,6 +14,7 @@ from annotate.models import Assignment, AssignmentStatus, Submission
 from core.models import AuditLog, User
 from review.models import ComplaintStatus, GoldenReference, Guideline, ReviewTask, StudyItem
 from tests.annotate.workflow import make_world
+from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -106,8 +107,11 @@ def test_the_whole_loop_through_the_api_with_token_auth() -> None:
     world = make_world()
 
     def api(user):  # type: ignore[no-untyped-def]
-        token, _ = Token.objects.get_or_create(user=user)
-        return Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+        # A script gets its token with the user's password, then sends it on every call.
+        response = Client().post("/api/auth/token/", {"username": user.username, "password": PASSWORD})
+        assert response.status_code == 200, response.content
+        assert Token.objects.get(user=user).key == response.json()["token"]
+        return Client(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
 
     def post(client, url, data):  # type: ignore[no-untyped-def]
         return client.post(url, json.dumps(data), content_type="application/json")
