@@ -163,3 +163,21 @@ def test_scoring_with_cleme_does_not_load_torch(mucgec_dir: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_m2_input_does_not_need_extraction_resources(
+    capsys: pytest.CaptureFixture[str], mucgec_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Resources (the large Cilin) only matter for raw text; a broken setting must not
+    # stop M2 scoring.
+    monkeypatch.setenv("GEC_CHERRANT_RESOURCES", "/nonexistent/cherrant")
+    data = run_json(
+        capsys,
+        "cleme",
+        "--hyp",
+        str(mucgec_dir / "noop_pred_dev.m2"),
+        "--ref",
+        str(mucgec_dir / "MuCGEC_dev.m2"),
+        "--json",
+    )
+    assert data["f05"] == 0.0
