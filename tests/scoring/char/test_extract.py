@@ -205,3 +205,22 @@ def test_non_utf8_parallel_file_names_the_line(tmp_path: Path) -> None:
     path.write_bytes("1\t你好\t您好\n".encode() + "2\t错误\t错\n".encode("gbk"))
     with pytest.raises(ParallelFormatError, match=r"in.txt, line 2: not UTF-8"):
         read_parallel(path)
+
+
+def test_word_level_uses_jieba_tokens_and_keeps_the_marker_whole(
+    cherrant_resources: Resources,
+) -> None:
+    from scoring.gec.tokenize import word_tokens
+
+    tokens = word_tokens("我们今天去[缺失成分]学校。")
+    assert "".join(tokens) == "我们今天去[缺失成分]学校。"
+    assert "[缺失成分]" in tokens and "我们" in tokens
+    edits = extract_edits(
+        "冬阴功是泰国最著名的菜之一。",
+        "冬阴功是泰国最有名的菜之一。",
+        granularity="word",
+        resources=cherrant_resources,
+    )
+    assert [(e.type, e.source_text, e.target_text) for e in edits] == [("S", "著名", "有名")]
+    with pytest.raises(ValueError, match="granularity"):
+        extract_edits("你好", "您好", granularity="sentence")
