@@ -39,6 +39,10 @@ class M2FormatError(ValueError):
         self.message = message
         super().__init__(f"{path}, line {line}: {message}")
 
+    def __reduce__(self) -> tuple[type, tuple[str, int, str]]:
+        # Keeps the error picklable, so it crosses process boundaries (--workers) intact.
+        return (type(self), (self.path, self.line, self.message))
+
 
 @dataclass(frozen=True)
 class M2Edit:

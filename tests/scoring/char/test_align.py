@@ -113,3 +113,12 @@ def test_first_strategy_returns_one_path() -> None:
 def test_length_gap_above_ten_follows_first_operations_only() -> None:
     source, target = "甲乙。" * 12, "丙。" * 12  # |n - m| = 12 > 10
     assert len(align(list(source), list(target), default_resources()).paths) == 1
+
+
+def test_errors_in_worker_processes_reach_the_caller_intact() -> None:
+    source = "".join(chr(0x4E00 + i) for i in range(3000))
+    target = "".join(chr(0x6000 + i) for i in range(3000))
+    text = f"1\t你好。\t您好。\n2\t{source}\t{target}\n3\t他\t她\n"
+    with pytest.raises(ParallelFormatError, match="line 2: target 1: sentence pair too long") as info:
+        parallel_to_m2(parse_parallel(text, name="in.txt"), workers=2)
+    assert info.value.line == 2 and info.value.path == "<input>"
