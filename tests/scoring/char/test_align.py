@@ -119,6 +119,8 @@ def test_errors_in_worker_processes_reach_the_caller_intact() -> None:
     source = "".join(chr(0x4E00 + i) for i in range(3000))
     target = "".join(chr(0x6000 + i) for i in range(3000))
     text = f"1\t你好。\t您好。\n2\t{source}\t{target}\n3\t他\t她\n"
-    with pytest.raises(ParallelFormatError, match="line 2: target 1: sentence pair too long") as info:
+    with pytest.raises(
+        ParallelFormatError, match="line 2: target 1: sentence pair too long"
+    ) as info:
         parallel_to_m2(parse_parallel(text, name="in.txt"), workers=2)
     assert info.value.line == 2 and info.value.path == "<input>"
