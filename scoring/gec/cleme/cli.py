@@ -1,7 +1,8 @@
 """Subcommands of the chunk metrics: ``cleme``, ``cleme2``, ``chunks``.
 
     python -m scoring.gec cleme --hyp HYP --ref REF [--level corpus|sentence]
-          [--assumption dependent|independent] [--no-length-weighting] [--max-refs K] [--json]
+          [--assumption dependent|independent] [--no-length-weighting] [--select f|accuracy]
+          [--max-refs K] [--json]
     python -m scoring.gec cleme2 --hyp HYP --ref REF [--level corpus|sentence]
           [--assumption dependent|independent] [--max-refs K] [--json]
           [--model MODEL [--layers N] [--batch-size B] [--device D]]
@@ -77,6 +78,12 @@ def register(subparsers: Any) -> None:
         action="store_false",
         help="count every chunk as 1 instead of weighting it by its length",
     )
+    p_cleme.add_argument(
+        "--select",
+        choices=("f", "accuracy"),
+        default="f",
+        help="choose each sentence's reference by F0.5 (default) or by accuracy",
+    )
     _add_input_options(p_cleme)
     p_cleme.set_defaults(func=run_cleme)
 
@@ -140,6 +147,7 @@ def run_cleme(args: argparse.Namespace) -> int:
         assumption=args.assumption,
         length_weighting=args.length_weighting,
         max_refs=args.max_refs,
+        select=args.select,
     )
     payload = score.as_dict()
     _print(

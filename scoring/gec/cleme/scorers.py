@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 from scoring.gec.cleme.counting import Assumption
 from scoring.gec.cleme.evaluate import ChunkEvaluation, evaluate_chunks
@@ -57,18 +57,37 @@ def numpy_mean(values: Sequence[float]) -> float:
     return float(numpy.average(values))
 
 
-def corpus_totals(per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5) -> Counts:
-    """Greedy best reference per sentence: max F of (totals + candidate) rounded to 4
-    decimals, then more TP, fewer FP, fewer FN, more TN; the first reference wins ties."""
+Selection = Literal["f", "accuracy"]
+SELECTIONS: tuple[Selection, ...] = ("f", "accuracy")
+
+
+def corpus_totals(
+    per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5, select: Selection = "f"
+) -> Counts:
+    """Greedy best reference per sentence: max F (or, ``select="accuracy"``, accuracy) of
+    (totals + candidate) rounded to 4 decimals, then more TP, fewer FP, fewer FN, more TN;
+    the first reference wins ties.
+
+    The accuracy variant is v1.0's ``CorpusScorerForAccuracy`` as intended: that code never
+    updates its best accuracy, so it always ends up with the LAST reference.
+    """
     total = Counts()
     for candidates in per_sentence:
         best: Counts | None = None
         best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
         for counts in candidates:
-            f = precision_recall_f(
-                total.tp + counts.tp, total.fp + counts.fp, total.fn + counts.fn, beta
-            )[2]
-            key = (f, counts.tp, -counts.fp, -counts.fn, counts.tn)
+            if select == "f":
+                goal = precision_recall_f(
+                    total.tp + counts.tp, total.fp + counts.fp, total.fn + counts.fn, beta
+                )[2]
+            else:
+                goal = accuracy(
+                    total.tp + counts.tp,
+                    total.fp + counts.fp,
+                    total.fn + counts.fn,
+                    total.tn + counts.tn,
+                )
+            key = (goal, counts.tp, -counts.fp, -counts.fn, counts.tn)
             if key > best_key:  # lexicographic on signed keys
                 best, best_key = counts, key
         if best is not None:
@@ -95,6 +114,7 @@ class ClemeScore:
     beta: float
     bias: float
     signature: str
+    select: Selection = "f"
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -109,6 +129,7 @@ def _signature(
     weighting: LengthWeighting | None,
     bias: float,
     max_refs: int | None,
+    select: Selection = "f",
 ) -> str:
     weights = (
         "none"
@@ -118,7 +139,7 @@ def _signature(
     refs = "all" if max_refs is None else str(max_refs)
     return (
         f"CLEME|v:{CLEME_VERSION}|level:{level}|assume:{assumption}|beta:{beta:g}"
-        f"|weight:{weights}|refs:{refs}"
+        f"|weight:{weights}|refs:{refs}" + ("" if select == "f" else f"|select:{select}")
     )
 
 
@@ -128,9 +149,14 @@ def score_evaluation(
     level: Level = "corpus",
     weighting: LengthWeighting | None = None,
     beta: float = 0.5,
+    select: Selection = "f",
 ) -> ClemeScore:
     """CLEME from partitioned, counted sentences. ``weighting`` None means the default table
-    for the level and assumption; pass ``NO_WEIGHTING`` to count chunks plainly."""
+    for the level and assumption; pass ``NO_WEIGHTING`` to count chunks plainly. ``select``
+    chooses each sentence's reference by F (default) or by accuracy (v1.0's accuracy
+    scorers)."""
+    if select not in SELECTIONS:
+        raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
     table = weighting if weighting is not None else default_weighting(level, evaluation.assumption)
     bias = evaluation.mean_corrected_length
     weigher = LengthWeigher(table, bias)
@@ -138,10 +164,12 @@ def score_evaluation(
         [length_weighted_counts(s.partition, tally, weigher) for tally in s.tallies]
         for s in evaluation.sentences
     ]
-    signature = _signature(level, evaluation.assumption, beta, table, bias, evaluation.max_refs)
+    signature = _signature(
+        level, evaluation.assumption, beta, table, bias, evaluation.max_refs, select
+    )
     n = len(per_sentence)
     if level == "corpus":
-        total = corpus_totals(per_sentence, beta)
+        total = corpus_totals(per_sentence, beta, select)
         p, r, f = precision_recall_f(total.tp, total.fp, total.fn, beta)
         acc = accuracy(total.tp, total.fp, total.fn, total.tn)
         return ClemeScore(
@@ -159,10 +187,11 @@ def score_evaluation(
             beta,
             bias,
             signature,
+            select,
         )
     if level != "sentence":
         raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
-    details = best_per_sentence(per_sentence, beta)
+    details = best_per_sentence(per_sentence, beta, select)
     total = Counts()
     for detail in details:
         total = total + detail.counts
@@ -186,6 +215,7 @@ def score_evaluation(
         beta,
         bias,
         signature,
+        select,
     )
 
 
@@ -203,10 +233,11 @@ class SentenceCleme:
 
 
 def best_per_sentence(
-    per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5
+    per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5, select: Selection = "f"
 ) -> list[SentenceCleme]:
     """v1.0's sentence-level choice: max F, then P, then R, then the LOWER accuracy (HEAD
-    prefers the higher; we follow v1.0); the first reference wins a full tie."""
+    prefers the higher; we follow v1.0); the first reference wins a full tie. With
+    ``select="accuracy"`` (v1.0's ``SentenceScorerForAccuracy``): max accuracy only."""
     details: list[SentenceCleme] = []
     for candidates in per_sentence:
         best: SentenceCleme | None = None
@@ -214,7 +245,7 @@ def best_per_sentence(
         for k, counts in enumerate(candidates):
             sp, sr, sf = precision_recall_f(counts.tp, counts.fp, counts.fn, beta)
             sacc = accuracy(counts.tp, counts.fp, counts.fn, counts.tn)
-            key = (sf, sp, sr, -sacc)
+            key = (sf, sp, sr, -sacc) if select == "f" else (sacc, 0.0, 0.0, 0.0)
             if key > best_key:  # lexicographic on signed keys
                 best, best_key = SentenceCleme(k, counts, sp, sr, sf, sacc), key
         if best is None:
@@ -228,6 +259,7 @@ def sentence_scores(
     *,
     weighting: LengthWeighting | None = None,
     beta: float = 0.5,
+    select: Selection = "f",
 ) -> list[SentenceCleme]:
     """Per-sentence CLEME (e.g. to store one row per sentence); ``weighting`` None means the
     sentence-level default table for the evaluation's assumption."""
@@ -241,6 +273,7 @@ def sentence_scores(
             for s in evaluation.sentences
         ],
         beta,
+        select,
     )
 
 
@@ -254,12 +287,13 @@ def cleme(
     weighting: LengthWeighting | None = None,
     beta: float = 0.5,
     max_refs: int | None = None,
+    select: Selection = "f",
 ) -> ClemeScore:
     """CLEME of a system: ``hypotheses[i]`` (one correction each) against ``references[i]``.
 
     ``weighting`` overrides the default length-weighting table; ``length_weighting=False``
-    counts every chunk as 1.
+    counts every chunk as 1; ``select="accuracy"`` picks references by accuracy.
     """
     evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
     table = weighting if length_weighting else NO_WEIGHTING
-    return score_evaluation(evaluation, level=level, weighting=table, beta=beta)
+    return score_evaluation(evaluation, level=level, weighting=table, beta=beta, select=select)

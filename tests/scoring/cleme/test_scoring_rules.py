@@ -150,3 +150,17 @@ def test_sentence_level_means_match_per_sentence_scores(
     details = sentence_scores(evaluate_chunks(mucgec_hyps["example"], mucgec_refs))
     assert len(details) == 1137
     assert round(numpy_mean([d.f for d in details]), 4) == 0.3736  # spec section 8
+
+
+def test_accuracy_variant_chooses_references_by_accuracy() -> None:
+    # Chunks a|b|c|d|e|fg. Reference A agrees on "X" but also fixes c and e (TP 1, FN 2,
+    # TN 3: F 0.7143, accuracy 4/6); reference C changes nothing (FP 1, TN 5: F 0, 5/6).
+    hyp = make_sentence(SOURCE, [[sub(0, 1, "X")]])
+    ref = make_sentence(SOURCE, [[sub(0, 1, "X"), sub(2, 3, "C"), sub(4, 5, "E")], []])
+    by_f = cleme([hyp], [ref], level="sentence", length_weighting=False)
+    by_acc = cleme([hyp], [ref], level="sentence", length_weighting=False, select="accuracy")
+    assert (by_f.f, by_f.acc) == (0.7143, 0.6667)
+    assert (by_acc.f, by_acc.acc) == (0.0, 0.8333)
+    corpus_acc = cleme([hyp], [ref], length_weighting=False, select="accuracy")
+    assert (corpus_acc.tp, corpus_acc.fp, corpus_acc.fn, corpus_acc.tn) == (0.0, 1.0, 0.0, 5.0)
+    assert corpus_acc.signature.endswith("|select:accuracy")
