@@ -73,6 +73,7 @@ def test_admin_assigns_lists_stale_work_and_reassigns_from_the_progress_page() -
     client = _client(world.admin)
     page = client.get("/annotate/admin/?stale_hours=0").content.decode()
     assert "Stale assignments" in page and page.count("Reassign</button>") == 9
+    assert "<title>Annotation progress · GEC platform</title>" in page and page.count('data-testid="stale-reviews"') == 1
     old = world.assignment(world.annotators[0])
     response = client.post(f"/annotate/admin/reassign/{old.pk}/", follow=True)
     assert f"reassigned to {extra.username}" in response.content.decode()
