@@ -180,8 +180,17 @@ def compare_m2(
     if max_refs is not None and max_refs < 1:
         raise ValueError(f"max_refs must be at least 1, got {max_refs}")
     if len(hyp_blocks) != len(ref_blocks):
+        where = ""
+        for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=False)):
+            if hyp_block.source != ref_block.source:
+                where = (
+                    f"; the first sentence whose sources differ is number {index + 1} "
+                    f"(hypothesis line {hyp_block.line}, reference line {ref_block.line})"
+                )
+                break
         raise CompareError(
-            f"the hypothesis has {len(hyp_blocks)} sentences but the reference has {len(ref_blocks)}"
+            f"the hypothesis has {len(hyp_blocks)} sentences but the reference has "
+            f"{len(ref_blocks)}{where}"
         )
     total_tp = total_fp = total_fn = 0
     total_cats: dict[str, list[int]] = {}

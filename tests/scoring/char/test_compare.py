@@ -130,6 +130,10 @@ def test_different_block_counts_are_an_error() -> None:
     one = _block("S a\n")
     with pytest.raises(CompareError, match="hypothesis has 1 sentences but the reference has 2"):
         compare_m2(one, one + one)
+    hyp = _block("S a\n\nS c\n")
+    ref = _block("S a\n\nS b\n\nS c\n")
+    with pytest.raises(CompareError, match=r"number 2 \(hypothesis line 3, reference line 3\)"):
+        compare_m2(hyp, ref)
 
 
 def test_f_score_conventions() -> None:
