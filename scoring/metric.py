@@ -165,6 +165,8 @@ def _annotators(block: M2Block) -> int:
 
 
 CHUNK_METRICS = ("cleme", "cleme2")
+# by_source key of sentences imported without a source name.
+NO_SOURCE = "(none)"
 
 
 def chunk_metrics(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) -> dict[str, Any]:
@@ -212,7 +214,7 @@ def full_report(
     curve = curve_points(by_k)
     groups: dict[str, list[int]] = {}
     for index, name in enumerate(source_names):
-        groups.setdefault(name, []).append(index)
+        groups.setdefault(name or NO_SOURCE, []).append(index)
     by_source = {}
     for name, indices in sorted(groups.items()):
         result = compare_m2([hyp_blocks[i] for i in indices], [ref_blocks[i] for i in indices])

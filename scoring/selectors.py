@@ -128,7 +128,7 @@ def sentence_results(
     elif only in ("fp", "fn", "tp"):
         results = results.filter(**{f"{only}__gt": 0})
     if source_name:
-        results = results.filter(source_name=source_name)
+        results = results.filter(source_name="" if source_name == metric.NO_SOURCE else source_name)
     total = results.count()
     page = list(results.order_by("position")[offset : offset + limit])
     released = {
@@ -277,7 +277,7 @@ def annotator_quality(dataset: Dataset, *, source_name: str = "") -> list[Annota
         per_source: dict[str, list[AnnotatorSample]] = defaultdict(list)
         for sample in samples:
             source = sample.sentence.source
-            per_source[source.name if source else ""].append(sample)
+            per_source[source.name if source else metric.NO_SOURCE].append(sample)
         user = samples[0].annotator
         act = activity.get(annotator_id, {})
         rows.append(
@@ -308,7 +308,7 @@ def human_scores(dataset: Dataset) -> dict[str, Any]:
     per_source: dict[str, list[AnnotatorSample]] = defaultdict(list)
     for sample in samples:
         source = sample.sentence.source
-        per_source[source.name if source else ""].append(sample)
+        per_source[source.name if source else metric.NO_SOURCE].append(sample)
     return {
         **overall,
         "samples": len(samples),
