@@ -2,9 +2,9 @@
 
 All are idempotent: re-running one replaces the rows it wrote before.
 
-Weighted metrics (BERTScore edit weights, PT-M2) will run as tasks named `scoring.gpu_*`,
-which config/settings.py routes to the `gpu` queue; they add their numbers under
-`SystemScore.summary["extra"]` without touching the char-level rows written here.
+Weighted metrics (BERTScore edit weights: PT-M2) run as tasks named `scoring.gpu_*`, which
+config/settings.py routes to the `gpu` queue; they add their numbers under
+`SystemScore.summary["extra"]` without touching the char-level rows.
 """
 
 from __future__ import annotations
@@ -35,3 +35,9 @@ def rescore_annotator_dataset(dataset_id: int, job_id: int | None = None, only_s
 @shared_task(name="scoring.prepare_release_references")
 def prepare_release_references(version_id: int) -> int:
     return services.prepare_release_references(version_id=version_id)
+
+
+@shared_task(name="scoring.gpu_weighted_score")
+def gpu_weighted_score(score_id: int, job_id: int | None = None, model: str | None = None) -> dict[str, Any]:
+    score = services.run_weighted_scoring(score_id=score_id, job_id=job_id, model=model)
+    return {"score": score.pk, "ptm2": score.summary.get("extra", {}).get("ptm2")}

@@ -14,6 +14,7 @@ urlpatterns = [
     path("scoring/systems/<int:system_id>/", views.system_page, name="system"),
     path("scoring/systems/<int:system_id>/rescore/", views.rescore, name="rescore"),
     path("scoring/systems/<int:system_id>/cancel/", views.cancel, name="cancel"),
+    path("scoring/systems/<int:system_id>/weighted/", views.weighted, name="weighted"),
     path("scoring/systems/<int:system_id>/delete/", views.delete, name="delete"),
     path("scoring/datasets/<int:dataset_id>/annotators/", views.annotators, name="annotators"),
     path("scoring/pay/", views.pay, name="pay"),

@@ -27,7 +27,7 @@ from scoring.models import ScoreStatus, SystemOutput
 
 PAGE_SIZE = 50
 # Leaderboard columns beyond the char-level P/R/F0.5 (selectable with ?cols=...).
-OPTIONAL_COLUMNS = ("detection", "cleme", "cleme2")
+OPTIONAL_COLUMNS = ("detection", "cleme", "cleme2", "ptm2")
 DEFAULT_COLUMNS = ("detection", "cleme")
 CURVE_LABELS_ALL = "All"
 
@@ -191,6 +191,8 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         extra = summary.get("extra", {})
         context["cleme"] = extra.get("cleme")
         context["cleme2"] = extra.get("cleme2")
+        context["ptm2"] = extra.get("ptm2")
+        context["weighted_model"] = services.weighted_model()
         if context["cleme2"]:
             aspects = ("hit", "wrong", "under", "over")
             context["cleme2_chart"] = bar_chart(
@@ -216,6 +218,19 @@ def rescore(request: HttpRequest, system_id: int) -> HttpResponse:
     system = _system(system_id)
     services.request_scoring(system=system, user=request.user)
     messages.success(request, f"scoring of {system.name} started again (results are replaced).")
+    return redirect("scoring:system", system_id=system.pk)
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def weighted(request: HttpRequest, system_id: int) -> HttpResponse:
+    system = _system(system_id)
+    try:
+        services.request_weighted_scoring(system=system, user=request.user)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "weighted scoring (PT-M2) queued on the gpu queue")
     return redirect("scoring:system", system_id=system.pk)
 
 

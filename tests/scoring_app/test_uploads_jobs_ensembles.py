@@ -183,3 +183,31 @@ def test_score_system_command_errors_are_clear(release, tmp_path) -> None:  # ty
     output.write_text("a\nb\n", encoding="utf-8")
     with pytest.raises(CommandError, match="2 lines, but the release has 3 sentences"):
         call_command("score_system", "--dataset", release.dataset.name, "--hyp", str(output), "--name", "x")
+
+
+def test_weighted_scores_run_as_a_gpu_task_and_equal_counts_with_unit_weights(
+    release, settings, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    from django.conf import settings as conf
+
+    from scoring.tasks import gpu_weighted_score
+
+    # Tasks named scoring.gpu_* are routed to the gpu queue.
+    assert conf.CELERY_TASK_ROUTES == {"*.gpu_*": {"queue": "gpu"}}
+    assert gpu_weighted_score.name.split(".", 1)[1].startswith("gpu_")
+    system = _upload(release, "我很喜欢吃苹果\n他是一个好学升\n今天天气很好。\n")
+    settings.GEC_BERT_MODEL = ""
+    with pytest.raises(ServiceError, match="GEC_BERT_MODEL"):
+        services.request_weighted_scoring(system=system, user=None)
+    settings.GEC_BERT_MODEL = "self"  # every edit weighs 1.0: PT-M2 must equal the plain counts
+    with pytest.raises(Conflict, match="score sys first"):
+        services.request_weighted_scoring(system=system, user=None)
+    score = services.score_now(system=system)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = services.request_weighted_scoring(system=system, user=None)
+    score.refresh_from_db()
+    ptm2 = score.summary["extra"]["ptm2"]
+    assert (ptm2["tp"], ptm2["fp"], ptm2["fn"]) == (score.tp, score.fp, score.fn) == (1, 1, 1)
+    assert ptm2["f05"] == score.f05
+    assert "cleme" in score.summary["extra"]  # the other extras are kept
+    assert BackgroundJob.objects.get(pk=job.pk).status == JobStatus.DONE
