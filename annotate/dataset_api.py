@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import status
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -12,12 +14,71 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.dataset_selectors import get_dataset, get_version
-from annotate.exporting import request_export
-from annotate.importing import request_import
+from annotate.exporting import ExportFormat, request_export
+from annotate.importing import ImportFormat, request_import
 from annotate.models import DatasetVersion
 from annotate.releases import release_dataset
 from core.jobs import job_state
 from core.permissions import IsPlatformAdmin
+
+
+class JobStateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    status = serializers.CharField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    message = serializers.CharField()
+    result = serializers.JSONField()
+    finished = serializers.BooleanField()
+    created_at = serializers.DateTimeField(allow_null=True)
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    download = serializers.URLField(required=False)
+
+
+class DatasetSummarySerializer(serializers.Serializer):  # type: ignore[type-arg]
+    name = serializers.CharField()
+    language = serializers.CharField()
+    sentences = serializers.IntegerField()
+    versions = serializers.ListField(child=serializers.CharField())
+
+
+class ImportRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    name = serializers.CharField(max_length=100)
+    format = serializers.ChoiceField(choices=[f.value for f in ImportFormat])
+    files = serializers.ListField(child=serializers.FileField(), allow_empty=False,
+                                  help_text="parallel: sources first")
+    source = serializers.CharField(required=False, allow_blank=True, default="")
+    split = serializers.ChoiceField(choices=["", "dev", "test", "train"], required=False, default="")
+    language = serializers.ChoiceField(choices=["zh", "en"], required=False, default="zh")
+
+
+class ReleaseRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+    split = serializers.ChoiceField(choices=["", "dev", "test", "train"], required=False, default="")
+    source_names = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+
+
+class VersionSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.IntegerField()
+    label = serializers.CharField()
+    number = serializers.IntegerField()
+    note = serializers.CharField()
+    split = serializers.CharField()
+    source_names = serializers.ListField(child=serializers.CharField())
+    checksum = serializers.CharField()
+    counts = serializers.JSONField()
+    created_at = serializers.DateTimeField()
+    created_by = serializers.CharField(allow_null=True)
+
+
+class ExportRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    format = serializers.ChoiceField(choices=[f.value for f in ExportFormat])
+    release = serializers.CharField(required=False, allow_blank=True, allow_null=True, default=None,
+                                    help_text="release number; empty = live golden references")
+    include_annotations = serializers.BooleanField(required=False, default=False)
 
 
 def version_data(version: DatasetVersion) -> dict[str, Any]:
@@ -34,6 +95,7 @@ class AdminAPIView(APIView):
 
 
 class DatasetListAPI(AdminAPIView):
+    @extend_schema(responses=DatasetSummarySerializer(many=True))
     def get(self, request: Request) -> Response:
         from annotate.dataset_selectors import dataset_summaries
 
@@ -50,13 +112,15 @@ class ImportAPI(AdminAPIView):
 
     parser_classes = [MultiPartParser, FormParser]
 
+    @extend_schema(request=ImportRequestSerializer, responses={202: JobStateSerializer})
     def post(self, request: Request) -> Response:
+        data = ImportRequestSerializer(data={**request.data.dict(), "files": request.FILES.getlist("files")})
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
         job = request_import(
-            user=request.user, name=str(request.data.get("name", "")).strip(),
-            fmt=str(request.data.get("format", "")),
-            uploads=[(f.name, f) for f in request.FILES.getlist("files")],
-            source_name=str(request.data.get("source", "")).strip(),
-            split=str(request.data.get("split", "")), language=str(request.data.get("language", "zh")),
+            user=request.user, name=values["name"].strip(), fmt=values["format"],
+            uploads=[(f.name, f) for f in values["files"]], source_name=values["source"].strip(),
+            split=values["split"], language=values["language"],
         )
         job.refresh_from_db()
         return Response(job_state(job), status=status.HTTP_202_ACCEPTED)
@@ -65,17 +129,19 @@ class ImportAPI(AdminAPIView):
 class ReleaseListAPI(AdminAPIView):
     parser_classes = [JSONParser, FormParser]
 
+    @extend_schema(responses=VersionSerializer(many=True))
     def get(self, request: Request, name: str) -> Response:
         dataset = get_dataset(name)
         return Response([version_data(v) for v in dataset.versions.order_by("-number")])
 
+    @extend_schema(request=ReleaseRequestSerializer, responses={201: VersionSerializer})
     def post(self, request: Request, name: str) -> Response:
-        sources = request.data.get("source_names") or []
-        if isinstance(sources, str):
-            sources = [sources]
+        data = ReleaseRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
         version = release_dataset(
-            dataset=get_dataset(name), user=request.user, note=str(request.data.get("note", "")),
-            split=str(request.data.get("split", "")), source_names=list(sources),
+            dataset=get_dataset(name), user=request.user, note=values["note"],
+            split=values["split"], source_names=list(values["source_names"]),
         )
         return Response(version_data(version), status=status.HTTP_201_CREATED)
 
@@ -86,19 +152,24 @@ class ExportAPI(AdminAPIView):
 
     parser_classes = [JSONParser, FormParser]
 
+    @extend_schema(request=ExportRequestSerializer, responses={202: JobStateSerializer})
     def post(self, request: Request, name: str) -> Response:
+        data = ExportRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
         dataset = get_dataset(name)
-        version = get_version(dataset, request.data.get("release") or None)
-        include = request.data.get("include_annotations") in (True, "true", "1", "on")
-        job = request_export(user=request.user, dataset=dataset, fmt=str(request.data.get("format", "")),
-                             version=version, include_annotations=include)
+        version = get_version(dataset, values["release"] or None)
+        job = request_export(user=request.user, dataset=dataset, fmt=values["format"],
+                             version=version, include_annotations=values["include_annotations"])
         job.refresh_from_db()
-        data = job_state(job)
-        data["download"] = request.build_absolute_uri(f"/datasets/exports/{job.pk}/download/")
-        return Response(data, status=status.HTTP_202_ACCEPTED)
+        state = job_state(job)
+        state["download"] = request.build_absolute_uri(f"/datasets/exports/{job.pk}/download/")
+        return Response(state, status=status.HTTP_202_ACCEPTED)
 
 
 class StatsAPI(AdminAPIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT,
+                   description="MuCGEC Table 3 / Figure 1 statistics; ?release=N for a release.")
     def get(self, request: Request, name: str) -> Response:
         from annotate.dataset_views import statistics_for
 

@@ -126,3 +126,15 @@ def test_api_import_error_is_reported_in_the_job(admin_client: Client, on_commit
     state = admin_client.get(f"/jobs/{response.json()['id']}/").json()
     assert state["status"] == "failed" and "g.txt, line 1, field encoding" in state["message"]
     assert not Dataset.objects.exists()
+
+
+def test_api_validates_requests_by_field(admin_client: Client) -> None:
+    small_dataset()
+    response = admin_client.post("/datasets/api/small/exports/", {"format": "xml"}, content_type="application/json")
+    assert response.status_code == 400 and "format" in response.json()
+    response = admin_client.post("/datasets/api/import/", {"name": "x", "format": "mucgec"})
+    assert response.status_code == 400 and "files" in response.json()
+    response = admin_client.post("/datasets/api/small/exports/", {"format": "m2", "release": "9"},
+                                 content_type="application/json")
+    assert response.status_code == 404 and response.json() == {"detail": "dataset 'small' has no release v9", "field": "release"}
+    assert not BackgroundJob.objects.exists()
