@@ -302,8 +302,13 @@ def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str 
         overall = report.overall
         score.tp, score.fp, score.fn = overall["tp"], overall["fp"], overall["fn"]
         score.p, score.r, score.f05 = overall["p"], overall["r"], overall["f05"]
+        summary = report.summary()
+        if score.signature == report.signature:
+            # Same output, same settings: results added later (PT-M2 from the gpu queue) stay valid.
+            kept = {k: v for k, v in (score.summary or {}).get("extra", {}).items() if k not in summary["extra"]}
+            summary["extra"] = {**summary["extra"], **kept}
         score.signature = report.signature
-        score.summary = report.summary()
+        score.summary = summary
         score.status = ScoreStatus.DONE
         score.error = ""
         score.finished_at = timezone.now()

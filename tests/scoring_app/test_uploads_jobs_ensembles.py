@@ -211,3 +211,13 @@ def test_weighted_scores_run_as_a_gpu_task_and_equal_counts_with_unit_weights(
     assert ptm2["f05"] == score.f05
     assert "cleme" in score.summary["extra"]  # the other extras are kept
     assert BackgroundJob.objects.get(pk=job.pk).status == JobStatus.DONE
+
+
+def test_rescoring_keeps_weighted_results_of_the_same_signature(release, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.GEC_BERT_MODEL = "self"
+    system = _upload(release, "我很喜欢吃苹果\n他是一个好学升\n今天天气很好。\n")
+    score = services.score_now(system=system)
+    services.run_weighted_scoring(score_id=score.pk)
+    again = services.run_scoring(score_id=score.pk)
+    assert again.summary["extra"]["ptm2"]["tp"] == 1
+    assert SentenceResult.objects.filter(score=again).count() == 3
