@@ -103,12 +103,14 @@ def statistics_for(dataset: Any, version: Any) -> dict[str, Any]:
     """Statistics of a release are cached (a release never changes); live ones are not."""
     if version is None:
         return dataset_statistics(dataset=dataset)
-    from annotate.exporting import resources_dir_setting
+    from annotate.exporting import ensure_reference_m2, resources_dir_setting
 
     key = f"datasets:stats:{version.pk}:{version.checksum}:{resources_dir_setting() or 'default'}"
     stats = cache.get(key)
     if stats is None:
-        stats = dataset_statistics(dataset=dataset, version=version)
+        # One extraction serves the export, the scorer and both kinds of statistics.
+        ensure_reference_m2(version)
+        stats = dataset_statistics(dataset=dataset, version=version, chunks=True)
         cache.set(key, stats, STATS_CACHE_SECONDS)
     return stats
 

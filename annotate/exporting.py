@@ -380,6 +380,26 @@ def _store_reference_m2(version: DatasetVersion, signature: str, path: Path) -> 
                                 defaults={"m2_text": path.read_text(encoding="utf-8")})
 
 
+def ensure_reference_m2(version: DatasetVersion, *, resources_dir: str | None = None,
+                        workers: int | None = None) -> str:
+    """The stored reference M2 of a release (extracted and stored now if missing); returns
+    the resources signature it is stored under."""
+    from scoring.gec import load_resources
+
+    directory = resources_dir_setting(resources_dir)
+    signature = load_resources(directory).signature
+    model = _reference_cache_model()
+    if model is None or _cached_reference_m2(version, signature) is not None:
+        return signature
+    text = "".join(m2_chunks(
+        export_rows(dataset=version.dataset, version=version), resources_dir=directory,
+        workers=workers if workers is not None else export_workers(),
+        known=known_blocks(version.dataset, signature, exclude=version),
+    ))
+    model.objects.get_or_create(version=version, resources_key=signature, defaults={"m2_text": text})
+    return signature
+
+
 class _Counter:
     """Passes rows through and counts them (the totals go into the result and audit log)."""
 

@@ -33,6 +33,7 @@ from annotate.exporting import (
     _cached_reference_m2,
     _chunks,
     export_workers,
+    m2_chunks,
     resources_dir_setting,
 )
 from annotate.models import Dataset, DatasetVersion
@@ -197,9 +198,33 @@ def _typed_rows_from_m2(
                            f"{count} sentences", field="release")
 
 
+def cleme_chunk_statistics(
+    *, dataset: Dataset, version: DatasetVersion | None = None, resources_dir: str | None = None,
+    workers: int | None = None,
+) -> dict[str, Any]:
+    """CLEME's chunk statistics of the reference set (engineer B's `chunk_statistics`):
+    chunk counts and lengths, ICC / IUC / CC. Reads the release's stored reference M2 when
+    there is one, otherwise extracts it (and does not store it: only exports do)."""
+    from scoring.gec import load_resources
+    from scoring.gec.cleme.inputs import sentences_from_m2
+    from scoring.gec.cleme.stats import chunk_statistics
+    from scoring.gec.m2 import parse_m2
+
+    directory = resources_dir_setting(resources_dir)
+    signature = load_resources(directory).signature
+    text = _cached_reference_m2(version, signature)
+    if text is None:
+        text = "".join(m2_chunks(export_rows(dataset=dataset, version=version),
+                                 resources_dir=directory,
+                                 workers=workers if workers is not None else export_workers()))
+    blocks = parse_m2(text, name=f"{dataset.name} reference M2")
+    result = chunk_statistics(sentences_from_m2(blocks)).as_dict()
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in result.items()}
+
+
 def dataset_statistics(
     *, dataset: Dataset, version: DatasetVersion | None = None, resources_dir: str | None = None,
-    workers: int | None = None, job_id: int | None = None,
+    workers: int | None = None, job_id: int | None = None, chunks: bool = False,
 ) -> dict[str, Any]:
     """Statistics of a release (or of the live dataset's current golden references)."""
     from scoring.gec import load_resources
@@ -227,7 +252,12 @@ def dataset_statistics(
     for row, references, types in typed:
         overall.add(row, references, types)
         by_source.setdefault(row.source_name or "(none)", _Tally()).add(row, references, types)
+    extra: dict[str, Any] = {}
+    if chunks:
+        extra["cleme_chunks"] = cleme_chunk_statistics(
+            dataset=dataset, version=version, resources_dir=resources_dir, workers=workers)
     return {
+        **extra,
         "dataset": dataset.name,
         "release": version.label if version is not None else None,
         "checksum": version.checksum if version is not None else None,

@@ -24,6 +24,9 @@ def on_commit(django_capture_on_commit_callbacks):
 
 @pytest.fixture
 def admin_client(settings, tmp_path: Path) -> Client:
+    from django.core.cache import cache
+
+    cache.clear()  # release statistics are cached by version id; ids repeat across tests
     settings.MEDIA_ROOT = tmp_path / "media"
     user = make_user(Role.ADMIN, username="boss")
     client = Client()
@@ -138,3 +141,16 @@ def test_api_validates_requests_by_field(admin_client: Client) -> None:
                                  content_type="application/json")
     assert response.status_code == 404 and response.json() == {"detail": "dataset 'small' has no release v9", "field": "release"}
     assert not BackgroundJob.objects.exists()
+
+
+def test_release_stats_page_shows_cleme_chunks_from_the_stored_extraction(admin_client: Client) -> None:
+    from annotate.releases import release_dataset
+    from scoring.models import ReferenceM2Cache
+
+    dataset = small_dataset()
+    version = release_dataset(dataset=dataset)
+    page = admin_client.get(f"/datasets/{dataset.name}/stats/?release=1").content.decode()
+    assert 'data-testid="cleme-chunks"' in page
+    assert ReferenceM2Cache.objects.filter(version=version).count() == 1
+    live = admin_client.get(f"/datasets/{dataset.name}/stats/").content.decode()
+    assert 'data-testid="cleme-chunks"' not in live

@@ -101,3 +101,19 @@ def test_statistics_from_the_stored_reference_m2_equal_fresh_ones(mucgec_dev: Pa
     changed = dataset_statistics(dataset=dataset, version=version, workers=1)
     assert changed["edit_types"]["W"] == fresh["edit_types"]["W"] + 1
     assert changed["edit_types"]["S"] == fresh["edit_types"]["S"] - 1
+
+
+@pytest.mark.slow
+def test_cleme_chunk_statistics_of_mucgec_dev_match_the_spec(mucgec_dev: Path, shared_data: Path, settings) -> None:
+    from annotate.statistics import cleme_chunk_statistics
+
+    settings.GEC_CHERRANT_RESOURCES = str(shared_data / "cherrant-resources")
+    dataset = import_dataset(name="dev", fmt="mucgec", files=[ImportFile.from_path(mucgec_dev)]).dataset
+    version = release_dataset(dataset=dataset)
+    chunks = cleme_chunk_statistics(dataset=dataset, version=version, workers=2)
+    # specs/cleme.md section 7: 11,007 chunks = 5,994 unchanged (mean 7.24 chars)
+    # + 3,247 corrected (mean source length 2.05) + 1,766 dummy.
+    assert (chunks["chunks"], chunks["unchanged"], chunks["corrected"], chunks["dummy"]) == (11007, 5994, 3247, 1766)
+    assert round(chunks["unchanged_mean_length"], 2) == 7.24
+    assert round(chunks["corrected_mean_length"], 2) == 2.05
+    assert round(chunks["icc"] + chunks["iuc"] + chunks["cc"], 3) == 1.0

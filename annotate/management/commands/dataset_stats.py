@@ -31,13 +31,16 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print JSON")
         parser.add_argument("--resources", default=None)
         parser.add_argument("--workers", type=int, default=None)
+        parser.add_argument("--chunks", action="store_true",
+                            help="add CLEME chunk statistics (chunks, lengths, ICC/IUC/CC)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             dataset = get_dataset(options["name"])
             version = get_version(dataset, options["release"])
             stats = dataset_statistics(dataset=dataset, version=version,
-                                       resources_dir=options["resources"], workers=options["workers"])
+                                       resources_dir=options["resources"], workers=options["workers"],
+                                       chunks=options["chunks"])
         except ServiceError as exc:
             raise CommandError(exc.message) from None
         if options["json"]:
@@ -51,3 +54,5 @@ class Command(BaseCommand):
             self.stdout.write(name[:16].ljust(16) + "".join(str(part[key]).rjust(12) for key, _ in TABLE_KEYS))
         self.stdout.write(f"refs per sentence: {stats['refs_per_sentence_histogram']}")
         self.stdout.write(f"edit types: {stats['edit_types']}")
+        if "cleme_chunks" in stats:
+            self.stdout.write(f"CLEME chunks: {stats['cleme_chunks']}")
