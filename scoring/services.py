@@ -233,8 +233,11 @@ def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str 
     score = SystemScore.objects.select_related("system__version").filter(pk=score_id).first()
     if score is None:
         raise NotFound(f"no score {score_id}")
-    if job_id is not None and BackgroundJob.objects.filter(pk=job_id, status=JobStatus.CANCELLED).exists():
-        return score
+    if job_id is not None and (
+        score.background_job_id not in (None, job_id)
+        or BackgroundJob.objects.filter(pk=job_id, status=JobStatus.CANCELLED).exists()
+    ):
+        return score  # cancelled before it started, or superseded by a newer request
     system = score.system
     version = system.version
     started = time.perf_counter()

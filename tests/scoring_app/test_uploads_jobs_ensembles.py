@@ -221,3 +221,13 @@ def test_rescoring_keeps_weighted_results_of_the_same_signature(release, setting
     again = services.run_scoring(score_id=score.pk)
     assert again.summary["extra"]["ptm2"]["tp"] == 1
     assert SentenceResult.objects.filter(score=again).count() == 3
+
+
+def test_a_superseded_task_does_nothing(release) -> None:  # type: ignore[no-untyped-def]
+    system = _upload(release, "a\nb\nc\n")
+    old_job = start_job(kind="scoring.system", total=3)
+    new_job = start_job(kind="scoring.system", total=3)
+    score = SystemScore.objects.create(system=system, status=ScoreStatus.QUEUED, background_job_id=new_job.pk)
+    result = services.run_scoring(score_id=score.pk, job_id=old_job.pk)
+    assert result.status == ScoreStatus.QUEUED
+    assert not SentenceResult.objects.filter(score=score).exists()
