@@ -5,9 +5,9 @@ Definitions (they are what `dataset_stats --json` prints; docs/datasets.md repea
 * ``references``: distinct reference texts per sentence, summed (identical references of
   one sentence count once); ``refs_per_sentence_histogram``: number of distinct
   references -> number of sentences.
-* edits come from the platform's one extractor (`scoring.gec.extract_edits`: char level,
-  first cheapest alignment, ChERRANT pre-processing), so the numbers match what the M2
-  export and the scorer see. ``没有错误`` and a reference equal to the source have 0 edits;
+* edits come from the platform's one extractor, read from the reference M2 of the data
+  (alternative 0 of each target = the first cheapest alignment = `extract_edits`), so the
+  numbers are those of the M2 export and the scorer, and a release's stored M2 is reused. ``没有错误`` and a reference equal to the source have 0 edits;
   ``无法标注`` references are left out of ``edits_per_reference``.
 * ``erroneous_sentences``: sentences with at least one reference that has an edit;
   ``erroneous_share`` = erroneous_sentences / sentences.
@@ -16,14 +16,13 @@ Definitions (they are what `dataset_stats --json` prints; docs/datasets.md repea
 * ``erroneous_by_refs`` (Figure 1): for each number of references n, how many erroneous
   sentences have n references and their share of all erroneous sentences.
 
-Extraction is the slow part; it runs in worker processes like the M2 export.
+Extraction is the slow part; it runs in worker processes like the M2 export (it IS the M2
+export's extraction), and is skipped for a release whose reference M2 is stored.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,8 +30,8 @@ from typing import Any
 from annotate.dataset_selectors import DatasetRow, export_rows
 from annotate.exporting import (
     _cached_reference_m2,
-    _chunks,
     export_workers,
+    known_blocks,
     m2_chunks,
     resources_dir_setting,
 )
@@ -43,33 +42,6 @@ from core.jobs import report_progress
 EDIT_TYPES = ("M", "R", "S", "W")
 NOT_ANNOTATABLE = "无法标注"
 BATCH = 200
-
-_worker_resources: Any = None
-
-
-def _init_worker(resources_dir: str | None) -> None:
-    global _worker_resources
-    from scoring.gec import load_resources
-
-    _worker_resources = load_resources(resources_dir)
-
-
-def _types_batch(batch: list[tuple[str, tuple[str, ...]]]) -> list[list[list[str] | None]]:
-    """For each sentence, for each distinct reference: its edit types (None: not annotatable)."""
-    from scoring.gec import extract_edits
-
-    out: list[list[list[str] | None]] = []
-    for text, references in batch:
-        per_reference: list[list[str] | None] = []
-        for reference in references:
-            if reference.strip() == NOT_ANNOTATABLE:
-                per_reference.append(None)
-                continue
-            edits = extract_edits(text, reference, resources=_worker_resources)
-            per_reference.append([e.type for e in edits if e.type in EDIT_TYPES])
-        out.append(per_reference)
-    return out
-
 
 @dataclass
 class _Tally:
@@ -134,52 +106,38 @@ def _distinct(references: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(references))
 
 
-def _typed_rows(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers: int,
-                on_progress: Any) -> Iterator[tuple[DatasetRow, tuple[str, ...], list[list[str] | None]]]:
-    batches = ([(row, _distinct(row.references)) for row in chunk] for chunk in _chunks(rows, BATCH))
-    done = 0
-    if workers <= 1:
-        _init_worker(resources_dir)
-        for batch in batches:
-            for (row, refs), types in zip(batch, _types_batch([(r.text, refs) for r, refs in batch]), strict=True):
-                yield row, refs, types
-            done += len(batch)
-            on_progress(done)
-        return
-    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else multiprocessing.get_context()
-    window: deque[tuple[list[tuple[DatasetRow, tuple[str, ...]]], Any]] = deque()
-    with context.Pool(workers, initializer=_init_worker, initargs=(resources_dir,)) as pool:
-        def drain() -> Iterator[tuple[DatasetRow, tuple[str, ...], list[list[str] | None]]]:
-            nonlocal done
-            batch, pending = window.popleft()
-            for (row, refs), types in zip(batch, pending.get(), strict=True):
-                yield row, refs, types
-            done += len(batch)
-            on_progress(done)
-
-        for batch in batches:
-            window.append((batch, pool.apply_async(_types_batch, ([(r.text, refs) for r, refs in batch],))))
-            if len(window) >= 2 * workers:
-                yield from drain()
-        while window:
-            yield from drain()
+def reference_m2_text(
+    *, dataset: Dataset, version: DatasetVersion | None, directory: str | None, signature: str,
+    workers: int | None = None, on_progress: Any = None,
+) -> str:
+    """The reference M2 of a release or of the live data: the stored text of a release when
+    there is one, otherwise extracted now, reusing the unchanged blocks of the newest stored
+    release (so the live statistics of a mostly released dataset are cheap)."""
+    stored = _cached_reference_m2(version, signature)
+    if stored is not None:
+        return stored
+    return "".join(m2_chunks(
+        export_rows(dataset=dataset, version=version), resources_dir=directory,
+        workers=workers if workers is not None else export_workers(), on_progress=on_progress,
+        known=known_blocks(dataset, signature, exclude=version),
+    ))
 
 
 def _typed_rows_from_m2(
     rows: Iterable[DatasetRow], m2_text: str, *, name: str
 ) -> Iterator[tuple[DatasetRow, tuple[str, ...], list[list[str] | None]]]:
-    """Edit types read from the release's stored reference M2 (written by the same
-    extractor): alternative 0 of each target is the first cheapest alignment, which is what
-    `extract_edits` returns, so the numbers are the same without extracting again."""
+    """Edit types per distinct reference, read from the reference M2 (written by the one
+    extractor): alternative 0 of each target is the first cheapest alignment, i.e. what
+    `extract_edits` returns. Blocks are parsed one at a time to keep memory flat."""
     from scoring.gec.m2 import parse_m2
 
-    blocks = parse_m2(m2_text, name=f"{name} reference M2")
+    texts = [b for b in m2_text.split("\n\n") if b.strip()]
     count = 0
     for row in rows:
-        if count >= len(blocks):
-            raise ServiceError(f"{name}: the stored reference M2 has fewer blocks than the "
-                               "release has sentences; export M2 again", field="release")
-        block = blocks[count]
+        if count >= len(texts):
+            raise ServiceError(f"{name}: the reference M2 has fewer blocks than there are "
+                               "sentences; export M2 again", field="release")
+        block = parse_m2(texts[count], name=f"{name} reference M2")[0]
         count += 1
         first: dict[int, list[str] | None] = {}
         for target in block.targets:
@@ -193,31 +151,27 @@ def _typed_rows_from_m2(
         # Annotator id = reference index: keep the first occurrence of each distinct text.
         indexes = [row.references.index(text) for text in distinct]
         yield row, distinct, [first.get(i, []) for i in indexes]
-    if count != len(blocks):
-        raise ServiceError(f"{name}: the stored reference M2 has {len(blocks)} blocks for "
+    if count != len(texts):
+        raise ServiceError(f"{name}: the reference M2 has {len(texts)} blocks for "
                            f"{count} sentences", field="release")
 
 
 def cleme_chunk_statistics(
     *, dataset: Dataset, version: DatasetVersion | None = None, resources_dir: str | None = None,
-    workers: int | None = None,
+    workers: int | None = None, m2_text: str | None = None,
 ) -> dict[str, Any]:
     """CLEME's chunk statistics of the reference set (engineer B's `chunk_statistics`):
-    chunk counts and lengths, ICC / IUC / CC. Reads the release's stored reference M2 when
-    there is one, otherwise extracts it (and does not store it: only exports do)."""
+    chunk counts and lengths, ICC / IUC / CC, from the reference M2."""
     from scoring.gec import load_resources
     from scoring.gec.cleme.inputs import sentences_from_m2
     from scoring.gec.cleme.stats import chunk_statistics
     from scoring.gec.m2 import parse_m2
 
-    directory = resources_dir_setting(resources_dir)
-    signature = load_resources(directory).signature
-    text = _cached_reference_m2(version, signature)
-    if text is None:
-        text = "".join(m2_chunks(export_rows(dataset=dataset, version=version),
-                                 resources_dir=directory,
-                                 workers=workers if workers is not None else export_workers()))
-    blocks = parse_m2(text, name=f"{dataset.name} reference M2")
+    if m2_text is None:
+        directory = resources_dir_setting(resources_dir)
+        m2_text = reference_m2_text(dataset=dataset, version=version, directory=directory,
+                                    signature=load_resources(directory).signature, workers=workers)
+    blocks = parse_m2(m2_text, name=f"{dataset.name} reference M2")
     result = chunk_statistics(sentences_from_m2(blocks)).as_dict()
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in result.items()}
 
@@ -234,34 +188,29 @@ def dataset_statistics(
         signature = load_resources(directory).signature
     except ValueError as exc:
         raise ServiceError(f"statistics: {exc}", field="resources") from None
-    overall = _Tally()
-    by_source: dict[str, _Tally] = {}
 
     def progress(done: int) -> None:
         report_progress(job_id, done)
 
-    rows = export_rows(dataset=dataset, version=version)
-    stored = _cached_reference_m2(version, signature)
-    typed = (
-        _typed_rows_from_m2(rows, stored, name=version.label if version is not None else "")
-        if stored is not None
-        else _typed_rows(rows, resources_dir=directory,
-                         workers=workers if workers is not None else export_workers(),
-                         on_progress=progress)
-    )
-    for row, references, types in typed:
+    m2_text = reference_m2_text(dataset=dataset, version=version, directory=directory,
+                                signature=signature, workers=workers, on_progress=progress)
+    overall = _Tally()
+    by_source: dict[str, _Tally] = {}
+    name = version.label if version is not None else f"{dataset.name} (live)"
+    for row, references, types in _typed_rows_from_m2(
+        export_rows(dataset=dataset, version=version), m2_text, name=name
+    ):
         overall.add(row, references, types)
         by_source.setdefault(row.source_name or "(none)", _Tally()).add(row, references, types)
     extra: dict[str, Any] = {}
     if chunks:
-        extra["cleme_chunks"] = cleme_chunk_statistics(
-            dataset=dataset, version=version, resources_dir=resources_dir, workers=workers)
+        extra["cleme_chunks"] = cleme_chunk_statistics(dataset=dataset, m2_text=m2_text)
     return {
-        **extra,
         "dataset": dataset.name,
         "release": version.label if version is not None else None,
         "checksum": version.checksum if version is not None else None,
         "resources": signature,
         **overall.as_dict(),
         "by_source": {name: tally.as_dict() for name, tally in sorted(by_source.items())},
+        **extra,
     }
