@@ -11,7 +11,7 @@ in-process anyway).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -39,6 +39,20 @@ def _side_cursor() -> Iterator[Any]:
             yield cursor
     finally:
         conn.close()
+
+
+# In-process listeners (a management command's progress line): job id -> callback(done, total).
+_listeners: dict[int, Callable[[int, int | None], None]] = {}
+
+
+@contextmanager
+def listen(job_id: int, callback: Callable[[int, int | None], None]) -> Iterator[None]:
+    """Call `callback(done, total)` on every progress report of `job_id` in this process."""
+    _listeners[job_id] = callback
+    try:
+        yield
+    finally:
+        _listeners.pop(job_id, None)
 
 
 def start_job(
@@ -109,6 +123,9 @@ def report_progress(
         return
     if _status_of(job_id) == JobStatus.CANCELLED:
         raise JobCancelled(f"job {job_id} was cancelled")
+    listener = _listeners.get(job_id)
+    if listener is not None:
+        listener(int(done), total)
     fields: dict[str, Any] = {"status": JobStatus.RUNNING, "done": max(0, int(done))}
     if total is not None:
         fields["total"] = max(0, int(total))

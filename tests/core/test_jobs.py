@@ -60,3 +60,15 @@ def test_only_the_creator_and_admins_see_a_job(client: Client) -> None:
     assert client.post(f"/jobs/{job.pk}/cancel/").json()["status"] == "cancelled"
     client.logout()
     assert client.get(f"/jobs/{job.pk}/").status_code == 401
+
+
+def test_in_process_listener_sees_progress_only_while_listening() -> None:
+    from core.jobs import listen
+
+    job = start_job(kind="test.work", total=10)
+    seen: list[tuple[int, int | None]] = []
+    with listen(job.pk, lambda done, total: seen.append((done, total))):
+        report_progress(job.pk, 3, total=10)
+        report_progress(job.pk, 7)
+    report_progress(job.pk, 9)
+    assert seen == [(3, 10), (7, None)]

@@ -12,8 +12,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotate.dataset_selectors import get_dataset, get_version
 from annotate.exporting import ExportFormat, export_dataset
+from annotate.management.commands.import_dataset import progress_line
 from core.exceptions import ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, start_job
+from core.jobs import JobCancelled, fail_job, finish_job, listen, start_job
 
 
 class Command(BaseCommand):
@@ -36,11 +37,12 @@ class Command(BaseCommand):
         try:
             dataset = get_dataset(options["name"])
             version = get_version(dataset, options["release"])
-            result = export_dataset(
-                dataset=dataset, version=version, fmt=options["format"], out=options["out"],
-                include_annotations=options["with_annotations"], job_id=job.pk,
-                resources_dir=options["resources"], workers=options["workers"],
-            )
+            with listen(job.pk, progress_line(self.stderr, "exporting")):
+                result = export_dataset(
+                    dataset=dataset, version=version, fmt=options["format"], out=options["out"],
+                    include_annotations=options["with_annotations"], job_id=job.pk,
+                    resources_dir=options["resources"], workers=options["workers"],
+                )
         except (ServiceError, JobCancelled) as exc:
             fail_job(job.pk, message=str(exc))
             raise CommandError(getattr(exc, "message", str(exc))) from None

@@ -13,7 +13,25 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotate.importing import ImportFile, ImportFormat, import_dataset
 from core.exceptions import ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, start_job
+from core.jobs import JobCancelled, fail_job, finish_job, listen, start_job
+
+
+def progress_line(stream: Any, verb: str) -> Any:
+    """A progress callback writing `verb done/total (pct%)` on one terminal line."""
+    state: dict[str, int] = {"total": 0}
+
+    def show(done: int, total: int | None) -> None:
+        if total:
+            state["total"] = total
+        total_ = state["total"]
+        if not total_ or not stream.isatty():
+            return
+        stream.write(f"\r{verb} {done:,}/{total_:,} ({100 * done // total_}%)", ending="")
+        if done >= total_:
+            stream.write("")
+        stream.flush()
+
+    return show
 
 
 class Command(BaseCommand):
@@ -31,11 +49,12 @@ class Command(BaseCommand):
         job = start_job(kind="datasets.import", total=0, params={"files": options["files"]})
         try:
             files = [ImportFile.from_path(path) for path in options["files"]]
-            result = import_dataset(
-                name=options["name"], fmt=options["format"], files=files,
-                source_name=options["source"], split=options["split"],
-                language=options["language"], job_id=job.pk,
-            )
+            with listen(job.pk, progress_line(self.stderr, "importing")):
+                result = import_dataset(
+                    name=options["name"], fmt=options["format"], files=files,
+                    source_name=options["source"], split=options["split"],
+                    language=options["language"], job_id=job.pk,
+                )
         except (ServiceError, JobCancelled) as exc:
             fail_job(job.pk, message=str(exc))
             raise CommandError(getattr(exc, "message", str(exc))) from None
