@@ -20,7 +20,7 @@ from scoring.gec.extract import (
     parallel_to_m2,
     parse_parallel,
 )
-from scoring.gec.resources import Resources, default_resources
+from scoring.gec.resources import Resources, no_resources
 from scoring.gec.tokenize import char_tokens, normalize_target
 
 
@@ -67,22 +67,25 @@ def test_substitution_cost_examples_from_the_spec(cherrant_resources: Resources)
 
 
 def _many_paths(k: int) -> tuple[str, str]:
-    # Segments like "甲乙。" -> "丙。" have several equally cheap alignments (S+D, D+S, ...) and
-    # the lengths stay equal, so ChERRANT would enumerate exponentially many paths.
+    # Without resources 甲, 乙, 丙 all cost the same to substitute, so segments like "甲乙。" ->
+    # "丙。" have several equally cheap alignments (S+D, D+S, ...); the lengths stay equal,
+    # so ChERRANT would enumerate exponentially many paths.
     return "甲乙。" * k + "丙。" * k, "丙。" * k + "甲乙。" * k
 
 
 def test_path_enumeration_is_bounded_and_reported() -> None:
     source, target = _many_paths(10)
     started = time.perf_counter()
-    result = align(list(source), list(target), default_resources())
+    result = align(list(source), list(target), no_resources())
     assert len(result.paths) == DEFAULT_MAX_PATHS and result.truncated
-    block, annotations = annotate_sentence(source, [target])
+    block, annotations = annotate_sentence(source, [target], resources=no_resources())
     assert annotations[0].truncated
     assert time.perf_counter() - started < 60
-    small = align(list(_many_paths(2)[0]), list(_many_paths(2)[1]), default_resources())
+    small = align(list(_many_paths(2)[0]), list(_many_paths(2)[1]), no_resources())
     assert 1 < len(small.paths) < DEFAULT_MAX_PATHS and not small.truncated
-    blocks, truncated = parallel_to_m2(parse_parallel(f"7\t{source}\t{target}\n"))
+    blocks, truncated = parallel_to_m2(
+        parse_parallel(f"7\t{source}\t{target}\n"), resources=no_resources()
+    )
     assert truncated == [1]
 
 
@@ -100,19 +103,19 @@ def test_hopelessly_different_long_pair_is_a_clear_error() -> None:
     source = "".join(chr(0x4E00 + i) for i in range(3000))
     target = "".join(chr(0x6000 + i) for i in range(3000))
     with pytest.raises(AlignmentTooLarge, match="too long and too different"):
-        align(list(source), list(target), default_resources())
+        align(list(source), list(target), no_resources())
     with pytest.raises(ParallelFormatError, match="line 1: target 1: sentence pair too long"):
         parallel_to_m2(parse_parallel(f"1\t{source}\t{target}\n"))
 
 
 def test_first_strategy_returns_one_path() -> None:
     source, target = _many_paths(3)
-    assert len(align(list(source), list(target), default_resources(), strategy="first").paths) == 1
+    assert len(align(list(source), list(target), no_resources(), strategy="first").paths) == 1
 
 
 def test_length_gap_above_ten_follows_first_operations_only() -> None:
     source, target = "甲乙。" * 12, "丙。" * 12  # |n - m| = 12 > 10
-    assert len(align(list(source), list(target), default_resources()).paths) == 1
+    assert len(align(list(source), list(target), no_resources()).paths) == 1
 
 
 def test_errors_in_worker_processes_reach_the_caller_intact() -> None:
