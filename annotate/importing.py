@@ -37,13 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from annotate.dataset_bulk import insert_rows
 from annotate.models import Dataset, Judgement, Language, Sentence, SentenceStatus, Source, Split
 from core.audit import log_action
-from core.exceptions import ServiceError
+from core.exceptions import Conflict, ServiceError
 from core.jobs import report_progress
 from review.models import GoldenReference, ReferenceKind, ReferenceOrigin
 
@@ -433,73 +433,79 @@ def import_dataset(
     total = len(rows)
     report_progress(job_id, 0, total=total, message="checked; writing")
 
-    with transaction.atomic():
-        dataset = Dataset.objects.select_for_update().filter(name=name).first()
-        created = dataset is None
-        if dataset is None:
-            dataset = Dataset.objects.create(name=name, language=language, created_by=_actor(user))
-        elif dataset.language != language:
-            raise ServiceError(
-                f"dataset {name!r} is {dataset.language}, the import says {language}",
-                field="language",
-            )
-        start = (Sentence.objects.filter(dataset=dataset).aggregate(m=Max("position"))["m"] or -1) + 1
-        for index, row in enumerate(rows):
-            if row.auto_id:
-                row.external_id = str(start + index + 1)
-        existing: dict[str, int] = {}
-        if not created:
-            existing = dict.fromkeys(
-                Sentence.objects.filter(dataset=dataset).values_list("external_id", flat=True), 0)
-        seen: dict[str, int] = {}
-        for row in rows:
-            if row.external_id in existing:
-                raise _error(file_name, row.line, "id",
-                             f"id {row.external_id!r} already exists in dataset {name!r}")
-            first = seen.setdefault(row.external_id, row.line)
-            if first != row.line:
-                raise _error(file_name, row.line, "id",
-                             f"duplicate id {row.external_id!r} (first used on line {first})")
-        sources: dict[str, Source] = {s.name: s for s in dataset.sources.all()}
-        for row in rows:
-            wanted = row.source_name if row.source_name is not None else source_name
-            if wanted and wanted not in sources:
-                sources[wanted] = Source.objects.create(dataset=dataset, name=wanted)
-
-        n_references = 0
-        actor_id = _actor(user).pk if _actor(user) is not None else None
-        for offset in range(0, total, WRITE_CHUNK):
-            chunk = rows[offset : offset + WRITE_CHUNK]
-            sentence_rows = []
-            for index, row in enumerate(chunk, start=offset):
+    try:
+        with transaction.atomic():
+            dataset = Dataset.objects.select_for_update().filter(name=name).first()
+            created = dataset is None
+            if dataset is None:
+                dataset = Dataset.objects.create(name=name, language=language, created_by=_actor(user))
+            elif dataset.language != language:
+                raise ServiceError(
+                    f"dataset {name!r} is {dataset.language}, the import says {language}",
+                    field="language",
+                )
+            start = (Sentence.objects.filter(dataset=dataset).aggregate(m=Max("position"))["m"] or -1) + 1
+            for index, row in enumerate(rows):
+                if row.auto_id:
+                    row.external_id = str(start + index + 1)
+            existing: dict[str, int] = {}
+            if not created:
+                existing = dict.fromkeys(
+                    Sentence.objects.filter(dataset=dataset).values_list("external_id", flat=True), 0)
+            seen: dict[str, int] = {}
+            for row in rows:
+                if row.external_id in existing:
+                    raise _error(file_name, row.line, "id",
+                                 f"id {row.external_id!r} already exists in dataset {name!r}")
+                first = seen.setdefault(row.external_id, row.line)
+                if first != row.line:
+                    raise _error(file_name, row.line, "id",
+                                 f"duplicate id {row.external_id!r} (first used on line {first})")
+            sources: dict[str, Source] = {s.name: s for s in dataset.sources.all()}
+            for row in rows:
                 wanted = row.source_name if row.source_name is not None else source_name
-                source = sources.get(wanted) if wanted else None
-                sentence_rows.append((
-                    dataset.pk, source.pk if source is not None else None,
-                    row.split if row.split is not None else split, row.external_id,
-                    start + index, row.text,
-                    SentenceStatus.REVIEWED if row.references else SentenceStatus.PENDING,
-                    judgement_for(row.text, row.references),
-                ))
-            insert_rows(Sentence, SENTENCE_COLUMNS, sentence_rows)
-            ids = dict(Sentence.objects.filter(
-                dataset=dataset, position__gte=start + offset, position__lt=start + offset + len(chunk)
-            ).values_list("position", "id"))
-            reference_rows = [
-                (ids[start + index], 1, position, reference_kind(text), text,
-                 ReferenceOrigin.IMPORTED, True, actor_id)
-                for index, row in enumerate(chunk, start=offset)
-                for position, text in enumerate(row.references)
-            ]
-            n_references += insert_rows(GoldenReference, REFERENCE_COLUMNS, reference_rows)
-            report_progress(job_id, offset + len(chunk), total=total)
+                if wanted and wanted not in sources:
+                    sources[wanted] = Source.objects.create(dataset=dataset, name=wanted)
 
-        result = ImportResult(dataset=dataset, created_dataset=created, sentences=total,
-                              references=n_references, sources=sorted(sources))
-        log_action(dataset, user, "dataset.import", {
-            "format": str(fmt), "files": [f.name for f in files], "sentences": total,
-            "references": n_references, "source": source_name, "split": split,
-        })
+            n_references = 0
+            actor_id = _actor(user).pk if _actor(user) is not None else None
+            for offset in range(0, total, WRITE_CHUNK):
+                chunk = rows[offset : offset + WRITE_CHUNK]
+                sentence_rows = []
+                for index, row in enumerate(chunk, start=offset):
+                    wanted = row.source_name if row.source_name is not None else source_name
+                    source = sources.get(wanted) if wanted else None
+                    sentence_rows.append((
+                        dataset.pk, source.pk if source is not None else None,
+                        row.split if row.split is not None else split, row.external_id,
+                        start + index, row.text,
+                        SentenceStatus.REVIEWED if row.references else SentenceStatus.PENDING,
+                        judgement_for(row.text, row.references),
+                    ))
+                insert_rows(Sentence, SENTENCE_COLUMNS, sentence_rows)
+                ids = dict(Sentence.objects.filter(
+                    dataset=dataset, position__gte=start + offset, position__lt=start + offset + len(chunk)
+                ).values_list("position", "id"))
+                reference_rows = [
+                    (ids[start + index], 1, position, reference_kind(text), text,
+                     ReferenceOrigin.IMPORTED, True, actor_id)
+                    for index, row in enumerate(chunk, start=offset)
+                    for position, text in enumerate(row.references)
+                ]
+                n_references += insert_rows(GoldenReference, REFERENCE_COLUMNS, reference_rows)
+                report_progress(job_id, offset + len(chunk), total=total)
+
+            result = ImportResult(dataset=dataset, created_dataset=created, sentences=total,
+                                  references=n_references, sources=sorted(sources))
+            log_action(dataset, user, "dataset.import", {
+                "format": str(fmt), "files": [f.name for f in files], "sentences": total,
+                "references": n_references, "source": source_name, "split": split,
+            })
+    except IntegrityError as exc:
+        # Only a concurrent import of the same dataset gets here (every check above ran
+        # first): the other one won; nothing of this one was written.
+        raise Conflict(f"dataset {name!r} was changed by another import at the same time; "
+                       "nothing was imported, run the import again", field="name") from exc
     return result
 
 
