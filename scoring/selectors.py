@@ -302,9 +302,10 @@ def human_scores(dataset: Dataset) -> dict[str, Any]:
     samples = list(_samples(dataset))
     overall = _counts(samples, cache)
     max_refs = max((s.reference_count for s in samples), default=0)
-    curve = [_counts(samples, cache, max_refs=k)["f05"] for k in range(1, max_refs)]
-    if samples:
-        curve.append(overall["f05"])
+    by_k = {str(k): _counts(samples, cache, max_refs=k)["f05"] for k in range(1, max_refs)}
+    by_k["all"] = overall["f05"]
+    # Same points as a system's curve (first 1, 2, 3 references, then all).
+    curve = metric.curve_points(by_k) if samples else []
     per_source: dict[str, list[AnnotatorSample]] = defaultdict(list)
     for sample in samples:
         source = sample.sentence.source
@@ -313,6 +314,7 @@ def human_scores(dataset: Dataset) -> dict[str, Any]:
         **overall,
         "samples": len(samples),
         "ref_count_curve": curve,
+        "ref_count_curve_by_k": by_k if samples else {},
         "by_source": {name: _counts(group, cache) for name, group in sorted(per_source.items())},
     }
 

@@ -231,3 +231,19 @@ def test_a_superseded_task_does_nothing(release) -> None:  # type: ignore[no-unt
     result = services.run_scoring(score_id=score.pk, job_id=old_job.pk)
     assert result.status == ScoreStatus.QUEUED
     assert not SentenceResult.objects.filter(score=score).exists()
+
+
+def test_curves_are_first_1_2_3_then_all_and_short_ones_pad_with_all() -> None:
+    from scoring.metric import curve_points
+    from scoring.views import reference_count_chart
+
+    by_k = {"1": 0.1, "2": 0.2, "3": 0.3, "4": 0.4, "5": 0.5, "all": 0.6}
+    assert curve_points(by_k) == [0.1, 0.2, 0.3, 0.6]
+    assert curve_points({"1": 0.5, "all": 0.7}) == [0.5, 0.7]
+    assert curve_points({"all": 0.9}) == [0.9]
+    svg = reference_count_chart([("sys", [0.1, 0.2, 0.3, 0.6]), ("Human", [0.5, 0.7])])
+    # With at most 2 references, first-2 and first-3 equal all (0.7) for Human.
+    human = [v for v in ("0.5", "0.7") if f'data-series="Human" data-category="1" data-value="{v}"' in svg]
+    assert human == ["0.5"]
+    assert svg.count('data-series="Human"') == 4
+    assert 'data-series="Human" data-category="3" data-value="0.7"' in svg
