@@ -8,11 +8,14 @@ reference so exact ties come out identical.
 
 What we do differently, for speed, without changing any result:
 
-* Substitution costs are memoised per token pair (``Resources.sub_cost_cache``).
+* Substitution costs are memoised per token pair (``Resources.sub_cost_rows``), computed
+  lazily for the cells actually filled, from cached per-token features.
 * The transposition search (ChERRANT re-sorts growing windows at every cell) uses a run length
   per diagonal and a necessary-condition filter, then an incremental multiset check.
-* The DP is computed in a band of diagonals around the corner-to-corner diagonal range and
-  widened until a certificate proves the banded result equals the full one (``_certified``).
+* The DP is computed in a band of diagonals around the corner-to-corner diagonal range,
+  stored by diagonal, and widened until a certificate proves the banded result equals the
+  full one (``_certified``). The fill computes values only; the tied operations of a cell are
+  re-derived (``_cell_ops``) only for the cells the back-track visits.
 * Back-tracking is iterative (no recursion limit) and stops after ``max_paths`` complete
   paths; the caller learns that the enumeration was truncated.
 """
