@@ -1,0 +1,69 @@
+"""Imports and exports through Redis and a real Celery worker process on PostgreSQL
+(run by .ci/run; skipped without DATABASE_URL and REDIS_URL)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from annotate.exporting import export_path, request_export
+from annotate.importing import request_import
+from annotate.models import Dataset
+from annotate.releases import release_dataset
+from core.models import BackgroundJob, JobStatus
+from core.roles import Role
+from tests.factories import make_user
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+
+def wait_for(job_id: int, seconds: float = 180) -> BackgroundJob:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        job = BackgroundJob.objects.get(pk=job_id)
+        if job.is_finished:
+            return job
+        time.sleep(0.5)
+    raise AssertionError(f"job {job_id} did not finish in {seconds} s")
+
+
+def test_import_and_m2_export_run_in_the_worker(celery_worker, mucgec_dev: Path) -> None:
+    admin = make_user(Role.ADMIN)
+    head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:200])
+    job = request_import(user=admin, name="svc", fmt="mucgec", source_name="mucgec",
+                         uploads=[("head.txt", SimpleUploadedFile("head.txt", head.encode()))])
+    job = wait_for(job.pk)
+    assert job.status == JobStatus.DONE, job.message
+    assert job.result["sentences"] == 200 and job.done == job.total == 200
+    dataset = Dataset.objects.get(name="svc")
+    version = release_dataset(dataset=dataset, user=admin)
+    export_job = request_export(user=admin, dataset=dataset, fmt="m2", version=version)
+    try:
+        export_job = wait_for(export_job.pk)
+        assert export_job.status == JobStatus.DONE, export_job.message
+        # The worker (with its extraction process pool) wrote what the library gives directly.
+        from scoring.gec import annotate_sentence, load_resources
+        from scoring.gec.m2 import format_m2_block
+
+        resources = load_resources(settings.GEC_CHERRANT_RESOURCES or None)
+        rows = [line.split("\t") for line in head.splitlines()]
+        expected = "".join(format_m2_block(annotate_sentence(r[1], r[2:], resources=resources)[0]) + "\n\n"
+                           for r in rows)
+        assert export_path(export_job).read_text(encoding="utf-8") == expected
+        assert export_job.result["label"] == "svc@v1" and export_job.result["sentences"] == 200
+    finally:
+        shutil.rmtree(Path(settings.MEDIA_ROOT) / "exports" / str(export_job.pk), ignore_errors=True)
+
+
+def test_a_bad_upload_fails_in_the_worker_and_writes_nothing(celery_worker) -> None:
+    admin = make_user(Role.ADMIN)
+    job = request_import(user=admin, name="svcbad", fmt="mucgec",
+                         uploads=[("b.txt", SimpleUploadedFile("b.txt", "1\t他去。\r\n".encode()))])
+    job = wait_for(job.pk)
+    assert job.status == JobStatus.FAILED and "b.txt, line 1, field line end" in job.message
+    assert not Dataset.objects.filter(name="svcbad").exists()
