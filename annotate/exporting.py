@@ -39,7 +39,7 @@ from django.apps import apps
 from django.conf import settings
 
 from annotate.dataset_selectors import DatasetRow, count_rows, export_rows
-from annotate.models import Dataset, DatasetVersion
+from annotate.models import Dataset, DatasetVersion, ReleasedSentence
 from core.audit import log_action
 from core.exceptions import ServiceError
 from core.jobs import report_progress
@@ -194,8 +194,16 @@ def _merge(chunk: list[DatasetRow], known: dict[BlockKey, str], computed: list[s
     return "".join(known.get((r.text, r.references)) or next(fresh) for r in chunk)
 
 
+def _setting_int(name: str, default: int) -> int:
+    """A Django setting if the settings module defines it, else the environment variable."""
+    from config.env import env_int
+
+    value = getattr(settings, name, None)
+    return int(value) if value is not None else env_int(name, default)
+
+
 def export_workers() -> int:
-    configured = int(getattr(settings, "GEC_EXPORT_WORKERS", 0) or 0)
+    configured = _setting_int("GEC_EXPORT_WORKERS", 0)
     workers = configured or os.cpu_count() or 1
     # Celery's prefork children are daemonic and may not start processes of their own.
     if multiprocessing.current_process().daemon:
@@ -503,6 +511,8 @@ def request_export(
         "dataset_id": dataset.pk, "version_id": version.pk if version is not None else None,
         "format": fmt, "include_annotations": include_annotations,
         "filename": export_filename(dataset, version, fmt),
+        # Decided here (where the settings of the request are) and carried to the workers.
+        "fanout_part": fanout_part_size(version, fmt),
     })
     job_id = job.pk
 
@@ -529,6 +539,8 @@ def run_export_job(job_id: int) -> dict[str, Any] | None:
         return None
     params = job.params
     mark_running(job_id)
+    if params.get("fanout_part"):
+        return _start_fanout(job)
     try:
         dataset = Dataset.objects.filter(pk=params["dataset_id"]).first()
         if dataset is None:
@@ -545,4 +557,91 @@ def run_export_job(job_id: int) -> dict[str, Any] | None:
         return None
     data = result.as_dict()
     finish_job(job_id, result=data, message=f"exported {result.label}")
+    return data
+
+
+# --- M2 of a large release across Celery workers ----------------------------------------------
+#
+# A worker process extracts with its own process pool, but one machine's cores are the limit.
+# With a broker, a large release is cut into parts of `GEC_EXPORT_PART_SENTENCES` sentences,
+# one task each (any worker on any machine takes them), and a chord callback joins the parts
+# in order, writes the file, stores the extraction for the scorer and finishes the job.
+
+
+def tasks_run_in_process() -> bool:
+    """True when Celery runs tasks eagerly (the quick start): nothing to fan out to."""
+    from celery import current_app
+
+    return bool(current_app.conf.task_always_eager)
+
+
+def fanout_part_size(version: DatasetVersion | None, fmt: str) -> int:
+    """Part size for a fanned-out M2 export, or 0 for a single task."""
+    if fmt != ExportFormat.M2 or version is None or tasks_run_in_process():
+        return 0
+    part = _setting_int("GEC_EXPORT_PART_SENTENCES", 5000)
+    if part <= 0 or version.counts.get("sentences", 0) <= part:
+        return 0
+    return part
+
+
+def _start_fanout(job: Any) -> dict[str, Any] | None:
+    from celery import chord
+
+    from annotate.tasks import export_m2_assemble_task, export_m2_failed_task, export_m2_part_task
+    from core.jobs import fail_job, mark_running
+
+    version = DatasetVersion.objects.filter(pk=job.params.get("version_id")).first()
+    if version is None:
+        fail_job(job.pk, message="the release was deleted")
+        return None
+    directory = resources_dir_setting()
+    total = count_rows(dataset=version.dataset, version=version)
+    part = int(job.params["fanout_part"])
+    mark_running(job.pk, total=total, message=f"extracting in {-(-total // part)} parts")
+    header = [export_m2_part_task.s(job.pk, version.pk, first, first + part, directory)
+              for first in range(0, total, part)]
+    callback = export_m2_assemble_task.s(job.pk, directory).on_error(export_m2_failed_task.s(job.pk))
+    chord(header)(callback)
+    return None
+
+
+def export_m2_part(*, job_id: int, version_id: int, first: int, last: int,
+                   resources_dir: str | None) -> str:
+    """M2 text of released positions [first, last): pure, so a retried part is harmless."""
+    from django.db.models import F
+
+    from core.models import BackgroundJob, JobStatus
+
+    rows = [DatasetRow(external_id, text, tuple(references), "", "", None)
+            for external_id, text, references in ReleasedSentence.objects.filter(
+                version_id=version_id, position__gte=first, position__lt=last,
+            ).order_by("position").values_list("external_id", "text", "references")]
+    _init_worker(resources_dir)
+    text = "".join(_m2_batch([(r.external_id, r.text, r.references) for r in rows]))
+    BackgroundJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(done=F("done") + len(rows))
+    return text
+
+
+def assemble_m2_parts(*, parts: Sequence[str], job_id: int, resources_dir: str | None) -> dict[str, Any] | None:
+    from core.jobs import finish_job
+    from core.models import BackgroundJob
+    from scoring.gec import load_resources
+
+    job = BackgroundJob.objects.filter(pk=job_id).first()
+    if job is None or job.is_finished:
+        return None
+    version = DatasetVersion.objects.select_related("dataset").get(pk=job.params["version_id"])
+    out = export_path(job)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _write_atomically(out, parts)
+    signature = load_resources(resources_dir).signature
+    _store_reference_m2(version, signature, out)
+    result = ExportResult(path=out, format=ExportFormat.M2.value,
+                          sentences=version.counts.get("sentences", 0),
+                          references=version.counts.get("references", 0),
+                          label=version.label, files=[out.name], resources=signature)
+    data = result.as_dict()
+    log_action(version, job.created_by, "dataset.export", {**data, "parts": len(parts)})
+    finish_job(job_id, result=data, message=f"exported {result.label} in {len(parts)} parts")
     return data

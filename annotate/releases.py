@@ -12,7 +12,6 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
@@ -109,7 +108,9 @@ def _queue_reference_extraction(version_id: int) -> None:
     (the scoring app's task, stored per resources signature), so the first M2 export and the
     first system score of the release do not wait for it. In the quick start tasks run
     in-process, where this would make every release as slow as an M2 export: skipped."""
-    if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", True):
+    from annotate.exporting import tasks_run_in_process
+
+    if tasks_run_in_process():
         return
     try:
         from scoring.tasks import prepare_release_references

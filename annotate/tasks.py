@@ -6,7 +6,7 @@ from typing import Any
 
 from celery import shared_task
 
-from annotate.exporting import run_export_job
+from annotate.exporting import assemble_m2_parts, export_m2_part, run_export_job
 from annotate.importing import run_import_job
 
 
@@ -18,3 +18,22 @@ def import_dataset_task(job_id: int) -> dict[str, Any] | None:
 @shared_task(name="annotate.export_dataset")
 def export_dataset_task(job_id: int) -> dict[str, Any] | None:
     return run_export_job(job_id)
+
+
+@shared_task(name="annotate.export_m2_part", acks_late=True)
+def export_m2_part_task(job_id: int, version_id: int, first: int, last: int,
+                        resources_dir: str | None) -> str:
+    return export_m2_part(job_id=job_id, version_id=version_id, first=first, last=last,
+                          resources_dir=resources_dir)
+
+
+@shared_task(name="annotate.export_m2_assemble")
+def export_m2_assemble_task(parts: list[str], job_id: int, resources_dir: str | None) -> dict[str, Any] | None:
+    return assemble_m2_parts(parts=parts, job_id=job_id, resources_dir=resources_dir)
+
+
+@shared_task(name="annotate.export_m2_failed")
+def export_m2_failed_task(request: Any, exc: Any, traceback: Any, job_id: int) -> None:
+    from core.jobs import fail_job
+
+    fail_job(job_id, message=f"M2 extraction failed: {exc}")

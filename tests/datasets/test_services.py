@@ -67,3 +67,32 @@ def test_a_bad_upload_fails_in_the_worker_and_writes_nothing(celery_worker) -> N
     job = wait_for(job.pk)
     assert job.status == JobStatus.FAILED and "b.txt, line 1, field line end" in job.message
     assert not Dataset.objects.filter(name="svcbad").exists()
+
+
+def test_a_large_release_is_extracted_in_parts_across_workers(celery_worker, mucgec_dev: Path, settings) -> None:
+    from scoring.gec import annotate_sentence, load_resources
+    from scoring.gec.m2 import format_m2_block
+    from scoring.models import ReferenceM2Cache
+
+    settings.GEC_EXPORT_PART_SENTENCES = 40
+    admin = make_user(Role.ADMIN)
+    head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:130])
+    job = wait_for(request_import(user=admin, name="fan", fmt="mucgec",
+                                  uploads=[("h.txt", SimpleUploadedFile("h.txt", head.encode()))]).pk)
+    assert job.status == JobStatus.DONE, job.message
+    dataset = Dataset.objects.get(name="fan")
+    version = release_dataset(dataset=dataset, user=admin)
+    ReferenceM2Cache.objects.filter(version=version).delete()  # a background preparation may have run
+    export_job = request_export(user=admin, dataset=dataset, fmt="m2", version=version)
+    assert export_job.params["fanout_part"] == 40
+    try:
+        export_job = wait_for(export_job.pk)
+        assert export_job.status == JobStatus.DONE, export_job.message
+        assert "in 4 parts" in export_job.message and export_job.done == 130
+        resources = load_resources(settings.GEC_CHERRANT_RESOURCES or None)
+        expected = "".join(format_m2_block(annotate_sentence(r[1], r[2:], resources=resources)[0]) + "\n\n"
+                           for r in (line.split("\t") for line in head.splitlines()))
+        assert export_path(export_job).read_text(encoding="utf-8") == expected
+        assert ReferenceM2Cache.objects.get(version=version).m2_text == expected
+    finally:
+        shutil.rmtree(Path(settings.MEDIA_ROOT) / "exports" / str(export_job.pk), ignore_errors=True)
