@@ -305,6 +305,12 @@ def parallel_to_m2(
         import multiprocessing
 
         # Fork shares the already-loaded resources; elsewhere each worker loads them once.
+        # Load pypinyin's and OpenCC's dictionaries before forking so that workers share them
+        # instead of each importing them again.
+        from scoring.gec.align import char_pinyin
+
+        char_pinyin("中")
+        normalize_target("中", simplified=simplified)
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         chunk = max(1, min(64, len(items) // (workers * 8) or 1))
