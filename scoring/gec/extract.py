@@ -311,12 +311,20 @@ def parallel_to_m2(
 
         char_pinyin("中")
         normalize_target("中", simplified=simplified)
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        global _WORKER_RESOURCES
+        fork = "fork" in multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if fork else None)
         chunk = max(1, min(64, len(items) // (workers * 8) or 1))
         pieces = [items[i : i + chunk] for i in range(0, len(items), chunk)]
-        with context.Pool(workers, initializer=_init_worker, initargs=(options,)) as pool:
-            results = pool.map(_worker_chunk, pieces, chunksize=1)
+        # The workers must use exactly these resources (also hand-built ones that no
+        # directory describes): inherited through fork, pickled otherwise.
+        _WORKER_RESOURCES = resources
+        initargs = (options, None if fork else resources)
+        try:
+            with context.Pool(workers, initializer=_init_worker, initargs=initargs) as pool:
+                results = pool.map(_worker_chunk, pieces, chunksize=1)
+        finally:
+            _WORKER_RESOURCES = None
         blocks = [block for part, _ in results for block in part]
         truncated = [line for _, part in results for line in part]
         return blocks, truncated
@@ -324,18 +332,21 @@ def parallel_to_m2(
 
 
 _WORKER_OPTIONS: tuple[str | None, str, str, bool, int, str] | None = None
+_WORKER_RESOURCES: Resources | None = None
 
 
-def _init_worker(options: tuple[str | None, str, str, bool, int, str]) -> None:
-    global _WORKER_OPTIONS
+def _init_worker(
+    options: tuple[str | None, str, str, bool, int, str], resources: Resources | None
+) -> None:
+    global _WORKER_OPTIONS, _WORKER_RESOURCES
     _WORKER_OPTIONS = options
+    if resources is not None:
+        _WORKER_RESOURCES = resources
 
 
 def _worker_chunk(items: list[ParallelLine]) -> tuple[list[M2Block], list[int]]:
-    assert _WORKER_OPTIONS is not None
-    from scoring.gec.resources import load_resources
-
-    return _annotate_lines(items, load_resources(_WORKER_OPTIONS[0]), _WORKER_OPTIONS)
+    assert _WORKER_OPTIONS is not None and _WORKER_RESOURCES is not None
+    return _annotate_lines(items, _WORKER_RESOURCES, _WORKER_OPTIONS)
 
 
 def _annotate_lines(

@@ -224,3 +224,21 @@ def test_word_level_uses_jieba_tokens_and_keeps_the_marker_whole(
     assert [(e.type, e.source_text, e.target_text) for e in edits] == [("S", "著名", "有名")]
     with pytest.raises(ValueError, match="granularity"):
         extract_edits("你好", "您好", granularity="sentence")
+
+
+@pytest.mark.slow
+def test_workers_use_exactly_the_given_resources(
+    mucgec_dir: Path, cherrant_resources: Resources
+) -> None:
+    # A hand-built Resources (no directory describes it) must reach the worker processes.
+    cilin_only = Resources(semantic=cherrant_resources.semantic, confusion={}, signature="t")
+    lines = read_parallel(mucgec_dir / "MuCGEC_dev.txt")[:300]
+    single, _ = parallel_to_m2(lines, resources=cilin_only)
+    parallel, _ = parallel_to_m2(lines, resources=cilin_only, workers=2)
+    assert write_m2(parallel) == write_m2(single)
+    official, _ = parallel_to_m2(lines, resources=cherrant_resources, workers=2)
+    assert write_m2(official) == "".join(
+        block + "\n\n"
+        for block in (mucgec_dir / "MuCGEC_dev.m2").read_text(encoding="utf-8").split("\n\n")[:300]
+    )
+    assert write_m2(official) != write_m2(single)
