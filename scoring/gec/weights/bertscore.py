@@ -16,7 +16,7 @@ import hashlib
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,6 @@ class EncodingStats:
     pairs_scored: int = 0
     pairs_cached: int = 0
     forward_batches: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _baseline_file(spec: str) -> Path:
@@ -141,7 +140,8 @@ class BertScoreWeights:
             self.set_idf(config.idf_sentences)
 
     # ----------------------------------------------------------------- model and naming
-    def _load(self) -> None:
+    def load(self) -> None:
+        """Load tokenizer and model now (otherwise on first use)."""
         if self._model is not None:
             return
         from bert_score.utils import get_model, get_tokenizer
@@ -185,7 +185,7 @@ class BertScoreWeights:
     def tokenize(self, sentence: str) -> list[int]:
         from bert_score.utils import sent_encode
 
-        self._load()
+        self.load()
         if not sentence.strip():
             # bert-score 0.3.13 calls build_inputs_with_special_tokens([]) here, which
             # transformers 5 removed; an empty sentence is just [CLS] [SEP] (F = 0 later).
@@ -194,7 +194,7 @@ class BertScoreWeights:
 
     def set_idf(self, sentences: Iterable[str]) -> None:
         """IDF from a document collection, as bert-score: log((N + 1) / (df + 1))."""
-        self._load()
+        self.load()
         documents = list(sentences)
         frequency: Counter[int] = Counter()
         for sentence in documents:
@@ -235,7 +235,7 @@ class BertScoreWeights:
         progress: ProgressCallback | None = None,
     ) -> None:
         """Make sure every sentence is encoded; those in `persist` also go to the disk cache."""
-        self._load()
+        self.load()
         missing = [s for s in dict.fromkeys(sentences) if s not in self._memory]
         keep_on_disk = set(persist)
         if self._disk is not None and missing:
@@ -300,7 +300,8 @@ class BertScoreWeights:
         progress: ProgressCallback | None = None,
     ) -> list[Triple]:
         """Raw (P, R, F) of each (candidate, reference), exactly as one bert-score call each."""
-        self._load()
+        self.load()
+        keep = set(persist)
         todo = [pair for pair in dict.fromkeys(pairs) if pair not in self._pairs]
         if self._disk is not None and todo:
             keyed = {self._pair_key(c, r): (c, r) for c, r in todo}
@@ -309,7 +310,7 @@ class BertScoreWeights:
                 self.stats.pairs_cached += 1
             todo = [pair for pair in todo if pair not in self._pairs]
         if todo:
-            self.encode([s for pair in todo for s in pair], persist=persist, progress=progress)
+            self.encode([s for pair in todo for s in pair], persist=keep, progress=progress)
             todo.sort(key=lambda pair: len(self._memory[pair[0]].token_ids))
             scored: list[tuple[tuple[str, str], Triple]] = []
             dim = next(iter(self._memory.values())).vectors.shape[1]
@@ -352,6 +353,11 @@ class BertScoreWeights:
                 start = end
             if self._disk is not None:
                 self._disk.put_pairs((self._pair_key(c, r), t) for (c, r), t in scored)
+            # Partial sentences are needed only for their pairs, whose scores are now cached;
+            # dropping them keeps a long-lived worker's memory at sources + references.
+            for candidate, _ in todo:
+                if candidate not in keep:
+                    self._memory.pop(candidate, None)
         return [self._pairs[pair] for pair in pairs]
 
     def f_scores(
@@ -374,7 +380,7 @@ class BertScoreWeights:
     ) -> list[float]:
         if not requests:
             return []
-        self._load()
+        self.load()
         if self.config.idf and self._idf is None:
             self.set_idf(dict.fromkeys(request.reference for request in requests))
         pairs: list[tuple[str, str]] = []
