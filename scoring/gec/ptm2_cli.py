@@ -25,7 +25,7 @@ from scoring.gec.m2 import M2Block, read_m2
 from scoring.gec.ptm2 import PTM2Result, score_ptm2
 from scoring.gec.weights import make_provider
 
-CACHE_ENV = "GEC_WEIGHTS_CACHE"
+CACHE_ENV = "GEC_WEIGHT_CACHE_DIR"  # the same variable the Django settings read
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
