@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from annotate.models import Dataset, Sentence, Source
+from annotate.importing import ImportFile, import_dataset
+from annotate.models import Dataset
 from core.models import User
 
 
@@ -35,17 +37,19 @@ def seed_demo_dataset(*, name: str, path: Path, admin: User) -> bool:
     if existing is not None:
         assign_demo_dataset(dataset=existing, admin=admin)
         return False
-    dataset = Dataset.objects.create(
-        name=name, description="Quick-start demo: 12 learner sentences.", created_by=admin
+    # Through the import service (as JSONL: the demo rows carry their own source and split),
+    # so the demo dataset is built exactly like an admin's import.
+    jsonl = "".join(
+        json.dumps({"id": external_id, "source": text, "source_name": source_name, "split": split},
+                   ensure_ascii=False) + "\n"
+        for external_id, source_name, split, text in read_demo_rows(path)
     )
-    sources: dict[str, Source] = {}
-    for position, (external_id, source_name, split, text) in enumerate(read_demo_rows(path)):
-        if source_name not in sources:
-            sources[source_name] = Source.objects.create(dataset=dataset, name=source_name)
-        Sentence.objects.create(
-            dataset=dataset, source=sources[source_name], split=split,
-            external_id=external_id, position=position, text=text,
-        )
+    dataset = import_dataset(
+        name=name, fmt="jsonl", files=[ImportFile(name=path.name, data=jsonl.encode("utf-8"))],
+        user=admin,
+    ).dataset
+    dataset.description = "Quick-start demo: 12 learner sentences."
+    dataset.save(update_fields=["description"])
     dataset.annotators.set(User.objects.filter(username__in=["annotator1", "annotator2", "annotator3"]))
     dataset.reviewers.set(User.objects.filter(username="reviewer"))
     assign_demo_dataset(dataset=dataset, admin=admin)
