@@ -4,9 +4,9 @@ import json
 
 import pytest
 from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
-from django.core.exceptions import PermissionDenied
 
 from core.audit import log_action
 from core.models import AuditLog
