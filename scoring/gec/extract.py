@@ -15,6 +15,7 @@ from pathlib import Path
 
 from scoring.gec.align import DEFAULT_MAX_PATHS, align
 from scoring.gec.classify import TypedEdit, classify
+from scoring.gec.errors import InputFormatError
 from scoring.gec.m2 import (
     NA_TYPE,
     NO_ERROR_TEXT,
@@ -30,18 +31,8 @@ from scoring.gec.resources import Resources, default_resources
 from scoring.gec.tokenize import normalize_source, normalize_target, tokenize
 
 
-class ParallelFormatError(ValueError):
+class ParallelFormatError(InputFormatError):
     """A parallel (``id \\t source \\t target ...``) input that cannot be used; names the line."""
-
-    def __init__(self, path: str, line: int, message: str) -> None:
-        self.path = path
-        self.line = line
-        self.message = message
-        super().__init__(f"{path}, line {line}: {message}")
-
-    def __reduce__(self) -> tuple[type, tuple[str, int, str]]:
-        # Keeps the error picklable, so it crosses process boundaries (--workers) intact.
-        return (type(self), (self.path, self.line, self.message))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from scoring.gec.errors import InputFormatError
+
 NONE_CORRECTION = "-NONE-"
 NOOP_TYPE = "noop"
 NA_TYPE = "NA"
@@ -30,18 +32,8 @@ NOT_ANNOTATABLE_TEXT = "无法标注"
 _TARGET_HEADER = re.compile(r"^T(\d+)(?:-A(\d+))?(?: (.*))?$")
 
 
-class M2FormatError(ValueError):
+class M2FormatError(InputFormatError):
     """An M2 file that cannot be read; carries the file name and 1-based line."""
-
-    def __init__(self, path: str, line: int, message: str) -> None:
-        self.path = path
-        self.line = line
-        self.message = message
-        super().__init__(f"{path}, line {line}: {message}")
-
-    def __reduce__(self) -> tuple[type, tuple[str, int, str]]:
-        # Keeps the error picklable, so it crosses process boundaries (--workers) intact.
-        return (type(self), (self.path, self.line, self.message))
 
 
 @dataclass(frozen=True)
