@@ -35,7 +35,7 @@ from core.jobs import JobCancelled, fail_job, finish_job, mark_running, report_p
 from core.models import BackgroundJob, JobStatus
 from review.models import GoldenReference, ReferenceKind
 from scoring import metric
-from scoring.ensemble import vote, vote_edits_from
+from scoring.gec.ensemble import vote, vote_edits_from
 from scoring.models import (
     AnnotatorSample,
     OutputFormat,

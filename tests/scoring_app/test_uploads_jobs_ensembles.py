@@ -12,7 +12,7 @@ from core.models import BackgroundJob, JobStatus
 from core.roles import Role
 from review.models import GoldenReference, ReferenceKind, ReferenceOrigin
 from scoring import services
-from scoring.ensemble import VoteEdit, apply_edits, vote
+from scoring.gec.ensemble import VoteEdit, apply_edits, vote
 from scoring.models import OutputFormat, ScoreStatus, SentenceResult, SystemScore
 from tests.factories import make_dataset, make_user
 
