@@ -48,6 +48,9 @@ DATASETS = {
         "word",
     ),
 }
+# The next system of the same dataset: only its edits that no earlier system or reference
+# produced need encoding (gold-edit sentences, sources and references come from the cache).
+SECOND = {"conll14": ("CAMB", SHARED / "cleme-conll14" / "conll14-CAMB.errant")}
 
 
 def run(name: str, args: argparse.Namespace) -> dict[str, float]:
@@ -61,7 +64,10 @@ def run(name: str, args: argparse.Namespace) -> dict[str, float]:
         f"(edit x reference), model {model.name} layer {args.layers}, device {device}"
     )
 
-    # Ours: every edit of the corpus, cold (no cache), then a re-run from the disk cache.
+    # Ours: every edit of the corpus, cold (no cache), then a re-run from the disk cache,
+    # then (CoNLL-14) the next system of the same dataset with the cache the first one left.
+    second_time = 0.0
+    second_requests = second_encoded = 0
     with tempfile.TemporaryDirectory() as cache:
         config = BertScoreConfig(
             model=args.model,
@@ -84,12 +90,27 @@ def run(name: str, args: argparse.Namespace) -> dict[str, float]:
         again = warm.weights(requests)
         warm_time = time.perf_counter() - start
         assert again == ours
+        if name in SECOND:
+            _, path = SECOND[name]
+            other = prepare_sentences(read_m2(path), read_m2(ref_path), granularity=granularity)
+            second, _ = weight_requests(other, granularity=granularity)
+            start = time.perf_counter()
+            warm.weights(second)
+            second_time = time.perf_counter() - start
+            second_requests, second_encoded = len(second), warm.stats.encoded
         warm.close()
     print(
-        f"ours (batched, cold): {ours_time:.1f} s for {len(requests)} requests "
-        f"({stats.encoded} distinct sentences encoded in {stats.forward_batches} batches)"
+        f"ours (batched, cold): {ours_time:.1f} s wall, {ours_cpu:.1f} s CPU for "
+        f"{len(requests)} requests ({stats.encoded} distinct sentences encoded in "
+        f"{stats.forward_batches} batches)"
     )
     print(f"ours (re-run, disk cache): {warm_time:.2f} s")
+    if second_requests:
+        print(
+            f"ours, next system {SECOND[name][0]} with the first one's cache: "
+            f"{second_time:.1f} s for {second_requests} requests "
+            f"({second_encoded} sentences encoded)"
+        )
 
     # Naive: PT-M2's two bert-score calls per edit, on a sample.
     from bert_score import BERTScorer
@@ -116,6 +137,13 @@ def run(name: str, args: argparse.Namespace) -> dict[str, float]:
         f"{len(requests)}"
     )
     print(f"max |naive - ours| on the sample: {worst:.2e}")
+    print(f"load average now: {os.getloadavg()[0]:.2f}")
+    if second_requests:
+        naive_second = naive_total / len(requests) * second_requests
+        print(
+            f"speed-up for the next system (naive extrapolated: {naive_second:.0f} s): "
+            f"{naive_second / second_time:.1f}x wall"
+        )
     print(
         f"speed-up (extrapolated naive / ours cold): {naive_total / ours_time:.1f}x wall, "
         f"{naive_cpu / ours_cpu:.1f}x CPU time (naive CPU extrapolated: {naive_cpu:.0f} s)"
@@ -131,7 +159,17 @@ def main() -> int:
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--device", choices=("cpu", "cuda"))
     parser.add_argument("--datasets", default="mucgec,conll14")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="torch CPU threads for BOTH sides (0: torch default); on a shared machine 1 "
+        "avoids OpenMP oversubscription, which punishes the naive side's tiny batches most",
+    )
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    print(f"load average at start: {os.getloadavg()[0]:.2f} (2 cores shared with others)")
     print(
         f"torch {torch.__version__}, threads {torch.get_num_threads()}, "
         f"GPU: {torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'none (CPU run)'}"
