@@ -97,6 +97,9 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
+            # A file (not in-memory) test database, so that tests with several writers at
+            # once (threads, the live server) see the same WAL database production uses.
+            "TEST": {"NAME": str(VAR_DIR / "test-db.sqlite3")},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
