@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from annotate.dataset_selectors import get_dataset, get_version
 from annotate.exporting import ExportFormat, request_export
-from annotate.importing import ImportFormat, request_import
+from annotate.importing import ImportFormat, natural_key, request_import
 from annotate.models import DatasetVersion
 from annotate.releases import release_dataset
 from core.jobs import job_state
@@ -49,7 +49,8 @@ class ImportRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
     name = serializers.CharField(max_length=100)
     format = serializers.ChoiceField(choices=[f.value for f in ImportFormat])
     files = serializers.ListField(child=serializers.FileField(), allow_empty=False,
-                                  help_text="parallel: sources first")
+                                  help_text="parallel: sources first, or give them as source_file")
+    source_file = serializers.FileField(required=False, help_text="parallel: the source file")
     source = serializers.CharField(required=False, allow_blank=True, default="")
     split = serializers.ChoiceField(choices=["", "dev", "test", "train"], required=False, default="")
     language = serializers.ChoiceField(choices=["zh", "en"], required=False, default="zh")
@@ -114,7 +115,12 @@ class ImportAPI(AdminAPIView):
 
     @extend_schema(request=ImportRequestSerializer, responses={202: JobStateSerializer})
     def post(self, request: Request) -> Response:
-        data = ImportRequestSerializer(data={**request.data.dict(), "files": request.FILES.getlist("files")})
+        # Parallel: `source_file` (optional field) goes first, then `files` in name order.
+        references = sorted(request.FILES.getlist("files"), key=lambda f: natural_key(f.name)) \
+            if request.FILES.getlist("source_file") else request.FILES.getlist("files")
+        data = ImportRequestSerializer(data={
+            **request.data.dict(), "files": request.FILES.getlist("source_file") + references,
+        })
         data.is_valid(raise_exception=True)
         values = data.validated_data
         job = request_import(

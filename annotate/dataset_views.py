@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotate.dataset_selectors import dataset_summaries, get_dataset, get_version
 from annotate.exporting import ExportFormat, export_path, request_export
-from annotate.importing import ImportFormat, request_import
+from annotate.importing import ImportFormat, natural_key, request_import
 from annotate.releases import release_dataset
 from annotate.statistics import dataset_statistics
 from core.charts import grouped_bar_chart
@@ -36,7 +36,13 @@ def dataset_list(request: HttpRequest) -> HttpResponse:
 def dataset_import(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"formats": [f.value for f in ImportFormat], "values": request.POST}
     if request.method == "POST":
-        uploads = [(f.name, f) for f in request.FILES.getlist("files")]
+        # Parallel files: a browser's multi-file picker does not keep an order, so the
+        # source file has its own field and goes first.
+        sources = [(f.name, f) for f in request.FILES.getlist("source_file")]
+        others = [(f.name, f) for f in request.FILES.getlist("files")]
+        if sources:
+            others.sort(key=lambda item: natural_key(item[0]))
+        uploads = sources + others
         try:
             job = request_import(
                 user=request.user, name=request.POST.get("name", "").strip(),

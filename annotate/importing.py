@@ -509,6 +509,13 @@ def import_dataset(
     return result
 
 
+def natural_key(name: str) -> list[Any]:
+    """Sort key that puts ref2 before ref10 (reference files picked together in a browser)."""
+    import re
+
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
 def _actor(user: Any) -> Any:
     return user if getattr(user, "is_authenticated", False) else None
 

@@ -154,3 +154,17 @@ def test_release_stats_page_shows_cleme_chunks_from_the_stored_extraction(admin_
     assert ReferenceM2Cache.objects.filter(version=version).count() == 1
     live = admin_client.get(f"/datasets/{dataset.name}/stats/").content.decode()
     assert 'data-testid="cleme-chunks"' not in live
+
+
+def test_parallel_upload_takes_the_source_file_first_and_references_in_name_order(admin_client: Client, on_commit) -> None:
+    refs = [SimpleUploadedFile(f"ref{i}.txt", f"他去{'了' * i}。\n".encode()) for i in (10, 2, 1)]
+    source = SimpleUploadedFile("src.txt", "他去。\n".encode())
+    with on_commit():
+        admin_client.post("/datasets/import/", {"name": "par", "format": "parallel", "source_file": source,
+                                                 "files": refs})
+    job = BackgroundJob.objects.get()
+    assert job.status == JobStatus.DONE, job.message
+    sentence = Sentence.objects.get()
+    assert sentence.text == "他去。"
+    assert list(sentence.golden_references.order_by("position").values_list("text", flat=True)) == \
+        ["他去了。", "他去了了。", "他去" + "了" * 10 + "。"]
