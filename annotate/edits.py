@@ -106,3 +106,39 @@ def diff_segments(source: str, edits: list[dict[str, Any]]) -> list[Segment]:
 
 def segments_as_dicts(segments: list[Segment]) -> list[dict[str, str]]:
     return [asdict(segment) for segment in segments]
+
+
+@dataclass(frozen=True)
+class GridRow:
+    label: str
+    cells: list[dict[str, Any]]  # {"text", "changed"} per chunk column
+
+
+@dataclass(frozen=True)
+class ReviewGrid:
+    columns: list[dict[str, Any]]  # {"source", "kind", "disagree"} per chunk
+    rows: list[GridRow]
+
+
+def chunk_grid_between(source: str, labelled_texts: list[tuple[str, str]]) -> ReviewGrid | None:
+    """All corrections of a sentence aligned chunk by chunk (CLEME's joint partition), from
+    the same extractor as the diffs. None when there is nothing to compare."""
+    from scoring.gec.cleme.grid import chunk_grid_from_texts
+
+    if not labelled_texts or not source.strip():
+        return None
+    try:
+        grid = chunk_grid_from_texts(
+            source, [text for _label, text in labelled_texts], resources=extractor_resources()
+        )
+    except ValueError:
+        return None  # e.g. a pathological pair the extractor refuses: the diffs still show
+    columns = [
+        {"source": column.source, "kind": column.kind, "disagree": column.disagree}
+        for column in grid.columns
+    ]
+    rows = [
+        GridRow(label, [{"text": cell.text, "changed": cell.changed} for cell in cells])
+        for (label, _text), cells in zip(labelled_texts, grid.rows, strict=True)
+    ]
+    return ReviewGrid(columns, rows)

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from annotate.edits import Segment, diff_segments, edits_between
+from annotate.edits import ReviewGrid, Segment, chunk_grid_between, diff_segments, edits_between
 from annotate.models import AssignmentStatus, Submission, SubmissionTag
 from core.exceptions import NotFound
 from core.roles import Role, has_role
@@ -157,6 +157,16 @@ def merged_candidates(task: ReviewTask, *, with_edits: bool = True) -> list[Cand
             candidate.segments = diff_segments(source, candidate.edits)
         result.append(candidate)
     return result
+
+
+def chunk_grid_for(source: str, candidates: list[Candidate]) -> ReviewGrid | None:
+    """The review grid: every merged correction as a row, aligned on shared chunks."""
+    corrections = [c for c in candidates if c.is_correction]
+    if len(corrections) < 2:
+        return None  # one correction has nothing to be compared with
+    return chunk_grid_between(
+        source, [(f"#{c.position + 1} ({c.support}/{c.of})", c.text) for c in corrections]
+    )
 
 
 # --- golden references -------------------------------------------------------------------

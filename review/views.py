@@ -74,6 +74,7 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "task": task,
         "sentence": task.sentence,
         "candidates": candidates,
+        "chunk_grid": selectors.chunk_grid_for(task.sentence.text, candidates),
         "tag_candidates": [c for c in candidates if not c.is_correction],
         "references": selectors.references_with_edits(task.sentence) if task.status == ReviewStatus.DONE else [],
         "verdicts": task.verdicts.all(),
