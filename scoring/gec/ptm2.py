@@ -235,6 +235,9 @@ def compute_weights(
     worker dies (the re-run starts from the cache). `progress(done, total)` counts requests.
     """
     requests, slots = weight_requests(sentences, granularity=granularity)
+    prepare = getattr(provider, "prepare", None)
+    if callable(prepare):
+        prepare(requests)  # e.g. corpus-wide IDF before the chunks arrive
     values: list[float] = []
     step = max(1, chunk_size)
     for start in range(0, len(requests), step):

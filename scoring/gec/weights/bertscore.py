@@ -123,6 +123,11 @@ class BertScoreWeights:
             self.baseline = read_baseline(config.baseline, self.num_layers)
         if config.device is not None:
             self.device = torch.device(config.device)
+            if self.device.type == "cuda" and not torch.cuda.is_available():
+                raise ValueError(
+                    f"device {config.device!r} requested but no CUDA GPU is available to torch "
+                    f"{torch.__version__}; use --device cpu (or leave it unset)"
+                )
         else:
             self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         self.half = config.fp16 and self.device.type == "cuda"
@@ -375,14 +380,20 @@ class BertScoreWeights:
         raw = torch.tensor([f for _, _, f in triples], dtype=torch.float32)
         return [float(v) for v in (raw - base) / (1 - base)]
 
+    def prepare(self, requests: Sequence[WeightRequest]) -> None:
+        """Called once with ALL requests before they arrive in chunks: corpus-wide IDF."""
+        if self.config.idf and self._idf is None:
+            self.set_idf(dict.fromkeys(request.reference for request in requests))
+
     def weights(
         self, requests: Sequence[WeightRequest], *, progress: ProgressCallback | None = None
     ) -> list[float]:
         if not requests:
             return []
         self.load()
-        if self.config.idf and self._idf is None:
-            self.set_idf(dict.fromkeys(request.reference for request in requests))
+        # IDF over the distinct references of the requests, unless set before (prepare,
+        # set_idf or idf_sentences): with chunked calls, call prepare() first.
+        self.prepare(requests)
         pairs: list[tuple[str, str]] = []
         for request in requests:
             pairs.append((request.edited, request.reference))

@@ -151,3 +151,27 @@ def test_chunked_scoring_is_identical_reports_progress_and_resumes(
     fresh = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
     score_ptm2(hyp, ref, fresh)
     assert resumed.stats.encoded < fresh.stats.encoded
+
+
+def test_idf_is_corpus_wide_even_when_requests_come_in_chunks(
+    tiny_bert: Path, shared_data: Path
+) -> None:
+    folder = shared_data / "mucgec-dev"
+    hyp = read_m2(folder / "example_pred_dev.m2")[:30]
+    ref = read_m2(folder / "MuCGEC_dev.m2")[:30]
+
+    def provider() -> BertScoreWeights:
+        return BertScoreWeights(
+            BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu", idf=True)
+        )
+
+    whole = score_ptm2(hyp, ref, provider(), chunk_size=100_000)
+    chunked = score_ptm2(hyp, ref, provider(), chunk_size=7)
+    assert (chunked.tp, chunked.fp, chunked.fn) == (whole.tp, whole.fp, whole.fn)
+    assert whole.signature == chunked.signature and "|idf(n=" in whole.signature
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="this machine has a GPU")
+def test_cuda_without_a_gpu_is_a_clear_error(tiny_bert: Path) -> None:
+    with pytest.raises(ValueError, match="no CUDA GPU"):
+        BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cuda"))
