@@ -140,6 +140,11 @@ def run_ptm2(args: argparse.Namespace) -> int:
     ref = _load(args.ref, args)
     granularity = _granularity(args, ref)
     cache_dir = args.cache_dir or os.environ.get(CACHE_ENV) or None
+    if args.model != "self":
+        # transformers 5 draws a progress bar for every weight load; keep stderr for errors.
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
     provider = make_provider(
         args.model,
         num_layers=args.layers,

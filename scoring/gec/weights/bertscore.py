@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib.metadata
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -167,7 +168,6 @@ class BertScoreWeights:
     @property
     def signature(self) -> str:
         rescale = f"rescaled({self.config.baseline})" if self.baseline is not None else "no-rescale"
-        import bert_score
         import transformers
 
         return "|".join(
@@ -181,7 +181,8 @@ class BertScoreWeights:
                 self._idf_tag if self.config.idf else "no-idf",
                 "fp16" if self.half else "fp32",
                 f"tokenizer={'fast' if self.config.use_fast_tokenizer else 'slow'}",
-                f"bert_score={bert_score.__version__}",
+                # bert-score 0.3.13's own __version__ still says 0.3.12: ask the installer.
+                f"bert_score={importlib.metadata.version('bert-score')}",
                 f"transformers={transformers.__version__}",
             ]
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import importlib.metadata
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,8 @@ def test_different_layers_give_different_weights(
     layer3 = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=3, device="cpu"))
     assert layer1.weights(subset) != layer3.weights(subset)
     assert "layer=1" in layer1.signature and "layer=3" in layer3.signature
+    # The installed version, not bert-score's stale __version__ string (0.3.13 says 0.3.12).
+    assert f"bert_score={importlib.metadata.version('bert-score')}" in layer1.signature
 
 
 def test_self_weights_are_all_one(requests: list[WeightRequest]) -> None:
