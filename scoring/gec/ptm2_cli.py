@@ -144,7 +144,7 @@ def run_ptm2(args: argparse.Namespace) -> int:
         # transformers 5 draws a progress bar for every weight load; keep stderr for errors.
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     provider = make_provider(
         args.model,
         num_layers=args.layers,
