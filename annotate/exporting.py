@@ -238,7 +238,9 @@ def m2_chunks(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers:
             if on_progress:
                 on_progress(done)
         return
-    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else multiprocessing.get_context()
+    from scoring.gec.processes import worker_context
+
+    context = worker_context()  # a fork server: forking this process could hang (kombu)
     # Rows are read from the database HERE, in the calling thread (Django connections are
     # per thread), and at most a few batches per worker are in flight, so memory stays flat.
     window: deque[tuple[list[DatasetRow], Any]] = deque()

@@ -293,29 +293,16 @@ def parallel_to_m2(
     items = list(lines)
     options = (resources.directory, granularity, strategy, simplified, max_paths, name)
     if workers > 1 and len(items) > 1:
-        import multiprocessing
+        from scoring.gec.processes import worker_context
 
-        # Fork shares the already-loaded resources; elsewhere each worker loads them once.
-        # Load pypinyin's and OpenCC's dictionaries before forking so that workers share them
-        # instead of each importing them again.
-        from scoring.gec.align import char_pinyin
-
-        char_pinyin("中")
-        normalize_target("中", simplified=simplified)
-        global _WORKER_RESOURCES
-        fork = "fork" in multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if fork else None)
         chunk = max(1, min(64, len(items) // (workers * 8) or 1))
         pieces = [items[i : i + chunk] for i in range(0, len(items), chunk)]
         # The workers must use exactly these resources (also hand-built ones that no
-        # directory describes): inherited through fork, pickled otherwise.
-        _WORKER_RESOURCES = resources
-        initargs = (options, None if fork else resources)
-        try:
-            with context.Pool(workers, initializer=_init_worker, initargs=initargs) as pool:
-                results = pool.map(_worker_chunk, pieces, chunksize=1)
-        finally:
-            _WORKER_RESOURCES = None
+        # directory describes), so they are handed over, not reloaded from a directory.
+        with worker_context().Pool(
+            workers, initializer=_init_worker, initargs=(options, resources)
+        ) as pool:
+            results = pool.map(_worker_chunk, pieces, chunksize=1)
         blocks = [block for part, _ in results for block in part]
         truncated = [line for _, part in results for line in part]
         return blocks, truncated
@@ -327,12 +314,11 @@ _WORKER_RESOURCES: Resources | None = None
 
 
 def _init_worker(
-    options: tuple[str | None, str, str, bool, int, str], resources: Resources | None
+    options: tuple[str | None, str, str, bool, int, str], resources: Resources
 ) -> None:
     global _WORKER_OPTIONS, _WORKER_RESOURCES
     _WORKER_OPTIONS = options
-    if resources is not None:
-        _WORKER_RESOURCES = resources
+    _WORKER_RESOURCES = resources
 
 
 def _worker_chunk(items: list[ParallelLine]) -> tuple[list[M2Block], list[int]]:

@@ -1,0 +1,11 @@
+"""Imported once by the worker fork server (see ``processes.py``): loads the extractor and
+the pypinyin / OpenCC dictionaries it needs, so every worker forked from there has them."""
+
+from __future__ import annotations
+
+from scoring.gec.align import char_pinyin
+from scoring.gec.tokenize import normalize_target
+
+char_pinyin("中")
+normalize_target("中", simplified=True)
+normalize_target("中", simplified=False)
