@@ -43,6 +43,7 @@ from annotate.models import Dataset, DatasetVersion, ReleasedSentence
 from core.audit import log_action
 from core.exceptions import ServiceError
 from core.jobs import report_progress
+from scoring.gec.extract import init_m2_worker, m2_block_texts
 
 # Sentences per unit of work handed to an extraction process.
 M2_BATCH = 200
@@ -161,31 +162,6 @@ def _chunks(rows: Iterable[DatasetRow], size: int) -> Iterator[list[DatasetRow]]
 
 # --- M2 with worker processes ----------------------------------------------------------------
 
-_worker_resources: Any = None
-
-
-def _init_worker(resources_dir: str | None) -> None:
-    global _worker_resources
-    from scoring.gec import load_resources
-
-    _worker_resources = load_resources(resources_dir)
-
-
-def _m2_batch(batch: list[tuple[str, str, tuple[str, ...]]]) -> list[str]:
-    """One M2 block (with its separating blank line) per sentence."""
-    from scoring.gec.extract import annotate_sentence
-    from scoring.gec.m2 import format_m2_block
-
-    parts = []
-    for external_id, text, references in batch:
-        try:
-            block, _ = annotate_sentence(text, list(references), resources=_worker_resources)
-        except ValueError as exc:
-            raise ValueError(f"sentence {external_id}: {exc}") from None
-        parts.append(format_m2_block(block) + "\n\n")
-    return parts
-
-
 BlockKey = tuple[str, tuple[str, ...]]
 
 
@@ -231,9 +207,9 @@ def m2_chunks(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers:
 
     done = 0
     if workers <= 1:
-        _init_worker(resources_dir)
+        init_m2_worker(resources_dir)
         for chunk in _chunks(rows, M2_BATCH):
-            yield _merge(chunk, known, _m2_batch(todo(chunk)))
+            yield _merge(chunk, known, m2_block_texts(todo(chunk)))
             done += len(chunk)
             if on_progress:
                 on_progress(done)
@@ -244,7 +220,7 @@ def m2_chunks(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers:
     # Rows are read from the database HERE, in the calling thread (Django connections are
     # per thread), and at most a few batches per worker are in flight, so memory stays flat.
     window: deque[tuple[list[DatasetRow], Any]] = deque()
-    with context.Pool(workers, initializer=_init_worker, initargs=(resources_dir,)) as pool:
+    with context.Pool(workers, initializer=init_m2_worker, initargs=(resources_dir,)) as pool:
 
         def drain() -> str:
             nonlocal done
@@ -256,7 +232,7 @@ def m2_chunks(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers:
             return text
 
         for chunk in _chunks(rows, M2_BATCH):
-            window.append((chunk, pool.apply_async(_m2_batch, (todo(chunk),))))
+            window.append((chunk, pool.apply_async(m2_block_texts, (todo(chunk),))))
             if len(window) >= 2 * workers:
                 yield drain()
         while window:
@@ -619,8 +595,8 @@ def export_m2_part(*, job_id: int, version_id: int, first: int, last: int,
             for external_id, text, references in ReleasedSentence.objects.filter(
                 version_id=version_id, position__gte=first, position__lt=last,
             ).order_by("position").values_list("external_id", "text", "references")]
-    _init_worker(resources_dir)
-    text = "".join(_m2_batch([(r.external_id, r.text, r.references) for r in rows]))
+    init_m2_worker(resources_dir)
+    text = "".join(m2_block_texts([(r.external_id, r.text, r.references) for r in rows]))
     BackgroundJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(done=F("done") + len(rows))
     return text
 

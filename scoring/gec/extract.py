@@ -25,9 +25,10 @@ from scoring.gec.m2 import (
     M2Block,
     M2Edit,
     M2Target,
+    format_m2_block,
 )
 from scoring.gec.merge import merge
-from scoring.gec.resources import Resources, default_resources
+from scoring.gec.resources import Resources, default_resources, load_resources
 from scoring.gec.tokenize import normalize_source, normalize_target, tokenize
 
 
@@ -352,3 +353,29 @@ def _annotate_lines(
         if any(a.truncated for a in annotations):
             truncated.append(item.line)
     return blocks, truncated
+
+
+# --- worker tasks for callers that run their own pool (the dataset exporter) ---------------
+# They live here, in the Django-free library, because pool workers start from a fork server
+# (see processes.py) and must be able to import the function they run.
+
+_M2_WORKER_RESOURCES: Resources | None = None
+
+
+def init_m2_worker(resources_dir: str | None) -> None:
+    """Pool initializer: load the resources (cached per directory) once per worker."""
+    global _M2_WORKER_RESOURCES
+    _M2_WORKER_RESOURCES = load_resources(resources_dir)
+
+
+def m2_block_texts(batch: list[tuple[str, str, tuple[str, ...]]]) -> list[str]:
+    """One M2 block (with its separating blank line) per (id, source, references)."""
+    resources = _M2_WORKER_RESOURCES or default_resources()
+    parts = []
+    for external_id, text, references in batch:
+        try:
+            block, _ = annotate_sentence(text, list(references), resources=resources)
+        except ValueError as exc:
+            raise ValueError(f"sentence {external_id}: {exc}") from None
+        parts.append(format_m2_block(block) + "\n\n")
+    return parts
