@@ -2,7 +2,7 @@
 
 Each command module exposes ``register(subparsers) -> None`` which adds its subcommands
 (argparse sub-parsers) and sets ``func`` (``Callable[[argparse.Namespace], int]``) as the
-parser default. To add a metric's commands, append its module name to COMMAND_MODULES.
+parser default. To add a metric's commands, name them in COMMANDS with their module.
 """
 
 from __future__ import annotations
@@ -12,33 +12,42 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-# Registry: one module per metric family. Others append here (e.g. "scoring.gec.cleme_cli").
-COMMAND_MODULES: tuple[str, ...] = (
-    "scoring.gec.char_cli",
-    "scoring.gec.cleme.cli",
-    "scoring.gec.ptm2_cli",
-)
+# Registry: command -> the module that registers it (one module per metric family). Only
+# the module of the command being run is imported, so `cleme` does not load the extractor.
+COMMANDS: dict[str, str] = {
+    "m2": "scoring.gec.char_cli",
+    "compare": "scoring.gec.char_cli",
+    "score": "scoring.gec.char_cli",
+    "cleme": "scoring.gec.cleme.cli",
+    "cleme2": "scoring.gec.cleme.cli",
+    "chunks": "scoring.gec.cleme.cli",
+    "ptm2": "scoring.gec.ptm2_cli",
+}
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 
 
 class CommandError(Exception):
     """A user-facing error: printed to stderr without a traceback, exit status 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with a known ``command``, only that command's module is loaded."""
     parser = argparse.ArgumentParser(
         prog="python -m scoring.gec",
         description="Grammatical error correction metrics (ChERRANT-compatible char metric, ...).",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module_name in COMMAND_MODULES:
+    modules = (COMMANDS[command],) if command in COMMANDS else COMMAND_MODULES
+    for module_name in modules:
         module = importlib.import_module(module_name)
         module.register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)

@@ -14,12 +14,16 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
-from scoring.gec.extract import ParallelLine, parallel_to_m2, read_parallel
 from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, read_m2
-from scoring.gec.resources import Resources
+
+# The extractor is imported only where raw text is read: M2 input does not need it
+# (nor its resource loading), and `cleme` from M2 is meant to be quick.
+if TYPE_CHECKING:
+    from scoring.gec.extract import ParallelLine
+    from scoring.gec.resources import Resources
 
 _SKIPPED_TYPES = (NOOP_TYPE, NA_TYPE)
 
@@ -74,6 +78,8 @@ def sentences_from_parallel(
     Only the first cheapest alignment of each target is computed: it is all CLEME reads.
     ``workers`` > 1 extracts in that many processes (same result).
     """
+    from scoring.gec.extract import parallel_to_m2
+
     blocks, _ = parallel_to_m2(
         lines,
         resources=resources,
@@ -98,6 +104,8 @@ def sentences_from_texts(
 
     Errors name the 1-based item number as the line.
     """
+    from scoring.gec.extract import ParallelLine
+
     lines = [
         ParallelLine(str(number), source, tuple(targets), number)
         for number, (source, targets) in enumerate(items, start=1)
@@ -147,6 +155,8 @@ def read_sentences(
     if kind == "m2":
         return read_m2_sentences(path)
     if kind == "text":
+        from scoring.gec.extract import read_parallel
+
         return sentences_from_parallel(
             read_parallel(path),
             resources=resources,
