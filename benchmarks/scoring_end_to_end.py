@@ -20,13 +20,14 @@ for the 1,137 hypotheses, 151 s for the 2,467 references, 0.17 s comparison).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+
+from _quickstart_db import setup_quickstart_django  # noqa: E402  (beside this script)
+
 CHERRANT_HYP_SECONDS = 69.0
 CHERRANT_REF_SECONDS = 151.0
 CHERRANT_COMPARE_SECONDS = 0.17
@@ -40,20 +41,7 @@ def main() -> int:
     if not (data / "mucgec-dev").is_dir():
         print(f"no MuCGEC dev data under {data}", file=sys.stderr)
         return 2
-    workdir = tempfile.mkdtemp(prefix="gec-bench-")
-    os.environ["GEC_VAR_DIR"] = workdir
-    os.environ.pop("DATABASE_URL", None)
-    os.environ.pop("REDIS_URL", None)
-    os.environ["GEC_CHERRANT_RESOURCES"] = str(data / "cherrant-resources")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
-    sys.path.insert(0, str(REPO))
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    setup_quickstart_django(data, prefix="gec-bench-")
     from annotate.importing import ImportFile, import_dataset
     from annotate.releases import release_dataset
     from scoring import services

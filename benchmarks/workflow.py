@@ -16,15 +16,15 @@ quick-start database), with ChERRANT's resources configured. Naive baselines:
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+
+from _quickstart_db import setup_quickstart_django  # noqa: E402  (beside this script)
 
 
 def read_mucgec(path: Path) -> list[tuple[str, str, list[str]]]:
@@ -44,21 +44,8 @@ def main() -> int:
     if not (data / "mucgec-dev").is_dir():
         print(f"no MuCGEC dev data under {data}", file=sys.stderr)
         return 2
-    workdir = tempfile.mkdtemp(prefix="gec-bench-workflow-")
-    os.environ["GEC_VAR_DIR"] = workdir
-    os.environ.pop("DATABASE_URL", None)
-    os.environ.pop("REDIS_URL", None)
-    os.environ["GEC_CHERRANT_RESOURCES"] = str(data / "cherrant-resources")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
-    sys.path.insert(0, str(REPO))
-    import django
-
-    django.setup()
+    setup_quickstart_django(data, prefix="gec-bench-workflow-")
     from django.conf import settings
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
     # Users are set-up, not the thing measured: a fast hasher keeps the set-up short.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
