@@ -15,7 +15,7 @@ from pathlib import Path
 
 from scoring.gec.align import DEFAULT_MAX_PATHS, align
 from scoring.gec.classify import TypedEdit, classify
-from scoring.gec.errors import InputFormatError
+from scoring.gec.errors import InputFormatError, decode_utf8
 from scoring.gec.m2 import (
     NA_TYPE,
     NO_ERROR_TEXT,
@@ -265,14 +265,7 @@ def parse_parallel(text: str, *, name: str = "<text>") -> list[ParallelLine]:
 
 
 def read_parallel(path: str | os.PathLike[str]) -> list[ParallelLine]:
-    data = Path(path).read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ParallelFormatError(
-            str(path), line, f"not UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start})"
-        ) from None
+    text = decode_utf8(Path(path).read_bytes(), name=str(path), error=ParallelFormatError)
     return parse_parallel(text, name=str(path))
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from scoring.gec.errors import InputFormatError
+from scoring.gec.errors import InputFormatError, decode_utf8
 
 NONE_CORRECTION = "-NONE-"
 NOOP_TYPE = "noop"
@@ -212,14 +212,7 @@ def read_m2(path_or_file: str | os.PathLike[str] | TextIO) -> list[M2Block]:
     """Read an M2 file (path or open text file). Raises M2FormatError with file and line."""
     if isinstance(path_or_file, (str, os.PathLike)):
         path = Path(path_or_file)
-        data = path.read_bytes()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
-            raise M2FormatError(
-                str(path), line, f"not UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start})"
-            ) from None
+        text = decode_utf8(path.read_bytes(), name=str(path), error=M2FormatError)
         return parse_m2(text, name=str(path))
     name = getattr(path_or_file, "name", "<stream>")
     if isinstance(path_or_file, io.TextIOBase) or hasattr(path_or_file, "read"):
