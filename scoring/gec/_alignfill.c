@@ -1,16 +1,19 @@
 /*
- * Optional compiled DP fill for scoring/gec/align.py (ChERRANT's weighted Damerau-Levenshtein).
+ * Optional compiled core of scoring/gec/align.py (ChERRANT's weighted Damerau-Levenshtein).
  *
- * Why: the banded fill was ~2/3 of the extractor's CPU time in pure Python (issue #5: a first
- * M2 export of 100,000 x 3 references). This file is a line-for-line port of align._fill: the
- * same band layout, the same order of floating-point additions and comparisons (IEEE doubles,
- * as Python floats; no -ffast-math), the same transposition filter, so the tables it returns
- * are bit-identical to the Python ones (tests/scoring/test_align_native.py compares them on
- * real data). align.py falls back to the Python fill when this module is not built.
+ * Why: in pure Python the banded fill and the back-track were ~80% of the extractor's CPU time
+ * (issue #5: a first M2 export of 100,000 x 3 references on 2 cores). This file is a
+ * line-for-line port of align._fill, align._cell_ops / Grid.transposition, align._backtrack,
+ * align._certified and align()'s band-widening loop: the same band layout, the same order of
+ * floating-point additions and comparisons (IEEE doubles, as Python floats; no -ffast-math), the
+ * same transposition filter, the same depth-first order and path bound. Its tables and paths
+ * are identical to the Python ones (tests/scoring/char/test_align_native.py compares them on
+ * real data and on transposition-heavy inputs); align.py uses the Python code when this module
+ * is not built or GEC_PURE_PYTHON=1.
  *
  * Substitution costs stay defined in Python (align.substitution_costs); they are memoised here,
- * in a PairCosts hash table keyed by (source token id << 32 | target token id). fill() returns
- * the list of keys it is missing; the caller computes them, adds them and calls fill() again.
+ * in a PairCosts hash table keyed by (source token id << 32 | target token id). fill() and
+ * align() return the list of keys they miss; the caller computes them, adds them and calls again.
  *
  * Built by scoring/gec/build_native.py (make install runs it).
  */
@@ -287,83 +290,70 @@ static int transposition(const int *src, const int *tgt, Py_ssize_t i, Py_ssize_
     return found;
 }
 
-static PyObject *fill(PyObject *module, PyObject *args) {
-    PyObject *costs_arg, *src_arg, *tgt_arg;
-    Py_ssize_t low, high;
-    if (!PyArg_ParseTuple(args, "O!OOnn:fill", &PairCostsType, &costs_arg, &src_arg, &tgt_arg,
-                          &low, &high))
-        return NULL;
-    PairCosts *costs = (PairCosts *)costs_arg;
-    uint32_t *src = NULL, *tgt = NULL;
-    int *src_l = NULL, *tgt_l = NULL, *balance = NULL, *last_in_src = NULL;
-    double *sub = NULL;
-    PyObject *missing = NULL, *cost_obj = NULL, *run_obj = NULL, *result = NULL;
-    Py_ssize_t n, m;
-    if (read_ids(src_arg, &src, &n) < 0) goto done;
-    if (read_ids(tgt_arg, &tgt, &m) < 0) goto done;
-    if (high < low || n > INT32_MAX || m > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "bad band or sizes");
-        goto done;
-    }
-    const Py_ssize_t width = high - low + 1, stride = width + 2, offset = high + 1;
-    const Py_ssize_t rows = n + 1;
+/* One banded table: cell (a, b) at row a, slot b - a + offset; slots 0 and stride - 1 are INF
+ * padding. sub holds the substitution cost of each non-matching band cell (same indexing). */
+typedef struct {
+    Py_ssize_t n, m, low, high, stride, offset;
+    double *cost;
+    int32_t *run;
+    double *sub;
+} Band;
 
-    /* Pass 1: the substitution cost of every non-matching band cell, or the missing keys. */
-    sub = PyMem_Malloc(sizeof(double) * (size_t)(rows * stride));
-    if (sub == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
+static void band_shape(Band *band, Py_ssize_t n, Py_ssize_t m, Py_ssize_t low, Py_ssize_t high) {
+    band->n = n;
+    band->m = m;
+    band->low = low;
+    band->high = high;
+    band->stride = high - low + 3;
+    band->offset = high + 1;
+}
+
+static inline double band_at(const Band *band, Py_ssize_t a, Py_ssize_t b) {
+    if (a < 0 || b < 0 || a > band->n) return INFINITY;
+    Py_ssize_t slot = b - a + band->offset;
+    if (slot < 0 || slot >= band->stride) return INFINITY;
+    return band->cost[a * band->stride + slot];
+}
+
+/* Pass 1: the substitution cost of every non-matching band cell into band->sub; the keys not in
+ * the memo are appended to *missing (created on first need). Returns -1 on a Python error. */
+static int band_substitutions(const PairCosts *costs, const uint32_t *src, const uint32_t *tgt,
+                              Band *band, PyObject **missing) {
+    const Py_ssize_t stride = band->stride, offset = band->offset;
+    for (Py_ssize_t i = 0; i < band->n; i++) {
         Py_ssize_t a = i + 1;
-        Py_ssize_t j_from = a - high - 1 > 0 ? a - high - 1 : 0;
-        Py_ssize_t j_to = a - low < m ? a - low : m;
+        Py_ssize_t j_from = a - band->high - 1 > 0 ? a - band->high - 1 : 0;
+        Py_ssize_t j_to = a - band->low < band->m ? a - band->low : band->m;
         Py_ssize_t q = j_from - i + offset;
         uint64_t row_key = (uint64_t)src[i] << 32;
         for (Py_ssize_t j = j_from; j < j_to; j++, q++) {
             if (src[i] == tgt[j]) continue;
             uint64_t key = row_key | tgt[j];
-            if (!pc_lookup(costs, key, &sub[a * stride + q])) {
-                if (missing == NULL && (missing = PyList_New(0)) == NULL) goto done;
+            if (!pc_lookup(costs, key, &band->sub[a * stride + q])) {
+                if (*missing == NULL && (*missing = PyList_New(0)) == NULL) return -1;
                 PyObject *item = PyLong_FromUnsignedLongLong(key);
-                if (item == NULL || PyList_Append(missing, item) < 0) {
+                if (item == NULL || PyList_Append(*missing, item) < 0) {
                     Py_XDECREF(item);
-                    goto done;
+                    return -1;
                 }
                 Py_DECREF(item);
             }
         }
     }
-    if (missing != NULL) {
-        result = missing;
-        missing = NULL;
-        goto done;
-    }
+    return 0;
+}
 
-    /* Pass 2: the fill, exactly as align._fill. */
-    src_l = PyMem_Malloc(sizeof(int) * (size_t)(n + 1));
-    tgt_l = PyMem_Malloc(sizeof(int) * (size_t)(m + 1));
-    if (src_l == NULL || tgt_l == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    int distinct;
-    if (local_ids(src, n, tgt, m, src_l, tgt_l, &distinct) < 0) goto done;
-    balance = PyMem_Calloc((size_t)distinct + 1, sizeof(int));
-    last_in_src = PyMem_Malloc(sizeof(int) * ((size_t)distinct + 1));
-    if (balance == NULL || last_in_src == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (int v = 0; v < distinct; v++) last_in_src[v] = -1;
-
-    cost_obj = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)sizeof(double) * rows * stride);
-    run_obj = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int32_t) * rows * stride);
-    if (cost_obj == NULL || run_obj == NULL) goto done;
-    double *cost = (double *)PyByteArray_AS_STRING(cost_obj);
-    int32_t *run = (int32_t *)PyByteArray_AS_STRING(run_obj);
+/* Pass 2: the fill, exactly as align._fill. `balance` (zeros) and `last_in_src` have `distinct`
+ * entries. */
+static void band_fill(Band *band, const int *src_l, const int *tgt_l, int distinct, int *balance,
+                      int *last_in_src) {
+    const Py_ssize_t n = band->n, m = band->m, low = band->low, high = band->high;
+    const Py_ssize_t stride = band->stride, offset = band->offset, rows = n + 1;
+    double *cost = band->cost;
+    int32_t *run = band->run;
     for (Py_ssize_t x = 0; x < rows * stride; x++) cost[x] = INFINITY;
     memset(run, 0, sizeof(int32_t) * (size_t)(rows * stride));
+    for (int v = 0; v < distinct; v++) last_in_src[v] = -1;
 
     cost[offset] = 0.0;
     for (Py_ssize_t a = 1; a <= (n < high ? n : high); a++)
@@ -379,7 +369,7 @@ static PyObject *fill(PyObject *module, PyObject *args) {
         double *prev_cost = cost + i * stride, *cur_cost = cost + a * stride;
         const int32_t *prev_run = run + i * stride;
         int32_t *cur_run = run + a * stride;
-        const double *sub_row = sub + a * stride;
+        const double *sub_row = band->sub + a * stride;
         /* t_last: the latest target position < j holding the token s_i (-1 if none). */
         Py_ssize_t t_last = -1;
         for (Py_ssize_t back = j_from - 1; back >= 0; back--)
@@ -422,23 +412,431 @@ static PyObject *fill(PyObject *module, PyObject *args) {
         }
         last_in_src[s_i] = (int)i;
     }
-    result = PyTuple_Pack(2, cost_obj, run_obj);
+}
 
+/* Per-pair id arrays shared by fill() and align(). */
+typedef struct {
+    uint32_t *src, *tgt;  /* memo ids */
+    int *src_l, *tgt_l;   /* local ids 0..distinct-1 */
+    int distinct;
+    int *balance, *last_in_src;
+    Py_ssize_t n, m;
+} Pair;
+
+static void pair_free(Pair *pair) {
+    PyMem_Free(pair->src);
+    PyMem_Free(pair->tgt);
+    PyMem_Free(pair->src_l);
+    PyMem_Free(pair->tgt_l);
+    PyMem_Free(pair->balance);
+    PyMem_Free(pair->last_in_src);
+}
+
+static int pair_read(Pair *pair, PyObject *src_arg, PyObject *tgt_arg) {
+    memset(pair, 0, sizeof(Pair));
+    if (read_ids(src_arg, &pair->src, &pair->n) < 0) return -1;
+    if (read_ids(tgt_arg, &pair->tgt, &pair->m) < 0) return -1;
+    if (pair->n > INT32_MAX / 4 || pair->m > INT32_MAX / 4) {
+        PyErr_SetString(PyExc_ValueError, "sentence too long");
+        return -1;
+    }
+    pair->src_l = PyMem_Malloc(sizeof(int) * (size_t)(pair->n + 1));
+    pair->tgt_l = PyMem_Malloc(sizeof(int) * (size_t)(pair->m + 1));
+    if (pair->src_l == NULL || pair->tgt_l == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (local_ids(pair->src, pair->n, pair->tgt, pair->m, pair->src_l, pair->tgt_l,
+                  &pair->distinct) < 0)
+        return -1;
+    pair->balance = PyMem_Calloc((size_t)pair->distinct + 1, sizeof(int));
+    pair->last_in_src = PyMem_Malloc(sizeof(int) * ((size_t)pair->distinct + 1));
+    if (pair->balance == NULL || pair->last_in_src == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *fill(PyObject *module, PyObject *args) {
+    PyObject *costs_arg, *src_arg, *tgt_arg;
+    Py_ssize_t low, high;
+    if (!PyArg_ParseTuple(args, "O!OOnn:fill", &PairCostsType, &costs_arg, &src_arg, &tgt_arg,
+                          &low, &high))
+        return NULL;
+    Pair pair;
+    Band band;
+    PyObject *missing = NULL, *cost_obj = NULL, *run_obj = NULL, *result = NULL;
+    band.sub = NULL;
+    if (pair_read(&pair, src_arg, tgt_arg) < 0) goto done;
+    if (high < low) {
+        PyErr_SetString(PyExc_ValueError, "bad band");
+        goto done;
+    }
+    band_shape(&band, pair.n, pair.m, low, high);
+    const Py_ssize_t cells = (pair.n + 1) * band.stride;
+    band.sub = PyMem_Malloc(sizeof(double) * (size_t)cells);
+    if (band.sub == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (band_substitutions((PairCosts *)costs_arg, pair.src, pair.tgt, &band, &missing) < 0)
+        goto done;
+    if (missing != NULL) {
+        result = missing;
+        missing = NULL;
+        goto done;
+    }
+    cost_obj = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)sizeof(double) * cells);
+    run_obj = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int32_t) * cells);
+    if (cost_obj == NULL || run_obj == NULL) goto done;
+    band.cost = (double *)PyByteArray_AS_STRING(cost_obj);
+    band.run = (int32_t *)PyByteArray_AS_STRING(run_obj);
+    band_fill(&band, pair.src_l, pair.tgt_l, pair.distinct, pair.balance, pair.last_in_src);
+    result = PyTuple_Pack(2, cost_obj, run_obj);
 done:
-    PyMem_Free(src);
-    PyMem_Free(tgt);
-    PyMem_Free(src_l);
-    PyMem_Free(tgt_l);
-    PyMem_Free(balance);
-    PyMem_Free(last_in_src);
-    PyMem_Free(sub);
+    pair_free(&pair);
+    PyMem_Free(band.sub);
     Py_XDECREF(missing);
     Py_XDECREF(cost_obj);
     Py_XDECREF(run_obj);
     return result;
 }
 
+/* ------------------------------------------------------------- back-track and certificate */
+
+enum { OP_T = 1, OP_S = 2, OP_I = 4, OP_D = 8, OP_M = 16 };
+
+typedef struct {
+    uint8_t *ops;    /* kept operations of a visited cell (0 = not visited yet) */
+    int32_t *t_step; /* the transposition's step back (k + 1) when OP_T is kept */
+    int32_t *reach;  /* how far back along the diagonal its transposition search read */
+    Py_ssize_t *visited;
+    Py_ssize_t n_visited;
+} Cells;
+
+/* align._cell_ops for cell (a, b), stored in `cells` at its band index. */
+static void cell_ops(const Band *band, const Pair *pair, Cells *cells, Py_ssize_t a, Py_ssize_t b) {
+    const Py_ssize_t index = a * band->stride + (b - a + band->offset);
+    cells->visited[cells->n_visited++] = index;
+    cells->reach[index] = 0;
+    if (a == 0) {
+        cells->ops[index] = OP_I;
+        return;
+    }
+    if (b == 0) {
+        cells->ops[index] = OP_D;
+        return;
+    }
+    const Py_ssize_t i = a - 1, j = b - 1;
+    const int *src = pair->src_l, *tgt = pair->tgt_l;
+    if (src[i] == tgt[j]) {
+        cells->ops[index] = OP_M;
+        return;
+    }
+    const double del_cost = band_at(band, i, b) + 1;
+    const double ins_cost = band_at(band, a, j) + 1;
+    const double sub_cost = band_at(band, i, j) + band->sub[index];
+    Py_ssize_t last_src = -1;
+    for (Py_ssize_t x = i - 1; x >= 0; x--)
+        if (src[x] == tgt[j]) {
+            last_src = x;
+            break;
+        }
+    /* Grid.transposition */
+    double trans_cost = INFINITY;
+    int k = 0, reach;
+    const Py_ssize_t slot = j - i + band->offset;
+    const int32_t limit = band->run[i * band->stride + slot];
+    if (!limit) {
+        reach = 1;
+    } else {
+        Py_ssize_t t_last = -1;
+        for (Py_ssize_t x = j - 1; x >= 0; x--)
+            if (tgt[x] == src[i]) {
+                t_last = x;
+                break;
+            }
+        reach = limit + 1;
+        if (t_last >= 0 && last_src >= 0) {
+            Py_ssize_t k_min = j - t_last > i - last_src ? j - t_last : i - last_src;
+            if (k_min <= limit) {
+                k = transposition(src, tgt, i, j, limit, pair->balance);
+                if (k) {
+                    trans_cost = band->cost[(i - k) * band->stride + slot] + k;
+                    reach = k;
+                }
+            }
+        }
+    }
+    double value = trans_cost;
+    if (sub_cost < value) value = sub_cost;
+    if (ins_cost < value) value = ins_cost;
+    if (del_cost < value) value = del_cost;
+    uint8_t kept = 0;
+    if (trans_cost == value) kept |= OP_T;
+    if (sub_cost == value) kept |= OP_S;
+    if (ins_cost == value) kept |= OP_I;
+    if (del_cost == value) kept |= OP_D;
+    cells->ops[index] = kept;
+    cells->t_step[index] = k + 1;
+    cells->reach[index] = reach;
+}
+
+static double outside_bound(const Band *band, Py_ssize_t d) {
+    double bound = INFINITY;
+    if (band->high + 1 <= band->n) {
+        double x = (double)((band->high + 1) + (band->high + 1 - d));
+        if (x < bound) bound = x;
+    }
+    if (band->low - 1 >= -band->m) {
+        double x = (double)((1 - band->low) + (d - band->low + 1));
+        if (x < bound) bound = x;
+    }
+    return bound;
+}
+
+static int certified(const Band *band, const Cells *cells) {
+    const Py_ssize_t n = band->n, m = band->m;
+    if (band->low <= -m && band->high >= n) return 1;
+    if (!(band_at(band, n, m) < outside_bound(band, n - m))) return 0;
+    for (Py_ssize_t v = 0; v < cells->n_visited; v++) {
+        Py_ssize_t index = cells->visited[v];
+        int reach = cells->reach[index];
+        if (!reach) continue;
+        Py_ssize_t a = index / band->stride, slot = index % band->stride;
+        Py_ssize_t b = slot - band->offset + a;
+        double bound = outside_bound(band, a - b);
+        Py_ssize_t i = a - 1, j = b - 1;
+        Py_ssize_t top = reach < i ? reach : i;
+        if (j < top) top = j;
+        for (Py_ssize_t k = 0; k <= top; k++)
+            if (!(band_at(band, i - k, j - k) < bound)) return 0;
+    }
+    return 1;
+}
+
+typedef struct {
+    int op;  /* OP_* */
+    int step;
+    Py_ssize_t a, b; /* the cell the operation ends in (its corner-side end) */
+    Py_ssize_t parent;
+} Node;
+
+typedef struct {
+    Py_ssize_t a, b, node;
+} Frame;
+
+static PyObject *labels[17];      /* "T", "S", "I", "D", "M" by OP_* value (T unused) */
+static PyObject *t_labels[64];    /* "T2".. cached */
+
+static PyObject *label_of(int op, int step) {
+    if (op != OP_T) {
+        Py_INCREF(labels[op]);
+        return labels[op];
+    }
+    if (step < 64) {
+        if (t_labels[step] == NULL && (t_labels[step] = PyUnicode_FromFormat("T%d", step)) == NULL)
+            return NULL;
+        Py_INCREF(t_labels[step]);
+        return t_labels[step];
+    }
+    return PyUnicode_FromFormat("T%d", step);
+}
+
+static PyObject *op_tuple(const Node *node) {
+    Py_ssize_t a = node->a, b = node->b, a0, b0;
+    switch (node->op) {
+        case OP_D: a0 = a - 1; b0 = b; break;
+        case OP_I: a0 = a; b0 = b - 1; break;
+        case OP_T: a0 = a - node->step; b0 = b - node->step; break;
+        default: a0 = a - 1; b0 = b - 1; break;
+    }
+    PyObject *label = label_of(node->op, node->step);
+    if (label == NULL) return NULL;
+    return Py_BuildValue("(Nnnnn)", label, a0, a, b0, b);
+}
+
+/* Every cheapest path, depth-first from (n, m), operations in stored order (align._backtrack).
+ * Returns the list of paths (or NULL on error); *truncated as in Python. */
+static PyObject *backtrack(const Band *band, const Pair *pair, Cells *cells, int first_only,
+                           Py_ssize_t max_paths, int *truncated) {
+    PyObject *paths = PyList_New(0);
+    Frame *stack = NULL;
+    Node *nodes = NULL;
+    Py_ssize_t stack_len = 0, stack_cap = 64, nodes_len = 0, nodes_cap = 256;
+    if (paths == NULL) return NULL;
+    stack = PyMem_Malloc(sizeof(Frame) * (size_t)stack_cap);
+    nodes = PyMem_Malloc(sizeof(Node) * (size_t)nodes_cap);
+    if (stack == NULL || nodes == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    *truncated = 0;
+    stack[stack_len++] = (Frame){band->n, band->m, -1};
+    while (stack_len) {
+        Frame top = stack[--stack_len];
+        if (top.a + top.b == 0) {
+            Py_ssize_t length = 0;
+            for (Py_ssize_t x = top.node; x >= 0; x = nodes[x].parent) length++;
+            PyObject *path = PyList_New(length);
+            if (path == NULL) goto fail;
+            Py_ssize_t at = 0;
+            for (Py_ssize_t x = top.node; x >= 0; x = nodes[x].parent) {
+                PyObject *op = op_tuple(&nodes[x]);
+                if (op == NULL) {
+                    Py_DECREF(path);
+                    goto fail;
+                }
+                PyList_SET_ITEM(path, at++, op);
+            }
+            int appended = PyList_Append(paths, path);
+            Py_DECREF(path);
+            if (appended < 0) goto fail;
+            if (PyList_GET_SIZE(paths) >= max_paths) {
+                *truncated = stack_len > 0;
+                break;
+            }
+            continue;
+        }
+        const Py_ssize_t index = top.a * band->stride + (top.b - top.a + band->offset);
+        if (!cells->ops[index]) cell_ops(band, pair, cells, top.a, top.b);
+        uint8_t kept = cells->ops[index];
+        /* Stored order: M | T, S, I, D. first_only keeps the first. */
+        int order[5], count = 0;
+        const int all[5] = {OP_M, OP_T, OP_S, OP_I, OP_D};
+        for (int x = 0; x < 5; x++)
+            if (kept & all[x]) order[count++] = all[x];
+        if (first_only && count > 1) count = 1;
+        for (int x = count - 1; x >= 0; x--) { /* reversed: the first is explored first */
+            if (stack_len == stack_cap) {
+                stack_cap *= 2;
+                Frame *grown = PyMem_Realloc(stack, sizeof(Frame) * (size_t)stack_cap);
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto fail;
+                }
+                stack = grown;
+            }
+            if (nodes_len == nodes_cap) {
+                nodes_cap *= 2;
+                Node *grown = PyMem_Realloc(nodes, sizeof(Node) * (size_t)nodes_cap);
+                if (grown == NULL) {
+                    PyErr_NoMemory();
+                    goto fail;
+                }
+                nodes = grown;
+            }
+            int op = order[x], step = op == OP_T ? cells->t_step[index] : 1;
+            nodes[nodes_len] = (Node){op, step, top.a, top.b, top.node};
+            Py_ssize_t a = top.a, b = top.b;
+            if (op == OP_D) a -= 1;
+            else if (op == OP_I) b -= 1;
+            else {
+                a -= step;
+                b -= step;
+            }
+            stack[stack_len++] = (Frame){a, b, nodes_len};
+            nodes_len++;
+        }
+    }
+    PyMem_Free(stack);
+    PyMem_Free(nodes);
+    return paths;
+fail:
+    PyMem_Free(stack);
+    PyMem_Free(nodes);
+    Py_DECREF(paths);
+    return NULL;
+}
+
+/* align(costs, src_ids, tgt_ids, band, first_only, max_paths, max_slots) ->
+ *   (paths, truncated, cost)  on success,
+ *   list of missing substitution-cost keys (compute, add, call again),
+ *   int width                 when the band would exceed max_slots cells (AlignmentTooLarge). */
+static PyObject *align(PyObject *module, PyObject *args) {
+    PyObject *costs_arg, *src_arg, *tgt_arg;
+    Py_ssize_t width, max_paths, max_slots;
+    int first_only;
+    if (!PyArg_ParseTuple(args, "O!OOnpnn:align", &PairCostsType, &costs_arg, &src_arg, &tgt_arg,
+                          &width, &first_only, &max_paths, &max_slots))
+        return NULL;
+    Pair pair;
+    Band band = {0};
+    Cells cells = {0};
+    PyObject *missing = NULL, *result = NULL, *paths = NULL;
+    if (pair_read(&pair, src_arg, tgt_arg) < 0) goto done;
+    const Py_ssize_t n = pair.n, m = pair.m;
+    for (;;) {
+        Py_ssize_t low = (n - m < 0 ? n - m : 0) - width, high = (n - m > 0 ? n - m : 0) + width;
+        if (low < -m) low = -m;
+        if (high > n) high = n;
+        if ((n + 1) * (high - low + 3) > max_slots) {
+            result = PyLong_FromSsize_t(high - low + 1);
+            goto done;
+        }
+        PyMem_Free(band.sub);
+        PyMem_Free(band.cost);
+        PyMem_Free(band.run);
+        PyMem_Free(cells.ops);
+        PyMem_Free(cells.t_step);
+        PyMem_Free(cells.reach);
+        PyMem_Free(cells.visited);
+        memset(&cells, 0, sizeof(cells));
+        band_shape(&band, n, m, low, high);
+        const Py_ssize_t count = (n + 1) * band.stride;
+        band.sub = PyMem_Malloc(sizeof(double) * (size_t)count);
+        band.cost = PyMem_Malloc(sizeof(double) * (size_t)count);
+        band.run = PyMem_Malloc(sizeof(int32_t) * (size_t)count);
+        cells.ops = PyMem_Calloc((size_t)count, 1);
+        cells.t_step = PyMem_Malloc(sizeof(int32_t) * (size_t)count);
+        cells.reach = PyMem_Malloc(sizeof(int32_t) * (size_t)count);
+        cells.visited = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)count);
+        if (!band.sub || !band.cost || !band.run || !cells.ops || !cells.t_step || !cells.reach ||
+            !cells.visited) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (band_substitutions((PairCosts *)costs_arg, pair.src, pair.tgt, &band, &missing) < 0)
+            goto done;
+        if (missing != NULL) {
+            result = missing;
+            missing = NULL;
+            goto done;
+        }
+        band_fill(&band, pair.src_l, pair.tgt_l, pair.distinct, pair.balance, pair.last_in_src);
+        int truncated;
+        Py_XDECREF(paths);
+        paths = backtrack(&band, &pair, &cells, first_only, max_paths, &truncated);
+        if (paths == NULL) goto done;
+        if (certified(&band, &cells)) {
+            result = Py_BuildValue("(OOd)", paths, truncated ? Py_True : Py_False,
+                                   band_at(&band, n, m));
+            goto done;
+        }
+        /* Every cheapest path lies on diagonals d with |d| + |n - m - d| <= cost <= the banded
+         * cost; grow at least geometrically (align.align). */
+        Py_ssize_t needed = (Py_ssize_t)floor((band_at(&band, n, m) - (double)(n > m ? n - m : m - n)) / 2);
+        width = 2 * width > needed ? 2 * width : needed;
+    }
+done:
+    pair_free(&pair);
+    PyMem_Free(band.sub);
+    PyMem_Free(band.cost);
+    PyMem_Free(band.run);
+    PyMem_Free(cells.ops);
+    PyMem_Free(cells.t_step);
+    PyMem_Free(cells.reach);
+    PyMem_Free(cells.visited);
+    Py_XDECREF(missing);
+    Py_XDECREF(paths);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
+    {"align", align, METH_VARARGS,
+     "align(costs, src_ids, tgt_ids, band, first_only, max_paths, max_slots) -> (paths, "
+     "truncated, cost), or the list of missing substitution-cost keys, or the too-large width"},
     {"fill", fill, METH_VARARGS,
      "fill(costs, src_ids, tgt_ids, low, high) -> (cost bytearray of doubles, run bytearray of "
      "int32), rows of high - low + 3 slots; or the list of missing substitution-cost keys"},
@@ -453,6 +851,10 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__alignfill(void) {
     if (PyType_Ready(&PairCostsType) < 0) return NULL;
+    const char *names[] = {"M", "S", "I", "D"};
+    const int ops[] = {OP_M, OP_S, OP_I, OP_D};
+    for (int x = 0; x < 4; x++)
+        if ((labels[ops[x]] = PyUnicode_InternFromString(names[x])) == NULL) return NULL;
     PyObject *module = PyModule_Create(&module_def);
     if (module == NULL) return NULL;
     Py_INCREF(&PairCostsType);

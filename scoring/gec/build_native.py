@@ -50,7 +50,9 @@ def build(*, quiet: bool = False) -> Path | None:
     """Compile into a temporary file, then move it into place (a half-written .so is never seen)."""
     target = target_path()
     if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
-        print("build_native: Python headers not found; using the pure-Python aligner", file=sys.stderr)
+        print(
+            "build_native: Python headers not found; using the pure-Python aligner", file=sys.stderr
+        )
         return None
     with tempfile.TemporaryDirectory(dir=HERE) as scratch:
         output = Path(scratch) / target.name
@@ -58,12 +60,16 @@ def build(*, quiet: bool = False) -> Path | None:
         try:
             done = subprocess.run(command, capture_output=True, text=True, check=False)
         except FileNotFoundError:
-            print(f"build_native: no C compiler ({command[0]}); using the pure-Python aligner",
-                  file=sys.stderr)
+            print(
+                f"build_native: no C compiler ({command[0]}); using the pure-Python aligner",
+                file=sys.stderr,
+            )
             return None
         if done.returncode != 0:
-            print(f"build_native: compiling failed; using the pure-Python aligner\n{done.stderr}",
-                  file=sys.stderr)
+            print(
+                f"build_native: compiling failed; using the pure-Python aligner\n{done.stderr}",
+                file=sys.stderr,
+            )
             return None
         os.replace(output, target)
     if not quiet:
@@ -75,8 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     built = build(quiet="--quiet" in args)
     if built is None and os.environ.get("GEC_REQUIRE_NATIVE") == "1":
-        print("build_native: GEC_REQUIRE_NATIVE=1 but the accelerator could not be built",
-              file=sys.stderr)
+        print(
+            "build_native: GEC_REQUIRE_NATIVE=1 but the accelerator could not be built",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

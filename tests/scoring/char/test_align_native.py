@@ -22,7 +22,7 @@ from scoring.gec.resources import Resources
 from scoring.gec.tokenize import char_tokens, normalize_target
 
 needs_native = pytest.mark.skipif(
-    align_module._alignfill is None and os.environ.get("GEC_REQUIRE_NATIVE") != "1",
+    not align_module.HAVE_NATIVE and os.environ.get("GEC_REQUIRE_NATIVE") != "1",
     reason="compiled aligner not built (python -m scoring.gec.build_native)",
 )
 
@@ -31,7 +31,7 @@ def test_the_compiled_fill_is_built_where_it_is_required() -> None:
     # CI (`.ci/run`) sets GEC_REQUIRE_NATIVE=1: there the compiled path must be what is tested.
     if os.environ.get("GEC_REQUIRE_NATIVE") != "1":
         pytest.skip("GEC_REQUIRE_NATIVE is not set")
-    assert align_module._alignfill is not None
+    assert align_module.HAVE_NATIVE
     assert align_module.native_enabled()
 
 
@@ -40,12 +40,16 @@ def _fresh(resources: Resources) -> Resources:
     return dataclasses.replace(resources, sub_cost_rows={}, token_features={}, native_costs={})
 
 
-def _tables(src: list[str], tgt: list[str], resources: Resources, low: int, high: int, *, native: bool):  # type: ignore[no-untyped-def]
+def _tables(
+    src: list[str], tgt: list[str], resources: Resources, low: int, high: int, *, native: bool
+):  # type: ignore[no-untyped-def]
     table = fill_table(make_grid(src, tgt, resources, "char", native=native), low, high)
     return [list(row) for row in table.cost], [list(row) for row in table.run]
 
 
-def _assert_same_tables(src: list[str], tgt: list[str], python: Resources, native: Resources) -> int:
+def _assert_same_tables(
+    src: list[str], tgt: list[str], python: Resources, native: Resources
+) -> int:
     n, m = len(src), len(tgt)
     checked = 0
     for width in (0, 1, 3, 8, max(n, m)):
@@ -112,3 +116,81 @@ def test_pure_python_fill_gives_chERRANTs_m2(
     assert truncated == []
     expected = read_m2(mucgec_dir / "MuCGEC_dev.m2")[:200]
     assert write_m2(blocks) == write_m2(expected)
+
+
+def _both(
+    src: list[str],
+    tgt: list[str],
+    python: Resources,
+    native: Resources,
+    monkeypatch: pytest.MonkeyPatch,
+    **options,
+):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("GEC_PURE_PYTHON", "1")
+    expected = align_module.align(src, tgt, python, **options)
+    monkeypatch.delenv("GEC_PURE_PYTHON")
+    got = align_module.align(src, tgt, native, **options)
+    return expected, got
+
+
+@needs_native
+def test_compiled_alignment_equals_python_alignment_on_mucgec_dev(
+    mucgec_dir: Path, cherrant_resources: Resources, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Paths (in ChERRANT's order), cost and truncation flag from the compiled fill + back-track +
+    # certificate, against the Python ones: every strategy, a tiny initial band (so the band has
+    # to widen) and a small path bound (so enumeration is cut).
+    python, native = _fresh(cherrant_resources), _fresh(cherrant_resources)
+    pairs = 0
+    for name in ("MuCGEC_dev.txt", "example_pred_dev.txt"):
+        for line in parse_parallel((mucgec_dir / name).read_text(encoding="utf-8"))[1::2]:
+            source = char_tokens("".join(line.source.split()))
+            for target in line.targets:
+                tokens = char_tokens(normalize_target(target))
+                if tokens == source:
+                    continue
+                for options in ({}, {"strategy": "first"}, {"band": 1}, {"max_paths": 2}):
+                    expected, got = _both(source, tokens, python, native, monkeypatch, **options)
+                    assert got == expected, (line.line, options)
+                pairs += 1
+    assert pairs > 700
+
+
+@needs_native
+def test_compiled_alignment_equals_python_alignment_on_reordered_sentences(
+    cherrant_resources: Resources, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(7)
+    python, native = _fresh(cherrant_resources), _fresh(cherrant_resources)
+    alphabet = "的了是在我他们，。"
+    truncated = 0
+    for _ in range(400):
+        src = [rng.choice(alphabet) for _ in range(rng.randint(1, 30))]
+        tgt = list(src)
+        for _ in range(rng.randint(1, 4)):
+            start = rng.randrange(len(tgt))
+            window = tgt[start : start + rng.randint(2, 6)]
+            rng.shuffle(window)
+            tgt[start : start + len(window)] = window
+        if rng.random() < 0.3:
+            tgt.insert(rng.randrange(len(tgt) + 1), rng.choice(alphabet))
+        for options in ({}, {"band": 0}, {"max_paths": 1}, {"max_paths": 3}, {"strategy": "first"}):
+            expected, got = _both(src, tgt, python, native, monkeypatch, **options)
+            assert got == expected, ("".join(src), "".join(tgt), options)
+            truncated += expected.truncated
+    assert truncated > 10  # the path bound was exercised
+
+
+@needs_native
+def test_compiled_alignment_rejects_oversize_pairs_like_python(
+    cherrant_resources: Resources, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(align_module, "MAX_TABLE_SLOTS", 200)
+    src, tgt = list("我们今天去学校上课了吗"), list("他说明天不想去公司上班")
+    messages = []
+    for pure in ("1", "0"):
+        monkeypatch.setenv("GEC_PURE_PYTHON", pure)
+        with pytest.raises(align_module.AlignmentTooLarge) as caught:
+            align_module.align(src * 2, tgt * 2, _fresh(cherrant_resources))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
