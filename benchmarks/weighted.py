@@ -53,6 +53,39 @@ DATASETS = {
 SECOND = {"conll14": ("CAMB", SHARED / "cleme-conll14" / "conll14-CAMB.errant")}
 
 
+def linear_flops_per_token(model_path: Path, layers: int) -> float:
+    """FLOPs of the encoder's linear layers per token (Q, K, V, output, two FFN matrices).
+
+    Attention scores add 4 x hidden x length per token and layer (a few % at these
+    lengths) and are left out: this is the part that MKL/oneDNN run as matrix products.
+    """
+    import json
+
+    config = json.loads((model_path / "config.json").read_text(encoding="utf-8"))
+    hidden, inner = config["hidden_size"], config["intermediate_size"]
+    return 2.0 * layers * (4 * hidden * hidden + 2 * hidden * inner)
+
+
+class StealMeter:
+    """Share of CPU time the hypervisor gave to other machines (/proc/stat 'steal')."""
+
+    def __init__(self) -> None:
+        self.start = self._read()
+
+    @staticmethod
+    def _read() -> tuple[int, int]:
+        try:
+            fields = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        except (OSError, ValueError):
+            return (0, 0)
+        return (sum(fields[:8]), fields[7] if len(fields) > 7 else 0)
+
+    def percent(self) -> float:
+        total, steal = self._read()
+        spent = total - self.start[0]
+        return 100.0 * (steal - self.start[1]) / spent if spent > 0 else 0.0
+
+
 def run(name: str, args: argparse.Namespace) -> dict[str, float]:
     label, hyp_path, ref_path, granularity = DATASETS[name]
     sentences = prepare_sentences(read_m2(hyp_path), read_m2(ref_path), granularity=granularity)
@@ -78,11 +111,14 @@ def run(name: str, args: argparse.Namespace) -> dict[str, float]:
         )
         provider = BertScoreWeights(config)
         provider.load()  # model loading is not what we compare
+        steal = StealMeter()
         start, cpu = time.perf_counter(), time.process_time()
         ours = provider.weights(requests)
         ours_time = time.perf_counter() - start
         ours_cpu = time.process_time() - cpu
+        ours_steal = steal.percent()
         stats = provider.stats
+        onednn = provider.onednn_linears
         provider.close()
         warm = BertScoreWeights(config)
         warm.load()
@@ -99,10 +135,18 @@ def run(name: str, args: argparse.Namespace) -> dict[str, float]:
             second_time = time.perf_counter() - start
             second_requests, second_encoded = len(second), warm.stats.encoded
         warm.close()
+    flops = linear_flops_per_token(model.path, args.layers)
     print(
         f"ours (batched, cold): {ours_time:.1f} s wall, {ours_cpu:.1f} s CPU for "
         f"{len(requests)} requests ({stats.encoded} distinct sentences encoded in "
-        f"{stats.forward_batches} batches)"
+        f"{stats.forward_batches} batches; CPU steal {ours_steal:.0f}%)"
+    )
+    print(
+        f"  forward passes: {stats.forward_seconds:.1f} s for {stats.tokens_encoded} tokens "
+        f"({stats.tokens_encoded / max(1, len(requests)):.1f} per request), linear layers "
+        f"{flops / 1e6:.1f} MFLOP/token -> {stats.tokens_encoded * flops / 1e9 / stats.forward_seconds:.0f} "
+        f"GFLOP/s; {'oneDNN' if onednn else 'torch default (MKL)'} linears; everything else "
+        f"(tokenising, matching, cache keys and writes) {ours_time - stats.forward_seconds:.1f} s"
     )
     print(f"ours (re-run, disk cache): {warm_time:.2f} s")
     if second_requests:
@@ -119,6 +163,7 @@ def run(name: str, args: argparse.Namespace) -> dict[str, float]:
     rng = random.Random(0)
     indices = rng.sample(range(len(requests)), min(args.sample, len(requests)))
     worst = 0.0
+    steal = StealMeter()
     start, cpu = time.perf_counter(), time.process_time()
     for i in indices:
         request = requests[i]
@@ -129,6 +174,18 @@ def run(name: str, args: argparse.Namespace) -> dict[str, float]:
         worst = max(worst, abs(abs(after - before) - ours[i]))
     naive_sample = time.perf_counter() - start
     naive_cpu = (time.process_time() - cpu) / len(indices) * len(requests)
+    naive_steal = steal.percent()
+    # Tokens the naive forward passes process: each call pads its 2 sentences to the longer.
+    length = {}
+    for i in indices:
+        for text in (requests[i].source, requests[i].edited, requests[i].reference):
+            if text not in length:
+                length[text] = len(scorer._tokenizer.encode(text.strip(), truncation=True))
+    naive_tokens = sum(
+        2 * max(length[requests[i].source], length[requests[i].reference])
+        + 2 * max(length[requests[i].edited], length[requests[i].reference])
+        for i in indices
+    ) / len(indices)
     per_edit = naive_sample / len(indices)
     naive_total = per_edit * len(requests)
     print(
@@ -136,7 +193,31 @@ def run(name: str, args: argparse.Namespace) -> dict[str, float]:
         f"-> {per_edit * 1000:.0f} ms per edit -> {naive_total:.0f} s extrapolated to all "
         f"{len(requests)}"
     )
+    print(
+        f"  naive forward tokens: {naive_tokens:.1f} per request (4 sentences) vs ours "
+        f"{stats.tokens_encoded / len(requests):.1f}: {naive_tokens * len(requests) / stats.tokens_encoded:.2f}x "
+        f"the encoder work; CPU steal {naive_steal:.0f}%"
+    )
     print(f"max |naive - ours| on the sample: {worst:.2e}")
+    if args.naive_onednn and device == "cpu":
+        # Not PT-M2's setting: the same naive loop with our oneDNN linears, to show how much
+        # of the ratio is the kernel and how much is batching + encoding each sentence once.
+        from scoring.gec.weights.kernels import use_onednn_linears
+
+        use_onednn_linears(scorer._model)
+        start = time.perf_counter()
+        for i in indices:
+            request = requests[i]
+            if not request.edited.strip() or not request.reference.strip():
+                continue
+            scorer.score([request.source], [request.reference])
+            scorer.score([request.edited], [request.reference])
+        per_edit_onednn = (time.perf_counter() - start) / len(indices)
+        print(
+            f"  for reference, naive with oneDNN linears (not PT-M2's setting): "
+            f"{per_edit_onednn * 1000:.0f} ms per edit -> ratio "
+            f"{per_edit_onednn * len(requests) / ours_time:.1f}x"
+        )
     print(f"load average now: {os.getloadavg()[0]:.2f}")
     if second_requests:
         naive_second = naive_total / len(requests) * second_requests
@@ -165,6 +246,12 @@ def main() -> int:
         default=0,
         help="torch CPU threads for BOTH sides (0: torch default); on a shared machine 1 "
         "avoids OpenMP oversubscription, which punishes the naive side's tiny batches most",
+    )
+    parser.add_argument(
+        "--no-naive-onednn",
+        dest="naive_onednn",
+        action="store_false",
+        help="skip the extra naive sample run with oneDNN linears (shown for reference only)",
     )
     args = parser.parse_args()
     if args.threads:

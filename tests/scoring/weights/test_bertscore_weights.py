@@ -55,17 +55,24 @@ def requests(mucgec_blocks: list) -> list[WeightRequest]:  # type: ignore[type-a
     return found
 
 
+@pytest.mark.parametrize("onednn", [True, False], ids=["onednn-linears", "torch-linears"])
 def test_batched_weights_equal_per_edit_bert_score(
-    tiny_bert: Path, requests: list[WeightRequest]
+    tiny_bert: Path, requests: list[WeightRequest], onednn: bool
 ) -> None:
     from bert_score import BERTScorer
+
+    from scoring.gec.weights.kernels import onednn_available
 
     reference = BERTScorer(model_type=str(tiny_bert), num_layers=2, device="cpu")
     expected = naive_weights(reference, requests)
     provider = BertScoreWeights(
-        BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu", batch_size=16)
+        BertScoreConfig(
+            model=str(tiny_bert), num_layers=2, device="cpu", batch_size=16, onednn=onednn
+        )
     )
     got = provider.weights(requests)
+    # The oneDNN path is really taken where torch has oneDNN (every x86 build does).
+    assert (provider.onednn_linears > 0) == (onednn and onednn_available())
     assert len(got) == len(expected)
     assert max(abs(a - b) for a, b in zip(got, expected, strict=True)) < TOLERANCE
     # Distinct sentences are encoded once: far fewer forward inputs than 4 per edit.

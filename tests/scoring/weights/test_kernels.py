@@ -1,0 +1,66 @@
+"""oneDNN linears and exact-length batches: faster, and the same numbers to float noise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from scoring.gec.weights import BertScoreConfig, BertScoreWeights, kernels
+from scoring.gec.weights.bertscore import _length_batches
+
+pytestmark = pytest.mark.skipif(not kernels.onednn_available(), reason="torch without oneDNN")
+
+
+def _tiny_model(tiny_bert: Path) -> torch.nn.Module:
+    from transformers import AutoModel
+
+    return AutoModel.from_pretrained(str(tiny_bert)).eval()
+
+
+def test_every_linear_is_swapped_and_outputs_agree(tiny_bert: Path) -> None:
+    plain = _tiny_model(tiny_bert)
+    fast = _tiny_model(tiny_bert)
+    linears = sum(type(m) is torch.nn.Linear for m in fast.modules())
+    assert kernels.use_onednn_linears(fast) == linears > 0
+    assert not any(type(m) is torch.nn.Linear for m in fast.modules())
+    generator = torch.Generator().manual_seed(1)
+    ids = torch.randint(5, 60, (4, 23), generator=generator)
+    mask = torch.ones_like(ids)
+    mask[1:, 17:] = 0  # padded rows too
+    with torch.inference_mode():
+        expected = plain(ids, attention_mask=mask)[0]
+        got = fast(ids, attention_mask=mask)[0]
+    assert float((got - expected).abs().max()) < 1e-5
+
+
+def test_no_swap_when_the_self_check_disagrees(
+    tiny_bert: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(kernels, "_agrees", lambda linear: False)
+    model = _tiny_model(tiny_bert)
+    assert kernels.use_onednn_linears(model) == 0
+    assert any(type(m) is torch.nn.Linear for m in model.modules())
+
+
+def test_length_batches_share_one_length_longest_first() -> None:
+    items = [(f"s{i}", [0] * (3 + i % 5)) for i in range(47)]
+    batches = _length_batches(items, 4)
+    assert sorted(s for batch in batches for s, _ in batch) == sorted(s for s, _ in items)
+    assert all(0 < len(batch) <= 4 for batch in batches)
+    lengths = [len(batch[0][1]) for batch in batches]
+    assert all(len(ids) == lengths[i] for i, batch in enumerate(batches) for _, ids in batch)
+    assert lengths == sorted(lengths, reverse=True)
+
+
+def test_embeddings_are_unit_rows_that_own_their_memory(tiny_bert: Path) -> None:
+    provider = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
+    sentences = ["abc def", "abd deg", "x", "", "一个句子。"]
+    provider.encode(sentences)
+    for sentence in sentences:
+        vectors = provider._memory[sentence].vectors
+        assert torch.allclose(vectors.norm(dim=-1), torch.ones(vectors.shape[0]), atol=1e-6)
+        # Not a view of its batch: dropping a partial sentence must free its memory.
+        assert vectors.untyped_storage().nbytes() == vectors.numel() * vectors.element_size()
+    assert provider.stats.tokens_encoded == sum(len(provider.tokenize(s)) for s in sentences)
