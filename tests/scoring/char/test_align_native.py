@@ -80,28 +80,34 @@ def test_compiled_tables_equal_python_tables_on_mucgec_dev(
     assert len(native.native_costs["char"].table) > 10_000
 
 
-@needs_native
-def test_compiled_tables_equal_python_tables_on_reordered_sentences(
-    cherrant_resources: Resources,
-) -> None:
-    # Few distinct characters, shuffled windows: many transposition candidates and long runs.
-    rng = random.Random(20261122)
-    python, native = _fresh(cherrant_resources), _fresh(cherrant_resources)
+def _reordered_pairs(*, seed: int, count: int, longest: int) -> list[tuple[list[str], list[str]]]:
+    """Few distinct characters, shuffled windows, a dropped and an added character: many
+    transposition candidates, long runs and tied paths."""
+    rng = random.Random(seed)
     alphabet = "的了是在我他们，。"
-    for _ in range(300):
-        src = [rng.choice(alphabet) for _ in range(rng.randint(1, 40))]
+    pairs = []
+    for _ in range(count):
+        src = [rng.choice(alphabet) for _ in range(rng.randint(1, longest))]
         tgt = list(src)
-        for _ in range(rng.randint(0, 4)):
+        for _ in range(rng.randint(1, 4)):
             start = rng.randrange(len(tgt))
             window = tgt[start : start + rng.randint(2, 6)]
             rng.shuffle(window)
             tgt[start : start + len(window)] = window
-        if rng.random() < 0.5 and tgt:
+        if rng.random() < 0.3 and len(tgt) > 1:
             del tgt[rng.randrange(len(tgt))]
-        if rng.random() < 0.5:
+        if rng.random() < 0.3:
             tgt.insert(rng.randrange(len(tgt) + 1), rng.choice(alphabet))
-        if not tgt:
-            tgt = ["。"]
+        pairs.append((src, tgt))
+    return pairs
+
+
+@needs_native
+def test_compiled_tables_equal_python_tables_on_reordered_sentences(
+    cherrant_resources: Resources,
+) -> None:
+    python, native = _fresh(cherrant_resources), _fresh(cherrant_resources)
+    for src, tgt in _reordered_pairs(seed=20261122, count=300, longest=40):
         _assert_same_tables(src, tgt, python, native)
 
 
@@ -160,20 +166,9 @@ def test_compiled_alignment_equals_python_alignment_on_mucgec_dev(
 def test_compiled_alignment_equals_python_alignment_on_reordered_sentences(
     cherrant_resources: Resources, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rng = random.Random(7)
     python, native = _fresh(cherrant_resources), _fresh(cherrant_resources)
-    alphabet = "的了是在我他们，。"
     truncated = 0
-    for _ in range(400):
-        src = [rng.choice(alphabet) for _ in range(rng.randint(1, 30))]
-        tgt = list(src)
-        for _ in range(rng.randint(1, 4)):
-            start = rng.randrange(len(tgt))
-            window = tgt[start : start + rng.randint(2, 6)]
-            rng.shuffle(window)
-            tgt[start : start + len(window)] = window
-        if rng.random() < 0.3:
-            tgt.insert(rng.randrange(len(tgt) + 1), rng.choice(alphabet))
+    for src, tgt in _reordered_pairs(seed=7, count=400, longest=30):
         for options in ({}, {"band": 0}, {"max_paths": 1}, {"max_paths": 3}, {"strategy": "first"}):
             expected, got = _both(src, tgt, python, native, monkeypatch, **options)
             assert got == expected, ("".join(src), "".join(tgt), options)
