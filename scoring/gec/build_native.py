@@ -29,7 +29,8 @@ def target_path() -> Path:
 
 
 def compile_command(output: Path) -> list[str]:
-    compiler = shlex.split(sysconfig.get_config_var("CC") or "cc")
+    # $CC wins, as in any C build; else the compiler this Python was built with.
+    compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
     include = sysconfig.get_paths()["include"]
     # -O2 without -ffast-math: IEEE double arithmetic in source order, as CPython's floats.
     # -ffp-contract=off: no fused multiply-add (the fill only adds, but keep it explicit).

@@ -10,11 +10,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from scoring.gec import align as align_module
+from scoring.gec import build_native
 from scoring.gec.align import fill_table, make_grid
 from scoring.gec.extract import parallel_to_m2, parse_parallel
 from scoring.gec.m2 import read_m2, write_m2
@@ -189,3 +192,22 @@ def test_compiled_alignment_rejects_oversize_pairs_like_python(
             align_module.align(src * 2, tgt * 2, _fresh(cherrant_resources))
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+def test_build_without_a_compiler_falls_back_and_keeps_the_built_module() -> None:
+    # No C compiler: the build says why and succeeds (the Python aligner is used) unless
+    # GEC_REQUIRE_NATIVE=1; an already built module is never replaced by a broken one.
+    target = build_native.target_path()
+    before = target.read_bytes() if target.exists() else None
+    env = {**os.environ, "CC": "/nonexistent/cc"}
+    env.pop("GEC_REQUIRE_NATIVE", None)
+    command = [sys.executable, "-m", "scoring.gec.build_native"]
+    lenient = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    assert lenient.returncode == 0
+    assert "no C compiler (/nonexistent/cc); using the pure-Python aligner" in lenient.stderr
+    strict = subprocess.run(
+        command, env={**env, "GEC_REQUIRE_NATIVE": "1"}, capture_output=True, text=True, check=False
+    )
+    assert strict.returncode == 1
+    assert "GEC_REQUIRE_NATIVE=1 but the accelerator could not be built" in strict.stderr
+    assert (target.read_bytes() if target.exists() else None) == before
