@@ -27,6 +27,7 @@ What we do differently, for speed, without changing any result:
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -285,10 +286,6 @@ class _Grid:
             self._positions.setdefault(t, []).append(b)
         self._never = [-1] * (m + 1)
         self.n, self.m = n, m
-        # Compiled fill: token ids (set on first use) and its cost memo, shared by pair_cost.
-        self.native: _NativeCosts | None = None
-        self.src_ids: list[int] | None = None
-        self.tgt_ids: list[int] | None = None
 
     def sub_segment(self, c: str, j_from: int, j_to: int) -> list[float]:
         """Substitution costs of source token c against tgt[j_from:j_to]."""
@@ -320,12 +317,6 @@ class _Grid:
         return row
 
     def pair_cost(self, c: str, t: str) -> float:
-        native = self.native
-        if native is not None and self.src_ids is not None:
-            # Every band cell's pair is in the C memo once the compiled fill ran.
-            value = native.table.get((native.ids[c] << 32) | native.ids[t])
-            if value is not None:
-                return value
         known = self.row_cache.setdefault(c, {c: 0.0})
         value = known.get(t)
         if value is None:
@@ -462,7 +453,7 @@ def native_enabled() -> bool:
 
 
 def make_grid(
-    src: Sequence[str], tgt: Sequence[str], resources: Resources, granularity: str, *, native: bool
+    src: Sequence[str], tgt: Sequence[str], resources: Resources, granularity: str
 ) -> _Grid:
     """The per-pair state of one alignment, with the resources' memoised substitution costs."""
 
@@ -472,47 +463,43 @@ def make_grid(
     def batch(x: str, ys: list[str]) -> list[float]:
         return substitution_costs(x, ys, resources, granularity)
 
-    grid = _Grid(src, tgt, sub, resources.sub_cost_rows.setdefault(granularity, {}), batch)
-    if native:
-        if not HAVE_NATIVE:
-            raise RuntimeError(
-                "the compiled aligner is not built (python -m scoring.gec.build_native)"
-            )
-        costs = resources.native_costs.get(granularity)
-        if costs is None:
-            costs = resources.native_costs[granularity] = _NativeCosts()
-        grid.native = costs
-    return grid
+    return _Grid(src, tgt, sub, resources.sub_cost_rows.setdefault(granularity, {}), batch)
 
 
-def fill_table(grid: _Grid, low: int, high: int) -> _Table:
-    """The banded table of diagonals low..high: compiled when the grid has a native memo."""
-    if grid.native is None:
-        return _fill(grid, low, high)
-    return _fill_native(grid, low, high, grid.native)
+def _native_costs(resources: Resources, granularity: str) -> _NativeCosts:
+    """The resources' compiled cost memo for a granularity (made on first use)."""
+    native = resources.native_costs.get(granularity)
+    if native is None:
+        native = resources.native_costs[granularity] = _NativeCosts()
+    return native
 
 
-def _fill_native(grid: _Grid, low: int, high: int, native: _NativeCosts) -> _Table:
-    """The compiled equivalent of _fill (same tables, bit for bit)."""
-    n = grid.n
-    batch = grid.batch
-    width = high - low + 1
-    if (n + 1) * (width + 2) > MAX_TABLE_SLOTS:
-        return _fill(grid, low, high)  # raises AlignmentTooLarge with its message
-    src_ids = grid.src_ids = native.token_ids(grid.src)
-    tgt_ids = grid.tgt_ids = native.token_ids(grid.tgt)
+def _compiled_tables(
+    src: Sequence[str],
+    tgt: Sequence[str],
+    resources: Resources,
+    granularity: str,
+    low: int,
+    high: int,
+) -> tuple[list[list[float]], list[list[int]]]:
+    """The C fill's banded tables (cost, run rows), for the tests that hold them equal to _fill's.
+
+    The product calls _alignfill.align, which runs this fill and then the back-track in C."""
+    native = _native_costs(resources, granularity)
+    src_ids, tgt_ids = native.token_ids(src), native.token_ids(tgt)
     while True:
         result = _alignfill.fill(native.table, src_ids, tgt_ids, low, high)
         if isinstance(result, tuple):
             break
-        native.add_missing(result, batch)
-    stride = width + 2
-    cost_view = memoryview(result[0]).cast("d")
-    run_view = memoryview(result[1]).cast("i")
-    # Rows as memoryview slices: the back-track indexes them exactly like the Python lists.
-    cost = [cost_view[a * stride : (a + 1) * stride] for a in range(n + 1)]
-    run = [run_view[a * stride : (a + 1) * stride] for a in range(n + 1)]
-    return _Table(cost, run, low, high, high + 1)  # type: ignore[arg-type]
+        native.add_missing(result, lambda x, ys: substitution_costs(x, ys, resources, granularity))
+    stride = high - low + 3
+    cost = array("d", result[0]).tolist()
+    run = array("i", result[1]).tolist()
+    rows = range(len(src) + 1)
+    return (
+        [cost[a * stride : (a + 1) * stride] for a in rows],
+        [run[a * stride : (a + 1) * stride] for a in rows],
+    )
 
 
 def _align_native(
@@ -525,9 +512,7 @@ def _align_native(
     max_paths: int,
 ) -> tuple[list[list[Op]], bool, float]:
     """Fill, back-track and certificate in C (the same steps as align() below, bit for bit)."""
-    native = resources.native_costs.get(granularity)
-    if native is None:
-        native = resources.native_costs[granularity] = _NativeCosts()
+    native = _native_costs(resources, granularity)
     src_ids, tgt_ids = native.token_ids(src), native.token_ids(tgt)
     while True:
         result = _alignfill.align(
@@ -692,11 +677,11 @@ def align(
             src, tgt, resources, granularity, band, first_only, limit
         )
         return Alignment(paths=paths, cost=cost, truncated=truncated and strategy != "first")
-    grid = make_grid(src, tgt, resources, granularity, native=False)
+    grid = make_grid(src, tgt, resources, granularity)
     width = band
     while True:
         low, high = min(0, n - m) - width, max(0, n - m) + width
-        table = fill_table(grid, max(low, -m), min(high, n))
+        table = _fill(grid, max(low, -m), min(high, n))
         paths, truncated, visited = _backtrack(grid, table, first_only, limit)
         if _certified(table, n, m, visited):
             break

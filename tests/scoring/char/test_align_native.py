@@ -18,7 +18,7 @@ import pytest
 
 from scoring.gec import align as align_module
 from scoring.gec import build_native
-from scoring.gec.align import fill_table, make_grid
+from scoring.gec.align import make_grid
 from scoring.gec.extract import parallel_to_m2, parse_parallel
 from scoring.gec.m2 import read_m2, write_m2
 from scoring.gec.resources import Resources
@@ -45,8 +45,10 @@ def _fresh(resources: Resources) -> Resources:
 
 def _tables(
     src: list[str], tgt: list[str], resources: Resources, low: int, high: int, *, native: bool
-):  # type: ignore[no-untyped-def]
-    table = fill_table(make_grid(src, tgt, resources, "char", native=native), low, high)
+) -> tuple[list[list[float]], list[list[int]]]:
+    if native:
+        return align_module._compiled_tables(src, tgt, resources, "char", low, high)
+    table = align_module._fill(make_grid(src, tgt, resources, "char"), low, high)
     return [list(row) for row in table.cost], [list(row) for row in table.run]
 
 
