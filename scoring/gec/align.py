@@ -423,7 +423,7 @@ class _NativeCosts:
         self.ids: dict[str, int] = {}
         self.tokens: list[str] = []
 
-    def add_missing(self, keys: list[int], batch: Callable[[str, list[str]], list[float]]) -> None:
+    def add_missing(self, keys: list[int], resources: Resources, granularity: str) -> None:
         """Compute the costs the C code reported missing (cold memo) and memoise them.
 
         The cost model stays in Python (substitution_costs, grouped by source token)."""
@@ -432,7 +432,8 @@ class _NativeCosts:
             by_source.setdefault(key >> 32, []).append(key & 0xFFFFFFFF)
         tokens = self.tokens
         for source_id, target_ids in by_source.items():
-            values = batch(tokens[source_id], [tokens[t] for t in target_ids])
+            targets = [tokens[t] for t in target_ids]
+            values = substitution_costs(tokens[source_id], targets, resources, granularity)
             self.table.add([(source_id << 32) | t for t in target_ids], values)
 
     def token_ids(self, tokens: Sequence[str]) -> list[int]:
@@ -491,7 +492,7 @@ def _compiled_tables(
         result = _alignfill.fill(native.table, src_ids, tgt_ids, low, high)
         if isinstance(result, tuple):
             break
-        native.add_missing(result, lambda x, ys: substitution_costs(x, ys, resources, granularity))
+        native.add_missing(result, resources, granularity)
     stride = high - low + 3
     cost = array("d", result[0]).tolist()
     run = array("i", result[1]).tolist()
@@ -526,7 +527,7 @@ def _align_native(
                 f"{len(tgt)} tokens would need a band of {result} diagonals; limit "
                 f"{MAX_TABLE_SLOTS} cells)"
             )
-        native.add_missing(result, lambda x, ys: substitution_costs(x, ys, resources, granularity))
+        native.add_missing(result, resources, granularity)
 
 
 def _cell_ops(grid: _Grid, table: _Table, a: int, b: int) -> tuple[tuple[str, ...], int]:

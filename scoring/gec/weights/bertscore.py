@@ -301,15 +301,14 @@ class BertScoreWeights:
             # (bert-score pads; masked padding changes nothing but costs forward time) and
             # no attention mask, which also lets SDPA take its faster unmasked kernel.
             input_ids = torch.tensor([ids for _, ids in batch], dtype=torch.long)
-            started = time.perf_counter()
             with torch.inference_mode():
+                started = time.perf_counter()
                 output = self._model(input_ids.to(self.device))[0].float().cpu()
-            self.stats.forward_seconds += time.perf_counter() - started
-            self.stats.tokens_encoded += input_ids.numel()
-            with torch.inference_mode():
+                self.stats.forward_seconds += time.perf_counter() - started
                 # Unit length in one op per batch; rows are cloned so that dropping a
                 # partial sentence later frees its memory (a view would pin the batch).
                 output = output / torch.norm(output, dim=-1).unsqueeze(-1)
+            self.stats.tokens_encoded += input_ids.numel()
             for row, (sentence, ids) in enumerate(batch):
                 self._memory[sentence] = _Encoded(ids, output[row].clone())
                 if sentence in keep_on_disk:
