@@ -1,0 +1,233 @@
+"""The MaxMatch edit lattice of one (source, hypothesis) pair, as m2scorer 3.2 builds it.
+
+Semantics kept from m2scorer 3.2 (``scripts/levenshtein.py``), because the counts depend on them:
+
+* Two token Levenshtein matrices (insertion and deletion cost 1; substitution cost 1 and 2).
+  Every cell keeps ALL its optimal back pointers. The lattice of one matrix is the set of back
+  pointer edges of the cells reachable from the last cell; the merged lattice is the union of
+  both, where an edge present in both matrices is listed TWICE (m2scorer's ``merge_graph``
+  dedup test never fires). Duplicates matter: each copy gets the epsilon weight once, and the
+  gold weight is minus the length of that list.
+* An insertion in row 0 of a matrix (hypothesis tokens before the first source token) gets the
+  span ``(j-1, j-1)``, not ``(0, 0)``: m2scorer 3.2's initialisation does that, and a multi-token
+  insertion at the start of a sentence therefore never matches a gold ``0 0`` edit.
+* Transitive arcs: for each vertex k in lexicographic order, every arc into k is extended by
+  every base edge out of k (arcs out of k made later are never used at k: they all start before
+  k). An arc replaces an existing one only when it spans fewer base edges; it is kept only if
+  it covers at most ``max_unchanged_words`` unchanged tokens. Each new or replacing arc is
+  appended to the edge list in that order.
+* Transitive ``noop`` arcs (dist > 1) are then removed by m2scorer with ``E.remove`` while
+  iterating over ``E``, which skips the entry after each removed one: the skipped arc survives.
+
+Everything is linear in the size of the lattice (m2scorer's closure loops over all vertex
+pairs, and its Bellman-Ford over |V| x |E|).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# An edit: (kind, start, end, original, correction, unchanged_tokens); kind is one of
+# "ins", "del", "sub", "noop". Offsets are source token offsets.
+Edit = tuple[str, int, int, str, str, int]
+
+
+class LatticeTooLarge(Exception):
+    """The transitive closure exceeded the caller's arc budget."""
+
+
+@dataclass
+class Lattice:
+    """The merged lattice with transitive arcs, ready to be weighted per annotator.
+
+    ``entries`` is m2scorer's edge list ``E`` after the noop arc removal: indices into the
+    per-arc arrays (``src``, ``dst`` vertex ranks, ``dist`` base-edge count, ``edit``). One arc
+    index may occur several times in ``entries`` (edges of both matrices; replaced arcs).
+    """
+
+    n_vertices: int
+    src: list[int]
+    dst: list[int]
+    dist: list[int]
+    edit: list[Edit]
+    entries: list[int]
+
+
+def _distance_matrix(source: list[str], hypothesis: list[str], sub_cost: int) -> list[list[int]]:
+    m = len(hypothesis)
+    previous = list(range(m + 1))
+    rows = [previous]
+    for i, token in enumerate(source, start=1):
+        current = [i] * (m + 1)
+        left = i
+        for j in range(1, m + 1):
+            best = previous[j - 1] if token == hypothesis[j - 1] else previous[j - 1] + sub_cost
+            up = previous[j] + 1
+            if up < best:
+                best = up
+            left += 1
+            if left < best:
+                best = left
+            current[j] = best
+            left = best
+        rows.append(current)
+        previous = current
+    return rows
+
+
+def _back_pointers(
+    matrix: list[list[int]], source: list[str], hypothesis: list[str], sub_cost: int
+) -> list[tuple[int, int, int, int]]:
+    """Edges (i0, j0, i1, j1) of the cells reachable from the last cell, any order."""
+    n, m = len(source), len(hypothesis)
+    edges: list[tuple[int, int, int, int]] = []
+    seen = {(n, m)}
+    stack = [(n, m)]
+    while stack:
+        i, j = stack.pop()
+        preds: list[tuple[int, int]]
+        if i == 0:
+            preds = [(0, j - 1)] if j > 0 else []
+        elif j == 0:
+            preds = [(i - 1, 0)]
+        else:
+            here = matrix[i][j]
+            diagonal = matrix[i - 1][j - 1] + (0 if source[i - 1] == hypothesis[j - 1] else sub_cost)
+            preds = []
+            if diagonal == here:
+                preds.append((i - 1, j - 1))
+            if matrix[i - 1][j] + 1 == here:
+                preds.append((i - 1, j))
+            if matrix[i][j - 1] + 1 == here:
+                preds.append((i, j - 1))
+        for cell in preds:
+            edges.append((cell[0], cell[1], i, j))
+            if cell not in seen:
+                seen.add(cell)
+                stack.append(cell)
+    return edges
+
+
+def _base_edit(i0: int, j0: int, i1: int, j1: int, source: list[str], hypothesis: list[str]) -> Edit:
+    if i1 == i0:  # insertion of hypothesis token j0
+        start = j0 if i0 == 0 else i0  # m2scorer 3.2's row-0 span (see the module docstring)
+        return ("ins", start, start, "", hypothesis[j0], 0)
+    if j1 == j0:
+        return ("del", i0, i1, source[i0], "", 0)
+    if source[i0] == hypothesis[j0]:
+        return ("noop", i0, i1, source[i0], hypothesis[j0], 1)
+    return ("sub", i0, i1, source[i0], hypothesis[j0], 0)
+
+
+def merge_edits(first: Edit, second: Edit) -> Edit:
+    """One edit for two adjacent ones (m2scorer's ``merge_edits``, joiner ' ')."""
+    kind1, kind2 = first[0], second[0]
+    if kind1 == kind2 and kind1 in ("ins", "del", "noop"):
+        kind = kind1
+    else:
+        kind = "sub"
+    if kind1 == "ins":
+        original = second[3]
+    elif kind2 == "ins":
+        original = first[3]
+    else:
+        original = first[3] + " " + second[3]
+    if kind1 == "del":
+        correction = second[4]
+    elif kind2 == "del":
+        correction = first[4]
+    else:
+        correction = first[4] + " " + second[4]
+    return (kind, first[1], second[2], original, correction, first[5] + second[5])
+
+
+def build_lattice(
+    source: list[str],
+    hypothesis: list[str],
+    max_unchanged_words: int = 2,
+    max_arcs: int | None = None,
+) -> Lattice:
+    """The weighted-graph skeleton m2scorer 3.2 builds for one sentence pair.
+
+    Raises LatticeTooLarge when more than ``max_arcs`` transitive arcs would be made.
+    """
+    width = len(hypothesis) + 1
+    base: list[tuple[int, int]] = []  # (u, v) with vertex id i * width + j, both matrices
+    for sub_cost in (1, 2):
+        matrix = _distance_matrix(source, hypothesis, sub_cost)
+        for i0, j0, i1, j1 in _back_pointers(matrix, source, hypothesis, sub_cost):
+            base.append((i0 * width + j0, i1 * width + j1))
+    base.sort()
+
+    vertex_ids = sorted({v for edge in base for v in edge} | {0})
+    rank = {v: r for r, v in enumerate(vertex_ids)}
+
+    src: list[int] = []
+    dst: list[int] = []
+    dist: list[int] = []
+    edit: list[Edit] = []
+    arc_of: dict[tuple[int, int], int] = {}
+    entries: list[int] = []
+    preds: list[list[int]] = [[] for _ in vertex_ids]  # ranks u with an arc u -> v
+    base_succs: list[list[int]] = [[] for _ in vertex_ids]
+    for u_id, v_id in base:
+        u, v = rank[u_id], rank[v_id]
+        arc = arc_of.get((u, v))
+        if arc is None:
+            arc = len(src)
+            arc_of[(u, v)] = arc
+            src.append(u)
+            dst.append(v)
+            dist.append(1)
+            i0, j0 = divmod(u_id, width)
+            i1, j1 = divmod(v_id, width)
+            edit.append(_base_edit(i0, j0, i1, j1, source, hypothesis))
+            preds[v].append(u)
+            base_succs[u].append(v)
+        entries.append(arc)
+
+    # Transitive arcs, in m2scorer's (k, i, j) order so the appended entries keep its order.
+    n_base_arcs = len(src)
+    for k, succs in enumerate(base_succs):
+        if not succs or not preds[k]:
+            continue
+        out_arcs = [(w, arc_of[(k, w)]) for w in succs]
+        for u in sorted(preds[k]):
+            first_arc = arc_of[(u, k)]
+            first = edit[first_arc]
+            candidate = dist[first_arc] + 1
+            for w, second_arc in out_arcs:
+                existing = arc_of.get((u, w))
+                if existing is not None and dist[existing] <= candidate:
+                    continue
+                merged = merge_edits(first, edit[second_arc])
+                if merged[5] > max_unchanged_words:
+                    continue
+                if existing is None:
+                    existing = len(src)
+                    arc_of[(u, w)] = existing
+                    src.append(u)
+                    dst.append(w)
+                    dist.append(candidate)
+                    edit.append(merged)
+                    preds[w].append(u)
+                    if max_arcs is not None and existing - n_base_arcs > max_arcs:
+                        raise LatticeTooLarge(f"more than {max_arcs} transitive arcs")
+                else:
+                    dist[existing] = candidate
+                    edit[existing] = merged
+                entries.append(existing)
+
+    # Remove transitive noop arcs exactly as `for edge in E: ... E.remove(edge)` does: the
+    # entry after a removed one is never looked at.
+    kept: list[int] = []
+    skip_next = False
+    for arc in entries:
+        if skip_next:
+            skip_next = False
+            kept.append(arc)
+        elif edit[arc][0] == "noop" and dist[arc] > 1:
+            skip_next = True
+        else:
+            kept.append(arc)
+    return Lattice(len(vertex_ids), src, dst, dist, edit, kept)

@@ -1,0 +1,225 @@
+"""M2 (MaxMatch) scores, corpus and sentence level, with m2scorer 3.2's counts.
+
+* Gold: per block, one gold edit list per annotator id present in the block (an annotator
+  whose only ``A`` line is ``noop`` or another ``-1 -1`` line is present with no edit); a block
+  without ``A`` lines has one empty annotator 0. Annotators are tried in increasing id order
+  (m2scorer iterates a Python 2 dict of small int keys, which is that order).
+* Per sentence the annotator maximising the F of (running corpus counts + this sentence) is
+  chosen; F is ``(1+b^2)c / (b^2 g + e)`` on the cumulative counts (1.0 when the denominator is
+  0 and c is 0); ties: more correct, then smaller ``proposed + b^2 gold``; then the first.
+* Corpus P = c/e (1.0 when e = 0), R = c/g (1.0 when g = 0), F from P and R (0 when 0/0).
+* SentM2: per sentence the best F over annotators of that sentence's counts alone, averaged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from scoring.gec.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
+from scoring.gec.maxmatch.lattice import build_lattice
+from scoring.gec.maxmatch.matching import (
+    GoldEdit,
+    annotator_weights,
+    best_edit_sequence,
+    count_matches,
+    prepare,
+)
+
+METRIC_NAME = "m2score"
+METRIC_VERSION = "m2scorer-3.2"
+
+
+@dataclass(frozen=True)
+class M2Counts:
+    """Summable sufficient statistics: matched, proposed and gold edit counts."""
+
+    tp: int = 0
+    proposed: int = 0
+    gold: int = 0
+
+    @property
+    def fp(self) -> int:
+        return self.proposed - self.tp
+
+    @property
+    def fn(self) -> int:
+        return self.gold - self.tp
+
+    def __add__(self, other: M2Counts) -> M2Counts:
+        return M2Counts(
+            self.tp + other.tp, self.proposed + other.proposed, self.gold + other.gold
+        )
+
+
+def precision_recall_f(counts: M2Counts, beta: float = 0.5) -> tuple[float, float, float]:
+    """m2scorer's corpus P, R, F (full precision): P = 1 if nothing proposed, R = 1 if no gold."""
+    p = counts.tp / counts.proposed if counts.proposed else 1.0
+    r = counts.tp / counts.gold if counts.gold else 1.0
+    denominator = beta * beta * p + r
+    f = (1.0 + beta * beta) * p * r / denominator if denominator else 0.0
+    return p, r, f
+
+
+def _cumulative_f(tp: int, proposed: int, gold: int, beta: float) -> float:
+    # m2scorer's comp_f1: computed from counts, not from P and R.
+    denominator = beta * beta * gold + proposed
+    if denominator == 0:
+        return 1.0 if tp == 0 else 0.0
+    return (1 + beta * beta) * tp / denominator
+
+
+@dataclass(frozen=True)
+class SentenceM2:
+    """One sentence: the counts of every annotator (in id order) and the corpus choice."""
+
+    annotators: tuple[int, ...]
+    counts: tuple[M2Counts, ...]
+    chosen: int  # index into annotators / counts
+
+
+@dataclass(frozen=True)
+class M2Result:
+    tp: int
+    fp: int
+    fn: int
+    p: float
+    r: float
+    f: float
+    beta: float
+    sentence_f: list[float]  # per sentence, best F over annotators (SentM2 inputs)
+    sentences: list[SentenceM2] = field(repr=False)
+    max_unchanged_words: int = 2
+
+    @property
+    def counts(self) -> M2Counts:
+        return M2Counts(self.tp, self.tp + self.fp, self.tp + self.fn)
+
+    @property
+    def sent_f(self) -> float:
+        """SentM2: the mean of ``sentence_f`` (0.0 for no sentence)."""
+        return sum(self.sentence_f) / len(self.sentence_f) if self.sentence_f else 0.0
+
+    @property
+    def signature(self) -> str:
+        return (
+            f"{METRIC_NAME}|version:{METRIC_VERSION}|beta:{self.beta}"
+            f"|max_unchanged_words:{self.max_unchanged_words}|case:sensitive"
+        )
+
+
+def gold_edits_by_annotator(block: M2Block) -> dict[int, list[GoldEdit]]:
+    """The gold edits of one block per annotator id, as m2scorer reads them."""
+    tokens = block.source.split()
+    annotators: dict[int, list[GoldEdit]] = {}
+    for edit in block.edits:
+        edits = annotators.setdefault(edit.annotator, [])
+        if edit.type == NOOP_TYPE or edit.start < 0 or edit.end < 0:
+            continue
+        corrections = tuple(
+            "" if c == NONE_CORRECTION else c.strip() for c in edit.correction.split("||")
+        )
+        edits.append((edit.start, edit.end, " ".join(tokens[edit.start : edit.end]), corrections))
+    if not annotators:
+        annotators[0] = []
+    return dict(sorted(annotators.items()))
+
+
+def sentence_counts(
+    source: str,
+    hypothesis: str,
+    gold: dict[int, list[GoldEdit]],
+    max_unchanged_words: int = 2,
+) -> dict[int, M2Counts]:
+    """Counts of one sentence against each annotator (the path depends only on that one)."""
+    source_tokens = source.split()
+    hypothesis_tokens = hypothesis.split()
+    if source_tokens == hypothesis_tokens:
+        # Every lattice edge is an unchanged token: no edit is ever proposed.
+        return {a: M2Counts(0, 0, len(edits)) for a, edits in gold.items()}
+    weighted = prepare(build_lattice(source_tokens, hypothesis_tokens, max_unchanged_words))
+    result: dict[int, M2Counts] = {}
+    for annotator, edits in gold.items():
+        sequence = best_edit_sequence(weighted.lattice, annotator_weights(weighted, edits))
+        result[annotator] = M2Counts(count_matches(sequence, edits), len(sequence), len(edits))
+    return result
+
+
+def _sentence_f(counts: M2Counts, beta: float) -> float:
+    return precision_recall_f(counts, beta)[2]
+
+
+def score(
+    hypotheses: Sequence[str],
+    gold_blocks: Sequence[M2Block],
+    *,
+    beta: float = 0.5,
+    max_unchanged_words: int = 2,
+) -> M2Result:
+    """Score one system (one hypothesis line per gold block, already stripped or not)."""
+    if len(hypotheses) != len(gold_blocks):
+        raise ValueError(
+            f"{len(hypotheses)} hypothesis lines for {len(gold_blocks)} gold sentences"
+        )
+    total = M2Counts()
+    sentences: list[SentenceM2] = []
+    sentence_f: list[float] = []
+    sq_beta = beta * beta
+    for hypothesis, block in zip(hypotheses, gold_blocks, strict=True):
+        gold = gold_edits_by_annotator(block)
+        per_annotator = sentence_counts(block.source, hypothesis.strip(), gold, max_unchanged_words)
+        annotators = tuple(per_annotator)
+        counts = tuple(per_annotator.values())
+        best_index = -1
+        best_f = -1.0
+        best_tp = -1
+        best_size = float("inf")
+        for index, c in enumerate(counts):
+            tp, proposed, n_gold = total.tp + c.tp, total.proposed + c.proposed, total.gold + c.gold
+            f = _cumulative_f(tp, proposed, n_gold, beta)
+            size = proposed + sq_beta * n_gold
+            if (
+                best_f < f
+                or (best_f == f and best_tp < tp)
+                or (best_f == f and best_tp == tp and best_size > size)
+            ):
+                best_index, best_f, best_tp, best_size = index, f, tp, size
+        total = total + counts[best_index]
+        sentences.append(SentenceM2(annotators, counts, best_index))
+        sentence_f.append(max(_sentence_f(c, beta) for c in counts))
+    p, r, f = precision_recall_f(total, beta)
+    return M2Result(
+        total.tp,
+        total.fp,
+        total.fn,
+        p,
+        r,
+        f,
+        beta,
+        sentence_f,
+        sentences,
+        max_unchanged_words,
+    )
+
+
+def score_systems(
+    hyp_lines_by_system: dict[str, list[str]],
+    gold_blocks: Sequence[M2Block],
+    *,
+    beta: float = 0.5,
+    max_unchanged_words: int = 2,
+) -> dict[str, M2Result]:
+    """Score several systems against the same gold blocks (one result per system name)."""
+    return {
+        name: score(lines, gold_blocks, beta=beta, max_unchanged_words=max_unchanged_words)
+        for name, lines in hyp_lines_by_system.items()
+    }
+
+
+def format_m2scorer(result: M2Result) -> str:
+    """m2scorer 3.2's output for the result, byte for byte."""
+    return (
+        f"Precision   : {result.p:.4f}\n"
+        f"Recall      : {result.r:.4f}\n"
+        f"F_{result.beta:.1f}       : {result.f:.4f}\n"
+    )
