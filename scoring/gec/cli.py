@@ -22,6 +22,9 @@ COMMANDS: dict[str, str] = {
     "cleme2": "scoring.gec.cleme.cli",
     "chunks": "scoring.gec.cleme.cli",
     "ptm2": "scoring.gec.ptm2_cli",
+    "errant-compare": "scoring.gec.commands.errant",
+    "errant-m2": "scoring.gec.commands.errant",
+    "gleu": "scoring.gec.commands.gleu",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 

@@ -1,0 +1,88 @@
+"""Subcommand ``gleu``: GLEU without tuning (cnap/gec-ranking ``compute_gleu``).
+
+    python -m scoring.gec gleu --src SRC.txt --hyp SYSTEM.txt [--hyp ...] --ref REF0.txt [REF1.txt ...]
+        [--sentence] [--exact] [--iterations N] [--json]
+
+Text output is ``compute_gleu``'s: ``<file name> <score>`` with 6 decimals; ``--sentence`` adds
+one ``<sentence index> <score>`` line per sentence (``compute_gleu -d``'s mean column).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from scoring.gec.cli import CommandError
+from scoring.gec.english.gleu import ITERATIONS, GleuCorpus
+from scoring.gec.english.textfiles import check_same_length, read_text_lines
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    gleu = subparsers.add_parser("gleu", help="GLEU (gec-ranking compute_gleu) of system outputs")
+    gleu.add_argument("--src", required=True, metavar="SRC.txt")
+    gleu.add_argument(
+        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
+    )
+    gleu.add_argument("--ref", required=True, nargs="+", metavar="REF.txt")
+    gleu.add_argument("--sentence", action="store_true", help="also sentence-level scores")
+    gleu.add_argument(
+        "--exact",
+        action="store_true",
+        help="deterministic: GLEU of the expected statistics over reference choices, "
+        "instead of the mean over Python-2-compatible random draws",
+    )
+    gleu.add_argument(
+        "--iterations", type=_positive, default=ITERATIONS, help="random draws (default 500)"
+    )
+    gleu.add_argument("--json", action="store_true", help="one JSON object per hypothesis")
+    gleu.set_defaults(func=run_gleu)
+
+
+def run_gleu(args: argparse.Namespace) -> int:
+    source = read_text_lines(args.src)
+    refs = [read_text_lines(path) for path in args.ref]
+    for ref in refs:
+        check_same_length(source, ref)
+    for text_file in (source, *refs):
+        for note in text_file.notes():
+            print(f"warning: {note}", file=sys.stderr)
+    corpus = GleuCorpus(source.lines, [ref.lines for ref in refs])
+    draw = "expected" if args.exact else "python2"
+    for path in args.hyp:
+        hyp = read_text_lines(path)
+        check_same_length(source, hyp)
+        for note in hyp.notes():
+            print(f"warning: {note}", file=sys.stderr)
+        try:
+            result = corpus.score(
+                hyp.lines, draw=draw, iterations=args.iterations, sentence=args.sentence
+            )
+        except ValueError as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        if args.json:
+            payload: dict[str, Any] = {
+                "system": path,
+                "gleu": result.gleu,
+                "std": result.std,
+                "signature": result.signature,
+            }
+            if result.sentence_scores is not None:
+                payload["sentences"] = result.sentence_scores
+            print(json.dumps(payload), flush=True)
+            continue
+        if result.sentence_scores is not None:
+            print(f"== {path}")
+            for index, score in enumerate(result.sentence_scores):
+                print(f"{index} {score:f}")
+        print(f"{os.path.basename(path)} {result.gleu:f}", flush=True)
+    return 0

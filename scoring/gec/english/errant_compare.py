@@ -1,0 +1,285 @@
+"""ERRANT compare: hypothesis M2 against reference M2, as ``errant_compare`` of errant 3.0.2.
+
+Semantics kept exactly (the published ERRANT numbers depend on them):
+
+* Every ``A`` line of a block becomes a key of its annotator (last ``|||`` field). A block
+  without ``A`` lines is one ``noop`` edit of annotator 0; ``noop`` never counts.
+* Keys: span correction ``(start, end, correction)`` (default, ``cs``), ``cse`` adds the type,
+  ``ds`` is ``(start, end)``, ``dt`` splits each edit into the tokens it touches (an insertion
+  touches the token on its right). The correction string is compared as written (spaces kept).
+* ``UNK`` edits count only for detection; ``single`` keeps edits 0:1, 1:0, 1:1 (by tokens of the
+  correction), ``multi`` keeps the rest; ``filt`` drops the named types. An annotator whose
+  edits were all filtered is still an annotator (with no edits).
+* Per sentence every (hypothesis annotator, reference annotator) pair is tried in order of first
+  appearance; the pair with the best F of the running corpus totals plus the pair's counts, P
+  and R ROUNDED to 4 decimals first, wins; ties: more TP, then fewer FP, then fewer FN, then
+  the earlier pair. A TP counts once per reference edit of that key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from scoring.gec.compare import CompareError, f_score
+from scoring.gec.m2 import NOOP_TYPE, M2Block, M2Edit, read_m2
+
+MODES = ("cs", "cse", "ds", "dt")
+CAT_LEVELS = (1, 2, 3)
+METRIC_VERSION = "errant-3.0.2"
+TITLES = {
+    "cs": " Span-Based Correction ",
+    "cse": " Span-Based Correction + Classification ",
+    "ds": " Span-Based Detection ",
+    "dt": " Token-Based Detection ",
+}
+
+Key = tuple[object, ...]
+EditDict = dict[Key, list[str]]
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    mode: str = "cs"
+    beta: float = 0.5
+    single: bool = False
+    multi: bool = False
+    filt: tuple[str, ...] = ()
+    cat: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+        if self.cat is not None and self.cat not in CAT_LEVELS:
+            raise ValueError(f"cat must be one of {CAT_LEVELS}, got {self.cat!r}")
+        if self.beta <= 0:
+            raise ValueError(f"beta must be positive, got {self.beta}")
+
+    @property
+    def signature(self) -> str:
+        parts = [
+            f"metric=errant-f{self.beta:g}",
+            f"version={METRIC_VERSION}",
+            f"mode={self.mode}",
+        ]
+        if self.single:
+            parts.append("single")
+        if self.multi:
+            parts.append("multi")
+        if self.filt:
+            parts.append("filt=" + ",".join(self.filt))
+        return "|".join(parts)
+
+
+@dataclass(frozen=True)
+class SentenceCounts:
+    index: int  # 0-based sentence index
+    tp: int
+    fp: int
+    fn: int
+    hyp_annotator: int
+    ref_annotator: int
+
+
+@dataclass(frozen=True)
+class CategoryScores:
+    tp: int
+    fp: int
+    fn: int
+    p: float
+    r: float
+    f: float
+
+
+@dataclass(frozen=True)
+class ErrantResult:
+    tp: int
+    fp: int
+    fn: int
+    p: float  # rounded to 4 decimals, as errant_compare prints
+    r: float
+    f: float
+    options: CompareOptions
+    categories: dict[str, CategoryScores]  # empty unless options.cat is set; sorted by name
+    sentences: list[SentenceCounts] = field(default_factory=list)
+
+    @property
+    def signature(self) -> str:
+        return self.options.signature
+
+
+def _keep(edit: M2Edit, options: CompareOptions) -> bool:
+    detection = options.mode in ("ds", "dt")
+    if not detection and edit.type == "UNK":
+        return False
+    width = edit.end - edit.start
+    cor_tokens = len(edit.correction.split())
+    if options.single and (width >= 2 or cor_tokens >= 2):
+        return False
+    if options.multi and width < 2 and cor_tokens < 2:
+        return False
+    return not (options.filt and edit.type in options.filt)
+
+
+def _keys(edit: M2Edit, mode: str) -> Iterable[Key]:
+    start, end = edit.start, edit.end
+    if mode == "dt":
+        if start == -1:
+            return [(start, start)]
+        if start == end:
+            return [(start, start + 1)]
+        return [(token, token + 1) for token in range(start, end)]
+    if mode == "ds":
+        return [(start, end)]
+    if mode == "cse":
+        return [(start, end, edit.type, edit.correction)]
+    return [(start, end, edit.correction)]
+
+
+def edit_dicts(edits: Sequence[M2Edit], options: CompareOptions) -> dict[int, EditDict]:
+    """Per annotator: key -> the types of the edits with that key (in file order)."""
+    by_annotator: dict[int, EditDict] = {}
+    if not edits:
+        edits = [M2Edit(-1, -1, NOOP_TYPE, "-NONE-", 0)]
+    for edit in edits:
+        keyed = by_annotator.setdefault(edit.annotator, {})
+        if not _keep(edit, options):
+            continue
+        for key in _keys(edit, options.mode):
+            keyed.setdefault(key, []).append(edit.type)
+    return by_annotator
+
+
+def compare_pair(hyp: EditDict, ref: EditDict) -> tuple[int, int, int, dict[str, list[int]]]:
+    """TP, FP, FN and per-type [TP, FP, FN] of one hypothesis vs one reference annotator."""
+    tp = fp = fn = 0
+    cats: dict[str, list[int]] = {}
+    for key, hyp_types in hyp.items():
+        if hyp_types[0] == NOOP_TYPE:
+            continue
+        ref_types = ref.get(key)
+        if ref_types is not None:
+            for name in ref_types:  # the reference's types label the TPs
+                tp += 1
+                cats.setdefault(name, [0, 0, 0])[0] += 1
+        else:
+            for name in hyp_types:
+                fp += 1
+                cats.setdefault(name, [0, 0, 0])[1] += 1
+    for key, ref_types in ref.items():
+        if ref_types[0] == NOOP_TYPE or key in hyp:
+            continue
+        for name in ref_types:
+            fn += 1
+            cats.setdefault(name, [0, 0, 0])[2] += 1
+    return tp, fp, fn, cats
+
+
+def _category_name(name: str, level: int) -> str:
+    if name == "UNK" or level == 3:
+        return name
+    return name[0] if level == 1 else name[2:]
+
+
+def compare_blocks(
+    hyp_blocks: Sequence[M2Block],
+    ref_blocks: Sequence[M2Block],
+    options: CompareOptions | None = None,
+) -> ErrantResult:
+    """Corpus counts of hypothesis blocks against reference blocks (same sentence order)."""
+    options = options or CompareOptions()
+    if len(hyp_blocks) != len(ref_blocks):
+        raise CompareError(
+            f"the hypothesis has {len(hyp_blocks)} sentences but the reference has "
+            f"{len(ref_blocks)}"
+        )
+    total_tp = total_fp = total_fn = 0
+    total_cats: dict[str, list[int]] = {}
+    sentences: list[SentenceCounts] = []
+    beta = options.beta
+    for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=True)):
+        hyp = edit_dicts(hyp_block.edits, options)
+        ref = edit_dicts(ref_block.edits, options)
+        best = (0, 0, 0)
+        best_f = -1.0
+        best_pair = (0, 0)
+        best_cats: dict[str, list[int]] = {}
+        for hyp_id, hyp_edits in hyp.items():
+            for ref_id, ref_edits in ref.items():
+                tp, fp, fn, cats = compare_pair(hyp_edits, ref_edits)
+                _, _, f = f_score(total_tp + tp, total_fp + fp, total_fn + fn, beta)
+                b_tp, b_fp, b_fn = best
+                if (
+                    f > best_f
+                    or (f == best_f and tp > b_tp)
+                    or (f == best_f and tp == b_tp and fp < b_fp)
+                    or (f == best_f and tp == b_tp and fp == b_fp and fn < b_fn)
+                ):
+                    best, best_f, best_pair, best_cats = (tp, fp, fn), f, (hyp_id, ref_id), cats
+        total_tp += best[0]
+        total_fp += best[1]
+        total_fn += best[2]
+        for name, counts in best_cats.items():
+            into = total_cats.setdefault(name, [0, 0, 0])
+            for position in range(3):
+                into[position] += counts[position]
+        sentences.append(SentenceCounts(index, *best, *best_pair))
+    categories: dict[str, CategoryScores] = {}
+    if options.cat is not None:
+        grouped: dict[str, list[int]] = {}
+        for name, counts in total_cats.items():
+            into = grouped.setdefault(_category_name(name, options.cat), [0, 0, 0])
+            for position in range(3):
+                into[position] += counts[position]
+        for name in sorted(grouped):
+            tp, fp, fn = grouped[name]
+            categories[name] = CategoryScores(tp, fp, fn, *f_score(tp, fp, fn, beta))
+    p, r, f = f_score(total_tp, total_fp, total_fn, beta)
+    return ErrantResult(total_tp, total_fp, total_fn, p, r, f, options, categories, sentences)
+
+
+def compare_files(
+    hyp_path: str | os.PathLike[str],
+    ref_path: str | os.PathLike[str],
+    options: CompareOptions | None = None,
+) -> ErrantResult:
+    """``errant_compare -hyp HYP -ref REF`` with ``options``; file errors name file and line."""
+    hyp_blocks, ref_blocks = read_m2(hyp_path), read_m2(ref_path)
+    if len(hyp_blocks) != len(ref_blocks):
+        raise CompareError(
+            f"{hyp_path} has {len(hyp_blocks)} sentences but {ref_path} has {len(ref_blocks)}"
+        )
+    return compare_blocks(hyp_blocks, ref_blocks, options)
+
+
+def format_result(result: ErrantResult) -> str:
+    """The text errant_compare prints (category table first when ``cat`` is set)."""
+    options = result.options
+    title = TITLES[options.mode]
+    f_name = "F" + str(options.beta)
+    lines: list[str] = []
+    if options.cat is not None:
+        lines.append("")
+        lines.append(f"{title:=^66}")
+        lines.append(
+            " ".join(
+                ["Category".ljust(14), "TP".ljust(8), "FP".ljust(8), "FN".ljust(8)]
+                + ["P".ljust(8), "R".ljust(8), f_name]
+            )
+        )
+        for name, s in result.categories.items():
+            lines.append(
+                " ".join(
+                    [name.ljust(14), str(s.tp).ljust(8), str(s.fp).ljust(8), str(s.fn).ljust(8)]
+                    + [str(s.p).ljust(8), str(s.r).ljust(8), str(s.f)]
+                )
+            )
+    lines.append("")
+    lines.append(f"{title:=^46}")
+    lines.append("\t".join(["TP", "FP", "FN", "Prec", "Rec", f_name]))
+    values = [result.tp, result.fp, result.fn, result.p, result.r, result.f]
+    lines.append("\t".join(str(value) for value in values))
+    lines.append("{:=^46}".format(""))
+    lines.append("")
+    return "\n".join(lines) + "\n"
