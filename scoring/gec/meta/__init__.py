@@ -1,0 +1,2 @@
+"""Metric meta-evaluation: human judgments and rankings, system- and sentence-level correlation
+with significance. No Django import below this folder."""

@@ -1,0 +1,406 @@
+"""Human ranking judgments: Appraise/WMT ranking XML and WMT pairwise CSV, in and out.
+
+An Appraise ranking item shows a judge one source sentence and up to five outputs; identical
+outputs of several systems are collapsed into one entry whose ``system`` attribute lists the
+names separated by spaces, and that entry gets one rank (1 = best, equal ranks = tie):
+
+    <ranking-item src-id="135" id="0" user="annotator01" ...>
+      <translation rank="1" system="IITB INPUT IPN"/>
+      <translation rank="3" system="CAMB"/>
+    </ranking-item>
+
+:func:`pairwise` splits the collapsed entries back into systems of equal rank and expands every
+item into pairs of systems, as Grundkiewicz et al.'s (2015) ``EW.pl`` / ``print_pairs.pl`` do.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+RESULT_TAG = "error-correction-ranking-result"
+ITEM_TAG = "ranking-item"
+ENTRY_TAG = "translation"
+ADMIN_USER = "admin"  # Appraise's own account; the reference scripts drop its items
+
+
+class JudgmentFormatError(ValueError):
+    """A judgment file that cannot be used, naming the file and the place (line or element)."""
+
+    def __init__(self, path: str, place: str, message: str) -> None:
+        self.path = path
+        self.place = place
+        self.message = message
+        super().__init__(f"{path}, {place}: {message}")
+
+    def __reduce__(self) -> tuple[type, tuple[str, str, str]]:
+        return (type(self), (self.path, self.place, self.message))
+
+
+@dataclass(frozen=True)
+class RankedEntry:
+    """One shown output: the systems that produced it (several if collapsed) and its rank."""
+
+    systems: tuple[str, ...]
+    rank: int
+
+
+@dataclass(frozen=True)
+class RankingItem:
+    """One judge's ranking of the outputs for one source sentence."""
+
+    item_id: str
+    src_id: str
+    user: str
+    entries: tuple[RankedEntry, ...]
+    doc_id: str = ""
+    duration: str = ""
+    extra: tuple[tuple[str, str], ...] = ()  # other attributes, e.g. ("skipped", "true")
+
+    @property
+    def skipped(self) -> bool:
+        return dict(self.extra).get("skipped") == "true"
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return tuple(name for entry in self.entries for name in entry.systems)
+
+
+@dataclass(frozen=True)
+class RankingResult:
+    """One ``<error-correction-ranking-result>`` block: its attributes and its items."""
+
+    attributes: tuple[tuple[str, str], ...]
+    items: tuple[RankingItem, ...]
+
+
+@dataclass(frozen=True)
+class JudgmentSet:
+    """All ranking results of one file."""
+
+    results: tuple[RankingResult, ...]
+
+    @property
+    def items(self) -> tuple[RankingItem, ...]:
+        return tuple(item for result in self.results for item in result.items)
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """Every system named, sorted."""
+        return tuple(sorted({name for item in self.items for name in item.systems}))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A pairwise judgment: ``system_a`` < ``system_b`` alphabetically; ``relation`` is ``<``
+    (a is better), ``>`` (b is better) or ``=`` (tie). ``rank_a``/``rank_b`` are the dense ranks
+    of the two systems within the item (1 = best), as ``print_pairs.pl -r`` prints them."""
+
+    segment: str
+    user: str
+    system_a: str
+    system_b: str
+    relation: str
+    rank_a: int
+    rank_b: int
+    item: int = field(default=-1, compare=False)  # index of the item in the file, -1 if unknown
+
+
+_ITEM_ATTRIBUTES = frozenset({"id", "src-id", "user", "doc-id", "duration"})
+
+
+def _attribute(element: ET.Element, name: str, path: str, place: str) -> str:
+    value = element.get(name)
+    if value is None:
+        raise JudgmentFormatError(path, place, f"<{element.tag}> has no {name!r} attribute")
+    return value
+
+
+def _parse_item(
+    element: ET.Element, path: str, number: int, known: frozenset[str] | None
+) -> RankingItem:
+    item_id = element.get("id", "")
+    place = f"<{ITEM_TAG}> #{number} (id={item_id!r})"
+    src_id = _attribute(element, "src-id", path, place)
+    user = _attribute(element, "user", path, place)
+    entries: list[RankedEntry] = []
+    seen: set[str] = set()
+    for child in element:
+        if child.tag != ENTRY_TAG:
+            continue
+        systems = tuple(_attribute(child, "system", path, place).split())
+        rank_text = _attribute(child, "rank", path, place)
+        try:
+            rank = int(rank_text)
+        except ValueError:
+            raise JudgmentFormatError(path, place, f"rank {rank_text!r} is not an integer") from None
+        if not systems:
+            raise JudgmentFormatError(path, place, "a <translation> names no system")
+        for name in systems:
+            if name in seen:
+                raise JudgmentFormatError(path, place, f"system {name!r} is ranked twice")
+            if known is not None and name not in known:
+                raise JudgmentFormatError(
+                    path, place, f"unknown system {name!r} (known: {', '.join(sorted(known))})"
+                )
+            seen.add(name)
+        entries.append(RankedEntry(systems=systems, rank=rank))
+    extra = tuple((k, v) for k, v in element.attrib.items() if k not in _ITEM_ATTRIBUTES)
+    if not entries and dict(extra).get("skipped") != "true":
+        raise JudgmentFormatError(path, place, "the item ranks no <translation>")
+    return RankingItem(
+        item_id=item_id,
+        src_id=src_id,
+        user=user,
+        entries=tuple(entries),
+        doc_id=element.get("doc-id", ""),
+        duration=element.get("duration", ""),
+        extra=extra,
+    )
+
+
+def read_judgments_xml(
+    source: str | Path | io.BufferedIOBase, *, systems: Iterable[str] | None = None
+) -> JudgmentSet:
+    """Read an Appraise ranking XML file (streamed with ``iterparse``).
+
+    ``systems``: when given, a judgment naming any other system is an error. Raises
+    :class:`JudgmentFormatError` naming the line (malformed XML) or the element (missing
+    attributes, unknown or twice-ranked systems, duplicate item ids).
+    """
+    path = str(getattr(source, "name", source))
+    known = frozenset(systems) if systems is not None else None
+    results: list[RankingResult] = []
+    items: list[RankingItem] = []
+    attributes: tuple[tuple[str, str], ...] = ()
+    seen_ids: dict[tuple[str, str], int] = {}
+    number = 0
+    handle = gzip.open(source) if path.endswith(".gz") else source
+    try:
+        for event, element in ET.iterparse(handle, events=("start", "end")):
+            if event == "start":
+                if element.tag == RESULT_TAG:
+                    attributes = tuple(element.attrib.items())
+                    items = []
+                    seen_ids = {}
+                continue
+            if element.tag == ITEM_TAG:
+                number += 1
+                item = _parse_item(element, path, number, known)
+                key = (item.user, item.item_id)
+                if item.item_id and key in seen_ids:
+                    raise JudgmentFormatError(
+                        path,
+                        f"<{ITEM_TAG}> #{number} (id={item.item_id!r})",
+                        f"duplicate item: user {item.user!r} already has id {item.item_id!r}"
+                        f" (item #{seen_ids[key]})",
+                    )
+                seen_ids[key] = number
+                items.append(item)
+                element.clear()
+            elif element.tag == RESULT_TAG:
+                results.append(RankingResult(attributes=attributes, items=tuple(items)))
+                element.clear()
+    except ET.ParseError as exc:
+        line, column = exc.position
+        raise JudgmentFormatError(
+            path, f"line {line}, column {column + 1}", f"malformed XML ({exc.msg})"
+        ) from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise JudgmentFormatError(path, "line 1", f"not a readable gzip file ({exc})") from None
+    if not results:
+        raise JudgmentFormatError(path, "line 1", f"no <{RESULT_TAG}> element")
+    return JudgmentSet(results=tuple(results))
+
+
+def write_judgments_xml(judgments: JudgmentSet) -> str:
+    """The Appraise XML text of ``judgments`` (read back, it gives the same JudgmentSet)."""
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', "<appraise-results>", ""]
+    for result in judgments.results:
+        attrs = "".join(f" {name}={quoteattr(value)}" for name, value in result.attributes)
+        lines.append(f"<{RESULT_TAG}{attrs}>")
+        lines.append("")
+        for item in result.items:
+            pairs = [
+                ("doc-id", item.doc_id),
+                ("duration", item.duration),
+                ("id", item.item_id),
+                ("src-id", item.src_id),
+                ("user", item.user),
+                *item.extra,
+            ]
+            attrs = "".join(f" {name}={quoteattr(value)}" for name, value in sorted(pairs))
+            if not item.entries:
+                lines.append(f"  <{ITEM_TAG}{attrs}/>")
+                lines.append("")
+                continue
+            lines.append(f"  <{ITEM_TAG}{attrs}>")
+            for entry in item.entries:
+                system = quoteattr(" ".join(entry.systems))
+                lines.append(f'    <{ENTRY_TAG} rank="{entry.rank}" system={system}/>')
+            lines.append(f"  </{ITEM_TAG}>")
+            lines.append("")
+        lines.append(f"</{RESULT_TAG}>")
+        lines.append("")
+    lines.append("</appraise-results>")
+    return "\n".join(lines) + "\n"
+
+
+def rank_groups(item: RankingItem) -> list[list[str]]:
+    """The item's systems grouped by rank, best first, collapsed entries split; each group
+    sorted (the reference scripts' ``@rnks`` after ``grep defined``)."""
+    by_rank: dict[int, list[str]] = {}
+    for entry in item.entries:
+        by_rank.setdefault(entry.rank, []).extend(entry.systems)
+    return [sorted(by_rank[rank]) for rank in sorted(by_rank)]
+
+
+def item_comparisons(item: RankingItem, *, index: int = -1) -> Iterator[Comparison]:
+    """The item's pairwise judgments in ``print_pairs.pl`` order: ties within each rank group,
+    then every pair across a better and a worse group."""
+    groups = rank_groups(item)
+    for i, better in enumerate(groups):
+        for x, first in enumerate(better):
+            for second in better[x + 1 :]:
+                yield Comparison(item.src_id, item.user, first, second, "=", i + 1, i + 1, index)
+        for j in range(i + 1, len(groups)):
+            for winner in better:
+                for loser in groups[j]:
+                    if winner < loser:
+                        yield Comparison(
+                            item.src_id, item.user, winner, loser, "<", i + 1, j + 1, index
+                        )
+                    else:
+                        yield Comparison(
+                            item.src_id, item.user, loser, winner, ">", j + 1, i + 1, index
+                        )
+
+
+def pairwise(
+    items: Sequence[RankingItem], *, systems: Iterable[str] | None = None
+) -> list[Comparison]:
+    """All pairwise judgments of ``items`` (admin items dropped), restricted to ``systems``
+    when given (other systems are removed from each item before the expansion)."""
+    keep = frozenset(systems) if systems is not None else None
+    pairs: list[Comparison] = []
+    for index, item in enumerate(items):
+        if item.user == ADMIN_USER or not item.entries:
+            continue
+        if keep is not None:
+            entries = tuple(
+                RankedEntry(tuple(s for s in e.systems if s in keep), e.rank) for e in item.entries
+            )
+            item = RankingItem(
+                item.item_id, item.src_id, item.user, tuple(e for e in entries if e.systems)
+            )
+        pairs.extend(item_comparisons(item, index=index))
+    return pairs
+
+
+# --- WMT pairwise CSV -------------------------------------------------------------------------
+
+CSV_FIELDS = (
+    "srclang",
+    "trglang",
+    "srcIndex",
+    "segmentId",
+    "judgeID",
+    "system1Id",
+    "system1rank",
+    "system2Id",
+    "system2rank",
+    "rankingID",
+)
+
+
+def _csv_system(value: str) -> str:
+    """``conll14st-test.AMU.src-trg`` -> ``AMU`` (WMT's TESTSET.SYSTEM.LANGPAIR ids)."""
+    parts = value.split(".")
+    return ".".join(parts[1:-1]) if len(parts) >= 3 else value
+
+
+def read_pairwise_csv(path: str | Path) -> list[Comparison]:
+    """Read a WMT pairwise CSV (``expanded`` or ``unexpanded``; gzipped or not).
+
+    Each row gives one pair; ``relation`` compares the two ranks as given (``<`` = system1
+    better). Rows with rank -1 (not ranked) are skipped, as the WMT scripts do.
+    """
+    name = str(path)
+    opener = gzip.open if name.endswith(".gz") else open
+    pairs: list[Comparison] = []
+    try:
+        with opener(name, "rt", encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle)
+            missing = [f for f in CSV_FIELDS[2:-1] if f not in (reader.fieldnames or [])]
+            if missing:
+                raise JudgmentFormatError(name, "line 1", f"missing CSV columns {missing}")
+            for row in reader:
+                line = reader.line_num
+                try:
+                    rank1 = int(row["system1rank"])
+                    rank2 = int(row["system2rank"])
+                except (TypeError, ValueError):
+                    raise JudgmentFormatError(name, f"line {line}", "rank is not an integer") from None
+                if rank1 == -1 or rank2 == -1:
+                    continue
+                relation = "<" if rank1 < rank2 else ">" if rank1 > rank2 else "="
+                pairs.append(
+                    Comparison(
+                        segment=row["segmentId"],
+                        user=row["judgeID"],
+                        system_a=_csv_system(row["system1Id"]),
+                        system_b=_csv_system(row["system2Id"]),
+                        relation=relation,
+                        rank_a=rank1,
+                        rank_b=rank2,
+                        item=line,
+                    )
+                )
+    except UnicodeDecodeError as exc:
+        raise JudgmentFormatError(name, "line ?", f"not UTF-8 ({exc.reason})") from None
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise JudgmentFormatError(name, "line 1", f"not a readable gzip file ({exc})") from None
+    return pairs
+
+
+def write_pairwise_csv(
+    pairs: Iterable[Comparison], *, testset: str = "test", langpair: str = "src-trg"
+) -> str:
+    """WMT pairwise CSV text of ``pairs`` (one row per pair, the ``expanded`` layout)."""
+    src, _, trg = langpair.partition("-")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for number, pair in enumerate(pairs, start=1):
+        writer.writerow(
+            (
+                src,
+                trg,
+                pair.segment,
+                pair.segment,
+                pair.user,
+                f"{testset}.{pair.system_a}.{langpair}",
+                pair.rank_a,
+                f"{testset}.{pair.system_b}.{langpair}",
+                pair.rank_b,
+                pair.item if pair.item >= 0 else number,
+            )
+        )
+    return out.getvalue()
+
+
+def read_judgments(path: str | Path) -> JudgmentSet | list[Comparison]:
+    """An Appraise XML file (JudgmentSet) or a WMT pairwise CSV (list of Comparison), by content."""
+    name = str(path)
+    opener = gzip.open if name.endswith(".gz") else open
+    with opener(name, "rb") as handle:
+        head = handle.read(256).lstrip()
+    if head.startswith(b"<"):
+        return read_judgments_xml(name)
+    return read_pairwise_csv(name)
