@@ -53,14 +53,36 @@ class Lattice:
     entries: list[int]
 
 
-def _distance_matrix(source: list[str], hypothesis: list[str], sub_cost: int) -> list[list[int]]:
-    m = len(hypothesis)
-    previous = list(range(m + 1))
+_FAR = 1 << 30  # a cell outside the band: never on an optimal path
+
+
+def _banded_matrix(
+    source: list[str], hypothesis: list[str], sub_cost: int, limit: int
+) -> tuple[list[list[int]], int]:
+    """Levenshtein matrix restricted to cells (i, j) that can lie on a path of cost <= limit.
+
+    A path through (i, j) costs at least |i - j| + |(n - i) - (m - j)|; cells beyond that are
+    left at _FAR. Returns the matrix and the cost of its last cell.
+    """
+    n, m = len(source), len(hypothesis)
+    delta = n - m
+    slack = (limit - abs(delta)) // 2
+    low_d = min(0, delta) - slack  # allowed diagonals d = i - j
+    high_d = max(0, delta) + slack
+    previous = [_FAR] * (m + 1)
+    for j in range(0, min(m, -low_d) + 1):
+        previous[j] = j
     rows = [previous]
-    for i, token in enumerate(source, start=1):
-        current = [i] * (m + 1)
-        left = i
-        for j in range(1, m + 1):
+    for i in range(1, n + 1):
+        token = source[i - 1]
+        current = [_FAR] * (m + 1)
+        j_low = max(0, i - high_d)
+        j_high = min(m, i - low_d)
+        if j_low == 0:
+            current[0] = i
+            j_low = 1
+        left = current[j_low - 1]
+        for j in range(j_low, j_high + 1):
             best = previous[j - 1] if token == hypothesis[j - 1] else previous[j - 1] + sub_cost
             up = previous[j] + 1
             if up < best:
@@ -72,7 +94,18 @@ def _distance_matrix(source: list[str], hypothesis: list[str], sub_cost: int) ->
             left = best
         rows.append(current)
         previous = current
-    return rows
+    return rows, previous[m]
+
+
+def _distance_matrix(source: list[str], hypothesis: list[str], sub_cost: int) -> list[list[int]]:
+    """The matrix cells that matter: exact on every optimal path (Ukkonen's band doubling)."""
+    n, m = len(source), len(hypothesis)
+    limit = abs(n - m) + 4
+    while True:
+        rows, cost = _banded_matrix(source, hypothesis, sub_cost, limit)
+        if cost <= limit or limit >= sub_cost * (n + m):
+            return rows
+        limit *= 2
 
 
 def _back_pointers(
@@ -152,70 +185,77 @@ def build_lattice(
     Raises LatticeTooLarge when more than ``max_arcs`` transitive arcs would be made.
     """
     width = len(hypothesis) + 1
-    base: list[tuple[int, int]] = []  # (u, v) with vertex id i * width + j, both matrices
+    n_cells = (len(source) + 1) * width
+    base: list[int] = []  # u * n_cells + v with vertex id i * width + j, both matrices
     for sub_cost in (1, 2):
         matrix = _distance_matrix(source, hypothesis, sub_cost)
         for i0, j0, i1, j1 in _back_pointers(matrix, source, hypothesis, sub_cost):
-            base.append((i0 * width + j0, i1 * width + j1))
+            base.append((i0 * width + j0) * n_cells + i1 * width + j1)
     base.sort()
 
-    vertex_ids = sorted({v for edge in base for v in edge} | {0})
+    vertex_ids = sorted({key // n_cells for key in base} | {key % n_cells for key in base} | {0})
     rank = {v: r for r, v in enumerate(vertex_ids)}
+    n = len(vertex_ids)
 
     src: list[int] = []
     dst: list[int] = []
     dist: list[int] = []
     edit: list[Edit] = []
-    arc_of: dict[tuple[int, int], int] = {}
+    arc_of: dict[int, int] = {}  # u * n + v (ranks) -> arc index
     entries: list[int] = []
-    preds: list[list[int]] = [[] for _ in vertex_ids]  # ranks u with an arc u -> v
-    base_succs: list[list[int]] = [[] for _ in vertex_ids]
-    for u_id, v_id in base:
-        u, v = rank[u_id], rank[v_id]
-        arc = arc_of.get((u, v))
-        if arc is None:
+    preds: list[list[tuple[int, int]]] = [[] for _ in vertex_ids]  # (u, arc u -> v)
+    base_succs: list[list[tuple[int, int]]] = [[] for _ in vertex_ids]  # (v, arc u -> v)
+    previous_key = -1
+    arc = -1
+    for key in base:
+        if key != previous_key:
+            previous_key = key
+            u_id, v_id = divmod(key, n_cells)
+            u, v = rank[u_id], rank[v_id]
             arc = len(src)
-            arc_of[(u, v)] = arc
+            arc_of[u * n + v] = arc
             src.append(u)
             dst.append(v)
             dist.append(1)
             i0, j0 = divmod(u_id, width)
             i1, j1 = divmod(v_id, width)
             edit.append(_base_edit(i0, j0, i1, j1, source, hypothesis))
-            preds[v].append(u)
-            base_succs[u].append(v)
+            preds[v].append((u, arc))
+            base_succs[u].append((v, arc))
         entries.append(arc)
 
     # Transitive arcs, in m2scorer's (k, i, j) order so the appended entries keep its order.
     n_base_arcs = len(src)
-    for k, succs in enumerate(base_succs):
-        if not succs or not preds[k]:
+    for k, out_arcs in enumerate(base_succs):
+        into = preds[k]
+        if not out_arcs or not into:
             continue
-        out_arcs = [(w, arc_of[(k, w)]) for w in succs]
-        for u in sorted(preds[k]):
-            first_arc = arc_of[(u, k)]
+        into.sort()
+        for u, first_arc in into:
             first = edit[first_arc]
             candidate = dist[first_arc] + 1
+            budget = max_unchanged_words - first[5]
+            row = u * n
             for w, second_arc in out_arcs:
-                existing = arc_of.get((u, w))
-                if existing is not None and dist[existing] <= candidate:
+                second = edit[second_arc]
+                if second[5] > budget:
                     continue
-                merged = merge_edits(first, edit[second_arc])
-                if merged[5] > max_unchanged_words:
-                    continue
+                existing = arc_of.get(row + w)
                 if existing is None:
                     existing = len(src)
-                    arc_of[(u, w)] = existing
+                    arc_of[row + w] = existing
                     src.append(u)
                     dst.append(w)
                     dist.append(candidate)
-                    edit.append(merged)
-                    preds[w].append(u)
+                    edit.append(merge_edits(first, second))
+                    preds[w].append((u, existing))
                     if max_arcs is not None and existing - n_base_arcs > max_arcs:
                         raise LatticeTooLarge(f"more than {max_arcs} transitive arcs")
-                else:
+                elif dist[existing] > candidate:
                     dist[existing] = candidate
-                    edit[existing] = merged
+                    edit[existing] = merge_edits(first, second)
+                else:
+                    continue
                 entries.append(existing)
 
     # Remove transitive noop arcs exactly as `for edge in E: ... E.remove(edge)` does: the
