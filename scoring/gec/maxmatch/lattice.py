@@ -32,10 +32,6 @@ from dataclasses import dataclass
 Edit = tuple[str, int, int, str, str, int]
 
 
-class LatticeTooLarge(Exception):
-    """The transitive closure exceeded the caller's arc budget."""
-
-
 @dataclass
 class Lattice:
     """The merged lattice with transitive arcs, ready to be weighted per annotator.
@@ -51,6 +47,7 @@ class Lattice:
     dist: list[int]
     edit: list[Edit]
     entries: list[int]
+    bounded: bool = False  # True when the closure stopped at the arc budget (not exact)
 
 
 _FAR = 1 << 30  # a cell outside the band: never on an optimal path
@@ -125,7 +122,9 @@ def _back_pointers(
             preds = [(i - 1, 0)]
         else:
             here = matrix[i][j]
-            diagonal = matrix[i - 1][j - 1] + (0 if source[i - 1] == hypothesis[j - 1] else sub_cost)
+            diagonal = matrix[i - 1][j - 1] + (
+                0 if source[i - 1] == hypothesis[j - 1] else sub_cost
+            )
             preds = []
             if diagonal == here:
                 preds.append((i - 1, j - 1))
@@ -141,7 +140,9 @@ def _back_pointers(
     return edges
 
 
-def _base_edit(i0: int, j0: int, i1: int, j1: int, source: list[str], hypothesis: list[str]) -> Edit:
+def _base_edit(
+    i0: int, j0: int, i1: int, j1: int, source: list[str], hypothesis: list[str]
+) -> Edit:
     if i1 == i0:  # insertion of hypothesis token j0
         start = j0 if i0 == 0 else i0  # m2scorer 3.2's row-0 span (see the module docstring)
         return ("ins", start, start, "", hypothesis[j0], 0)
@@ -155,10 +156,7 @@ def _base_edit(i0: int, j0: int, i1: int, j1: int, source: list[str], hypothesis
 def merge_edits(first: Edit, second: Edit) -> Edit:
     """One edit for two adjacent ones (m2scorer's ``merge_edits``, joiner ' ')."""
     kind1, kind2 = first[0], second[0]
-    if kind1 == kind2 and kind1 in ("ins", "del", "noop"):
-        kind = kind1
-    else:
-        kind = "sub"
+    kind = kind1 if kind1 == kind2 and kind1 in ("ins", "del", "noop") else "sub"
     if kind1 == "ins":
         original = second[3]
     elif kind2 == "ins":
@@ -182,7 +180,10 @@ def build_lattice(
 ) -> Lattice:
     """The weighted-graph skeleton m2scorer 3.2 builds for one sentence pair.
 
-    Raises LatticeTooLarge when more than ``max_arcs`` transitive arcs would be made.
+    With ``max_arcs``, the closure stops once that many transitive arcs exist: the lattice is
+    then marked ``bounded`` (every path is still a valid edit sequence, but the one m2scorer
+    would pick may be missing). Only pathological inputs (long runs of repeated or unrelated
+    tokens, where m2scorer itself runs for hours) reach a budget of a few hundred thousand.
     """
     width = len(hypothesis) + 1
     n_cells = (len(source) + 1) * width
@@ -225,8 +226,11 @@ def build_lattice(
         entries.append(arc)
 
     # Transitive arcs, in m2scorer's (k, i, j) order so the appended entries keep its order.
-    n_base_arcs = len(src)
+    arc_limit = len(src) + max_arcs if max_arcs is not None else -1
+    bounded = False
     for k, out_arcs in enumerate(base_succs):
+        if bounded:
+            break
         into = preds[k]
         if not out_arcs or not into:
             continue
@@ -249,8 +253,8 @@ def build_lattice(
                     dist.append(candidate)
                     edit.append(merge_edits(first, second))
                     preds[w].append((u, existing))
-                    if max_arcs is not None and existing - n_base_arcs > max_arcs:
-                        raise LatticeTooLarge(f"more than {max_arcs} transitive arcs")
+                    if existing == arc_limit:
+                        bounded = True
                 elif dist[existing] > candidate:
                     dist[existing] = candidate
                     edit[existing] = merge_edits(first, second)
@@ -270,4 +274,4 @@ def build_lattice(
             skip_next = True
         else:
             kept.append(arc)
-    return Lattice(len(vertex_ids), src, dst, dist, edit, kept)
+    return Lattice(len(vertex_ids), src, dst, dist, edit, kept, bounded)

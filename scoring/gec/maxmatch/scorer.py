@@ -28,6 +28,9 @@ from scoring.gec.maxmatch.matching import (
 
 METRIC_NAME = "m2score"
 METRIC_VERSION = "m2scorer-3.2"
+# Transitive arcs per sentence before the closure stops (about 1 s of work). The 13 CoNLL-14
+# systems need at most a few thousand; see docs/metrics/m2score.md.
+DEFAULT_MAX_ARCS = 300_000
 
 
 @dataclass(frozen=True)
@@ -47,9 +50,7 @@ class M2Counts:
         return self.gold - self.tp
 
     def __add__(self, other: M2Counts) -> M2Counts:
-        return M2Counts(
-            self.tp + other.tp, self.proposed + other.proposed, self.gold + other.gold
-        )
+        return M2Counts(self.tp + other.tp, self.proposed + other.proposed, self.gold + other.gold)
 
 
 def precision_recall_f(counts: M2Counts, beta: float = 0.5) -> tuple[float, float, float]:
@@ -76,6 +77,7 @@ class SentenceM2:
     annotators: tuple[int, ...]
     counts: tuple[M2Counts, ...]
     chosen: int  # index into annotators / counts
+    bounded: bool = False  # the lattice hit the arc budget: counts may differ from m2scorer
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,15 @@ class M2Result:
     sentence_f: list[float]  # per sentence, best F over annotators (SentM2 inputs)
     sentences: list[SentenceM2] = field(repr=False)
     max_unchanged_words: int = 2
+
+    @property
+    def bounded_sentences(self) -> list[int]:
+        """0-based indices of sentences scored on a bounded lattice (empty: all exact)."""
+        return [i for i, sentence in enumerate(self.sentences) if sentence.bounded]
+
+    @property
+    def exact(self) -> bool:
+        return not any(sentence.bounded for sentence in self.sentences)
 
     @property
     def counts(self) -> M2Counts:
@@ -130,19 +141,21 @@ def sentence_counts(
     hypothesis: str,
     gold: dict[int, list[GoldEdit]],
     max_unchanged_words: int = 2,
-) -> dict[int, M2Counts]:
-    """Counts of one sentence against each annotator (the path depends only on that one)."""
+    max_arcs: int | None = DEFAULT_MAX_ARCS,
+) -> tuple[dict[int, M2Counts], bool]:
+    """Counts of one sentence against each annotator, and whether the lattice was bounded."""
     source_tokens = source.split()
     hypothesis_tokens = hypothesis.split()
     if source_tokens == hypothesis_tokens:
         # Every lattice edge is an unchanged token: no edit is ever proposed.
-        return {a: M2Counts(0, 0, len(edits)) for a, edits in gold.items()}
-    weighted = prepare(build_lattice(source_tokens, hypothesis_tokens, max_unchanged_words))
+        return {a: M2Counts(0, 0, len(edits)) for a, edits in gold.items()}, False
+    lattice = build_lattice(source_tokens, hypothesis_tokens, max_unchanged_words, max_arcs)
+    weighted = prepare(lattice)
     result: dict[int, M2Counts] = {}
     for annotator, edits in gold.items():
-        sequence = best_edit_sequence(weighted.lattice, annotator_weights(weighted, edits))
+        sequence = best_edit_sequence(lattice, annotator_weights(weighted, edits))
         result[annotator] = M2Counts(count_matches(sequence, edits), len(sequence), len(edits))
-    return result
+    return result, lattice.bounded
 
 
 def _sentence_f(counts: M2Counts, beta: float) -> float:
@@ -155,8 +168,15 @@ def score(
     *,
     beta: float = 0.5,
     max_unchanged_words: int = 2,
+    max_arcs: int | None = DEFAULT_MAX_ARCS,
+    gold: Sequence[dict[int, list[GoldEdit]]] | None = None,
 ) -> M2Result:
-    """Score one system (one hypothesis line per gold block, already stripped or not)."""
+    """Score one system: one hypothesis line per gold block (surrounding spaces ignored).
+
+    ``gold`` may pass ``gold_edits_by_annotator`` of every block, computed once for many systems.
+    """
+    if gold is None:
+        gold = [gold_edits_by_annotator(block) for block in gold_blocks]
     if len(hypotheses) != len(gold_blocks):
         raise ValueError(
             f"{len(hypotheses)} hypothesis lines for {len(gold_blocks)} gold sentences"
@@ -165,9 +185,10 @@ def score(
     sentences: list[SentenceM2] = []
     sentence_f: list[float] = []
     sq_beta = beta * beta
-    for hypothesis, block in zip(hypotheses, gold_blocks, strict=True):
-        gold = gold_edits_by_annotator(block)
-        per_annotator = sentence_counts(block.source, hypothesis.strip(), gold, max_unchanged_words)
+    for hypothesis, block, block_gold in zip(hypotheses, gold_blocks, gold, strict=True):
+        per_annotator, bounded = sentence_counts(
+            block.source, hypothesis.strip(), block_gold, max_unchanged_words, max_arcs
+        )
         annotators = tuple(per_annotator)
         counts = tuple(per_annotator.values())
         best_index = -1
@@ -185,7 +206,7 @@ def score(
             ):
                 best_index, best_f, best_tp, best_size = index, f, tp, size
         total = total + counts[best_index]
-        sentences.append(SentenceM2(annotators, counts, best_index))
+        sentences.append(SentenceM2(annotators, counts, best_index, bounded))
         sentence_f.append(max(_sentence_f(c, beta) for c in counts))
     p, r, f = precision_recall_f(total, beta)
     return M2Result(
@@ -208,10 +229,19 @@ def score_systems(
     *,
     beta: float = 0.5,
     max_unchanged_words: int = 2,
+    max_arcs: int | None = DEFAULT_MAX_ARCS,
 ) -> dict[str, M2Result]:
     """Score several systems against the same gold blocks (one result per system name)."""
+    gold = [gold_edits_by_annotator(block) for block in gold_blocks]
     return {
-        name: score(lines, gold_blocks, beta=beta, max_unchanged_words=max_unchanged_words)
+        name: score(
+            lines,
+            gold_blocks,
+            beta=beta,
+            max_unchanged_words=max_unchanged_words,
+            max_arcs=max_arcs,
+            gold=gold,
+        )
         for name, lines in hyp_lines_by_system.items()
     }
 
