@@ -22,9 +22,11 @@ COMMANDS: dict[str, str] = {
     "cleme2": "scoring.gec.cleme.cli",
     "chunks": "scoring.gec.cleme.cli",
     "ptm2": "scoring.gec.ptm2_cli",
+    "meta": "scoring.gec.commands.meta",
     "errant-compare": "scoring.gec.commands.errant",
     "errant-m2": "scoring.gec.commands.errant",
     "gleu": "scoring.gec.commands.gleu",
+    "m2score": "scoring.gec.commands.m2score",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 

@@ -15,6 +15,7 @@ item into pairs of systems, as Grundkiewicz et al.'s (2015) ``EW.pl`` / ``print_
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
@@ -139,7 +140,9 @@ def _parse_item(
         try:
             rank = int(rank_text)
         except ValueError:
-            raise JudgmentFormatError(path, place, f"rank {rank_text!r} is not an integer") from None
+            raise JudgmentFormatError(
+                path, place, f"rank {rank_text!r} is not an integer"
+            ) from None
         if not systems:
             raise JudgmentFormatError(path, place, "a <translation> names no system")
         for name in systems:
@@ -177,11 +180,24 @@ def read_judgments_xml(
     path = str(getattr(source, "name", source))
     known = frozenset(systems) if systems is not None else None
     results: list[RankingResult] = []
+    with contextlib.ExitStack() as stack:
+        handle = stack.enter_context(gzip.open(source)) if path.endswith(".gz") else source
+        _parse_results(handle, path, known, results)
+    if not results:
+        raise JudgmentFormatError(path, "line 1", f"no <{RESULT_TAG}> element")
+    return JudgmentSet(results=tuple(results))
+
+
+def _parse_results(
+    handle: str | Path | io.BufferedIOBase | gzip.GzipFile,
+    path: str,
+    known: frozenset[str] | None,
+    results: list[RankingResult],
+) -> None:
     items: list[RankingItem] = []
     attributes: tuple[tuple[str, str], ...] = ()
     seen_ids: dict[tuple[str, str], int] = {}
     number = 0
-    handle = gzip.open(source) if path.endswith(".gz") else source
     try:
         for event, element in ET.iterparse(handle, events=("start", "end")):
             if event == "start":
@@ -214,9 +230,6 @@ def read_judgments_xml(
         ) from None
     except (EOFError, gzip.BadGzipFile) as exc:
         raise JudgmentFormatError(path, "line 1", f"not a readable gzip file ({exc})") from None
-    if not results:
-        raise JudgmentFormatError(path, "line 1", f"no <{RESULT_TAG}> element")
-    return JudgmentSet(results=tuple(results))
 
 
 def write_judgments_xml(judgments: JudgmentSet) -> str:
@@ -346,7 +359,9 @@ def read_pairwise_csv(path: str | Path) -> list[Comparison]:
                     rank1 = int(row["system1rank"])
                     rank2 = int(row["system2rank"])
                 except (TypeError, ValueError):
-                    raise JudgmentFormatError(name, f"line {line}", "rank is not an integer") from None
+                    raise JudgmentFormatError(
+                        name, f"line {line}", "rank is not an integer"
+                    ) from None
                 if rank1 == -1 or rank2 == -1:
                     continue
                 relation = "<" if rank1 < rank2 else ">" if rank1 > rank2 else "="

@@ -1,0 +1,254 @@
+"""Subcommand ``meta``: metric meta-evaluation against human judgments.
+
+    python -m scoring.gec meta system --human HUMAN --metric NAME=SCORES [--metric ...]
+        [--systems all|base|+INPUT|+REF-F_GPT-3.5|FILE] [--exclude SYS ...] [--williams]
+        [--bootstrap N] [--seed S] [--window W] [--json]
+    python -m scoring.gec meta sentence --judgments JUDGMENTS --metric NAME=SENTENCE_SCORES
+        [--metric ...] [--variant wmt|seeda] [--systems SET|FILE] [--exclude SYS ...] [--json]
+    python -m scoring.gec meta rank --judgments FILE.xml [--method ew|trueskill|both]
+        [--bootstrap N] [--runs N] [--seed S] [--json]
+
+HUMAN and SCORES: WMT layout (``NAME LANGPAIR TESTSET SYSTEM SCORE``) or SEEDA layout (one
+score per line in SEEDA's alphabetical system order), gzipped or not. SENTENCE_SCORES: a WMT
+sentence file (``... SYSTEM SEGMENT SCORE``) or a folder of ``<SYSTEM>.txt`` files with one
+score per line (line k = the k-th judged sentence in src-id order). JUDGMENTS: Appraise XML or
+a WMT pairwise CSV. ``meta system --compute`` computes the metric scores itself (see
+``docs/metrics/meta-evaluation.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from scoring.gec.cli import CommandError
+from scoring.gec.meta import compute
+from scoring.gec.meta.judgments import Comparison, JudgmentSet, read_judgments, read_judgments_xml
+from scoring.gec.meta.report import METHODS, human_ranking, sentence_report, system_report
+from scoring.gec.meta.scorefiles import (
+    SEEDA_SYSTEMS,
+    SYSTEM_SETS,
+    read_sentence_scores,
+    read_system_scores,
+    select_systems,
+)
+from scoring.gec.meta.sentence import seeda_segment_map
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _named(text: str) -> tuple[str, str]:
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=PATH, got {text!r}")
+    return name, path
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("meta", help="meta-evaluation: metrics vs human judgments")
+    commands = parser.add_subparsers(dest="meta_command", metavar="WHAT", required=True)
+
+    system = commands.add_parser("system", help="system-level correlation with human scores")
+    system.add_argument("--human", required=True, metavar="HUMAN", help="human system scores")
+    system.add_argument(
+        "--metric",
+        action="append",
+        type=_named,
+        default=[],
+        metavar="NAME=SCORES",
+        help="metric system scores (repeatable)",
+    )
+    system.add_argument(
+        "--systems",
+        default="all",
+        metavar="SET|FILE",
+        help=f"system set: {', '.join(SYSTEM_SETS)} or a file of names (default all)",
+    )
+    system.add_argument("--exclude", nargs="+", default=[], metavar="SYS", help="leave out")
+    system.add_argument("--williams", action="store_true", help="Williams' test between metrics")
+    system.add_argument(
+        "--bootstrap", type=_count, default=0, metavar="N", help="CI from N system resamples"
+    )
+    system.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    system.add_argument("--window", type=int, metavar="W", help="window analysis over W systems")
+    system.add_argument("--json", action="store_true", help="print one JSON object")
+    compute.add_arguments(system)
+    system.set_defaults(func=run_system)
+
+    sentence = commands.add_parser("sentence", help="sentence-level agreement with judgments")
+    sentence.add_argument("--judgments", required=True, metavar="JUDGMENTS")
+    sentence.add_argument(
+        "--metric",
+        action="append",
+        type=_named,
+        default=[],
+        required=True,
+        metavar="NAME=SENTENCE_SCORES",
+    )
+    sentence.add_argument("--variant", choices=("wmt", "seeda"), default="wmt")
+    sentence.add_argument(
+        "--systems",
+        metavar="SET|FILE",
+        help="system set (default: all for wmt, base for seeda, as SEEDA's script)",
+    )
+    sentence.add_argument("--exclude", nargs="+", default=[], metavar="SYS")
+    sentence.add_argument("--json", action="store_true")
+    sentence.set_defaults(func=run_sentence)
+
+    rank = commands.add_parser("rank", help="human ranking (Expected Wins, TrueSkill)")
+    rank.add_argument("--judgments", required=True, metavar="FILE.xml")
+    rank.add_argument("--method", choices=METHODS, default="both")
+    rank.add_argument(
+        "--bootstrap", type=_count, default=0, metavar="N", help="EW resamples for rank ranges"
+    )
+    rank.add_argument(
+        "--runs", type=_count, default=1000, metavar="N", help="TrueSkill runs (default 1000)"
+    )
+    rank.add_argument("--seed", type=int, default=0)
+    rank.add_argument("--json", action="store_true")
+    rank.set_defaults(func=run_rank)
+
+
+def _print(report: dict[str, Any], as_json: bool, text: str) -> None:
+    if as_json:
+        json.dump(report, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(text)
+
+
+def _fmt(value: object) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else "-" if value is None else str(value)
+
+
+def run_system(args: argparse.Namespace) -> int:
+    human = read_system_scores(args.human)
+    metrics: dict[str, dict[str, float]] = {}
+    for name, path in args.metric:
+        if name in metrics:
+            raise CommandError(f"metric name {name!r} given twice")
+        metrics[name] = read_system_scores(path).scores
+    if args.compute:
+        metrics.update(compute.scores_from_args(args, list(human.scores)))
+    if not metrics:
+        raise CommandError("give at least one --metric NAME=SCORES (or --compute)")
+    available = [s for s in SEEDA_SYSTEMS if s in human.scores] or sorted(human.scores)
+    if len(available) != len(human.scores):
+        available = sorted(human.scores)
+    systems = select_systems(available, args.systems, exclude=tuple(args.exclude))
+    report = system_report(
+        human.scores,
+        metrics,
+        systems,
+        run_williams=args.williams,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        window=args.window,
+    )
+    lines = [
+        f"{len(systems)} systems: {' '.join(systems)}",
+        "metric\tpearson\tspearman\tpearson_ci",
+    ]
+    for name, entry in report["metrics"].items():
+        ci = entry["pearson_ci"]
+        ci_text = f"[{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else "-"
+        lines.append(f"{name}\t{_fmt(entry['pearson'])}\t{_fmt(entry['spearman'])}\t{ci_text}")
+        for w in entry.get("window", []):
+            lines.append(
+                f"  window {w['from']}-{w['to']}\t{_fmt(w['pearson'])}\t{_fmt(w['spearman'])}"
+            )
+    for a, row in report["williams"].items():
+        for b, p in row.items():
+            if p is not None:
+                lines.append(
+                    f"Williams {a} > {b}: t = {_fmt(report['williams_t'][a][b])}, p = {p:.4f}"
+                )
+    _print(report, args.json, "\n".join(lines) + "\n")
+    return 0
+
+
+def _comparisons(
+    path: str, selection: str, exclude: tuple[str, ...]
+) -> tuple[list[Comparison], list[str]]:
+    """The pairwise judgments among the chosen systems, and every judged segment (src-id
+    order), taken before the system selection."""
+    from scoring.gec.meta.judgments import pairwise
+
+    loaded = read_judgments(path)
+    if isinstance(loaded, JudgmentSet):
+        available = list(loaded.systems)
+        ordered = [s for s in SEEDA_SYSTEMS if s in available]
+        if len(ordered) == len(available):
+            available = ordered
+        chosen = select_systems(available, selection, exclude=exclude)
+        segments = sorted({i.src_id for i in loaded.items if i.entries}, key=_segment_key)
+        return pairwise(loaded.items, systems=chosen), segments
+    available = sorted({p.system_a for p in loaded} | {p.system_b for p in loaded})
+    chosen_set = set(select_systems(available, selection, exclude=exclude))
+    segments = sorted({p.segment for p in loaded}, key=_segment_key)
+    kept = [p for p in loaded if p.system_a in chosen_set and p.system_b in chosen_set]
+    return kept, segments
+
+
+def _segment_key(segment: str) -> tuple[int, str]:
+    return (int(segment), segment) if segment.lstrip("-").isdigit() else (0, segment)
+
+
+def run_sentence(args: argparse.Namespace) -> int:
+    selection = args.systems or ("base" if args.variant == "seeda" else "all")
+    comparisons, segments = _comparisons(args.judgments, selection, tuple(args.exclude))
+    if not comparisons:
+        raise CommandError(f"{args.judgments}: no pairwise judgment among the chosen systems")
+    metrics: dict[str, dict[str, dict[str, float]]] = {}
+    segment_maps: dict[str, dict[str, str]] = {}
+    for name, path in args.metric:
+        if name in metrics:
+            raise CommandError(f"metric name {name!r} given twice")
+        loaded = read_sentence_scores(path)
+        metrics[name] = loaded.scores
+        from pathlib import Path
+
+        if Path(path).is_dir():
+            lengths = {len(v) for v in loaded.scores.values()}
+            if len(lengths) != 1:
+                raise CommandError(f"{path}: the score files have different numbers of lines")
+            fake = [Comparison(s, "", "", "", "=", 0, 0) for s in segments]
+            segment_maps[name] = seeda_segment_map(fake, lengths.pop())
+    report = sentence_report(comparisons, metrics, variant=args.variant, segment_maps=segment_maps)
+    keys = next(iter(report["metrics"].values())).keys()
+    lines = ["metric\t" + "\t".join(keys)]
+    for name, values in report["metrics"].items():
+        lines.append(name + "\t" + "\t".join(_fmt(values[k]) for k in keys))
+    _print(report, args.json, "\n".join(lines) + "\n")
+    return 0
+
+
+def run_rank(args: argparse.Namespace) -> int:
+    judgments = read_judgments_xml(args.judgments)
+    report = human_ranking(
+        judgments.items,
+        method=args.method,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        runs=args.runs,
+    )
+    lines = ["system\texpected_wins\ttrueskill\trank_range\tcluster"]
+    for name, entry in report["systems"].items():
+        lines.append(
+            f"{name}\t{_fmt(entry['expected_wins'])}\t{_fmt(entry['trueskill'])}"
+            f"\t{_fmt(entry['rank_range'])}\t{_fmt(entry['cluster'])}"
+        )
+    kappa = report["agreement"]
+    lines.append(
+        f"judgments {report['judgments']}; kappa inter {_fmt(kappa['inter_kappa'])},"
+        f" intra {_fmt(kappa['intra_kappa'])}"
+    )
+    _print(report, args.json, "\n".join(lines) + "\n")
+    return 0
