@@ -16,11 +16,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate import selectors, services
-from annotate.edits import diff_segments, edits_between, segments_as_dicts
-from annotate.models import Assignment, Dataset, Submission
+from annotate.models import Assignment, Submission
 from core.exceptions import ServiceError
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
+from datasets.extraction import diff_segments, edits_between, segments_as_dicts
+from datasets.models import Dataset
 from review import selectors as review_selectors
 from review import services as review_services
 

@@ -3,4 +3,7 @@ from django.apps import AppConfig
 
 class AnnotateConfig(AppConfig):
     name = "annotate"
-    verbose_name = "Datasets, sentences and annotation"
+    verbose_name = "Annotation: assignments, submissions, live diff"
+
+    def ready(self) -> None:
+        from annotate import receivers  # noqa: F401  (connects the receivers)

@@ -8,16 +8,10 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
 
-from annotate.models import (
-    Assignment,
-    AssignmentStatus,
-    Dataset,
-    Sentence,
-    SentenceStatus,
-    Submission,
-)
+from annotate.models import Assignment, AssignmentStatus, Submission
 from core.exceptions import NotFound
 from core.roles import Role, has_role
+from datasets.models import Dataset, Sentence, SentenceStatus
 
 
 def assignments_for(user: Any) -> QuerySet[Assignment]:

@@ -18,20 +18,12 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotate.edits import MAX_DIFF_CHARS
-from annotate.models import (
-    Assignment,
-    AssignmentStatus,
-    Correction,
-    Dataset,
-    Sentence,
-    SentenceStatus,
-    Submission,
-    SubmissionTag,
-)
+from annotate.models import Assignment, AssignmentStatus, Correction, Submission, SubmissionTag
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.roles import Role, has_role
+from datasets.extraction import MAX_DIFF_CHARS
+from datasets.models import Dataset, Sentence, SentenceStatus
 
 MAX_CORRECTION_CHARS = MAX_DIFF_CHARS
 MAX_CORRECTIONS = 10

@@ -15,11 +15,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate import selectors, services
-from annotate.edits import MAX_DIFF_CHARS
-from annotate.models import AssignmentStatus, Dataset
+from annotate.models import AssignmentStatus
 from core.exceptions import NotFound, ServiceError
 from core.permissions import role_required
 from core.roles import Role
+from datasets.extraction import MAX_DIFF_CHARS
+from datasets.models import Dataset
 from review import selectors as review_selectors
 from review import services as review_services
 
@@ -122,7 +123,7 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
     original = selectors.first_submission(item.assignment)
     original_rows = []
     if original is not None:
-        from annotate.edits import diff_segments, edits_between
+        from datasets.extraction import diff_segments, edits_between
 
         for correction in original.corrections.all():
             edits = edits_between(sentence.text, correction.text)

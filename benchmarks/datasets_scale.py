@@ -92,11 +92,18 @@ def main() -> int:
     from django.core.management import call_command
     from django.db import connection, transaction
 
-    from annotate.exporting import export_dataset
-    from annotate.importing import ImportFile, import_dataset
-    from annotate.models import Dataset, DatasetVersion, ReleasedSentence, Sentence
-    from annotate.releases import release_dataset
-    from review.models import GoldenReference, ReferenceOrigin
+    from datasets.formats import ImportFile
+    from datasets.models import (
+        Dataset,
+        DatasetVersion,
+        GoldenReference,
+        ReferenceOrigin,
+        ReleasedSentence,
+        Sentence,
+    )
+    from datasets.services.exports import export_dataset
+    from datasets.services.imports import import_dataset
+    from datasets.services.releases import release_dataset
 
     call_command("migrate", verbosity=0)
     settings.GEC_MAX_UPLOAD_BYTES = 1 << 40

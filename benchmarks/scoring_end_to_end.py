@@ -42,8 +42,9 @@ def main() -> int:
         print(f"no MuCGEC dev data under {data}", file=sys.stderr)
         return 2
     setup_quickstart_django(data, prefix="gec-bench-")
-    from annotate.importing import ImportFile, import_dataset
-    from annotate.releases import release_dataset
+    from datasets.formats import ImportFile
+    from datasets.services.imports import import_dataset
+    from datasets.services.releases import release_dataset
     from scoring import services
     from scoring.models import SentenceResult
 

@@ -49,11 +49,12 @@ def main() -> int:
     # Users are set-up, not the thing measured: a fast hasher keeps the set-up short.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
-    from annotate.edits import edits_between
-    from annotate.models import Assignment, Dataset, Sentence, Source
+    from annotate.models import Assignment
     from annotate.services import assign_dataset, submit_correction
     from core.roles import Role
     from core.services import create_user
+    from datasets.extraction import edits_between
+    from datasets.models import Dataset, Sentence, Source
     from review.models import ReviewTask
     from review.selectors import merged_candidates
     from review.services import submit_review

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "core",
+    "datasets",
     "annotate",
     "review",
     "scoring",

@@ -8,7 +8,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
     path("jobs/", include("core.job_urls")),
-    path("datasets/", include("annotate.dataset_urls")),
+    path("datasets/", include("datasets.urls")),
 ]
 urlpatterns += [
     path("", include("annotate.urls")),

@@ -5,16 +5,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from annotate.admin import ReadOnlyAdmin
-from review.models import (
-    Complaint,
-    ComplaintMessage,
-    GoldenReference,
-    Guideline,
-    ReviewTask,
-    StudyItem,
-    Verdict,
-)
+from core.admin import ReadOnlyAdmin
+from review.models import Complaint, ComplaintMessage, Guideline, ReviewTask, StudyItem, Verdict
 
 
 @admin.register(ReviewTask)
@@ -26,12 +18,6 @@ class ReviewTaskAdmin(ReadOnlyAdmin):
 @admin.register(Verdict)
 class VerdictAdmin(ReadOnlyAdmin):
     list_display = ("task", "position", "kind", "text", "is_correct", "edited_text")
-
-
-@admin.register(GoldenReference)
-class GoldenReferenceAdmin(ReadOnlyAdmin):
-    list_display = ("sentence", "revision", "position", "kind", "text", "origin", "is_current")
-    list_filter = ("origin", "kind", "is_current")
 
 
 @admin.register(StudyItem)

@@ -23,8 +23,9 @@ from annotate.selectors import first_submission
 from core.exceptions import ServiceError
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
+from datasets.models import GoldenReference
 from review import selectors, services
-from review.models import Complaint, GoldenReference, ReviewTask, StudyItem
+from review.models import Complaint, ReviewTask, StudyItem
 
 
 class _RoleReviewerOrAdmin(IsAuthenticated):

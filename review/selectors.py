@@ -12,19 +12,18 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from annotate.edits import ReviewGrid, Segment, chunk_grid_between, diff_segments, edits_between
 from annotate.models import AssignmentStatus, Submission, SubmissionTag
 from core.exceptions import NotFound
 from core.roles import Role, has_role
-from review.models import (
-    Complaint,
-    GoldenReference,
-    Guideline,
-    ReferenceKind,
-    ReviewStatus,
-    ReviewTask,
-    StudyItem,
+from datasets.extraction import (
+    ReviewGrid,
+    Segment,
+    chunk_grid_between,
+    diff_segments,
+    edits_between,
 )
+from datasets.models import GoldenReference, ReferenceKind
+from review.models import Complaint, Guideline, ReviewStatus, ReviewTask, StudyItem
 
 NO_ERROR_TEXT = "没有错误"
 NOT_ANNOTATABLE_TEXT = "无法标注"

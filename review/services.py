@@ -17,29 +17,25 @@ from django.db.models import F, Max
 from django.urls import reverse
 from django.utils import timezone
 
-from annotate.models import (
-    Assignment,
-    AssignmentStatus,
-    Correction,
-    Judgement,
-    Sentence,
-    SentenceStatus,
-    Submission,
-    SubmissionTag,
-)
+from annotate.models import Assignment, AssignmentStatus, Correction, Submission, SubmissionTag
 from annotate.services import clean_corrections, clean_text, clean_time_spent
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.models import Notification
 from core.roles import Role, has_role
+from datasets.models import (
+    GoldenReference,
+    Judgement,
+    ReferenceKind,
+    ReferenceOrigin,
+    Sentence,
+    SentenceStatus,
+)
 from review.models import (
     Complaint,
     ComplaintMessage,
     ComplaintStatus,
-    GoldenReference,
     Guideline,
-    ReferenceKind,
-    ReferenceOrigin,
     ReviewStatus,
     ReviewTask,
     StudyItem,

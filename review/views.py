@@ -8,10 +8,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotate.edits import MAX_DIFF_CHARS
 from annotate.views import call_service, lookup
 from core.permissions import role_required
 from core.roles import Role
+from datasets.extraction import MAX_DIFF_CHARS
 from review import selectors, services
 from review.models import ComplaintStatus, ReviewStatus
 

@@ -1,13 +1,6 @@
 from django.contrib import admin
 
-from scoring.models import (
-    AnnotatorSample,
-    PayRates,
-    ReferenceM2Cache,
-    SentenceResult,
-    SystemOutput,
-    SystemScore,
-)
+from scoring.models import AnnotatorSample, PayRates, SentenceResult, SystemOutput, SystemScore
 
 
 @admin.register(SystemOutput)
@@ -38,4 +31,3 @@ class AnnotatorSampleAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 admin.site.register(SentenceResult)
-admin.site.register(ReferenceM2Cache)

@@ -23,9 +23,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.models import Dataset, DatasetVersion
 from core.exceptions import NotFound, ServiceError
 from core.permissions import IsPlatformAdmin
+from datasets.models import Dataset, DatasetVersion
 from scoring import selectors, services
 from scoring.models import ScoreStatus, SystemOutput, SystemScore
 

@@ -11,7 +11,8 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 
-from annotate.models import Correction, DatasetVersion, Sentence, Submission
+from annotate.models import Correction, Submission
+from datasets.models import DatasetVersion, Sentence
 
 
 class OutputFormat(models.TextChoices):
@@ -110,21 +111,6 @@ class SentenceResult(models.Model):
         ordering = ["score", "position"]
         constraints = [
             models.UniqueConstraint(fields=["score", "position"], name="unique_sentence_result")
-        ]
-
-
-class ReferenceM2Cache(models.Model):
-    """The reference M2 of a release, per resources signature: a release never changes, so
-    its references are extracted once and every later system score reuses them."""
-
-    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="+")
-    resources_key = models.CharField(max_length=200)
-    m2_text = models.TextField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["version", "resources_key"], name="unique_reference_m2")
         ]
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from django.db.models import Count, QuerySet, Sum
 
-from annotate.models import Assignment, Dataset, DatasetVersion, Submission
+from annotate.models import Assignment, Submission
 from core.exceptions import NotFound
+from datasets.models import Dataset, DatasetVersion
 from review.models import ReviewStatus, ReviewTask
 from scoring import metric
 from scoring.models import (

@@ -32,11 +32,6 @@ def rescore_annotator_dataset(dataset_id: int, job_id: int | None = None, only_s
     return services.rescore_dataset(dataset_id=dataset_id, job_id=job_id, only_stale=only_stale)
 
 
-@shared_task(name="scoring.prepare_release_references")
-def prepare_release_references(version_id: int) -> int:
-    return services.prepare_release_references(version_id=version_id)
-
-
 @shared_task(name="scoring.gpu_weighted_score")
 def gpu_weighted_score(score_id: int, job_id: int | None = None, model: str | None = None) -> dict[str, Any]:
     score = services.run_weighted_scoring(score_id=score_id, job_id=job_id, model=model)

@@ -16,12 +16,12 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotate.models import Dataset, DatasetVersion
 from core.charts import ChartBox, bar_chart, grouped_bar_chart
 from core.exceptions import ServiceError
 from core.models import BackgroundJob
 from core.permissions import role_required
 from core.roles import Role
+from datasets.models import Dataset, DatasetVersion
 from scoring import selectors, services
 from scoring.models import ScoreStatus, SystemOutput
 

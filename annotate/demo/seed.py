@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from annotate.importing import ImportFile, import_dataset
-from annotate.models import Dataset
 from core.models import User
+from datasets.formats import ImportFile
+from datasets.models import Dataset
+from datasets.services.imports import import_dataset
 
 
 def read_demo_rows(path: Path) -> list[tuple[str, str, str, str]]:

@@ -17,7 +17,8 @@ from annotate.models import AssignmentStatus, Correction, Submission
 from annotate.services import submit_correction
 from core.exceptions import Conflict
 from core.models import AuditLog
-from review.models import GoldenReference, ReviewStatus, ReviewTask
+from datasets.models import GoldenReference
+from review.models import ReviewStatus, ReviewTask
 from review.services import submit_review
 from tests.annotate.workflow import make_world
 

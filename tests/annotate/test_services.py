@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from annotate.models import Assignment, AssignmentStatus, SentenceStatus, Submission, SubmissionTag
+from annotate.models import Assignment, AssignmentStatus, Submission, SubmissionTag
 from annotate.services import (
     MAX_CORRECTION_CHARS,
     assign_dataset,
@@ -17,6 +17,7 @@ from annotate.services import (
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.models import AuditLog
 from core.roles import Role
+from datasets.models import SentenceStatus
 from review.models import ReviewStatus, ReviewTask
 from tests.annotate.workflow import make_world, submit_all
 from tests.factories import make_dataset, make_user

@@ -12,7 +12,8 @@ from rest_framework.authtoken.models import Token
 
 from annotate.models import Assignment, AssignmentStatus, Submission
 from core.models import AuditLog, User
-from review.models import ComplaintStatus, GoldenReference, Guideline, ReviewTask, StudyItem
+from datasets.models import GoldenReference
+from review.models import ComplaintStatus, Guideline, ReviewTask, StudyItem
 from tests.annotate.workflow import make_world
 from tests.factories import PASSWORD
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotate.models import Assignment, Dataset, Sentence
+from annotate.models import Assignment
 from annotate.services import assign_dataset, submit_correction
 from core.models import User
 from core.roles import Role
+from datasets.models import Dataset, Sentence
 from review.models import ReviewTask
 from tests.factories import make_dataset, make_user
 

@@ -15,7 +15,8 @@ import pytest
 from annotate.models import Assignment, Submission
 from annotate.services import assign_dataset
 from core.roles import Role
-from review.models import Complaint, ComplaintStatus, GoldenReference, ReferenceOrigin, StudyItem
+from datasets.models import GoldenReference, ReferenceOrigin
+from review.models import Complaint, ComplaintStatus, StudyItem
 from scoring.gec import extract_edits
 from tests.browser.conftest import login
 from tests.factories import PASSWORD, make_dataset, make_user

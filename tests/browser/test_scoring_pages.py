@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from annotate.models import Assignment, Correction, Submission
-from annotate.releases import release_dataset
 from core.roles import Role
-from review.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.services.releases import release_dataset
 from tests.browser.conftest import login
 from tests.factories import PASSWORD, make_dataset, make_user
 

@@ -4,8 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from annotate.models import Dataset, Sentence
-from review.models import GoldenReference
+from datasets.models import Dataset, GoldenReference, Sentence
 
 
 @pytest.fixture

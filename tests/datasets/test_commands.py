@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotate.models import Dataset, DatasetVersion
 from core.models import BackgroundJob, JobStatus
+from datasets.models import Dataset, DatasetVersion
 
 pytestmark = pytest.mark.django_db
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import opencc
 import pytest
 
-from annotate.importing import ImportFile, import_dataset
-from annotate.models import Dataset, Judgement, Sentence
 from core.exceptions import ServiceError
 from core.models import AuditLog
-from review.models import GoldenReference, ReferenceKind
+from datasets.formats import ImportFile
+from datasets.models import Dataset, GoldenReference, Judgement, ReferenceKind, Sentence
+from datasets.services.imports import import_dataset
 
 pytestmark = pytest.mark.django_db
 

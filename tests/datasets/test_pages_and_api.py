@@ -7,10 +7,11 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from annotate.importing import ImportFile, import_dataset
-from annotate.models import Dataset, DatasetVersion, Sentence
 from core.models import BackgroundJob, JobStatus
 from core.roles import Role
+from datasets.formats import ImportFile
+from datasets.models import Dataset, DatasetVersion, Sentence
+from datasets.services.imports import import_dataset
 from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
@@ -144,8 +145,8 @@ def test_api_validates_requests_by_field(admin_client: Client) -> None:
 
 
 def test_release_stats_page_shows_cleme_chunks_from_the_stored_extraction(admin_client: Client) -> None:
-    from annotate.releases import release_dataset
-    from scoring.models import ReferenceM2Cache
+    from datasets.models import ReferenceM2Cache
+    from datasets.services.releases import release_dataset
 
     dataset = small_dataset()
     version = release_dataset(dataset=dataset)

@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from annotate.dataset_selectors import export_rows
-from annotate.exporting import export_dataset
-from annotate.importing import ImportFile, import_dataset
-from annotate.models import Assignment, Correction, Dataset, ReleasedSentence, Sentence, Submission
-from annotate.releases import release_dataset, verify_release
+from annotate.models import Assignment, Correction, Submission
 from core.exceptions import ServiceError
 from core.models import AuditLog
-from review.models import GoldenReference, ReferenceOrigin
+from datasets.formats import ImportFile
+from datasets.models import Dataset, GoldenReference, ReferenceOrigin, ReleasedSentence, Sentence
+from datasets.selectors import export_rows
+from datasets.services.exports import export_dataset
+from datasets.services.imports import import_dataset
+from datasets.services.releases import release_dataset, verify_release
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
@@ -163,7 +164,7 @@ def test_export_rejects_unknown_format_and_foreign_release(tmp_path: Path) -> No
 
 
 def test_m2_of_a_release_is_extracted_once_and_shared_with_scoring(tmp_path: Path, settings) -> None:
-    from scoring.models import ReferenceM2Cache
+    from datasets.models import ReferenceM2Cache
 
     settings.GEC_CHERRANT_RESOURCES = ""
     dataset = import_dataset(name="d", fmt="mucgec", files=[f("a.txt", "1\t他去学校。\t他去了学校。\n2\t我很好。\t没有错误\n")]).dataset
@@ -181,9 +182,9 @@ def test_m2_of_a_release_is_extracted_once_and_shared_with_scoring(tmp_path: Pat
 
 
 def test_m2_export_of_a_new_release_reuses_unchanged_blocks_of_the_previous_one(tmp_path: Path, settings) -> None:
+    from datasets.models import ReferenceM2Cache
     from scoring.gec import annotate_sentence, default_resources
     from scoring.gec.m2 import format_m2_block
-    from scoring.models import ReferenceM2Cache
 
     settings.GEC_CHERRANT_RESOURCES = ""
     text = "1\t他去学校。\t他去了学校。\n2\t我很好。\t没有错误\n3\t今天天气好。\t今天天气很好。\n"

@@ -11,12 +11,11 @@ import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotate.exporting import export_path, request_export
-from annotate.importing import request_import
-from annotate.models import Dataset
-from annotate.releases import release_dataset
 from core.models import BackgroundJob, JobStatus
 from core.roles import Role
+from datasets.jobs import export_path, request_export, request_import
+from datasets.models import Dataset
+from datasets.services.releases import release_dataset
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -70,9 +69,9 @@ def test_a_bad_upload_fails_in_the_worker_and_writes_nothing(celery_worker) -> N
 
 
 def test_a_large_release_is_extracted_in_parts_across_workers(celery_worker, mucgec_dev: Path, settings) -> None:
+    from datasets.models import ReferenceM2Cache
     from scoring.gec import annotate_sentence, load_resources
     from scoring.gec.m2 import format_m2_block
-    from scoring.models import ReferenceM2Cache
 
     settings.GEC_EXPORT_PART_SENTENCES = 40
     admin = make_user(Role.ADMIN)

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from annotate.importing import ImportFile, import_dataset
-from annotate.releases import release_dataset
-from annotate.statistics import dataset_statistics
+from datasets.formats import ImportFile
+from datasets.services.imports import import_dataset
+from datasets.services.releases import release_dataset
+from datasets.statistics import dataset_statistics
 
 pytestmark = pytest.mark.django_db
 
@@ -62,7 +63,7 @@ def test_identical_references_count_once_and_sources_are_separate(settings) -> N
     import_dataset(name="s", fmt="mucgec", source_name="a", files=[f("a.txt",
         "1\t他去学校。\t他去了学校。\t他去了学校。\n2\t我很好。\t没有错误\n")])
     import_dataset(name="s", fmt="mucgec", source_name="b", files=[f("b.txt", "3\t乱七八糟\t无法标注\n")])
-    from annotate.models import Dataset
+    from datasets.models import Dataset
 
     stats = dataset_statistics(dataset=Dataset.objects.get(name="s"), workers=1)
     assert stats["references"] == 3
@@ -77,8 +78,8 @@ def test_identical_references_count_once_and_sources_are_separate(settings) -> N
 
 
 def test_statistics_from_the_stored_reference_m2_equal_fresh_ones(mucgec_dev: Path, shared_data: Path, tmp_path: Path, settings) -> None:
-    from annotate.exporting import export_dataset
     from core.models import AuditLog
+    from datasets.services.exports import export_dataset
 
     settings.GEC_CHERRANT_RESOURCES = str(shared_data / "cherrant-resources")
     head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:120])
@@ -93,7 +94,7 @@ def test_statistics_from_the_stored_reference_m2_equal_fresh_ones(mucgec_dev: Pa
     assert stored == fresh
     assert fresh["sentences"] == 121 and fresh["refs_per_sentence_histogram"]["2"] >= 1
     # And they really come from the stored text: change one edit's type there and they follow.
-    from scoring.models import ReferenceM2Cache
+    from datasets.models import ReferenceM2Cache
 
     cache = ReferenceM2Cache.objects.get(version=version)
     cache.m2_text = cache.m2_text.replace("|||S|||", "|||W|||", 1)
@@ -105,7 +106,7 @@ def test_statistics_from_the_stored_reference_m2_equal_fresh_ones(mucgec_dev: Pa
 
 @pytest.mark.slow
 def test_cleme_chunk_statistics_of_mucgec_dev_match_the_spec(mucgec_dev: Path, shared_data: Path, settings) -> None:
-    from annotate.statistics import cleme_chunk_statistics
+    from datasets.statistics import cleme_chunk_statistics
 
     settings.GEC_CHERRANT_RESOURCES = str(shared_data / "cherrant-resources")
     dataset = import_dataset(name="dev", fmt="mucgec", files=[ImportFile.from_path(mucgec_dev)]).dataset

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import itertools
 
-from annotate.models import Dataset, Sentence, Source
 from core.models import User
 from core.roles import Role
 from core.services import create_user
+from datasets.models import Dataset, Sentence, Source
 
 _counter = itertools.count(1)
 PASSWORD = "a-long-test-password-1"

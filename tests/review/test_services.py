@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from annotate.models import Judgement, SentenceStatus, Submission
+from annotate.models import Submission
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.models import AuditLog
-from review.models import (
-    ComplaintStatus,
+from datasets.models import (
     GoldenReference,
+    Judgement,
     ReferenceKind,
     ReferenceOrigin,
-    ReviewStatus,
-    StudyItem,
-    StudyReason,
-    StudyStatus,
+    SentenceStatus,
 )
+from review.models import ComplaintStatus, ReviewStatus, StudyItem, StudyReason, StudyStatus
 from review.selectors import merged_candidates
 from review.services import (
     file_complaint,

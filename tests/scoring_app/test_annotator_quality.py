@@ -28,7 +28,7 @@ import pytest
 
 from annotate.models import Assignment, Correction, Submission, SubmissionTag
 from core.roles import Role
-from review.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
 from scoring import selectors, services
 from scoring.models import AnnotatorSample
 from tests.factories import make_dataset, make_user

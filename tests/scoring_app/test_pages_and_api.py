@@ -8,9 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotate.releases import release_dataset
 from core.roles import Role
-from review.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.services.releases import release_dataset
 from scoring.models import ScoreStatus, SystemOutput
 from tests.factories import PASSWORD, make_dataset, make_user
 

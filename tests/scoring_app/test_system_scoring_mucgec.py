@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from annotate.importing import ImportFile, import_dataset
-from annotate.models import DatasetVersion, Sentence
-from annotate.releases import release_dataset
 from core.models import BackgroundJob, JobStatus
+from datasets.formats import ImportFile
+from datasets.models import DatasetVersion, ReferenceM2Cache, Sentence
+from datasets.services.imports import import_dataset
+from datasets.services.releases import release_dataset
 from scoring import services
-from scoring.models import ReferenceM2Cache, ScoreStatus, SentenceResult, SystemOutput, SystemScore
+from scoring.models import ScoreStatus, SentenceResult, SystemOutput, SystemScore
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 

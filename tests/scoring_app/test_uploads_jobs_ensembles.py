@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from annotate.releases import release_dataset
 from core.exceptions import Conflict, ServiceError
 from core.jobs import start_job
 from core.models import BackgroundJob, JobStatus
 from core.roles import Role
-from review.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.services.releases import release_dataset
 from scoring import services
 from scoring.gec.ensemble import VoteEdit, apply_edits, vote
 from scoring.models import OutputFormat, ScoreStatus, SentenceResult, SystemScore

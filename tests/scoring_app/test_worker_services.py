@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from annotate.releases import release_dataset
 from core.models import BackgroundJob, JobStatus
-from review.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.services.releases import release_dataset
 from scoring import services
 from scoring.models import ScoreStatus, SentenceResult, SystemScore
 from tests.factories import make_dataset

@@ -8,12 +8,12 @@ references). It yields plain `DatasetRow`s in position order, reading in chunks 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 
-from annotate.models import Dataset, DatasetVersion, ReleasedSentence, Sentence
 from core.exceptions import NotFound
-from review.models import GoldenReference
+from datasets.models import Dataset, DatasetVersion, GoldenReference, ReleasedSentence, Sentence
 
 READ_CHUNK = 5000
 
@@ -123,3 +123,10 @@ def dataset_summaries() -> list[dict[str, object]]:
             "versions": list(dataset.versions.order_by("-number")[:5]),
         })
     return rows
+
+
+def chunked(rows: Iterable[DatasetRow], size: int) -> Iterator[list[DatasetRow]]:
+    """Rows in lists of `size` (the last may be shorter)."""
+    iterator = iter(rows)
+    while chunk := list(islice(iterator, size)):
+        yield chunk

@@ -13,13 +13,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.dataset_selectors import get_dataset, get_version
-from annotate.exporting import ExportFormat, request_export
-from annotate.importing import ImportFormat, natural_key, request_import
-from annotate.models import DatasetVersion
-from annotate.releases import release_dataset
 from core.jobs import job_state
 from core.permissions import IsPlatformAdmin
+from datasets.formats import ImportFormat
+from datasets.jobs import request_export, request_import
+from datasets.models import DatasetVersion
+from datasets.selectors import get_dataset, get_version
+from datasets.services.exports import ExportFormat
+from datasets.services.imports import natural_key
+from datasets.services.releases import release_dataset
 
 
 class JobStateSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -98,7 +100,7 @@ class AdminAPIView(APIView):
 class DatasetListAPI(AdminAPIView):
     @extend_schema(responses=DatasetSummarySerializer(many=True))
     def get(self, request: Request) -> Response:
-        from annotate.dataset_selectors import dataset_summaries
+        from datasets.selectors import dataset_summaries
 
         return Response([
             {"name": row["dataset"].name, "language": row["dataset"].language,
@@ -177,7 +179,7 @@ class StatsAPI(AdminAPIView):
     @extend_schema(responses=OpenApiTypes.OBJECT,
                    description="MuCGEC Table 3 / Figure 1 statistics; ?release=N for a release.")
     def get(self, request: Request, name: str) -> Response:
-        from annotate.dataset_views import statistics_for
+        from datasets.views import statistics_for
 
         dataset = get_dataset(name)
         version = get_version(dataset, request.query_params.get("release") or None)

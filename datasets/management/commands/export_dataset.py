@@ -10,11 +10,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotate.dataset_selectors import get_dataset, get_version
-from annotate.exporting import ExportFormat, export_dataset
-from annotate.management.commands.import_dataset import progress_line
 from core.exceptions import ServiceError
 from core.jobs import JobCancelled, fail_job, finish_job, listen, start_job
+from datasets.management.commands.import_dataset import progress_line
+from datasets.selectors import get_dataset, get_version
+from datasets.services.exports import ExportFormat, export_dataset
 
 
 class Command(BaseCommand):

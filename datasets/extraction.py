@@ -1,8 +1,10 @@
-"""The product's one door to the scoring core's char-level edit extractor.
+"""The product's one door to the scoring core's edit extractor and its resources.
 
 Every place that shows edits (the annotator's live diff, the review page, study items)
 calls `edits_between`, which calls `scoring.gec.extract_edits` with the configured
-ChERRANT resources, so what a person sees is exactly what the scorer will count.
+ChERRANT resources, so what a person sees is exactly what the scorer will count. The
+export, the release's reference M2 and the scorer read the same setting through
+`resources_dir_setting` / `extraction_resources`: the one reader of GEC_CHERRANT_RESOURCES.
 """
 
 from __future__ import annotations
@@ -13,16 +15,26 @@ from typing import Any
 from django.conf import settings
 
 from core.exceptions import ServiceError
+from scoring.gec.resources import Resources, load_resources
 
 # The diff endpoint is called on every pause in typing; bound the work one call can ask for.
 MAX_DIFF_CHARS = 1000
 
 
-def extractor_resources() -> Any:
-    """The configured resources (cached by the library per directory), or None = default."""
-    from scoring.gec.resources import load_resources
+def resources_dir_setting(override: str | None = None) -> str | None:
+    """The ChERRANT resources directory in force: an explicit override, else the
+    GEC_CHERRANT_RESOURCES setting, else None (the library's documented default)."""
+    value = override if override is not None else getattr(settings, "GEC_CHERRANT_RESOURCES", "")
+    return value or None
 
-    return load_resources(settings.GEC_CHERRANT_RESOURCES or None)
+
+def extraction_resources(override: str | None = None) -> Resources:
+    """The configured resources (cached by the library per directory). A folder that cannot
+    be read is a ServiceError naming the folder and file."""
+    try:
+        return load_resources(resources_dir_setting(override))
+    except ValueError as exc:  # ResourceError names the directory and file
+        raise ServiceError(f"extraction resources: {exc}", field="resources") from None
 
 
 def edits_between(source: str, target: str) -> list[dict[str, Any]]:
@@ -40,7 +52,7 @@ def edits_between(source: str, target: str) -> list[dict[str, Any]]:
     if not target.strip():
         raise ServiceError("the correction is empty", field="target")
     try:
-        edits = extract_edits(source, target, resources=extractor_resources())
+        edits = extract_edits(source, target, resources=extraction_resources())
     except ValueError as error:
         raise ServiceError(f"cannot compare these texts: {error}", field="target") from None
     # noop (no change / 没有错误) and NA (无法标注) are markers with span -1, not edits to draw.
@@ -129,7 +141,7 @@ def chunk_grid_between(source: str, labelled_texts: list[tuple[str, str]]) -> Re
         return None
     try:
         grid = chunk_grid_from_texts(
-            source, [text for _label, text in labelled_texts], resources=extractor_resources()
+            source, [text for _label, text in labelled_texts], resources=extraction_resources()
         )
     except ValueError:
         return None  # e.g. a pathological pair the extractor refuses: the diffs still show

@@ -11,9 +11,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotate.importing import ImportFile, ImportFormat, import_dataset
 from core.exceptions import ServiceError
 from core.jobs import JobCancelled, fail_job, finish_job, listen, start_job
+from datasets.formats import ImportFile, ImportFormat
+from datasets.services.imports import import_dataset
 
 
 def progress_line(stream: Any, verb: str) -> Any:

@@ -9,9 +9,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotate.dataset_selectors import get_dataset
-from annotate.releases import release_dataset
 from core.exceptions import ServiceError
+from datasets.selectors import get_dataset
+from datasets.services.releases import release_dataset
 
 
 class Command(BaseCommand):

@@ -27,17 +27,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotate.dataset_selectors import DatasetRow, export_rows
-from annotate.exporting import (
-    _cached_reference_m2,
-    export_workers,
-    known_blocks,
-    m2_chunks,
-    resources_dir_setting,
-)
-from annotate.models import Dataset, DatasetVersion
 from core.exceptions import ServiceError
 from core.jobs import report_progress
+from datasets.extraction import resources_dir_setting
+from datasets.models import Dataset, DatasetVersion
+from datasets.reference_m2 import export_workers, known_blocks, m2_chunks, reference_m2
+from datasets.selectors import DatasetRow, export_rows
 
 EDIT_TYPES = ("M", "R", "S", "W")
 NOT_ANNOTATABLE = "无法标注"
@@ -110,12 +105,11 @@ def reference_m2_text(
     *, dataset: Dataset, version: DatasetVersion | None, directory: str | None, signature: str,
     workers: int | None = None, on_progress: Any = None,
 ) -> str:
-    """The reference M2 of a release or of the live data: the stored text of a release when
-    there is one, otherwise extracted now, reusing the unchanged blocks of the newest stored
-    release (so the live statistics of a mostly released dataset are cheap)."""
-    stored = _cached_reference_m2(version, signature)
-    if stored is not None:
-        return stored
+    """The reference M2 of a release (from the one builder, stored) or of the live data
+    (extracted now, reusing the unchanged blocks of the newest stored release, so the live
+    statistics of a mostly released dataset are cheap)."""
+    if version is not None:
+        return reference_m2(version, resources_dir=directory, workers=workers, on_progress=on_progress)[1]
     return "".join(m2_chunks(
         export_rows(dataset=dataset, version=version), resources_dir=directory,
         workers=workers if workers is not None else export_workers(), on_progress=on_progress,

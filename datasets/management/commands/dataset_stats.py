@@ -10,9 +10,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotate.dataset_selectors import get_dataset, get_version
-from annotate.statistics import dataset_statistics
 from core.exceptions import ServiceError
+from datasets.selectors import get_dataset, get_version
+from datasets.statistics import dataset_statistics
 
 TABLE_KEYS = [
     ("sentences", "sentences"), ("references", "references"),

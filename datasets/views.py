@@ -11,17 +11,20 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotate.dataset_selectors import dataset_summaries, get_dataset, get_version
-from annotate.exporting import ExportFormat, export_path, request_export
-from annotate.importing import ImportFormat, natural_key, request_import
-from annotate.releases import release_dataset
-from annotate.statistics import dataset_statistics
 from core.charts import grouped_bar_chart
 from core.exceptions import ServiceError
 from core.jobs import get_job_for, job_state
 from core.models import JobStatus
 from core.permissions import role_required
 from core.roles import Role
+from datasets.extraction import resources_dir_setting
+from datasets.formats import ImportFormat
+from datasets.jobs import export_path, request_export, request_import
+from datasets.selectors import dataset_summaries, get_dataset, get_version
+from datasets.services.exports import ExportFormat
+from datasets.services.imports import natural_key
+from datasets.services.releases import release_dataset
+from datasets.statistics import dataset_statistics
 
 STATS_CACHE_SECONDS = 24 * 3600
 
@@ -109,13 +112,10 @@ def statistics_for(dataset: Any, version: Any) -> dict[str, Any]:
     """Statistics of a release are cached (a release never changes); live ones are not."""
     if version is None:
         return dataset_statistics(dataset=dataset)
-    from annotate.exporting import ensure_reference_m2, resources_dir_setting
-
     key = f"datasets:stats:{version.pk}:{version.checksum}:{resources_dir_setting() or 'default'}"
     stats = cache.get(key)
     if stats is None:
-        # One extraction serves the export, the scorer and both kinds of statistics.
-        ensure_reference_m2(version)
+        # One extraction (stored by the one builder) serves the export, the scorer and the statistics.
         stats = dataset_statistics(dataset=dataset, version=version, chunks=True)
         cache.set(key, stats, STATS_CACHE_SECONDS)
     return stats

@@ -15,12 +15,13 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from annotate.dataset_bulk import insert_rows
-from annotate.dataset_selectors import DatasetRow, export_rows
-from annotate.models import Dataset, DatasetVersion, ReleasedSentence, Split
 from core.audit import log_action
 from core.exceptions import ServiceError
 from core.jobs import report_progress
+from datasets.bulk import insert_rows
+from datasets.jobs import queue_reference_extraction
+from datasets.models import Dataset, DatasetVersion, ReleasedSentence, Split
+from datasets.selectors import DatasetRow, export_rows
 
 WRITE_CHUNK = 2000
 RELEASE_COLUMNS = ("version_id", "sentence_id", "position", "external_id", "source_name",
@@ -95,28 +96,12 @@ def release_dataset(
         version.counts = {"sentences": sentences, "references": references,
                           "skipped_without_references": skipped, "by_source": by_source}
         version.save(update_fields=["checksum", "counts"])
-        _queue_reference_extraction(version.pk)
+        queue_reference_extraction(version.pk)
         log_action(version, user, "dataset.release", {
             "dataset": dataset.name, "number": number, "checksum": version.checksum,
             "counts": version.counts, "split": split, "source_names": source_names,
         })
     return version
-
-
-def _queue_reference_extraction(version_id: int) -> None:
-    """With real workers, extract the release's reference M2 right away in the background
-    (the scoring app's task, stored per resources signature), so the first M2 export and the
-    first system score of the release do not wait for it. In the quick start tasks run
-    in-process, where this would make every release as slow as an M2 export: skipped."""
-    from annotate.exporting import tasks_run_in_process
-
-    if tasks_run_in_process():
-        return
-    try:
-        from scoring.tasks import prepare_release_references
-    except ImportError:
-        return
-    transaction.on_commit(lambda: prepare_release_references.delay(version_id))
 
 
 def verify_release(version: DatasetVersion) -> bool:

@@ -1,0 +1,141 @@
+"""What every import format shares: the input file, the parsed row, the checks on bytes,
+ids and texts, and the one error shape (file, 1-based line, field).
+
+Input is strict on purpose: a byte-order mark, Windows (CRLF) line ends, a non-UTF-8 file
+(typically GBK), empty lines, duplicate ids, mismatched line counts and files above
+`GEC_MAX_UPLOAD_BYTES` are refused, because each of them otherwise ends up as invisible
+characters inside ids or references, or as references attached to the wrong sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from django.conf import settings
+
+from core.exceptions import ServiceError
+
+MAX_ID_LENGTH = 100
+
+
+class ImportFormat(StrEnum):
+    TEXT = "text"
+    MUCGEC = "mucgec"
+    PARALLEL = "parallel"
+    JSONL = "jsonl"
+    M2 = "m2"
+
+
+@dataclass(frozen=True)
+class ImportFile:
+    """One input file: its name (for messages) and its raw bytes."""
+
+    name: str
+    data: bytes
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> ImportFile:
+        path = Path(path)
+        if not path.is_file():
+            raise ServiceError(f"{path}: no such file", field="file")
+        size = path.stat().st_size
+        check_size(path.name, size)
+        return cls(name=str(path), data=path.read_bytes())
+
+
+@dataclass
+class ParsedSentence:
+    external_id: str
+    text: str
+    references: list[str]
+    line: int
+    source_name: str | None = None  # per-row override (JSONL)
+    split: str | None = None
+    # The file has no ids (text, parallel, M2, JSONL without "id"): the id becomes the
+    # sentence's number in the dataset, so a second file appended to a dataset continues
+    # the numbering instead of clashing with the first one.
+    auto_id: bool = False
+
+
+def format_error(file: str, line: int | None, field_name: str, message: str) -> ServiceError:
+    where = f"{file}, line {line}" if line is not None else file
+    return ServiceError(f"{where}, field {field_name}: {message}", field=field_name)
+
+
+def check_size(name: str, size: int) -> None:
+    limit = int(getattr(settings, "GEC_MAX_UPLOAD_BYTES", 200 * 1024 * 1024))
+    if size > limit:
+        raise ServiceError(
+            f"{name}: the file is {size:,} bytes, above the import limit of {limit:,} bytes "
+            "(setting GEC_MAX_UPLOAD_BYTES); split it into several imports",
+            field="file",
+        )
+
+
+def decode_lines(file: ImportFile) -> list[str]:
+    """The file's lines, after the checks every format shares (size, BOM, UTF-8, CRLF)."""
+    data = file.data
+    check_size(file.name, len(data))
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise format_error(file.name, 1, "encoding", "the file starts with a byte-order mark (BOM); "
+                     "save it as UTF-8 without BOM")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise format_error(file.name, 1, "encoding", "the file is UTF-16 (it starts with a UTF-16 "
+                     "byte-order mark); save it as UTF-8")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        hint = ""
+        try:
+            data.decode("gb18030")
+            hint = " It decodes as GBK/GB18030: convert it with `iconv -f GBK -t UTF-8`."
+        except UnicodeDecodeError:
+            pass
+        raise format_error(
+            file.name, line, "encoding",
+            f"not valid UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start}).{hint}",
+        ) from None
+    if "\r" in text:
+        line = text[: text.index("\r")].count("\n") + 1
+        raise format_error(file.name, line, "line end", "Windows (CRLF) or old Mac (CR) line end; "
+                     "convert the file to Unix (LF) line ends, e.g. with dos2unix")
+    if not text:
+        raise format_error(file.name, None, "file", "the file is empty")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the newline that ends the last line
+    return lines
+
+
+def reject_empty(lines: Sequence[str], name: str) -> None:
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            raise format_error(name, number, "line", "empty line; remove it (every line is one sentence)")
+
+
+def check_id(external_id: str, name: str, line: int, seen: dict[str, int]) -> None:
+    if not external_id.strip():
+        raise format_error(name, line, "id", "empty id")
+    if external_id != external_id.strip():
+        raise format_error(name, line, "id", f"id {external_id!r} has leading or trailing spaces")
+    if len(external_id) > MAX_ID_LENGTH:
+        raise format_error(name, line, "id", f"id longer than {MAX_ID_LENGTH} characters")
+    first = seen.get(external_id)
+    if first is not None:
+        raise format_error(name, line, "id", f"duplicate id {external_id!r} (first used on line {first})")
+    seen[external_id] = line
+
+
+def check_text(text: str, name: str, line: int, field_name: str) -> None:
+    if not text.strip():
+        raise format_error(name, line, field_name, "empty text")
+
+
+def single_file(files: Sequence[ImportFile], fmt: ImportFormat) -> ImportFile:
+    if len(files) != 1:
+        raise ServiceError(f"the {fmt} format takes exactly one file, got {len(files)}", field="file")
+    return files[0]

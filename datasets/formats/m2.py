@@ -1,0 +1,63 @@
+"""``m2``: ChERRANT M2 (references from the ``T`` lines) or plain ERRANT M2 (references
+rebuilt by applying each annotator's edits); the id is the block number."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from datasets.formats.common import (
+    ImportFile,
+    ImportFormat,
+    ParsedSentence,
+    decode_lines,
+    format_error,
+    single_file,
+)
+from datasets.models import Language
+
+
+def parse_m2_files(files: Sequence[ImportFile], *, language: str = Language.CHINESE) -> list[ParsedSentence]:
+    from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2FormatError, parse_m2
+
+    file = single_file(files, ImportFormat.M2)
+    lines = decode_lines(file)
+    try:
+        blocks = parse_m2("\n".join(lines), name=file.name)
+    except M2FormatError as exc:
+        raise format_error(file.name, exc.line, "m2", exc.message) from None
+    # Chinese M2 separates characters with spaces; English separates words.
+    joiner = "" if language == Language.CHINESE else " "
+    rows = []
+    for number, block in enumerate(blocks, start=1):
+        tokens = block.source.split()
+        if not tokens:
+            raise format_error(file.name, block.line, "source", "empty S line")
+        references: list[str] = []
+        seen_annotators: set[int] = set()
+        for target in block.targets:
+            if target.annotator in seen_annotators:
+                continue  # T<r>-A1, A2...: other alignments of the same reference
+            seen_annotators.add(target.annotator)
+            if target.text is not None:
+                text = target.text.strip()
+                if text in (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT):
+                    references.append(text)
+                else:
+                    references.append(joiner.join(text.split()))
+            else:
+                references.append(joiner.join(_apply_edits(tokens, target.edits)))
+        rows.append(ParsedSentence(str(number), joiner.join(tokens), references, block.line,
+                                   auto_id=True))
+    return rows
+
+
+def _apply_edits(tokens: list[str], edits: Sequence[Any]) -> list[str]:
+    result = list(tokens)
+    # Right to left, so earlier offsets stay valid.
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        if edit.start < 0 or edit.type in ("noop", "UNK", "Um"):
+            continue
+        correction = [] if edit.correction in ("-NONE-", "") else edit.correction.split()
+        result[edit.start : edit.end] = correction
+    return result

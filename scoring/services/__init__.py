@@ -1,0 +1,77 @@
+"""Services of the scoring app: everything that writes scores, one module per concern.
+
+The numbers always come from the metric library (`scoring.gec`, wrapped in
+scoring/metric.py); these modules load rows, call it, and store the results.
+
+* `systems`: system outputs, scoring jobs (`upload_system_output` -> `request_scoring` ->
+  `run_scoring`, idempotent and cancellable).
+* `weighted`: PT-M2 and other BERTScore-weighted scores on the `gpu` queue.
+* `ensembles`: edit-wise voting over stored outputs.
+* `annotators`: annotator quality samples, rescored when golden references change.
+* `pay`: pay rates.
+
+The names below are the app's service API (views, API views, commands and tasks import
+them from here).
+"""
+
+from scoring.services.annotators import (
+    INLINE_REFRESH_LIMIT,
+    JOB_KIND_ANNOTATORS,
+    refresh_annotator_scores,
+    refresh_stale_samples,
+    rescore_dataset,
+    rescore_sentence,
+    rescore_sentence_on_commit,
+    stale_sentence_ids,
+    start_annotator_rescoring,
+)
+from scoring.services.ensembles import create_ensemble
+from scoring.services.pay import set_pay_rates
+from scoring.services.systems import (
+    JOB_KIND_SYSTEM,
+    MAX_NAME_LENGTH,
+    cancel_scoring,
+    delete_system_output,
+    reference_m2_blocks,
+    released_rows,
+    request_scoring,
+    run_scoring,
+    score_now,
+    scoring_resources,
+    upload_system_output,
+)
+from scoring.services.weighted import (
+    JOB_KIND_WEIGHTED,
+    request_weighted_scoring,
+    run_weighted_scoring,
+    weighted_model,
+)
+
+__all__ = [
+    "INLINE_REFRESH_LIMIT",
+    "JOB_KIND_ANNOTATORS",
+    "JOB_KIND_SYSTEM",
+    "JOB_KIND_WEIGHTED",
+    "MAX_NAME_LENGTH",
+    "cancel_scoring",
+    "create_ensemble",
+    "delete_system_output",
+    "reference_m2_blocks",
+    "refresh_annotator_scores",
+    "refresh_stale_samples",
+    "released_rows",
+    "request_scoring",
+    "request_weighted_scoring",
+    "rescore_dataset",
+    "rescore_sentence",
+    "rescore_sentence_on_commit",
+    "run_scoring",
+    "run_weighted_scoring",
+    "score_now",
+    "scoring_resources",
+    "set_pay_rates",
+    "stale_sentence_ids",
+    "start_annotator_rescoring",
+    "upload_system_output",
+    "weighted_model",
+]

@@ -1,0 +1,273 @@
+"""Annotator quality: each submitted box scored against the sentence's current golden
+references. `rescore_sentence(sentence_id)` (re)builds the samples of one sentence; it runs
+on commit whenever a GoldenReference row is saved (signal in scoring/signals.py), and review
+code that writes references in bulk calls `rescore_sentence_on_commit`."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Count, Max, Q
+
+from annotate.models import Submission, SubmissionTag
+from core.jobs import JobCancelled, finish_job, mark_running, report_progress, start_job
+from core.models import BackgroundJob, JobStatus
+from datasets.models import (
+    GoldenReference,
+    ReferenceKind,
+    Sentence,
+)
+from scoring import metric
+from scoring.models import (
+    AnnotatorSample,
+)
+from scoring.services.systems import scoring_resources
+
+JOB_KIND_ANNOTATORS = "scoring.annotators"
+
+
+def _reference_texts(references: Sequence[GoldenReference]) -> list[str]:
+    """Golden references as ChERRANT target strings (markers for the special kinds)."""
+    texts = []
+    for ref in references:
+        if ref.kind == ReferenceKind.ERROR_FREE:
+            texts.append(metric.NO_ERROR_TEXT)
+        elif ref.kind == ReferenceKind.NOT_ANNOTATABLE:
+            texts.append(metric.NOT_ANNOTATABLE_TEXT)
+        else:
+            texts.append(ref.text)
+    return texts
+
+
+def _sample_hypotheses(submission: Submission, sentence: Sentence) -> list[tuple[int, int | None, str]]:
+    """(slot, correction id, hypothesis) for each box of a submission; a tag is one box."""
+    if submission.tag == SubmissionTag.ERROR_FREE:
+        return [(0, None, metric.NO_ERROR_TEXT)]
+    if submission.tag == SubmissionTag.NOT_ANNOTATABLE:
+        return [(0, None, metric.NOT_ANNOTATABLE_TEXT)]
+    boxes = []
+    for correction in submission.corrections.all():
+        text = correction.text.strip()
+        if text:
+            boxes.append((correction.position, correction.pk, text))
+    return boxes
+
+
+def rescore_sentence(
+    sentence_id: int, *, resources_dir: str | None = None, force: bool = False
+) -> int:
+    """Recompute the annotator samples of one sentence against its current golden references.
+
+    Idempotent: the sentence's samples are replaced in one transaction. A sentence without
+    current golden references has no samples. Unless `force`, samples already built from
+    the same reference revision, submissions and resources are kept as they are. Returns
+    the number of samples of the sentence.
+    """
+    sentence = Sentence.objects.filter(pk=sentence_id).first()
+    if sentence is None:
+        return 0
+    references = list(
+        GoldenReference.objects.filter(sentence=sentence, is_current=True).order_by("position")
+    )
+    submissions = list(
+        Submission.objects.filter(assignment__sentence=sentence, revision=1)
+        .select_related("assignment")
+        .prefetch_related("corrections")
+        .order_by("id")
+    )
+    if not references or not submissions:
+        AnnotatorSample.objects.filter(sentence=sentence).delete()
+        return 0
+    resources = scoring_resources(resources_dir)
+    revision = max(ref.revision for ref in references)
+    wanted = {
+        (submission.pk, slot)
+        for submission in submissions
+        for slot, _, _ in _sample_hypotheses(submission, sentence)
+    }
+    existing = list(
+        AnnotatorSample.objects.filter(sentence=sentence).values_list(
+            "submission_id", "slot", "golden_revision", "reference_count", "resources_key"
+        )
+    )
+    if not force and existing and all(
+        (rev, count, key) == (revision, len(references), resources.signature)
+        for _, _, rev, count, key in existing
+    ) and {(sub, slot) for sub, slot, *_ in existing} == wanted:
+        return len(existing)
+    ref_texts = _reference_texts(references)
+    ref_block = metric.sentence_block(sentence.text, ref_texts, resources=resources)
+    ref_m2 = metric.blocks_to_text([ref_block])
+    samples = []
+    for submission in submissions:
+        for slot, correction_id, hypothesis in _sample_hypotheses(submission, sentence):
+            hyp_block = metric.sentence_block(sentence.text, [hypothesis], resources=resources)
+            counts = metric.corpus_counts([hyp_block], [ref_block])
+            samples.append(
+                AnnotatorSample(
+                    sentence=sentence,
+                    annotator_id=submission.assignment.annotator_id,
+                    submission=submission,
+                    correction_id=correction_id,
+                    slot=slot,
+                    hypothesis=hypothesis,
+                    golden_revision=revision,
+                    reference_count=len(references),
+                    hyp_m2=metric.blocks_to_text([hyp_block]),
+                    ref_m2=ref_m2,
+                    tp=counts["tp"],
+                    fp=counts["fp"],
+                    fn=counts["fn"],
+                    resources_key=resources.signature,
+                )
+            )
+    with transaction.atomic():
+        AnnotatorSample.objects.filter(sentence=sentence).delete()
+        AnnotatorSample.objects.bulk_create(samples)
+    return len(samples)
+
+
+def rescore_sentence_on_commit(sentence_id: int) -> None:
+    """Schedule `rescore_sentence` after the current transaction commits. Review code that
+    writes golden references with bulk operations (which send no signals) calls this.
+    Several calls for one sentence are cheap: a sample set already built from the current
+    references is left alone."""
+
+    def send() -> None:
+        from scoring.tasks import rescore_annotator_sentence
+
+        rescore_annotator_sentence.delay(sentence_id)
+
+    transaction.on_commit(send)
+
+
+def stale_sentence_ids(*, dataset_id: int) -> list[int]:
+    """Sentences whose stored samples do not match their current golden references or their
+    submissions (new review, accepted complaint, late submission, or never scored)."""
+    current: dict[int, tuple[int, int]] = {}
+    for row in (
+        GoldenReference.objects.filter(sentence__dataset_id=dataset_id, is_current=True)
+        .values("sentence_id")
+        .annotate(revision=Max("revision"), count=Count("id"))
+    ):
+        current[row["sentence_id"]] = (row["revision"], row["count"])
+    submitted: dict[int, set[int]] = defaultdict(set)
+    # Submissions that give at least one box (a tag, or a correction) are the ones sampled.
+    for sentence_id, submission_id in (
+        Submission.objects.filter(assignment__sentence__dataset_id=dataset_id, revision=1)
+        .filter(~Q(tag=SubmissionTag.CORRECTED) | Q(corrections__isnull=False))
+        .values_list("assignment__sentence_id", "id")
+        .distinct()
+    ):
+        submitted[sentence_id].add(submission_id)
+    stored_state: dict[int, set[tuple[int, int]]] = defaultdict(set)
+    stored_submissions: dict[int, set[int]] = defaultdict(set)
+    for sentence_id, submission_id, revision, count in AnnotatorSample.objects.filter(
+        sentence__dataset_id=dataset_id
+    ).values_list("sentence_id", "submission_id", "golden_revision", "reference_count"):
+        stored_state[sentence_id].add((revision, count))
+        stored_submissions[sentence_id].add(submission_id)
+    stale = []
+    for sentence_id in set(current) | set(stored_state):
+        if sentence_id not in current:
+            stale.append(sentence_id)  # references withdrawn: samples must go
+            continue
+        if not submitted.get(sentence_id):
+            if sentence_id in stored_state:
+                stale.append(sentence_id)
+            continue
+        if (
+            stored_state.get(sentence_id) != {current[sentence_id]}
+            or stored_submissions[sentence_id] != submitted[sentence_id]
+        ):
+            stale.append(sentence_id)
+    return sorted(stale)
+
+
+def refresh_stale_samples(*, dataset_id: int, resources_dir: str | None = None) -> int:
+    """Recompute only the stale sentences of a dataset; returns how many were recomputed."""
+    stale = stale_sentence_ids(dataset_id=dataset_id)
+    for sentence_id in stale:
+        rescore_sentence(sentence_id, resources_dir=resources_dir, force=True)
+    return len(stale)
+
+
+def rescore_dataset(
+    *, dataset_id: int, job_id: int | None = None, resources_dir: str | None = None,
+    only_stale: bool = False,
+) -> int:
+    """Rebuild the annotator samples of a dataset: every sentence (after a resources change)
+    or only the stale ones. Returns the number of sentences recomputed."""
+    if only_stale:
+        sentence_ids = stale_sentence_ids(dataset_id=dataset_id)
+    else:
+        sentence_ids = sorted(
+            set(
+                GoldenReference.objects.filter(sentence__dataset_id=dataset_id, is_current=True)
+                .values_list("sentence_id", flat=True)
+            )
+            | set(AnnotatorSample.objects.filter(sentence__dataset_id=dataset_id).values_list("sentence_id", flat=True))
+        )
+    if job_id is not None:
+        mark_running(job_id, total=len(sentence_ids), message="scoring annotators")
+    done = 0
+    try:
+        for done, sentence_id in enumerate(sentence_ids, start=1):
+            rescore_sentence(sentence_id, resources_dir=resources_dir, force=True)
+            if job_id is not None and done % 50 == 0:
+                report_progress(job_id, done)
+    except JobCancelled:
+        return done
+    if job_id is not None:
+        finish_job(job_id, result={"sentences": len(sentence_ids)}, message=f"{len(sentence_ids)} sentences")
+    return len(sentence_ids)
+
+
+def start_annotator_rescoring(*, dataset_id: int, user: Any) -> BackgroundJob:
+    """Admin action: recompute every annotator sample of a dataset in the background (after
+    the resources changed, for instance)."""
+    job = start_job(kind=JOB_KIND_ANNOTATORS, user=user, params={"dataset": dataset_id, "all": True},
+                    message="re-scoring all annotator samples")
+
+    def send() -> None:
+        from scoring.tasks import rescore_annotator_dataset
+
+        rescore_annotator_dataset.delay(dataset_id, job.pk, False)
+
+    transaction.on_commit(send)
+    return job
+
+
+# Above this many stale sentences a page does not wait: the work goes to a background job.
+INLINE_REFRESH_LIMIT = 200
+
+
+def refresh_annotator_scores(*, dataset_id: int, user: Any, inline_limit: int = INLINE_REFRESH_LIMIT) -> BackgroundJob | None:
+    """Bring a dataset's annotator samples up to date before they are read: a few stale
+    sentences are recomputed at once; many go to a background job (returned, so the page
+    can show its progress) while the page shows the samples stored so far."""
+    stale = stale_sentence_ids(dataset_id=dataset_id)
+    if not stale:
+        return None
+    if len(stale) <= inline_limit:
+        for sentence_id in stale:
+            rescore_sentence(sentence_id, force=True)
+        return None
+    running = BackgroundJob.objects.filter(
+        kind=JOB_KIND_ANNOTATORS, params__dataset=dataset_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]
+    ).first()
+    if running is not None:
+        return running
+    job = start_job(kind=JOB_KIND_ANNOTATORS, user=user, total=len(stale), params={"dataset": dataset_id},
+                    message=f"re-scoring {len(stale)} sentences")
+
+    def send() -> None:
+        from scoring.tasks import rescore_annotator_dataset
+
+        rescore_annotator_dataset.delay(dataset_id, job.pk, True)
+
+    transaction.on_commit(send)
+    return job
