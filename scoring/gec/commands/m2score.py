@@ -1,0 +1,133 @@
+"""Subcommand ``m2score``: M2 (MaxMatch) with m2scorer 3.2's counts, corpus and sentence level.
+
+    python -m scoring.gec m2score --hyp SYSTEM.txt [--hyp SYSTEM2.txt ...] --ref GOLD.m2
+        [--sentence] [--beta 0.5] [--max-unchanged-words 2] [--max-arcs N] [--json]
+
+Text output is m2scorer's (``Precision   : 0.4162`` ...), byte for byte; ``--sentence`` adds a
+``SentM2 F_0.5 : ...`` line. With several ``--hyp`` files each block is preceded by
+``== FILE``. ``--json`` prints one object per hypothesis file with ``system``, ``tp``, ``fp``,
+``fn``, ``p``, ``r``, ``f05`` (P/R/F rounded to 4 decimals, as printed) and ``sent_f05``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from scoring.gec.compare import f_score
+from scoring.gec.english.textfiles import TextFormatError, read_text_lines
+from scoring.gec.m2 import read_m2
+from scoring.gec.maxmatch.scorer import (
+    DEFAULT_MAX_ARCS,
+    M2Result,
+    format_m2scorer,
+    gold_edits_by_annotator,
+    score,
+)
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def _beta(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "m2score", help="M2 (MaxMatch, m2scorer 3.2 counts) of system outputs, with SentM2"
+    )
+    parser.add_argument(
+        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
+    )
+    parser.add_argument("--ref", required=True, metavar="GOLD.m2", help="gold M2 file")
+    parser.add_argument("--sentence", action="store_true", help="also SentM2 (mean sentence F)")
+    parser.add_argument("--beta", type=_beta, default=0.5)
+    parser.add_argument("--max-unchanged-words", type=_non_negative, default=2)
+    parser.add_argument(
+        "--max-arcs",
+        type=_non_negative,
+        default=DEFAULT_MAX_ARCS,
+        help="transitive arcs per sentence before the lattice is bounded (0: no limit; "
+        f"default {DEFAULT_MAX_ARCS}); bounded sentences are reported",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per hypothesis")
+    parser.set_defaults(func=run_m2score)
+
+
+def _f_key(beta: float) -> str:
+    return "f05" if beta == 0.5 else f"f{beta:g}".replace(".", "")
+
+
+def _payload(path: str, result: M2Result, sentence: bool) -> dict[str, Any]:
+    p, r, f = f_score(result.tp, result.fp, result.fn, result.beta)
+    payload: dict[str, Any] = {
+        "system": Path(path).name,
+        "tp": result.tp,
+        "fp": result.fp,
+        "fn": result.fn,
+        "p": p,
+        "r": r,
+        _f_key(result.beta): f,
+    }
+    if sentence:
+        payload["sent_" + _f_key(result.beta)] = round(result.sent_f, 4)
+    payload["exact"] = result.exact
+    payload["signature"] = result.signature
+    return payload
+
+
+def run_m2score(args: argparse.Namespace) -> int:
+    blocks = read_m2(args.ref)
+    gold = [gold_edits_by_annotator(block) for block in blocks]
+    max_arcs = args.max_arcs or None
+    for path in args.hyp:
+        hyp = read_text_lines(path)
+        if len(hyp.lines) != len(blocks):
+            line = min(len(hyp.lines), len(blocks)) + 1
+            raise TextFormatError(
+                path,
+                line,
+                f"{len(hyp.lines)} lines, but the gold M2 {args.ref} has {len(blocks)} "
+                "sentences; the hypothesis must have one line per gold sentence",
+            )
+        for note in hyp.notes():
+            print(f"warning: {note}", file=sys.stderr)
+        result = score(
+            hyp.lines,
+            blocks,
+            beta=args.beta,
+            max_unchanged_words=args.max_unchanged_words,
+            max_arcs=max_arcs,
+            gold=gold,
+        )
+        bounded = result.bounded_sentences
+        if bounded:
+            shown = ", ".join(str(i + 1) for i in bounded[:10])
+            print(
+                f"warning: {path}: {len(bounded)} sentence(s) hit the lattice budget of "
+                f"{args.max_arcs} arcs (line {shown}); their counts are a bounded answer, "
+                "not m2scorer's (raise --max-arcs, or 0 for no limit)",
+                file=sys.stderr,
+            )
+        if args.json:
+            print(json.dumps(_payload(path, result, args.sentence)), flush=True)
+            continue
+        if len(args.hyp) > 1:
+            print(f"== {path}")
+        text = format_m2scorer(result)
+        if args.sentence:
+            text += f"SentM2 F_{result.beta:.1f} : {result.sent_f:.4f}\n"
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0
