@@ -225,8 +225,9 @@ def _parse_results(
                 element.clear()
     except ET.ParseError as exc:
         line, column = exc.position
+        reason = str(exc.msg).split(":")[0]
         raise JudgmentFormatError(
-            path, f"line {line}, column {column + 1}", f"malformed XML ({exc.msg})"
+            path, f"line {line}, column {column + 1}", f"malformed XML ({reason})"
         ) from None
     except (EOFError, gzip.BadGzipFile) as exc:
         raise JudgmentFormatError(path, "line 1", f"not a readable gzip file ({exc})") from None

@@ -1,0 +1,58 @@
+"""Fixtures of the meta-evaluation tests: the shared data folders, our M2 / SentM2 on SEEDA's
+subset (computed once), and where SEEDA's own scripts are (side-by-side checks skip without)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from scoring.gec.m2 import read_m2
+from scoring.gec.maxmatch import M2Result, score_systems
+from scoring.gec.meta.scorefiles import SEEDA_SYSTEMS
+
+
+@pytest.fixture(scope="session")
+def conll14(shared_data: Path) -> Path:
+    folder = shared_data / "conll14"
+    if not folder.is_dir():
+        pytest.skip("shared/data/conll14 is absent")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def seeda(shared_data: Path) -> Path:
+    folder = shared_data / "seeda"
+    if not folder.is_dir():
+        pytest.skip("shared/data/seeda is absent")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def seeda_m2(seeda: Path, conll14: Path) -> dict[str, M2Result]:
+    """Our M2 scorer on SEEDA's 391 sentences (gold = the CoNLL-14 blocks of those lines)."""
+    blocks = read_m2(str(conll14 / "conll14st-test.m2"))
+    lines = [int(x) for x in (seeda / "subset_conll14_lines.txt").read_text().split()]
+    gold = [blocks[k - 1] for k in lines]
+    outputs = {
+        s: (seeda / "outputs" / "subset" / f"{s}.txt").read_text(encoding="utf-8").split("\n")
+        for s in SEEDA_SYSTEMS
+    }
+    return score_systems(outputs, gold)
+
+
+@pytest.fixture(scope="session")
+def seeda_scripts() -> tuple[str, Path]:
+    """(python with numpy + scipy, SEEDA's utils folder) for running SEEDA's scripts beside
+    ours: GEC_REF_PYTHON and GEC_SEEDA_UTILS, by default /work/refs/venv and /work/refs/SEEDA
+    (fetched tmu-nlp/SEEDA @0c6c07f). Skips when they are not there."""
+    python = os.environ.get("GEC_REF_PYTHON", "/work/refs/venv/bin/python")
+    utils = Path(os.environ.get("GEC_SEEDA_UTILS", "/work/refs/SEEDA/utils"))
+    if not (Path(python).exists() and (utils / "corr_system.py").exists()):
+        pytest.skip("SEEDA's scripts (GEC_SEEDA_UTILS) or a python with scipy (GEC_REF_PYTHON)")
+    check = subprocess.run([python, "-c", "import scipy, numpy"], capture_output=True)
+    if check.returncode:
+        pytest.skip(f"{python} has no scipy/numpy")
+    return python, utils

@@ -1,0 +1,138 @@
+"""Human rankings against the published GJG15 and SEEDA scores, and the vectorised TrueSkill
+update against the ``trueskill`` package."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+import trueskill
+
+from scoring.gec.meta.judgments import pairwise, read_judgments_xml
+from scoring.gec.meta.rankings import (
+    agreement,
+    expected_wins,
+    rank_expected_wins,
+    rank_trueskill,
+    trueskill_parameters,
+    trueskill_runs,
+)
+from scoring.gec.meta.scorefiles import SEEDA_SYSTEMS
+
+
+def _wmt_scores(path: Path) -> dict[str, float]:
+    with gzip.open(path, "rt") as handle:
+        return {f[3]: float(f[4]) for f in (line.rstrip("\n").split("\t") for line in handle)}
+
+
+def _seeda_scores(path: Path) -> dict[str, float]:
+    values = [float(x) for x in path.read_text().split()]
+    return dict(zip(SEEDA_SYSTEMS, values, strict=True))
+
+
+def _cases(shared: Path) -> list[tuple[Path, dict[str, float], dict[str, float]]]:
+    human = shared / "seeda" / "scores" / "human"
+    return [
+        (
+            shared / "conll14" / "human" / "judgments.xml",
+            _wmt_scores(shared / "conll14" / "human" / "expected_wins.txt.gz"),
+            _wmt_scores(shared / "conll14" / "human" / "trueskill.txt.gz"),
+        ),
+        (
+            shared / "seeda" / "data" / "judgments_sent.xml",
+            _seeda_scores(human / "EW_sent.txt"),
+            _seeda_scores(human / "TS_sent.txt"),
+        ),
+        (
+            shared / "seeda" / "data" / "judgments_edit.xml",
+            _seeda_scores(human / "EW_edit.txt"),
+            _seeda_scores(human / "TS_edit.txt"),
+        ),
+    ]
+
+
+CASE_IDS = ["gjg15", "seeda-sent", "seeda-edit"]
+
+
+@pytest.mark.parametrize("case", range(3), ids=CASE_IDS)
+def test_expected_wins_equal_the_published_within_0_001(
+    conll14: Path, seeda: Path, case: int
+) -> None:
+    path, published_ew, _ = _cases(conll14.parent)[case]
+    ours = expected_wins(pairwise(read_judgments_xml(path).items))
+    assert set(ours) == set(published_ew)
+    for system, value in published_ew.items():
+        assert abs(ours[system] - value) <= 0.001, system
+
+
+@pytest.mark.parametrize(
+    ("case", "inter", "intra"),
+    [(0, "0.29", "0.46"), (1, "0.40", "0.72"), (2, "0.28", "0.62")],
+    ids=CASE_IDS,
+)
+def test_kappa_agreement_equals_the_published(
+    conll14: Path, seeda: Path, case: int, inter: str, intra: str
+) -> None:
+    path = _cases(conll14.parent)[case][0]
+    kappa = agreement(read_judgments_xml(path).items)
+    assert (f"{kappa.inter_kappa:.2f}", f"{kappa.intra_kappa:.2f}") == (inter, intra)
+
+
+def test_vectorised_trueskill_update_equals_the_package_on_the_same_matches(
+    seeda: Path,
+) -> None:
+    """Replay one run's matches (wins and draws) through ``trueskill.TrueSkill.rate``."""
+    pairs = pairwise(read_judgments_xml(seeda / "data" / "judgments_sent.xml").items)
+    mu, var, trace = trueskill_runs(pairs, runs=6, seed=3, trace_run=4, matches=600)
+    assert trace is not None and 0 < int(trace.draw.sum()) < 600
+    beta, _, _ = trueskill_parameters(len(pairs))
+    env = trueskill.TrueSkill(mu=0.0, sigma=0.5, beta=beta, tau=0.0, draw_probability=0.25)
+    ratings = {s: env.create_rating() for s in trace.systems}
+    for w, l, d in zip(trace.winner, trace.loser, trace.draw, strict=True):
+        a, b = trace.systems[w], trace.systems[l]
+        (ratings[a],), (ratings[b],) = env.rate([[ratings[a]], [ratings[b]]], ranks=[0, int(not d)])
+    package_mu = np.array([ratings[s].mu for s in trace.systems])
+    package_var = np.array([ratings[s].sigma ** 2 for s in trace.systems])
+    np.testing.assert_allclose(mu[4], package_mu, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(var[4], package_var, rtol=1e-12, atol=0)
+
+
+def test_trueskill_runs_are_reproducible_with_a_seed(seeda: Path) -> None:
+    pairs = pairwise(read_judgments_xml(seeda / "data" / "judgments_edit.xml").items)
+    first, _, _ = trueskill_runs(pairs, runs=5, seed=7, matches=300)
+    second, _, _ = trueskill_runs(pairs, runs=5, seed=7, matches=300)
+    third, _, _ = trueskill_runs(pairs, runs=5, seed=8, matches=300)
+    assert np.array_equal(first, second)
+    assert not np.array_equal(first, third)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", range(3), ids=CASE_IDS)
+def test_trueskill_over_1000_orders_equals_the_published_within_0_003(
+    conll14: Path, seeda: Path, case: int
+) -> None:
+    path, _, published_ts = _cases(conll14.parent)[case]
+    ranking = rank_trueskill(pairwise(read_judgments_xml(path).items), runs=1000, seed=0)
+    ours = ranking.scores()
+    for system, value in published_ts.items():
+        assert abs(ours[system] - value) <= 0.003, system
+    # Published order, except for pairs closer than 0.001.
+    order = [s.system for s in ranking.systems]
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:
+            if abs(published_ts[a] - published_ts[b]) >= 0.001:
+                assert published_ts[a] > published_ts[b], (a, b)
+
+
+def test_expected_wins_bootstrap_gives_rank_ranges_and_clusters(conll14: Path) -> None:
+    pairs = pairwise(read_judgments_xml(conll14 / "human" / "judgments.xml").items)
+    ranking = rank_expected_wins(pairs, bootstrap=200, seed=1)
+    first, last = ranking.systems[0], ranking.systems[-1]
+    assert (first.system, last.system) == ("AMU", "IPN")
+    assert first.rank_range == (1, 1) and first.cluster == 1
+    assert last.rank_range == (13, 13)
+    clusters = [s.cluster for s in ranking.systems]
+    assert clusters == sorted(clusters)  # clusters never go back up the ranking
+    assert rank_expected_wins(pairs, bootstrap=200, seed=1) == ranking
