@@ -90,8 +90,8 @@ def test_vectorised_trueskill_update_equals_the_package_on_the_same_matches(
     beta, _, _ = trueskill_parameters(len(pairs))
     env = trueskill.TrueSkill(mu=0.0, sigma=0.5, beta=beta, tau=0.0, draw_probability=0.25)
     ratings = {s: env.create_rating() for s in trace.systems}
-    for w, l, d in zip(trace.winner, trace.loser, trace.draw, strict=True):
-        a, b = trace.systems[w], trace.systems[l]
+    for win, lose, d in zip(trace.winner, trace.loser, trace.draw, strict=True):
+        a, b = trace.systems[win], trace.systems[lose]
         (ratings[a],), (ratings[b],) = env.rate([[ratings[a]], [ratings[b]]], ranks=[0, int(not d)])
     package_mu = np.array([ratings[s].mu for s in trace.systems])
     package_var = np.array([ratings[s].sigma ** 2 for s in trace.systems])
