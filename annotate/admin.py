@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from annotate.models import Assignment, Correction, Submission
+from annotate.models import Assignment, Correction, Guideline, Submission
 from core.admin import ReadOnlyAdmin
 
 
@@ -31,3 +31,8 @@ class SubmissionAdmin(ReadOnlyAdmin):
     list_display = ("id", "assignment", "revision", "tag", "created_at", "time_spent_seconds")
     list_filter = ("revision", "tag")
     inlines = [CorrectionInline]
+
+
+@admin.register(Guideline)
+class GuidelineAdmin(ReadOnlyAdmin):
+    list_display = ("title", "version", "updated_at", "updated_by")

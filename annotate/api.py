@@ -18,12 +18,10 @@ from rest_framework.views import APIView
 from annotate import selectors, services
 from annotate.models import Assignment, Submission
 from core.exceptions import ServiceError
+from core.markdown import render_markdown
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
 from datasets.extraction import diff_segments, edits_between, segments_as_dicts
-from datasets.models import Dataset
-from review import selectors as review_selectors
-from review import services as review_services
 
 # --- serializers ---------------------------------------------------------------------------
 
@@ -192,30 +190,6 @@ class ProgressView(APIView):
 # --- admin --------------------------------------------------------------------------------
 
 
-class AssignDatasetView(APIView):
-    permission_classes = [IsPlatformAdmin]
-
-    @extend_schema(
-        request=inline_serializer("AssignDatasetRequest", {
-            "dataset": serializers.IntegerField(), "seed": serializers.IntegerField(default=0)}),
-        responses=inline_serializer("AssignDatasetResponse", {
-            "sentences": serializers.IntegerField(), "assignments": serializers.IntegerField(),
-            "review_tasks": serializers.IntegerField(), "seed": serializers.IntegerField()}),
-    )
-    def post(self, request: Request) -> Response:
-        try:
-            dataset = Dataset.objects.get(pk=int(request.data.get("dataset")))
-        except (Dataset.DoesNotExist, TypeError, ValueError):
-            raise ServiceError("dataset: no such dataset id", field="dataset", status=404) from None
-        try:
-            seed = int(request.data.get("seed", 0))
-        except (TypeError, ValueError):
-            raise ServiceError("seed must be a whole number", field="seed") from None
-        summary = services.assign_dataset(dataset=dataset, seed=seed, by=request.user)
-        return Response({"sentences": summary.sentences, "assignments": summary.assignments,
-                         "review_tasks": summary.review_tasks, "seed": summary.seed}, status=201)
-
-
 class StaleAssignmentsView(APIView):
     permission_classes = [IsPlatformAdmin]
 
@@ -285,20 +259,20 @@ class GuidelineView(APIView):
 
     @extend_schema(responses=GuidelineSerializer)
     def get(self, request: Request) -> Response:
-        guideline = review_selectors.current_guideline()
+        guideline = selectors.current_guideline()
         return Response({"title": guideline.title, "body": guideline.body, "version": guideline.version,
-                         "html": review_selectors.render_markdown(guideline.body)})
+                         "html": render_markdown(guideline.body)})
 
     @extend_schema(request=GuidelineSerializer, responses=GuidelineSerializer)
     def put(self, request: Request) -> Response:
         if not has_role(request.user, Role.ADMIN):
             raise ServiceError("only admins edit the guideline", status=403)
-        guideline = review_services.update_guideline(
+        guideline = services.update_guideline(
             user=request.user, title=request.data.get("title"), body=request.data.get("body"),
             version=request.data.get("version"),
         )
         return Response({"title": guideline.title, "body": guideline.body, "version": guideline.version,
-                         "html": review_selectors.render_markdown(guideline.body)})
+                         "html": render_markdown(guideline.body)})
 
 
 # --- routes (included under /api/ by config/urls.py) ----------------------------------------
@@ -312,7 +286,6 @@ urlpatterns = [
     path("assignments/", AssignmentListView.as_view(), name="api-assignments"),
     path("assignments/next/", NextAssignmentView.as_view(), name="api-assignment-next"),
     path("assignments/stale/", StaleAssignmentsView.as_view(), name="api-assignments-stale"),
-    path("assignments/assign-dataset/", AssignDatasetView.as_view(), name="api-assign-dataset"),
     path("assignments/<int:assignment_id>/", AssignmentDetailView.as_view(), name="api-assignment"),
     path("assignments/<int:assignment_id>/submit/", SubmitView.as_view(), name="api-assignment-submit"),
     path("assignments/<int:assignment_id>/reassign/", ReassignView.as_view(), name="api-assignment-reassign"),

@@ -1,4 +1,5 @@
-"""The annotators' work on a dataset's sentences: assignments, submissions, corrections.
+"""The annotators' work on a dataset's sentences: assignments, submissions, corrections,
+and the annotation guideline they follow.
 
 Invariants live here (uniqueness, choices); workflows live in annotate/services.py.
 """
@@ -80,3 +81,19 @@ class Correction(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["submission", "position"], name="unique_correction_slot")
         ]
+
+
+class Guideline(models.Model):
+    """The annotation guideline (Markdown), edited by admins; `version` counts edits."""
+
+    slug = models.SlugField(max_length=50, unique=True)
+    title = models.CharField(max_length=200)
+    body = models.TextField(help_text="Markdown")
+    version = models.PositiveIntegerField(default=1)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return self.title

@@ -8,7 +8,8 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
 
-from annotate.models import Assignment, AssignmentStatus, Submission
+from annotate.guideline_seed import GUIDELINE_BODY, GUIDELINE_SLUG, GUIDELINE_TITLE
+from annotate.models import Assignment, AssignmentStatus, Guideline, Submission
 from core.exceptions import NotFound
 from core.roles import Role, has_role
 from datasets.models import Dataset, Sentence, SentenceStatus
@@ -137,3 +138,11 @@ def annotator_stats() -> list[dict[str, Any]]:
         )
         .order_by("annotator__username")
     )
+
+
+def current_guideline() -> Guideline:
+    guideline = Guideline.objects.filter(slug=GUIDELINE_SLUG).first()
+    if guideline is None:
+        # A database flushed after migrating (as tests do) has lost the seeded row.
+        guideline = Guideline(slug=GUIDELINE_SLUG, title=GUIDELINE_TITLE, body=GUIDELINE_BODY, version=0)
+    return guideline

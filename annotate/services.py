@@ -18,12 +18,21 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotate.models import Assignment, AssignmentStatus, Correction, Submission, SubmissionTag
+from annotate.models import (
+    Assignment,
+    AssignmentStatus,
+    Correction,
+    Guideline,
+    Submission,
+    SubmissionTag,
+)
+from annotate.selectors import current_guideline
+from annotate.signals import annotations_complete, staff_of
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.roles import Role, has_role
 from datasets.extraction import MAX_DIFF_CHARS
-from datasets.models import Dataset, Sentence, SentenceStatus
+from datasets.models import Sentence
 
 MAX_CORRECTION_CHARS = MAX_DIFF_CHARS
 MAX_CORRECTIONS = 10
@@ -140,15 +149,7 @@ def clean_corrections(*, source: str, texts: Any, tag: Any) -> CleanedCorrection
 # --- assignment ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AssignmentSummary:
-    sentences: int
-    assignments: int
-    review_tasks: int
-    seed: int
-
-
-def _pick_least_loaded(
+def pick_least_loaded(
     candidates: list[Any], load: Counter[int], count: int, rng: random.Random
 ) -> list[Any]:
     """`count` distinct users with the lowest load; ties broken by the seeded generator."""
@@ -157,79 +158,6 @@ def _pick_least_loaded(
     # Stable sort on load keeps the random order among equals: balanced and reproducible.
     shuffled.sort(key=lambda user: load[user.pk])
     return shuffled[:count]
-
-
-@transaction.atomic
-def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary:
-    """Give every not-yet-assigned sentence of `dataset` to k distinct annotators and one
-    reviewer who is not among them, at random but balanced across the pools.
-
-    The same pools, sentences and seed give the same assignment (users are ordered by id
-    before the seeded shuffles).
-    """
-    from review.models import ReviewTask
-
-    dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
-    k = dataset.annotators_per_sentence
-    annotators = list(dataset.annotators.filter(is_active=True).order_by("pk"))
-    reviewers = list(dataset.reviewers.filter(is_active=True).order_by("pk"))
-    if k < 1:
-        raise ServiceError("annotators_per_sentence must be at least 1", field="annotators_per_sentence")
-    if len(annotators) < k:
-        raise ServiceError(
-            f"dataset {dataset.name} needs {k} distinct annotators per sentence but its annotator "
-            f"pool has {len(annotators)} active user(s); add annotators to the pool",
-            field="annotators",
-        )
-    if not reviewers:
-        raise ServiceError(f"dataset {dataset.name} has no reviewer in its pool", field="reviewers")
-
-    sentences = list(
-        dataset.sentences.filter(status=SentenceStatus.PENDING)
-        .exclude(assignments__status__in=[AssignmentStatus.OPEN, AssignmentStatus.SUBMITTED])
-        .order_by("position")
-    )
-    rng = random.Random(seed)
-    rng.shuffle(sentences)
-    annotator_load: Counter[int] = Counter(
-        Assignment.objects.filter(sentence__dataset=dataset)
-        .exclude(status=AssignmentStatus.WITHDRAWN)
-        .values_list("annotator_id", flat=True)
-    )
-    reviewer_load: Counter[int] = Counter(
-        ReviewTask.objects.filter(sentence__dataset=dataset).values_list("reviewer_id", flat=True)
-    )
-    new_assignments: list[Assignment] = []
-    new_tasks: list[ReviewTask] = []
-    for sentence in sentences:
-        chosen = _pick_least_loaded(annotators, annotator_load, k, rng)
-        chosen_ids = {user.pk for user in chosen}
-        eligible = [user for user in reviewers if user.pk not in chosen_ids]
-        if not eligible:
-            raise ServiceError(
-                f"sentence {sentence.external_id}: every reviewer in the pool is also one of its "
-                "annotators; add a reviewer who does not annotate, or enlarge the annotator pool",
-                field="reviewers",
-            )
-        reviewer = _pick_least_loaded(eligible, reviewer_load, 1, rng)[0]
-        for user in chosen:
-            annotator_load[user.pk] += 1
-            new_assignments.append(Assignment(sentence=sentence, annotator=user))
-        reviewer_load[reviewer.pk] += 1
-        new_tasks.append(ReviewTask(sentence=sentence, reviewer=reviewer))
-    # An old review task of a sentence that is assigned again (all assignments withdrawn) is
-    # replaced, never duplicated.
-    ReviewTask.objects.filter(sentence__in=sentences).delete()
-    Assignment.objects.bulk_create(new_assignments)
-    ReviewTask.objects.bulk_create(new_tasks)
-    Sentence.objects.filter(pk__in=[s.pk for s in sentences]).update(status=SentenceStatus.ANNOTATING)
-    summary = AssignmentSummary(
-        sentences=len(sentences), assignments=len(new_assignments), review_tasks=len(new_tasks), seed=seed
-    )
-    log_action(dataset, by, "dataset.assigned", {
-        "seed": seed, "k": k, "sentences": summary.sentences, "assignments": summary.assignments,
-    })
-    return summary
 
 
 @transaction.atomic
@@ -315,9 +243,7 @@ def submit_correction(
         "assignment": assignment.pk, "sentence": sentence.pk, "tag": cleaned.tag,
         "texts": cleaned.texts, "time_spent_seconds": seconds, "notes": cleaned.notes,
     })
-    from review.services import open_review_if_complete
-
-    open_review_if_complete(sentence=sentence)
+    annotations_complete.send(sender=Submission, sentence=sentence)
     return SubmitResult(submission=submission, notes=cleaned.notes)
 
 
@@ -328,8 +254,6 @@ def reassign_assignment(*, assignment_id: int, by: Any, to_user: Any | None = No
     The new annotator must not already hold the sentence nor be its reviewer; without
     `to_user` the least-loaded eligible annotator is chosen (ties at random, `seed`).
     """
-    from review.models import ReviewTask
-
     if not has_role(by, Role.ADMIN):
         raise NotFound("no such assignment")
     row = Assignment.objects.filter(pk=assignment_id).values_list("sentence_id", flat=True).first()
@@ -342,9 +266,7 @@ def reassign_assignment(*, assignment_id: int, by: Any, to_user: Any | None = No
     # Anyone who ever held the sentence is out: giving stale work back to its holder helps
     # nobody, and a live holder would annotate it twice.
     taken = set(sentence.assignments.values_list("annotator_id", flat=True))
-    review_task = ReviewTask.objects.filter(sentence=sentence).first()
-    if review_task is not None:
-        taken.add(review_task.reviewer_id)
+    taken |= staff_of(sentence)
     pool = list(sentence.dataset.annotators.filter(is_active=True).order_by("pk"))
     if to_user is not None:
         if to_user.pk not in {u.pk for u in pool}:
@@ -362,7 +284,7 @@ def reassign_assignment(*, assignment_id: int, by: Any, to_user: Any | None = No
             Assignment.objects.filter(status=AssignmentStatus.OPEN, annotator__in=eligible)
             .values_list("annotator_id", flat=True)
         )
-        new_user = _pick_least_loaded(eligible, load, 1, random.Random(seed))[0]
+        new_user = pick_least_loaded(eligible, load, 1, random.Random(seed))[0]
     assignment.status = AssignmentStatus.WITHDRAWN
     assignment.save(update_fields=["status"])
     replacement = Assignment.objects.create(sentence=sentence, annotator=new_user)
@@ -375,3 +297,27 @@ def reassign_assignment(*, assignment_id: int, by: Any, to_user: Any | None = No
 
 def stale_cutoff(hours: int) -> Any:
     return timezone.now() - timedelta(hours=hours)
+
+
+@transaction.atomic
+def update_guideline(*, user: Any, title: Any, body: Any, version: Any) -> Guideline:
+    if not has_role(user, Role.ADMIN):
+        raise NotFound("no such page")
+    if not isinstance(title, str) or not title.strip():
+        raise ServiceError("the title is empty", field="title")
+    if not isinstance(body, str) or not body.strip():
+        raise ServiceError("the guideline text is empty", field="body")
+    if len(body) > 100_000:
+        raise ServiceError("the guideline is longer than 100,000 characters", field="body")
+    guideline = current_guideline()
+    if guideline.pk is not None:
+        guideline = Guideline.objects.select_for_update().get(pk=guideline.pk)
+    if str(version) != str(guideline.version):
+        raise Conflict("someone else edited the guideline meanwhile; reload and apply your change again")
+    guideline.title = title.strip()[:200]
+    guideline.body = body
+    guideline.version += 1
+    guideline.updated_by = user
+    guideline.save()
+    log_action(guideline, user, "guideline.updated", {"version": guideline.version})
+    return guideline

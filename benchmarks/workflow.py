@@ -50,7 +50,8 @@ def main() -> int:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
     from annotate.models import Assignment
-    from annotate.services import assign_dataset, submit_correction
+    from annotate.services import submit_correction
+    from review.workflow import assign_dataset
     from core.roles import Role
     from core.services import create_user
     from datasets.extraction import edits_between

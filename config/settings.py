@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "annotate",
     "review",
     "scoring",
+    "demo",
 ]
 
 MIDDLEWARE = [
@@ -213,6 +214,11 @@ GEC_BERT_MODEL = env_str("GEC_BERT_MODEL")
 # a local MiniLM folder needs it, e.g. 6).
 GEC_BERT_LAYERS = env_int("GEC_BERT_LAYERS", 0) or None
 GEC_BERT_BATCH_SIZE = env_int("GEC_BERT_BATCH_SIZE", 64)
+# Where the gpu queue runs the model: auto (cuda when the worker sees a GPU, else cpu), cpu or
+# cuda (cuda on a worker without a GPU fails the job with a message saying so).
+GEC_BERT_DEVICE = env_str("GEC_BERT_DEVICE", "auto")
+# fp16 forward passes on cuda, opt-in; the score's signature states the measured weight error.
+GEC_BERT_FP16 = env_bool("GEC_BERT_FP16", False)
 GEC_WEIGHT_CACHE_DIR = Path(env_str("GEC_WEIGHT_CACHE_DIR", str(VAR_DIR / "weights-cache")))
 
 # --- Logging: one JSON object per line ------------------------------------------------------

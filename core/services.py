@@ -1,12 +1,15 @@
-"""Services that write users and roles."""
+"""Services that write users, roles and notifications."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.utils import timezone
 
 from core.exceptions import ServiceError
-from core.models import User
+from core.models import Notification, User
 from core.roles import GROUP_PERMISSIONS, Role
 
 
@@ -51,3 +54,7 @@ def set_roles(*, user: User, roles: list[Role] | tuple[Role, ...]) -> None:
     # has_perm caches per instance; a changed role must show at once.
     for cache in ("_perm_cache", "_user_perm_cache", "_group_perm_cache"):
         user.__dict__.pop(cache, None)
+
+
+def mark_notifications_read(*, user: Any) -> int:
+    return Notification.objects.filter(user_id=user.pk, read_at__isnull=True).update(read_at=timezone.now())

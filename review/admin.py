@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from core.admin import ReadOnlyAdmin
-from review.models import Complaint, ComplaintMessage, Guideline, ReviewTask, StudyItem, Verdict
+from review.models import Complaint, ComplaintMessage, ReviewTask, StudyItem, Verdict
 
 
 @admin.register(ReviewTask)
@@ -37,8 +37,3 @@ class ComplaintAdmin(ReadOnlyAdmin):
     list_display = ("id", "author", "status", "created_at", "resolved_at", "resolved_by")
     list_filter = ("status",)
     inlines = [ComplaintMessageInline]
-
-
-@admin.register(Guideline)
-class GuidelineAdmin(ReadOnlyAdmin):
-    list_display = ("title", "version", "updated_at", "updated_by")

@@ -23,9 +23,10 @@ from annotate.selectors import first_submission
 from core.exceptions import ServiceError
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
-from datasets.models import GoldenReference
+from datasets.models import Dataset, GoldenReference
 from review import selectors, services
 from review.models import Complaint, ReviewTask, StudyItem
+from review.workflow import assign_dataset
 
 
 class _RoleReviewerOrAdmin(IsAuthenticated):
@@ -271,7 +272,35 @@ class ComplaintResolveView(APIView):
         return Response(ComplaintSerializer(complaint).data)
 
 
+# --- assignment of a dataset (annotators and reviewers) ---------------------------------
+
+
+class AssignDatasetView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(
+        request=inline_serializer("AssignDatasetRequest", {
+            "dataset": serializers.IntegerField(), "seed": serializers.IntegerField(default=0)}),
+        responses=inline_serializer("AssignDatasetResponse", {
+            "sentences": serializers.IntegerField(), "assignments": serializers.IntegerField(),
+            "review_tasks": serializers.IntegerField(), "seed": serializers.IntegerField()}),
+    )
+    def post(self, request: Request) -> Response:
+        try:
+            dataset = Dataset.objects.get(pk=int(request.data.get("dataset")))
+        except (Dataset.DoesNotExist, TypeError, ValueError):
+            raise ServiceError("dataset: no such dataset id", field="dataset", status=404) from None
+        try:
+            seed = int(request.data.get("seed", 0))
+        except (TypeError, ValueError):
+            raise ServiceError("seed must be a whole number", field="seed") from None
+        summary = assign_dataset(dataset=dataset, seed=seed, by=request.user)
+        return Response({"sentences": summary.sentences, "assignments": summary.assignments,
+                         "review_tasks": summary.review_tasks, "seed": summary.seed}, status=201)
+
+
 urlpatterns = [
+    path("assignments/assign-dataset/", AssignDatasetView.as_view(), name="api-assign-dataset"),
     path("review-tasks/", ReviewTaskListView.as_view(), name="api-review-tasks"),
     path("review-tasks/<int:task_id>/", ReviewTaskDetailView.as_view(), name="api-review-task"),
     path("review-tasks/<int:task_id>/submit/", ReviewSubmitView.as_view(), name="api-review-submit"),

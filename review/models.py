@@ -144,19 +144,3 @@ class ComplaintMessage(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
-
-
-class Guideline(models.Model):
-    """The annotation guideline (Markdown), edited by admins; `version` counts edits."""
-
-    slug = models.SlugField(max_length=50, unique=True)
-    title = models.CharField(max_length=200)
-    body = models.TextField(help_text="Markdown")
-    version = models.PositiveIntegerField(default=1)
-    updated_at = models.DateTimeField(auto_now=True)
-    updated_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-
-    def __str__(self) -> str:
-        return self.title

@@ -7,8 +7,30 @@ from typing import Any
 
 from django.dispatch import receiver
 
+from annotate.signals import annotations_complete, dashboard_context, sentence_staff
+from datasets.models import Sentence
 from datasets.signals import collect_annotations
-from review.models import Verdict
+from review import selectors
+from review.models import ReviewTask, Verdict
+from review.services import open_review_if_complete
+
+
+@receiver(annotations_complete, dispatch_uid="review.open_review")
+def open_review(sender: Any, sentence: Sentence, **_: Any) -> None:
+    open_review_if_complete(sentence=sentence)
+
+
+@receiver(sentence_staff, dispatch_uid="review.reviewer_of_sentence")
+def reviewer_of_sentence(sender: Any, sentence: Sentence, **_: Any) -> set[int]:
+    return set(ReviewTask.objects.filter(sentence=sentence).values_list("reviewer_id", flat=True))
+
+
+@receiver(dashboard_context, dispatch_uid="review.annotator_dashboard")
+def annotator_dashboard(sender: Any, user: Any, **_: Any) -> dict[str, Any]:
+    return {
+        "study_items": selectors.study_items_for(user)[:50],
+        "complaints": selectors.complaints_for(user).filter(author_id=user.pk)[:50],
+    }
 
 
 @receiver(collect_annotations, dispatch_uid="review.verdicts_for_export")

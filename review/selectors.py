@@ -23,7 +23,7 @@ from datasets.extraction import (
     edits_between,
 )
 from datasets.models import GoldenReference, ReferenceKind
-from review.models import Complaint, Guideline, ReviewStatus, ReviewTask, StudyItem
+from review.models import Complaint, ReviewStatus, ReviewTask, StudyItem
 
 NO_ERROR_TEXT = "没有错误"
 NOT_ANNOTATABLE_TEXT = "无法标注"
@@ -243,25 +243,3 @@ def can_resolve(user: Any, complaint: Complaint) -> bool:
     return has_role(user, Role.ADMIN) or (
         has_role(user, Role.REVIEWER) and complaint.study_item.task.reviewer_id == user.pk
     )
-
-
-# --- guideline -----------------------------------------------------------------------------
-
-
-def current_guideline() -> Guideline:
-    from review.guideline_seed import GUIDELINE_BODY, GUIDELINE_SLUG, GUIDELINE_TITLE
-
-    guideline = Guideline.objects.filter(slug=GUIDELINE_SLUG).first()
-    if guideline is None:
-        # A database flushed after migrating (as tests do) has lost the seeded row.
-        guideline = Guideline(slug=GUIDELINE_SLUG, title=GUIDELINE_TITLE, body=GUIDELINE_BODY, version=0)
-    return guideline
-
-
-def render_markdown(text: str) -> str:
-    """Markdown to HTML, sanitised: admins write it, everyone reads it."""
-    import markdown
-    import nh3
-
-    html = markdown.markdown(text, extensions=["extra", "sane_lists"])
-    return nh3.clean(html)

@@ -35,7 +35,6 @@ from review.models import (
     Complaint,
     ComplaintMessage,
     ComplaintStatus,
-    Guideline,
     ReviewStatus,
     ReviewTask,
     StudyItem,
@@ -46,7 +45,6 @@ from review.models import (
 from review.selectors import (
     MARKER_TEXT,
     TAG_KIND,
-    current_guideline,
     current_references,
     first_submissions,
     get_complaint_for,
@@ -372,7 +370,7 @@ def _create_study_items(*, task: ReviewTask, verdicts: list[Verdict], judgement:
         items.append(item)
         _notify(submission.assignment.annotator_id,
                 f"Study: your annotation of sentence {task.sentence.external_id} differs from the review",
-                reverse("annotate:study", args=[item.pk]))
+                reverse("review:study", args=[item.pk]))
     return items
 
 
@@ -515,34 +513,3 @@ def resolve_complaint(
             reverse("review:complaint", args=[complaint.pk]))
     log_action(complaint, user, "complaint.resolved", data)
     return complaint
-
-
-# --- guideline -----------------------------------------------------------------------------
-
-
-@transaction.atomic
-def update_guideline(*, user: Any, title: Any, body: Any, version: Any) -> Guideline:
-    if not has_role(user, Role.ADMIN):
-        raise NotFound("no such page")
-    if not isinstance(title, str) or not title.strip():
-        raise ServiceError("the title is empty", field="title")
-    if not isinstance(body, str) or not body.strip():
-        raise ServiceError("the guideline text is empty", field="body")
-    if len(body) > 100_000:
-        raise ServiceError("the guideline is longer than 100,000 characters", field="body")
-    guideline = current_guideline()
-    if guideline.pk is not None:
-        guideline = Guideline.objects.select_for_update().get(pk=guideline.pk)
-    if str(version) != str(guideline.version):
-        raise Conflict("someone else edited the guideline meanwhile; reload and apply your change again")
-    guideline.title = title.strip()[:200]
-    guideline.body = body
-    guideline.version += 1
-    guideline.updated_by = user
-    guideline.save()
-    log_action(guideline, user, "guideline.updated", {"version": guideline.version})
-    return guideline
-
-
-def mark_notifications_read(*, user: Any) -> int:
-    return Notification.objects.filter(user_id=user.pk, read_at__isnull=True).update(read_at=timezone.now())

@@ -6,6 +6,10 @@ app_name = "review"
 
 urlpatterns = [
     path("review/", views.queue, name="queue"),
+    path("annotate/study/<int:item_id>/", views.study_page, name="study"),
+    path("annotate/admin/", views.admin_dashboard, name="admin-dashboard"),
+    path("annotate/admin/assign/", views.assign_dataset_view, name="assign-dataset"),
+    path("annotate/admin/reassign-review/<int:task_id>/", views.reassign_review_view, name="reassign-review"),
     path("review/t/<int:task_id>/", views.task_page, name="task"),
     path("review/complaints/", views.complaints, name="complaints"),
     path("review/complaints/new/<int:item_id>/", views.complaint_new, name="complaint-new"),

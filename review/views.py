@@ -1,19 +1,29 @@
-"""Reviewer pages (queue, review of one sentence) and complaint threads. Thin views."""
+"""Reviewer pages (queue, review of one sentence), complaint threads, and the pages that
+combine annotation with review: an annotator's self-study of a reviewed sentence and the
+admin's progress / assignment page. Thin views."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from annotate.views import call_service, lookup
+from annotate import selectors as annotate_selectors
+from annotate import services as annotate_services
 from core.permissions import role_required
 from core.roles import Role
-from datasets.extraction import MAX_DIFF_CHARS
+from core.web import call_service, lookup
+from datasets.extraction import MAX_DIFF_CHARS, diff_segments, edits_between
+from datasets.models import Dataset
 from review import selectors, services
 from review.models import ComplaintStatus, ReviewStatus
+from review.workflow import assign_dataset
+
+# An open assignment or review untouched for this long shows up as stale on the admin page.
+STALE_HOURS = int(getattr(settings, "GEC_STALE_ASSIGNMENT_HOURS", 48))
 
 
 @role_required(Role.REVIEWER)
@@ -98,7 +108,7 @@ def complaint_new(request: HttpRequest, item_id: int) -> HttpResponse:
         text=request.POST.get("text", ""), reference_id=request.POST.get("reference") or None,
     )
     if complaint is None:
-        return redirect("annotate:study", item_id=item_id)
+        return redirect("review:study", item_id=item_id)
     messages.success(request, "Complaint filed; the reviewer has been notified.")
     return redirect("review:complaint", complaint_id=complaint.pk)
 
@@ -133,3 +143,88 @@ def complaint_page(request: HttpRequest, complaint_id: int) -> HttpResponse:
         "can_resolve": selectors.can_resolve(request.user, complaint),
         "page_config": {"source": sentence.text, "maxChars": MAX_DIFF_CHARS},
     })
+
+
+@role_required(Role.ANNOTATOR)
+def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
+    item = lookup(selectors.get_study_item_for, request.user, item_id)
+    if request.method == "POST":
+        revision = call_service(
+            request, services.submit_study_revision,
+            item_id=item.pk, user=request.user, texts=request.POST.getlist("text"),
+            tag=request.POST.get("tag", ""), time_spent_seconds=request.POST.get("time_spent_seconds", 0),
+        )
+        if revision is not None:
+            messages.success(request, f"Revision {revision.revision} saved.")
+            return redirect("review:study", item_id=item.pk)
+        item.refresh_from_db()
+    sentence = item.task.sentence
+    original = annotate_selectors.first_submission(item.assignment)
+    original_rows = []
+    if original is not None:
+        for correction in original.corrections.all():
+            edits = edits_between(sentence.text, correction.text)
+            original_rows.append({"text": correction.text, "segments": diff_segments(sentence.text, edits)})
+    revisions = item.assignment.submissions.filter(revision__gt=1).prefetch_related("corrections")
+    return render(request, "review/study.html", {
+        "item": item,
+        "sentence": sentence,
+        "original": original,
+        "original_rows": original_rows,
+        "revisions": revisions,
+        "references": selectors.references_with_edits(sentence),
+        "verdicts": item.task.verdicts.all(),
+        "complaints": item.complaints.all(),
+        "page_config": {
+            "source": sentence.text, "maxChars": MAX_DIFF_CHARS, "maxBoxes": annotate_services.MAX_CORRECTIONS,
+            "open": item.status == "open", "draftKey": f"study-{item.pk}",
+        },
+    })
+
+
+
+
+@role_required(Role.ADMIN)
+def admin_dashboard(request: HttpRequest) -> HttpResponse:
+    hours = STALE_HOURS
+    try:
+        hours = max(0, int(request.GET.get("stale_hours", hours)))
+    except ValueError:
+        messages.error(request, "stale_hours must be a whole number of hours")
+    return render(request, "review/admin_dashboard.html", {
+        "datasets": annotate_selectors.dataset_progress(),
+        "annotators": annotate_selectors.annotator_stats(),
+        "stale": annotate_selectors.stale_assignments(opened_before=annotate_services.stale_cutoff(hours))[:200],
+        "stale_reviews": selectors.stale_review_tasks(opened_before=annotate_services.stale_cutoff(hours))[:200],
+        "stale_hours": hours,
+        "all_datasets": Dataset.objects.order_by("name"),
+    })
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def assign_dataset_view(request: HttpRequest) -> HttpResponse:
+    try:
+        dataset = Dataset.objects.get(pk=int(request.POST.get("dataset", "")))
+        seed = int(request.POST.get("seed") or 0)
+    except (Dataset.DoesNotExist, ValueError):
+        messages.error(request, "choose a dataset and a whole-number seed")
+        return redirect("review:admin-dashboard")
+    summary = call_service(request, assign_dataset, dataset=dataset, seed=seed, by=request.user)
+    if summary is not None:
+        messages.success(
+            request, f"Assigned {summary.sentences} sentence(s) of {dataset}: {summary.assignments} "
+            f"assignments, {summary.review_tasks} review tasks (seed {summary.seed})."
+        )
+    return redirect("review:admin-dashboard")
+
+
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def reassign_review_view(request: HttpRequest, task_id: int) -> HttpResponse:
+    task = call_service(request, services.reassign_review, task_id=task_id, by=request.user)
+    if task is not None:
+        messages.success(request, f"Review of sentence {task.sentence.external_id} reassigned to {task.reviewer}.")
+    return redirect("review:admin-dashboard")

@@ -2,7 +2,7 @@ from django.db import migrations
 
 
 def seed_guideline(apps, schema_editor):  # type: ignore[no-untyped-def]
-    from review.guideline_seed import GUIDELINE_BODY, GUIDELINE_SLUG, GUIDELINE_TITLE
+    from annotate.guideline_seed import GUIDELINE_BODY, GUIDELINE_SLUG, GUIDELINE_TITLE
 
     Guideline = apps.get_model("review", "Guideline")
     Guideline.objects.get_or_create(

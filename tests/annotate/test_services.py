@@ -7,9 +7,9 @@ from collections import Counter
 import pytest
 
 from annotate.models import Assignment, AssignmentStatus, Submission, SubmissionTag
+from review.workflow import assign_dataset
 from annotate.services import (
     MAX_CORRECTION_CHARS,
-    assign_dataset,
     next_assignment,
     reassign_assignment,
     submit_correction,

@@ -13,7 +13,8 @@ from rest_framework.authtoken.models import Token
 from annotate.models import Assignment, AssignmentStatus, Submission
 from core.models import AuditLog, User
 from datasets.models import GoldenReference
-from review.models import ComplaintStatus, Guideline, ReviewTask, StudyItem
+from annotate.models import Guideline
+from review.models import ComplaintStatus, ReviewTask, StudyItem
 from tests.annotate.workflow import make_world
 from tests.factories import PASSWORD
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from annotate.models import Assignment
-from annotate.services import assign_dataset, submit_correction
+from annotate.services import submit_correction
+from review.workflow import assign_dataset
 from core.models import User
 from core.roles import Role
 from datasets.models import Dataset, Sentence

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from annotate.models import Assignment, Submission
-from annotate.services import assign_dataset
+from review.workflow import assign_dataset
 from core.roles import Role
 from datasets.models import GoldenReference, ReferenceOrigin
 from review.models import Complaint, ComplaintStatus, StudyItem

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from annotate.models import Assignment
-from annotate.services import assign_dataset, submit_correction
+from annotate.services import submit_correction
+from review.workflow import assign_dataset
 from core.roles import Role
 from review.models import ReviewTask
 from scoring.gec.cleme.grid import chunk_grid_from_texts

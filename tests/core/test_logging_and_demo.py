@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from core.logging import JsonFormatter
-from core.management.commands.seed_demo import DEMO_USERS, demo_password
+from demo.management.commands.seed_demo import DEMO_USERS, demo_password
 from datasets.models import Dataset
 
 

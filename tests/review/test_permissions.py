@@ -71,7 +71,7 @@ PAGES = [
     ("post", "/annotate/admin/assign/", ["L", 403, 403, 403, 403, 302]),
     ("post", "/annotate/admin/reassign/{open_assignment}/", ["L", 403, 403, 403, 403, None]),
     ("post", "/annotate/admin/reassign-review/{task}/", ["L", 403, 403, 403, 403, 302]),
-    ("post", "/annotate/notifications/read/", ["L", 302, 302, 302, 302, 302]),
+    ("post", "/notifications/read/", ["L", 302, 302, 302, 302, 302]),
 ]
 
 API = [

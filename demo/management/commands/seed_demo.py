@@ -23,7 +23,7 @@ DEMO_USERS: list[tuple[str, tuple[Role, ...]]] = [
     ("admin", (Role.ADMIN,)),
 ]
 DEMO_DATASET = "demo-zh"
-DEMO_FILE = Path(__file__).resolve().parents[3] / "annotate" / "demo" / "demo_zh.tsv"
+DEMO_FILE = Path(__file__).resolve().parents[2] / "demo_zh.tsv"
 
 
 def demo_password(username: str) -> str:
@@ -45,7 +45,7 @@ class Command(BaseCommand):
                 is_superuser=Role.ADMIN in roles,
             )
         admin = User.objects.get(username="admin")
-        from annotate.demo.seed import seed_demo_dataset
+        from demo.seed import seed_demo_dataset
 
         dataset_created = seed_demo_dataset(name=DEMO_DATASET, path=DEMO_FILE, admin=admin)
         self.stdout.write(self.style.SUCCESS("Demo ready. Log in at http://127.0.0.1:8000 as:"))

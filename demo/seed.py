@@ -27,7 +27,7 @@ DEMO_ASSIGNMENT_SEED = 0
 def assign_demo_dataset(*, dataset: Dataset, admin: User) -> int:
     """Give every demo sentence to annotator1..3 (k=3) with the reviewer reviewing it, so a
     newcomer can walk the whole loop by hand. Re-running assigns only what is unassigned."""
-    from annotate.services import assign_dataset
+    from review.workflow import assign_dataset
 
     return assign_dataset(dataset=dataset, seed=DEMO_ASSIGNMENT_SEED, by=admin).assignments
 
