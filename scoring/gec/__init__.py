@@ -11,7 +11,10 @@ one metric (``python -m scoring.gec cleme``) should not pay for loading all of t
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+# Not `from typing import ...`: importing typing costs a command that needs none of it (the
+# name TYPE_CHECKING is what type checkers look for).
+TYPE_CHECKING = False
 
 _EXPORTS: dict[str, str] = {
     "CompareError": "scoring.gec.compare",
@@ -50,7 +53,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'scoring.gec' has no attribute {name!r}")

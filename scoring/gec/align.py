@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from scoring.gec.resources import Resources, SemanticClass
+from scoring.gec.resources import Resources, SemanticClass, char_readings, pypinyin_readings
 
 try:  # the optional compiled core (scoring/gec/_alignfill.c; built by `make install`)
     from scoring.gec import _alignfill
@@ -74,10 +74,10 @@ def _all_cjk(token: str) -> bool:
 
 @cache
 def char_pinyin(token: str) -> frozenset[str]:
-    """All readings of a character (pypinyin NORMAL style, heteronyms on)."""
-    from pypinyin import Style, pinyin
-
-    return frozenset(pinyin(token, style=Style.NORMAL, heteronym=True)[0])
+    """All readings of a character (pypinyin NORMAL style, heteronyms on); CJK characters
+    come from the prebuilt table, which holds the same values (resources.char_readings)."""
+    found = char_readings().get(token)
+    return pypinyin_readings(token) if found is None else found
 
 
 @cache

@@ -14,15 +14,20 @@ resources (see docs/metrics/char.md); the signature says which.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any
 
 from scoring.gec.cli import CommandError
-from scoring.gec.compare import CompareResult, compare_m2
-from scoring.gec.extract import ParallelLine, parallel_to_m2, read_parallel
-from scoring.gec.m2 import read_m2, write_m2
-from scoring.gec.resources import Resources, load_resources, resources_from_env
+
+TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
+if TYPE_CHECKING:
+    from typing import Any
+
+    from scoring.gec.compare import CompareResult
+    from scoring.gec.extract import ParallelLine
+    from scoring.gec.resources import Resources
+
+# Each command imports what its input needs when it runs: `compare` reads M2 and never loads
+# the extractor, the aligner or the resources (tests/scoring/char/test_startup.py).
 
 TITLES = {
     "correction": " Span-Based Correction ",
@@ -33,6 +38,8 @@ TITLES = {
 
 
 def _resources(args: argparse.Namespace) -> Resources:
+    from scoring.gec.resources import load_resources, resources_from_env
+
     return load_resources(args.resources) if args.resources else resources_from_env()
 
 
@@ -95,6 +102,9 @@ def _add_compare_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _extract(lines: list[ParallelLine], args: argparse.Namespace, name: str) -> str:
+    from scoring.gec.extract import parallel_to_m2
+    from scoring.gec.m2 import write_m2
+
     resources = _resources(args)
     blocks, truncated = parallel_to_m2(
         lines,
@@ -115,6 +125,8 @@ def _extract(lines: list[ParallelLine], args: argparse.Namespace, name: str) -> 
 
 
 def run_m2(args: argparse.Namespace) -> int:
+    from scoring.gec.extract import read_parallel
+
     text = _extract(read_parallel(args.input), args, args.input)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:
@@ -131,6 +143,8 @@ def _fmt(value: float | int) -> str:
 def _print_result(result: CompareResult, args: argparse.Namespace) -> None:
     beta = f"F{args.beta:g}" if args.beta != 0.5 else "F0.5"
     if args.json:
+        import json
+
         payload: dict[str, Any] = {
             "tp": result.tp,
             "fp": result.fp,
@@ -193,6 +207,9 @@ def _warn_mismatches(result: CompareResult) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from scoring.gec.compare import compare_m2
+    from scoring.gec.m2 import read_m2
+
     hyp, ref = read_m2(args.hyp), read_m2(args.ref)
     result = compare_m2(
         hyp,
@@ -210,6 +227,9 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_score(args: argparse.Namespace) -> int:
+    from scoring.gec.compare import compare_m2
+    from scoring.gec.extract import parallel_to_m2, read_parallel
+
     ref_lines, hyp_lines = read_parallel(args.ref), read_parallel(args.hyp)
     if len(ref_lines) != len(hyp_lines):
         raise CommandError(

@@ -16,12 +16,14 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TextIO
 
 from scoring.gec.errors import InputFormatError, decode_utf8
+
+TYPE_CHECKING = False  # typing and pathlib are imported where needed: start-up of the CLI
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import TextIO
 
 NONE_CORRECTION = "-NONE-"
 NOOP_TYPE = "noop"
@@ -211,9 +213,10 @@ def parse_m2(text: str, *, name: str = "<text>") -> list[M2Block]:
 def read_m2(path_or_file: str | os.PathLike[str] | TextIO) -> list[M2Block]:
     """Read an M2 file (path or open text file). Raises M2FormatError with file and line."""
     if isinstance(path_or_file, (str, os.PathLike)):
-        path = Path(path_or_file)
-        text = decode_utf8(path.read_bytes(), name=str(path), error=M2FormatError)
-        return parse_m2(text, name=str(path))
+        with open(path_or_file, "rb") as handle:
+            data = handle.read()
+        name = os.fspath(path_or_file)
+        return parse_m2(decode_utf8(data, name=name, error=M2FormatError), name=name)
     name = getattr(path_or_file, "name", "<stream>")
     if isinstance(path_or_file, io.TextIOBase) or hasattr(path_or_file, "read"):
         return parse_m2(path_or_file.read(), name=str(name))
@@ -241,7 +244,8 @@ def write_m2(
     if path_or_file is None:
         return text
     if isinstance(path_or_file, (str, os.PathLike)):
-        Path(path_or_file).write_text(text, encoding="utf-8")
+        with open(path_or_file, "w", encoding="utf-8") as handle:
+            handle.write(text)
     else:
         path_or_file.write(text)
     return text

@@ -16,15 +16,19 @@ HYP and REF are M2 files or ``id \\t source \\t targets`` text files (detected b
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Any
 
-from scoring.gec.cleme.cleme2 import cleme2
-from scoring.gec.cleme.inputs import InputFormat, detect_format, read_sentences
-from scoring.gec.cleme.model import Sentence
-from scoring.gec.cleme.scorers import cleme
-from scoring.gec.cleme.stats import chunk_statistics
-from scoring.gec.resources import Resources, load_resources, resources_from_env
+from scoring.gec.cleme.inputs import detect_format, read_sentences
+
+TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
+if TYPE_CHECKING:
+    from typing import Any
+
+    from scoring.gec.cleme.inputs import InputFormat
+    from scoring.gec.cleme.model import Sentence
+    from scoring.gec.resources import Resources
+
+# Each command imports its metric when it runs; M2 input never loads the extractor, the
+# aligner or the resources (tests/scoring/cleme/test_startup.py).
 
 
 def _positive(text: str) -> int:
@@ -110,6 +114,8 @@ def register(subparsers: Any) -> None:
 
 
 def _resources(args: argparse.Namespace) -> Resources:
+    from scoring.gec.resources import load_resources, resources_from_env
+
     return load_resources(args.resources) if args.resources else resources_from_env()
 
 
@@ -130,6 +136,8 @@ def _read(path: str, args: argparse.Namespace) -> list[Sentence]:
 
 def _print(payload: dict[str, Any], as_json: bool, order: list[str]) -> None:
     if as_json:
+        import json
+
         print(json.dumps(payload, ensure_ascii=False))
         return
     for key in order:
@@ -140,6 +148,8 @@ def _print(payload: dict[str, Any], as_json: bool, order: list[str]) -> None:
 
 
 def run_cleme(args: argparse.Namespace) -> int:
+    from scoring.gec.cleme.scorers import cleme
+
     score = cleme(
         _read(args.hyp, args),
         _read(args.ref, args),
@@ -157,6 +167,8 @@ def run_cleme(args: argparse.Namespace) -> int:
 
 
 def run_cleme2(args: argparse.Namespace) -> int:
+    from scoring.gec.cleme.cleme2 import cleme2
+
     provider = None
     if args.model:
         # Imported only here: the BERTScore provider pulls in torch and transformers.
@@ -183,6 +195,8 @@ def run_cleme2(args: argparse.Namespace) -> int:
 
 
 def run_chunks(args: argparse.Namespace) -> int:
+    from scoring.gec.cleme.stats import chunk_statistics
+
     stats = chunk_statistics(_read(args.ref, args), max_refs=args.max_refs)
     payload = stats.as_dict()
     payload["signature"] = "chunks|partition:CLEME(merge_distance=0)|hold-out:each-reference"
