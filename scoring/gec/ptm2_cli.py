@@ -1,7 +1,7 @@
 """Subcommand ``ptm2``: PT-M2 / PT-ERRANT with BERTScore (or `self`) edit weights.
 
     python -m scoring.gec ptm2 --hyp HYP --ref REF --model PATH|PACKAGE|self
-        [--level corpus|sentence] [--layers N] [--batch-size N] [--device cpu|cuda] [--json]
+        [--level corpus|sentence] [--layers N] [--batch-size N] [--device auto|cpu|cuda] [--json]
         [--granularity auto|char|word] [--max-refs K] [--beta B] [--idf]
         [--rescale-baseline LANG/MODEL|FILE.tsv] [--fp16] [--cache-dir DIR]
         [--resources DIR] [--no-simplified]
@@ -26,6 +26,7 @@ from scoring.gec.ptm2 import PTM2Result, score_ptm2
 from scoring.gec.weights import make_provider
 
 CACHE_ENV = "GEC_WEIGHT_CACHE_DIR"  # the same variable the Django settings read
+DEVICE_ENV = "GEC_BERT_DEVICE"  # auto | cpu | cuda, as the Django settings read it
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -51,8 +52,18 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--level", choices=("corpus", "sentence"), default="corpus")
     parser.add_argument("--layers", type=int, help="BERT layer (needed for unknown models)")
     parser.add_argument("--batch-size", type=_positive, default=64, help="sentences per forward")
-    parser.add_argument("--device", choices=("cpu", "cuda"), help="default: cuda if present")
-    parser.add_argument("--fp16", action="store_true", help="half precision on cuda")
+    parser.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        help=f"default: ${DEVICE_ENV} if set, else auto (cuda if present; cuda without a GPU "
+        "is an error)",
+    )
+    parser.add_argument(
+        "--fp16",
+        action="store_true",
+        help="fp16 forward pass on cuda (its measured error goes into the signature); "
+        "ignored on cpu",
+    )
     parser.add_argument("--idf", action="store_true", help="IDF from the references")
     parser.add_argument(
         "--rescale-baseline",
@@ -149,7 +160,7 @@ def run_ptm2(args: argparse.Namespace) -> int:
         args.model,
         num_layers=args.layers,
         batch_size=args.batch_size,
-        device=args.device,
+        device=args.device or os.environ.get(DEVICE_ENV) or "auto",
         fp16=args.fp16,
         idf=args.idf,
         rescale_with_baseline=args.rescale_baseline is not None,

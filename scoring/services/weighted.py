@@ -81,6 +81,8 @@ def run_weighted_scoring(
             chosen,
             num_layers=settings.GEC_BERT_LAYERS,
             batch_size=settings.GEC_BERT_BATCH_SIZE,
+            device=settings.GEC_BERT_DEVICE,
+            fp16=settings.GEC_BERT_FP16,
             cache_dir=str(cache_dir) if cache_dir else None,
         )
 

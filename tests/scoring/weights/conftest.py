@@ -1,46 +1,40 @@
-"""A tiny randomly initialised BERT, built on the fly: no download, seconds on a CPU."""
+"""A tiny randomly initialised BERT with a real char + word vocabulary: no download, seconds.
+
+The vocabulary covers every Chinese character and every English word of the test data
+(MuCGEC dev, the ChERRANT demo, CoNLL-14), so the equality tests compare real token
+sequences, not sentences of `[UNK]` (`test_tiny_bert_tokenizer.py` checks it).
+"""
 
 from __future__ import annotations
 
 import os
-import string
 from pathlib import Path
 
 import pytest
 
+from scoring.gec.weights.random_model import build_random_bert
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-# Characters of the Chinese sentences the tests use are added on top of these.
-BASE_CHARS = (
-    string.ascii_lowercase + string.digits + string.punctuation + "，。、；：？！“”（）《》"
-)
+# Blocks of each corpus whose text the tiny model's vocabulary is built from.
+MUCGEC_BLOCKS = 80
+CONLL_BLOCKS = 60
 
 
-def build_tiny_bert(directory: Path, extra_chars: str, *, seed: int = 0) -> Path:
-    import torch
-    from transformers import BertConfig, BertModel, BertTokenizer
+def build_tiny_bert(directory: Path, text: str, *, seed: int = 0) -> Path:
+    """A tiny BERT whose vocabulary covers `text` (words and characters)."""
+    return build_random_bert(directory, [text], size="tiny", seed=seed)
 
-    chars = sorted(set(BASE_CHARS) | {c for c in extra_chars if not c.isspace()})
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    vocab += chars
-    # WordPiece continuation pieces so English words split into characters, not [UNK].
-    vocab += [f"##{c}" for c in string.ascii_lowercase + string.digits]
-    directory.mkdir(parents=True, exist_ok=True)
-    vocab_file = directory / "vocab.txt"
-    vocab_file.write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    tokenizer = BertTokenizer(vocab_file=str(vocab_file), do_lower_case=True, model_max_length=128)
-    tokenizer.save_pretrained(str(directory))
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=32,
-        num_hidden_layers=3,
-        num_attention_heads=4,
-        intermediate_size=64,
-        max_position_embeddings=160,
-    )
-    torch.manual_seed(seed)
-    BertModel(config).eval().save_pretrained(str(directory))
-    return directory
+
+def corpus_text(blocks: list) -> str:  # type: ignore[type-arg]
+    """Sources, T lines and edit corrections of M2 blocks, one per line."""
+    lines = []
+    for block in blocks:
+        lines.append(block.source)
+        for target in block.targets:
+            lines.append(target.text or "")
+            lines.extend(edit.correction for edit in target.edits if edit.correction != "-NONE-")
+    return "\n".join(lines)
 
 
 @pytest.fixture(scope="session")
@@ -51,8 +45,35 @@ def mucgec_blocks(shared_data: Path) -> list:  # type: ignore[type-arg]
 
 
 @pytest.fixture(scope="session")
-def tiny_bert(tmp_path_factory: pytest.TempPathFactory, mucgec_blocks: list) -> Path:  # type: ignore[type-arg]
-    text = "".join(
-        block.source + "".join(t.text or "" for t in block.targets) for block in mucgec_blocks[:80]
+def conll_blocks(shared_data: Path) -> list:  # type: ignore[type-arg]
+    from scoring.gec.m2 import read_m2
+
+    return read_m2(shared_data / "cleme-conll14" / "conll14.errant")
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_text(
+    shared_data: Path,
+    mucgec_blocks: list,  # type: ignore[type-arg]
+    conll_blocks: list,  # type: ignore[type-arg]
+) -> str:
+    from scoring.gec.m2 import read_m2
+
+    demo = shared_data / "cherrant-demo"
+    demo_blocks = [block for path in sorted(demo.glob("*.m2.*")) for block in read_m2(path)]
+    example = read_m2(shared_data / "mucgec-dev" / "example_pred_dev.m2")
+    amu = read_m2(shared_data / "cleme-conll14" / "conll14-AMU.errant")
+    return "\n".join(
+        [
+            corpus_text(mucgec_blocks[:MUCGEC_BLOCKS]),
+            corpus_text(example[:MUCGEC_BLOCKS]),
+            corpus_text(demo_blocks),
+            corpus_text(conll_blocks[:CONLL_BLOCKS]),
+            corpus_text(amu[:CONLL_BLOCKS]),
+        ]
     )
-    return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"), text)
+
+
+@pytest.fixture(scope="session")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory, tiny_bert_text: str) -> Path:
+    return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"), tiny_bert_text)

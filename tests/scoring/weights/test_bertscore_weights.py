@@ -201,3 +201,145 @@ def test_gpu_weights_match_cpu(tiny_bert: Path, requests: list[WeightRequest]) -
         max(abs(a - b) for a, b in zip(cpu.weights(requests), gpu.weights(requests), strict=True))
         < 1e-5
     )
+
+
+def _max_difference(got: list[float], expected: list[float]) -> float:
+    assert len(got) == len(expected)
+    return max(abs(a - b) for a, b in zip(got, expected, strict=True))
+
+
+def test_the_equality_check_catches_a_wrong_weight(
+    tiny_bert: Path, requests: list[WeightRequest]
+) -> None:
+    """Wrong variants of the weight are far outside the tolerance the equality tests use."""
+    from bert_score import BERTScorer
+
+    subset = requests[:80]
+    idf_sentences = [r.reference for r in subset]
+    scorer = BERTScorer(
+        model_type=str(tiny_bert), num_layers=2, device="cpu", idf=True, idf_sents=idf_sentences
+    )
+    expected = naive_weights(scorer, subset)
+    config = BertScoreConfig(
+        model=str(tiny_bert), num_layers=2, device="cpu", idf=True, idf_sentences=tuple(idf_sentences)
+    )
+    right = BertScoreWeights(config)
+    assert _max_difference(right.weights(subset), expected) < TOLERANCE
+    wrong_margin = 100 * TOLERANCE
+    # Skipping IDF.
+    no_idf = BertScoreWeights(
+        BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu", idf=False)
+    )
+    assert _max_difference(no_idf.weights(subset), expected) > wrong_margin
+    # Swapping reference and hypothesis: measured against the edited sentence.
+    swapped = [WeightRequest(r.source, r.reference, r.edited) for r in subset]
+    assert _max_difference(right.weights(swapped), expected) > wrong_margin
+    # Precision (or recall) instead of F.
+    pairs = [(r.edited, r.reference) for r in subset] + [(r.source, r.reference) for r in subset]
+    triples = right.score_pairs(pairs)
+    half = len(subset)
+    for component in (0, 1):
+        values = [t[component] for t in triples]
+        wrong = [abs(values[i] - values[half + i]) for i in range(half)]
+        assert _max_difference(wrong, expected) > wrong_margin
+    # Another layer of the same model.
+    layer3 = BertScoreWeights(
+        BertScoreConfig(
+            model=str(tiny_bert),
+            num_layers=3,
+            device="cpu",
+            idf=True,
+            idf_sentences=tuple(idf_sentences),
+        )
+    )
+    assert _max_difference(layer3.weights(subset), expected) > wrong_margin
+
+
+def test_gpu_batching_path_on_the_cpu_equals_per_edit_bert_score(
+    tiny_bert: Path, requests: list[WeightRequest]
+) -> None:
+    """The GPU's length buckets (padded, masked) and token-budget batches, run on the CPU."""
+    from bert_score import BERTScorer
+
+    subset = requests[:120]
+    scorer = BERTScorer(model_type=str(tiny_bert), num_layers=2, device="cpu")
+    expected = naive_weights(scorer, subset)
+    provider = BertScoreWeights(
+        BertScoreConfig(
+            model=str(tiny_bert), num_layers=2, device="cpu", length_bucket=8, batch_tokens=512
+        )
+    )
+    got = provider.weights(subset)
+    assert _max_difference(got, expected) < TOLERANCE
+    stats = provider.stats
+    assert stats.tokens_padded > stats.tokens_encoded  # really padded
+    assert stats.shapes is not None and all(width % 8 == 0 for _, width in stats.shapes)
+    widths = {width for _, width in stats.shapes}
+    assert len(stats.shapes) <= 2 * len(widths)  # a full and a last batch per bucket at most
+
+
+def test_batch_tokenisation_equals_bert_scores_sent_encode(
+    tiny_bert: Path, requests: list[WeightRequest]
+) -> None:
+    from bert_score.utils import get_tokenizer, sent_encode
+
+    provider = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
+    sentences = sorted({s for r in requests for s in (r.source, r.edited, r.reference)})
+    sentences = [s for s in sentences if s.strip()] + ["  padded  ", "What is genetic risk ?"]
+    tokenizer = get_tokenizer(str(tiny_bert), False)
+    assert provider.tokenize_many(sentences) == [
+        list(sent_encode(tokenizer, s)) for s in sentences
+    ]
+    empty = provider.tokenize("   ")
+    assert empty == [tokenizer.cls_token_id, tokenizer.sep_token_id]
+
+
+def test_fp16_autocast_path_states_its_measured_error(
+    tiny_bert: Path, requests: list[WeightRequest]
+) -> None:
+    """fp16 runs only on CUDA; its code path (autocast + the error measurement) on the CPU."""
+    provider = BertScoreWeights(
+        BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu", fp16=True)
+    )
+    assert not provider.half and "|fp32|" in provider.signature  # a CPU worker computes fp32
+    provider.half = True  # what a CUDA device sets
+    subset = requests[:60]
+    got = provider.weights(subset)
+    assert provider.fp16_error is not None
+    error, count = provider.fp16_error
+    assert count == len(subset) and 0 < error < 1e-2
+    assert f"fp16(max-weight-error={error:.1e},n={count})" in provider.signature
+    exact = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
+    # The measured error bounds the real difference on the requests it was measured on.
+    assert _max_difference(got, exact.weights(subset)) <= error + 1e-7
+
+
+def test_device_is_auto_detected_and_cuda_without_a_gpu_is_a_clear_error() -> None:
+    from scoring.gec.weights.bertscore import resolve_device
+
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert resolve_device(None).type == resolve_device("auto").type == expected
+    assert resolve_device("cpu").type == "cpu"
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        resolve_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA GPU is available"):
+            resolve_device("cuda")
+
+
+def test_background_cache_writes_are_committed_by_flush(tmp_path: Path) -> None:
+    import numpy as np
+
+    from scoring.gec.weights.cache import DiskCache
+
+    writer = DiskCache(tmp_path, background_writes=True)
+    matrix = np.arange(12, dtype=np.float32).reshape(3, 4)
+    writer.put_embeddings([("k1", [5, 6, 7], matrix)])
+    writer.put_pairs([("p1", (0.5, 0.25, 1 / 3))])
+    writer.flush()
+    reader = DiskCache(tmp_path)
+    ids, got = reader.get_embeddings(["k1"])["k1"]
+    assert ids == [5, 6, 7] and np.array_equal(got, matrix)
+    assert reader.get_pairs(["p1"]) == {"p1": (0.5, 0.25, 1 / 3)}
+    writer.close()
+    reader.close()

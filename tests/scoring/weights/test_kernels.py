@@ -54,13 +54,31 @@ def test_length_batches_share_one_length_longest_first() -> None:
     assert lengths == sorted(lengths, reverse=True)
 
 
-def test_embeddings_are_unit_rows_that_own_their_memory(tiny_bert: Path) -> None:
+def test_embeddings_are_unit_rows(tiny_bert: Path) -> None:
     provider = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
     sentences = ["abc def", "abd deg", "x", "", "一个句子。"]
     provider.encode(sentences)
+    store = provider._store
+    assert store is not None
     for sentence in sentences:
-        vectors = provider._memory[sentence].vectors
+        vectors = store.rows([sentence])
+        assert vectors.shape[0] == len(provider.tokenize(sentence))
         assert torch.allclose(vectors.norm(dim=-1), torch.ones(vectors.shape[0]), atol=1e-6)
-        # Not a view of its batch: dropping a partial sentence must free its memory.
-        assert vectors.untyped_storage().nbytes() == vectors.numel() * vectors.element_size()
     assert provider.stats.tokens_encoded == sum(len(provider.tokenize(s)) for s in sentences)
+    assert provider.stats.tokens_padded == provider.stats.tokens_encoded  # CPU: exact lengths
+
+
+def test_partial_sentences_are_dropped_and_the_rest_keep_their_vectors(tiny_bert: Path) -> None:
+    provider = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
+    kept = ["我们今天去北京。", "what is genetic risk ?", "一个句子。"]
+    partial = [f"{sentence} {i}" for sentence in kept for i in range(6)]
+    provider.encode(kept)
+    store = provider._store
+    assert store is not None
+    before = {sentence: store.rows([sentence]).clone() for sentence in kept}
+    pairs = [(p, kept[i // 6]) for i, p in enumerate(partial)]
+    provider.score_pairs(pairs, persist=kept)
+    # The partial sentences took more rows than the kept ones: the store was compacted.
+    assert set(store.spans) == set(kept) and store.used == sum(len(v) for v in before.values())
+    for sentence in kept:
+        assert torch.equal(store.rows([sentence]), before[sentence])

@@ -96,3 +96,36 @@ def test_missing_model_is_a_clear_error(
     assert status == 2
     err = capsys.readouterr().err
     assert "bert-base-chinese" in err and "never downloaded" in err
+
+
+@pytest.mark.skipif(
+    __import__("torch").cuda.is_available(), reason="a GPU is present: cuda is no error"
+)
+def test_cuda_without_a_gpu_is_a_clear_error(
+    tiny_bert: Path, shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = shared_data / "cherrant-demo"
+    files = ["--hyp", str(folder / "demo.hyp.m2.char"), "--ref", str(folder / "demo.ref.m2.char")]
+    args = ["ptm2", *files, "--model", str(tiny_bert), "--layers", "2", "--device", "cuda"]
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert "no CUDA GPU is available" in captured.err and "--device cpu" in captured.err
+    assert "Traceback" not in captured.err and captured.out == ""
+
+
+def test_device_comes_from_the_environment_when_not_given(
+    tiny_bert: Path,
+    shared_data: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = shared_data / "cherrant-demo"
+    files = ["--hyp", str(folder / "demo.hyp.m2.char"), "--ref", str(folder / "demo.ref.m2.char")]
+    args = ["ptm2", *files, "--model", str(tiny_bert), "--layers", "2", "--json"]
+    monkeypatch.setenv("GEC_BERT_DEVICE", "cpu")
+    on_cpu = run_json(capsys, *args)
+    monkeypatch.setenv("GEC_BERT_DEVICE", "auto")
+    assert run_json(capsys, *args) == on_cpu  # auto is the CPU here (or equal to it on a GPU)
+    monkeypatch.setenv("GEC_BERT_DEVICE", "tpu")
+    assert main(args) == 2
+    assert "unknown device 'tpu'" in capsys.readouterr().err
