@@ -1,0 +1,617 @@
+"""I-measure (Felice & Briscoe 2015), as ``mfelice/imeasure`` @fc79fdf run with ``-nomix``.
+
+The published CoNLL-2014 scores (Chollampatt & Ng 2018, nusnlp/gecmetrics) were made with that
+commit: the gold M2 converted by its ``m2_to_ixml.py``, then ``ieval.py -nomix`` with the other
+options at their defaults (maximise correction WAcc, optimise per sentence, WAcc weight 2,
+F beta 1). ``-nomix`` is what reproduces them: the default (mixing annotators) builds the
+cartesian product of every error's alternatives, 3.5e13 candidate references for sentence 333
+of CoNLL-2014, and never finishes; the published INPUT sentence scores also agree with
+``-nomix`` on all 1,312 sentences and with mixing on only 1,210.
+
+What one sentence gets (all reproduced here):
+
+* Candidate references: one per annotator who has edits (that annotator's corrections applied
+  to the source, from the last span to the first; an edit that would empty the sentence is
+  skipped), plus the source itself when the block has no ``A`` line at all or an annotator has
+  only a ``noop`` line. Identical texts are one candidate. Candidates are tried in the order of
+  a Python 2 dict keyed by their text, because the first of equally good ones is kept.
+* Corrections are tokenised as ``m2_to_ixml.py`` does with NLTK's ``word_tokenize``; only the
+  rules of it that can change an already tokenised M2 correction are applied (a ``,`` or ``:``
+  before a non-digit, a final ``.``, ``...``, ``;@#$%&?!``, brackets and ``--`` are split off).
+* Alignment: the exact three-way sum-of-pairs alignment of source, hypothesis and reference
+  (match 0, mismatch 3, gap 2 per pair), or the two-way one when two of the three are equal
+  (source = hypothesis or source = reference; hypothesis = reference still takes the three-way
+  path, as in the reference code), with its back-trace preferences, so ties between alignments
+  are broken the same way.
+* Each column counts for detection and correction: TP, TN, FP, FN and FPN (a changed token that
+  the reference changes differently is an FP, an FN and an FPN for correction, a TP for
+  detection). ``WAcc = (w TP + TN) / (w (TP + FP) + TN + FN - (w + 1) FPN / 2)``;
+  the baseline is the same with the source as hypothesis; ``I`` is the relative improvement of
+  the system's WAcc over the baseline's, in [-1, 1] (``floor(WAcc)`` when they are equal).
+* The reference kept is the one with the highest correction WAcc (ties: I, accuracy, then the
+  same for detection), per sentence (``optimise="sentence"``, default) or for the running corpus
+  totals (``optimise="corpus"``). Corpus scores come from the summed counts.
+
+The alignment is computed with numpy, one anti-diagonal of (source, hypothesis) positions at a
+time, so a 227-token sentence takes milliseconds, and a shared suffix of the three texts is
+matched directly (an optimal alignment always matches it, and the back-trace prefers that).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from scoring.gec.english.gleu import tokens as python2_tokens
+from scoring.gec.errors import InputFormatError
+from scoring.gec.m2 import NOOP_TYPE, M2Block
+
+METRIC_VERSION = "imeasure-fc79fdf-nomix"
+Optimise = Literal["sentence", "corpus"]
+OPTIMISE: tuple[Optimise, ...] = ("sentence", "corpus")
+
+_GAP = ""  # the gap symbol of the reference's alignments (no token is empty)
+_GAP_COST = 2
+_MISMATCH_COST = 3
+_TWO_GAPS = 2 * _GAP_COST
+
+IntArray = npt.NDArray[np.int64]
+
+
+class IMeasureInputError(InputFormatError):
+    """A hypothesis file that does not fit the gold M2 (names the file and line)."""
+
+
+# --- counts and scores ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Token counts of one aspect (detection or correction)."""
+
+    tp: int = 0
+    tn: int = 0
+    fp: int = 0
+    fn: int = 0
+    fpn: int = 0  # tokens that are both an FP and an FN (correction only)
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(
+            self.tp + other.tp,
+            self.tn + other.tn,
+            self.fp + other.fp,
+            self.fn + other.fn,
+            self.fpn + other.fpn,
+        )
+
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp > 0 else 1.0
+
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn > 0 else 1.0
+
+    def f_score(self, beta: float) -> float:
+        p, r = self.precision(), self.recall()
+        denominator = beta**2 * p + r
+        return (1 + beta**2) * (p * r / denominator) if denominator else 0.0
+
+    def accuracy(self) -> float:
+        return (self.tp + self.tn) / (self.tp + self.tn + self.fp + self.fn - self.fpn)
+
+    def weighted_accuracy(self, weight: float) -> float:
+        # Operation order of the reference (the values are exact in binary anyway).
+        numerator = weight * self.tp + self.tn
+        denominator = (
+            weight * (self.tp + self.fp) + self.tn + self.fn - (weight + 1) * (self.fpn / 2)
+        )
+        return numerator / denominator
+
+
+def improvement(wacc_sys: float, wacc_base: float) -> float:
+    """I: relative WAcc improvement over the baseline, in [-1, 1]."""
+    if wacc_sys == wacc_base:
+        return float(math.floor(wacc_sys))
+    if wacc_sys > wacc_base:
+        return (wacc_sys - wacc_base) / (1.0 - wacc_base)
+    return wacc_sys / wacc_base - 1.0
+
+
+@dataclass(frozen=True)
+class SentenceCounts:
+    """Detection and correction counts of one hypothesis against one reference."""
+
+    detection: Counts
+    correction: Counts
+
+    def __add__(self, other: SentenceCounts) -> SentenceCounts:
+        return SentenceCounts(self.detection + other.detection, self.correction + other.correction)
+
+
+ZERO = SentenceCounts(Counts(), Counts())
+
+
+@dataclass(frozen=True)
+class AspectScores:
+    counts: Counts
+    base: Counts
+    p: float
+    r: float
+    f: float
+    acc: float
+    acc_base: float
+    wacc: float
+    wacc_base: float
+    i: float
+
+    @classmethod
+    def of(cls, counts: Counts, base: Counts, *, weight: float, beta: float) -> AspectScores:
+        wacc = counts.weighted_accuracy(weight)
+        wacc_base = base.weighted_accuracy(weight)
+        return cls(
+            counts,
+            base,
+            counts.precision(),
+            counts.recall(),
+            counts.f_score(beta),
+            counts.accuracy(),
+            base.accuracy(),
+            wacc,
+            wacc_base,
+            improvement(wacc, wacc_base),
+        )
+
+    def key(self) -> tuple[float, float, float]:
+        """What the reference maximises for this aspect (WAcc, then I, then accuracy)."""
+        return (self.wacc, self.i, self.acc)
+
+
+@dataclass(frozen=True)
+class IMeasureConfig:
+    weight: float = 2.0  # weight of TP and FP in WAcc (-w)
+    beta: float = 1.0  # beta of the complementary F score (-b)
+    optimise: Optimise = "sentence"  # -opt:sent|corpus
+
+    def __post_init__(self) -> None:
+        if self.optimise not in OPTIMISE:
+            raise ValueError(f"optimise must be one of {', '.join(OPTIMISE)}, got {self.optimise!r}")
+        if not self.weight > 0:
+            raise ValueError(f"the WAcc weight must be positive, got {self.weight}")
+
+    @property
+    def signature(self) -> str:
+        return (
+            f"imeasure|version:{METRIC_VERSION}|level:token|max:correction-wacc"
+            f"|optimise:{self.optimise}|w:{self.weight:g}|beta:{self.beta:g}|refs:per-annotator"
+        )
+
+
+@dataclass(frozen=True)
+class SentenceResult:
+    reference: int  # index of the chosen candidate in GoldSentence.references
+    counts: SentenceCounts
+    base: SentenceCounts
+    detection: AspectScores
+    correction: AspectScores
+
+    @property
+    def imeasure(self) -> float:
+        return self.correction.i
+
+
+@dataclass(frozen=True)
+class IMeasureResult:
+    detection: AspectScores
+    correction: AspectScores
+    sentences: list[SentenceResult]
+    config: IMeasureConfig = field(default_factory=IMeasureConfig)
+
+    @property
+    def imeasure(self) -> float:
+        """Corpus I of correction, a fraction in [-1, 1] (the reference prints it x 100)."""
+        return self.correction.i
+
+    @property
+    def signature(self) -> str:
+        return self.config.signature
+
+
+# --- gold references ----------------------------------------------------------------------------
+
+# NLTK word_tokenize rules (nltk 3.4.5, as run by m2_to_ixml.py) that can split an already
+# tokenised correction, in NLTK's order. Quote conversion and contraction splitting are not
+# reproduced (no CoNLL-2014 correction has a double quote or an unsplit contraction).
+_CORRECTION_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile("([^\\.])(\\.)([\\]\\)}>\"'\u00bb\u201d\u2019 ]*)\\s*$"), r"\1 \2 \3 "),
+    (re.compile(r"([:,])([^\d])"), r" \1 \2"),
+    (re.compile(r"([:,])$"), r" \1 "),
+    (re.compile(r"\.\.\."), r" ... "),
+    (re.compile(r"[;@#$%&]"), r" \g<0> "),
+    (re.compile(r"([^\.])(\.)([\]\)}>\"']*)\s*$"), r"\1 \2\3 "),
+    (re.compile(r"[?!]"), r" \g<0> "),
+    (re.compile(r"[\]\[\(\)\{\}\<\>]"), r" \g<0> "),
+    (re.compile(r"--"), r" -- "),
+)
+
+
+def tokenise_correction(text: str) -> str:
+    """A correction as m2_to_ixml.py writes it (first alternative, NLTK-style splitting)."""
+    text = text.split("||")[0]
+    for pattern, replacement in _CORRECTION_RULES:
+        text = pattern.sub(replacement, text)
+    return " ".join(text.split())
+
+
+def _python2_hash(text: str) -> int:
+    """CPython 2.7's hash of a str/unicode (no -R), as a signed 64-bit integer."""
+    if not text:
+        return 0
+    mask = (1 << 64) - 1
+    value = ord(text[0]) << 7
+    for char in text:
+        value = ((1000003 * value) ^ ord(char)) & mask
+    value ^= len(text)
+    if value >= 1 << 63:
+        value -= 1 << 64
+    return -2 if value == -1 else value
+
+
+def python2_order(keys: Iterable[str]) -> list[str]:
+    """The iteration order of a Python 2.7 dict (or set) after inserting ``keys`` in order."""
+    unique = list(dict.fromkeys(keys))
+    size = 8
+    table: list[str | None] = [None] * size
+    fill = 0
+
+    def insert(slots: list[str | None], key: str) -> None:
+        mask = len(slots) - 1
+        hashed = _python2_hash(key)
+        index = hashed & mask
+        perturb = hashed & ((1 << 64) - 1)
+        while slots[index & mask] is not None:
+            index = ((index << 2) + index + perturb + 1) & ((1 << 64) - 1)
+            perturb >>= 5
+        slots[index & mask] = key
+
+    for key in unique:
+        insert(table, key)
+        fill += 1
+        if fill * 3 >= size * 2:  # dictresize / set_table_resize to 4 x used
+            new_size = 8
+            while new_size <= 4 * fill:
+                new_size <<= 1
+            old = table
+            size = new_size
+            table = [None] * size
+            for existing in old:
+                if existing is not None:
+                    insert(table, existing)
+    return [key for key in table if key is not None]
+
+
+@dataclass(frozen=True)
+class GoldSentence:
+    source: tuple[str, ...]
+    references: tuple[tuple[str, ...], ...]  # candidate references, in the order they are tried
+    base: tuple[SentenceCounts, ...]  # the source as hypothesis, against each reference
+
+
+def _apply_corrections(source: list[str], edits: Sequence[tuple[int, int, str]]) -> str:
+    corrected = source[:]
+    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        previous = corrected[:]
+        corrected[start:end] = text.split()
+        if not corrected:  # NUCLE has long deletions with no correction: keep the sentence
+            corrected = previous
+    joined = " ".join(corrected)
+    return joined if joined.strip() else " ".join(source)
+
+
+def candidate_references(block: M2Block) -> list[tuple[str, ...]]:
+    """The references ``ieval.py -nomix`` tries for one gold block, in its order."""
+    source = python2_tokens(block.source)
+    source_text = " ".join(source)
+    by_annotator: dict[int, list[tuple[int, int, str]]] = {}
+    present: set[int] = set()
+    for target in block.targets:
+        for edit in target.edits:
+            present.add(edit.annotator)
+            if (edit.start, edit.end) == (-1, -1) and edit.type.lower() == NOOP_TYPE:
+                continue
+            text = "" if edit.correction == "-NONE-" else tokenise_correction(edit.correction)
+            by_annotator.setdefault(edit.annotator, []).append((edit.start, edit.end, text))
+    texts: list[str] = []
+    if not present or len(by_annotator) < len(present):
+        texts.append(source_text)
+    # Annotators are visited in the order of a Python 2 set of their ids (as strings), filled
+    # in the order their alternatives appear in the converted file (by error span).
+    first_span = {a: min((s, e) for s, e, _ in edits) for a, edits in by_annotator.items()}
+    annotators = python2_order(str(a) for a in sorted(by_annotator, key=lambda a: (first_span[a], a)))
+    for annotator in annotators:
+        merged: dict[tuple[int, int], str] = {}
+        for start, end, text in by_annotator[int(annotator)]:
+            key = (start, end)
+            merged[key] = f"{merged[key]} {text}" if key in merged else text
+        edits = [(s, e, t) for (s, e), t in merged.items()]
+        texts.append(_apply_corrections(list(source), edits))
+    return [tuple(text.split()) for text in python2_order(texts)]
+
+
+def gold_sentences(blocks: Sequence[M2Block]) -> list[GoldSentence]:
+    """Candidate references and their baseline counts for every block of a gold M2."""
+    sentences = []
+    for block in blocks:
+        source = tuple(python2_tokens(block.source))
+        references = tuple(candidate_references(block))
+        base = tuple(align_counts(source, source, reference) for reference in references)
+        sentences.append(GoldSentence(source, references, base))
+    return sentences
+
+
+# --- alignment ----------------------------------------------------------------------------------
+
+
+def _column_counts(columns: Iterable[tuple[str, str, str]]) -> SentenceCounts:
+    d_tp = d_tn = d_fp = d_fn = 0
+    c_tp = c_fp = c_fn = c_fpn = 0
+    for src, hyp, ref in columns:
+        if src == hyp:
+            if hyp == ref:
+                d_tn += 1
+            else:
+                d_fn += 1
+        elif src == ref:
+            d_fp += 1
+        else:
+            d_tp += 1
+            if hyp == ref:
+                c_tp += 1
+            else:
+                c_fp += 1
+                c_fn += 1
+                c_fpn += 1
+    return SentenceCounts(
+        Counts(d_tp, d_tn, d_fp, d_fn, 0),
+        Counts(c_tp, d_tn, d_fp + c_fp, d_fn + c_fn, c_fpn),
+    )
+
+
+def _codes(*sequences: Sequence[str]) -> list[IntArray]:
+    vocabulary: dict[str, int] = {}
+    return [
+        np.array([vocabulary.setdefault(t, len(vocabulary)) for t in s], dtype=np.int64)
+        for s in sequences
+    ]
+
+
+def _mismatch(a: IntArray, b: IntArray) -> IntArray:
+    return np.where(a[:, None] == b[None, :], 0, _MISMATCH_COST).astype(np.int64)
+
+
+def _pairwise_table(cost: IntArray) -> IntArray:
+    """Edit-distance table (gap 2, mismatch 3), one row at a time with a running minimum."""
+    rows, cols = cost.shape[0] + 1, cost.shape[1] + 1
+    table = np.empty((rows, cols), dtype=np.int64)
+    ramp = _GAP_COST * np.arange(cols, dtype=np.int64)
+    table[0] = ramp
+    for i in range(1, rows):
+        candidates = np.empty(cols, dtype=np.int64)
+        candidates[0] = i * _GAP_COST
+        candidates[1:] = np.minimum(table[i - 1, 1:] + _GAP_COST, table[i - 1, :-1] + cost[i - 1])
+        # table[i, j] = min(candidates[j], table[i, j - 1] + gap)
+        table[i] = np.minimum.accumulate(candidates - ramp) + ramp
+    return table
+
+
+def _pairwise_columns(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, str]]:
+    """The reference's pairwise alignment: back-trace preferring match, then gap in b, then a."""
+    code_a, code_b = _codes(a, b)
+    table = _pairwise_table(_mismatch(code_a, code_b)).tolist()
+    columns: list[tuple[str, str]] = []
+    i, j = len(a), len(b)
+    while i or j:
+        if i and j:
+            cost = 0 if a[i - 1] == b[j - 1] else _MISMATCH_COST
+            if table[i][j] == table[i - 1][j - 1] + cost:
+                columns.append((a[i - 1], b[j - 1]))
+                i, j = i - 1, j - 1
+                continue
+        if i and table[i][j] == table[i - 1][j] + _GAP_COST:
+            columns.append((a[i - 1], _GAP))
+            i -= 1
+            continue
+        columns.append((_GAP, b[j - 1]))
+        j -= 1
+    return columns
+
+
+def _threeway_table(s1: Sequence[str], s2: Sequence[str], s3: Sequence[str]) -> IntArray:
+    """Sum-of-pairs cost table D[i, j, k] of the reference, filled by anti-diagonals of (i, j)."""
+    n1, n2, n3 = len(s1), len(s2), len(s3)
+    c1, c2, c3 = _codes(s1, s2, s3)
+    c12, c13, c23 = _mismatch(c1, c2), _mismatch(c1, c3), _mismatch(c2, c3)
+    table = np.empty((n1 + 1, n2 + 1, n3 + 1), dtype=np.int64)
+    i_idx = np.arange(n1 + 1)[:, None]
+    j_idx = np.arange(n2 + 1)[None, :]
+    k_idx3 = np.arange(n3 + 1)
+    table[:, :, 0] = _pairwise_table(c12) + _GAP_COST * (i_idx + j_idx)
+    table[:, 0, :] = _pairwise_table(c13) + _GAP_COST * (np.arange(n1 + 1)[:, None] + k_idx3)
+    table[0, :, :] = _pairwise_table(c23) + _GAP_COST * (np.arange(n2 + 1)[:, None] + k_idx3)
+    ramp = _TWO_GAPS * k_idx3
+    for diagonal in range(2, n1 + n2 + 1):
+        i = np.arange(max(1, diagonal - n2), min(n1, diagonal - 1) + 1)
+        if i.size == 0:
+            continue
+        j = diagonal - i
+        cij = c12[i - 1, j - 1][:, None]
+        cik = c13[i - 1]
+        cjk = c23[j - 1]
+        both = table[i - 1, j - 1]
+        prev_i = table[i - 1, j]
+        prev_j = table[i, j - 1]
+        best = np.minimum(both[:, :-1] + cij + cik + cjk, both[:, 1:] + cij + _TWO_GAPS)
+        np.minimum(best, prev_i[:, :-1] + cik + _TWO_GAPS, out=best)
+        np.minimum(best, prev_j[:, :-1] + cjk + _TWO_GAPS, out=best)
+        np.minimum(best, prev_i[:, 1:] + _TWO_GAPS, out=best)
+        np.minimum(best, prev_j[:, 1:] + _TWO_GAPS, out=best)
+        row = np.empty((i.size, n3 + 1), dtype=np.int64)
+        row[:, 0] = table[i, j, 0]
+        row[:, 1:] = best
+        # D[i, j, k] = min(best[k], D[i, j, k - 1] + 2 gaps): a running minimum along k.
+        table[i, j] = np.minimum.accumulate(row - ramp, axis=1) + ramp
+    return table
+
+
+def _threeway_columns(
+    s1: Sequence[str], s2: Sequence[str], s3: Sequence[str]
+) -> list[tuple[str, str, str]]:
+    table = _threeway_table(s1, s2, s3)
+    d = table.tolist()
+    columns: list[tuple[str, str, str]] = []
+    i, j, k = len(s1), len(s2), len(s3)
+    two = _TWO_GAPS
+    while i or j or k:
+        here = d[i][j][k]
+        a = s1[i - 1] if i else _GAP
+        b = s2[j - 1] if j else _GAP
+        c = s3[k - 1] if k else _GAP
+        cij = 0 if a == b else _MISMATCH_COST
+        cik = 0 if a == c else _MISMATCH_COST
+        cjk = 0 if b == c else _MISMATCH_COST
+        if i and j and k and here == d[i - 1][j - 1][k - 1] + cij + cik + cjk:
+            columns.append((a, b, c))
+            i, j, k = i - 1, j - 1, k - 1
+        elif i and j and here == d[i - 1][j - 1][k] + cij + two:
+            columns.append((a, b, _GAP))
+            i, j = i - 1, j - 1
+        elif i and k and here == d[i - 1][j][k - 1] + cik + two:
+            columns.append((a, _GAP, c))
+            i, k = i - 1, k - 1
+        elif j and k and here == d[i][j - 1][k - 1] + cjk + two:
+            columns.append((_GAP, b, c))
+            j, k = j - 1, k - 1
+        elif i and here == d[i - 1][j][k] + two:
+            columns.append((a, _GAP, _GAP))
+            i -= 1
+        elif j and here == d[i][j - 1][k] + two:
+            columns.append((_GAP, b, _GAP))
+            j -= 1
+        else:
+            columns.append((_GAP, _GAP, c))
+            k -= 1
+    return columns
+
+
+def alignment_columns(
+    source: Sequence[str], hypothesis: Sequence[str], reference: Sequence[str]
+) -> list[tuple[str, str, str]]:
+    """The reference tool's alignment of the three token sequences, last column first."""
+    src, hyp, ref = list(source), list(hypothesis), list(reference)
+    if src == hyp == ref:
+        return [(t, t, t) for t in reversed(src)]
+    # A suffix shared by all three is matched column by column: an optimal alignment always
+    # does (moving the three last tokens into one column never costs more), and the
+    # back-trace tries the all-match column first.
+    shared: list[tuple[str, str, str]] = []
+    while src and hyp and ref and src[-1] == hyp[-1] == ref[-1]:
+        token = src.pop()
+        hyp.pop()
+        ref.pop()
+        shared.append((token, token, token))
+    if source == hypothesis:
+        return shared + [(h, h, r) for h, r in _pairwise_columns(hyp, ref)]
+    if source == reference:
+        return shared + [(r, h, r) for r, h in _pairwise_columns(ref, hyp)]
+    return shared + _threeway_columns(src, hyp, ref)
+
+
+def align_counts(
+    source: Sequence[str], hypothesis: Sequence[str], reference: Sequence[str]
+) -> SentenceCounts:
+    """Detection and correction counts of ``hypothesis`` against one ``reference``."""
+    return _column_counts(alignment_columns(source, hypothesis, reference))
+
+
+# --- scoring -------------------------------------------------------------------------------------
+
+
+def _sentence_key(detection: AspectScores, correction: AspectScores) -> tuple[float, ...]:
+    return correction.key() + detection.key()
+
+
+def _scores(
+    counts: SentenceCounts, base: SentenceCounts, config: IMeasureConfig
+) -> tuple[AspectScores, AspectScores]:
+    return (
+        AspectScores.of(counts.detection, base.detection, weight=config.weight, beta=config.beta),
+        AspectScores.of(counts.correction, base.correction, weight=config.weight, beta=config.beta),
+    )
+
+
+def score_corpus(
+    hypotheses: Sequence[Sequence[str]],
+    gold: Sequence[GoldSentence],
+    config: IMeasureConfig | None = None,
+    *,
+    cache: dict[tuple[tuple[str, ...], ...], SentenceCounts] | None = None,
+) -> IMeasureResult:
+    """I-measure of one system: ``hypotheses`` are token lists, one per gold sentence."""
+    config = config or IMeasureConfig()
+    if len(hypotheses) != len(gold):
+        raise ValueError(f"{len(hypotheses)} hypotheses for {len(gold)} gold sentences")
+    cache = {} if cache is None else cache
+    total, total_base = ZERO, ZERO
+    results: list[SentenceResult] = []
+    for hypothesis, sentence in zip(hypotheses, gold, strict=True):
+        hyp = tuple(hypothesis)
+        best: tuple[float, ...] | None = None
+        chosen: SentenceResult | None = None
+        for index, (reference, base) in enumerate(
+            zip(sentence.references, sentence.base, strict=True)
+        ):
+            if hyp == sentence.source:
+                counts = base
+            else:
+                key = (sentence.source, hyp, reference)
+                counts = cache.get(key) or cache.setdefault(
+                    key, align_counts(sentence.source, hyp, reference)
+                )
+            detection, correction = _scores(counts, base, config)
+            if config.optimise == "corpus":
+                compared = _sentence_key(*_scores(total + counts, total_base + base, config))
+            else:
+                compared = _sentence_key(detection, correction)
+            if best is None or compared > best:
+                best = compared
+                chosen = SentenceResult(index, counts, base, detection, correction)
+        assert chosen is not None  # every gold sentence has at least one reference
+        results.append(chosen)
+        total += chosen.counts
+        total_base += chosen.base
+    detection, correction = _scores(total, total_base, config)
+    return IMeasureResult(detection, correction, results, config)
+
+
+def score_systems(
+    hyp_lines_by_system: Mapping[str, Sequence[str]],
+    gold_blocks: Sequence[M2Block] | Sequence[GoldSentence],
+    config: IMeasureConfig | None = None,
+) -> dict[str, IMeasureResult]:
+    """I-measure of several systems (raw output lines, one per gold block) in one pass."""
+    gold: Sequence[GoldSentence]
+    if gold_blocks and isinstance(gold_blocks[0], M2Block):
+        gold = gold_sentences([b for b in gold_blocks if isinstance(b, M2Block)])
+    else:
+        gold = [g for g in gold_blocks if isinstance(g, GoldSentence)]
+    cache: dict[tuple[tuple[str, ...], ...], SentenceCounts] = {}
+    return {
+        system: score_corpus(
+            [python2_tokens(line) for line in lines], gold, config, cache=cache
+        )
+        for system, lines in hyp_lines_by_system.items()
+    }
