@@ -20,6 +20,7 @@ from typing import Any
 
 from django.conf import settings
 
+from core.audit import log_action
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.models import Dataset, DatasetVersion, ReferenceM2Cache
 from datasets.selectors import DatasetRow, chunked, export_rows
@@ -149,6 +150,8 @@ def reference_m2(version: DatasetVersion, *, resources_dir: str | None = None,
             on_progress=on_progress, known=known_blocks(version.dataset, signature, exclude=version),
         ))
         store_reference_m2(version, signature, text)
+        # Extraction is the expensive step: the audit log shows each time it really ran.
+        log_action(version, None, "dataset.reference_m2.extracted", {"resources": signature})
     return signature, text
 
 

@@ -95,3 +95,31 @@ def test_a_large_release_is_extracted_in_parts_across_workers(celery_worker, muc
         assert ReferenceM2Cache.objects.get(version=version).m2_text == expected
     finally:
         shutil.rmtree(Path(settings.MEDIA_ROOT) / "exports" / str(export_job.pk), ignore_errors=True)
+
+
+def _tasks_received(name_part: str) -> int:
+    log = settings.BASE_DIR / "artifacts" / "celery-worker.log"
+    return sum(1 for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
+               if "received" in line and name_part in line)
+
+
+def test_a_release_is_extracted_once_with_one_trigger(celery_worker, mucgec_dev: Path) -> None:
+    """One trigger queues the release's reference-M2 extraction, and the worker runs it once."""
+    from core.models import AuditLog
+    from datasets.models import ReferenceM2Cache
+    from datasets.services.imports import import_dataset
+    from datasets.formats import ImportFile
+
+    admin = make_user(Role.ADMIN)
+    head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:60])
+    import_dataset(name="once", fmt="mucgec", files=[ImportFile("h.txt", head.encode())], user=admin)
+    received_before = _tasks_received("prepare_release_references")
+    version = release_dataset(dataset=Dataset.objects.get(name="once"), user=admin)
+    deadline = time.monotonic() + 120
+    while not ReferenceM2Cache.objects.filter(version=version).exists():
+        assert time.monotonic() < deadline, "the release's reference M2 was never extracted"
+        time.sleep(0.5)
+    time.sleep(3)  # room for a second trigger's task to arrive and run
+    assert _tasks_received("prepare_release_references") - received_before == 1
+    extractions = AuditLog.objects.filter(action="dataset.reference_m2.extracted", object_id=str(version.pk))
+    assert extractions.count() == 1
