@@ -112,6 +112,9 @@ def register(subparsers: Any) -> None:
         "--runs", type=_count, default=1000, metavar="N", help="TrueSkill runs (default 1000)"
     )
     rank.add_argument("--seed", type=int, default=0)
+    rank.add_argument(
+        "--workers", type=_count, default=1, metavar="N", help="processes for TrueSkill runs"
+    )
     rank.add_argument("--json", action="store_true")
     rank.set_defaults(func=run_rank)
 
@@ -238,6 +241,7 @@ def run_rank(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         seed=args.seed,
         runs=args.runs,
+        workers=max(1, args.workers),
     )
     lines = ["system\texpected_wins\ttrueskill\trank_range\tcluster"]
     for name, entry in report["systems"].items():

@@ -363,7 +363,7 @@ def trueskill_runs(
     column = np.arange(runs)
     row_index = np.arange(n, dtype=np.int64)[:, None]
     weight = np.empty((n, runs))
-    cumulative = np.empty((n, runs))
+    running = np.empty(runs)
     largest = np.empty(runs)
     trace_w: list[int] = []
     trace_l: list[int] = []
@@ -386,9 +386,14 @@ def trueskill_runs(
             weight.reshape(-1)[at_first] = 0.0
         else:
             weight *= judged[:, first]
-        np.cumsum(weight, axis=0, out=cumulative)
-        threshold = u_opponent * cumulative[-1]
-        second = np.count_nonzero(cumulative <= threshold, axis=0)
+        # The opponent: the first k whose cumulative weight exceeds u * total (random_sample.
+        # choose); a row loop, because numpy's cumsum along axis 0 is several times slower.
+        threshold = u_opponent * np.add.reduce(weight, axis=0)
+        np.copyto(running, weight[0])
+        second = (running <= threshold).astype(np.int64)
+        for k in range(1, n):
+            running += weight[k]
+            second += running <= threshold
         np.minimum(second, n - 1, out=second)
         low = np.minimum(first, second)
         high = np.maximum(first, second)
@@ -415,10 +420,51 @@ def trueskill_runs(
     return mu, var, trace
 
 
-def rank_trueskill(pairs: Sequence[Comparison], *, runs: int = 1000, seed: int = 0) -> Ranking:
+TS_CHUNK = 500  # runs per independent seeded chunk: the same numbers for any worker count
+
+
+def _trueskill_chunk(job: tuple[list[Comparison], int, int, int | None]) -> FloatArray:
+    pairs, runs, seed, matches = job
+    mu, _, _ = trueskill_runs(pairs, runs=runs, seed=seed, matches=matches)
+    return mu
+
+
+def trueskill_mu(
+    pairs: Sequence[Comparison],
+    *,
+    runs: int = 1000,
+    seed: int = 0,
+    workers: int = 1,
+    matches: int | None = None,
+) -> FloatArray:
+    """Final mu of ``runs`` runs (runs x systems). The runs are played in chunks of
+    :data:`TS_CHUNK`, chunk k seeded with the k-th child of ``SeedSequence(seed)``, so the
+    result does not depend on ``workers`` (processes from the product's worker context)."""
+    sizes = [min(TS_CHUNK, runs - start) for start in range(0, runs, TS_CHUNK)]
+    seeds = [
+        int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(len(sizes))
+    ]
+    jobs = [
+        (list(pairs), size, chunk_seed, matches)
+        for size, chunk_seed in zip(sizes, seeds, strict=True)
+    ]
+    if workers > 1 and len(jobs) > 1:
+        from scoring.gec.processes import worker_context
+
+        with worker_context().Pool(min(workers, len(jobs))) as pool:
+            parts = pool.map(_trueskill_chunk, jobs)
+    else:
+        parts = [_trueskill_chunk(job) for job in jobs]
+    out: FloatArray = np.concatenate(parts, axis=0)
+    return out
+
+
+def rank_trueskill(
+    pairs: Sequence[Comparison], *, runs: int = 1000, seed: int = 0, workers: int = 1
+) -> Ranking:
     """TrueSkill ranking: mean mu over ``runs`` seeded runs, with rank ranges and clusters."""
     systems = _systems_of(pairs)
-    mu, _, _ = trueskill_runs(pairs, runs=runs, seed=seed)
+    mu = trueskill_mu(pairs, runs=runs, seed=seed, workers=workers)
     mean = mu.mean(axis=0)
     scores = {s: float(mean[i]) for i, s in enumerate(systems)}
     return _ranking("trueskill", systems, scores, mu, seed)

@@ -39,6 +39,7 @@ def human_ranking(
     seed: int = 0,
     runs: int = 1000,
     systems: Sequence[str] | None = None,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """``{"systems": {SYSTEM: {"expected_wins", "trueskill", "rank_range", "cluster"}},
     "judgments": n, "agreement": {"inter_kappa", "intra_kappa"}}``.
@@ -57,7 +58,7 @@ def human_ranking(
         ew = rank_expected_wins(pairs, bootstrap=bootstrap, seed=seed)
         rankings.append(ew)
     if method in ("trueskill", "both"):
-        ts = rank_trueskill(pairs, runs=runs, seed=seed)
+        ts = rank_trueskill(pairs, runs=runs, seed=seed, workers=workers)
         rankings.append(ts)
     ranged = ew if ew is not None and ew.runs > 1 else ts
     ranges = {s.system: s for s in ranged.systems} if ranged is not None else {}

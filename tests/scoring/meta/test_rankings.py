@@ -136,3 +136,14 @@ def test_expected_wins_bootstrap_gives_rank_ranges_and_clusters(conll14: Path) -
     clusters = [s.cluster for s in ranking.systems]
     assert clusters == sorted(clusters)  # clusters never go back up the ranking
     assert rank_expected_wins(pairs, bootstrap=200, seed=1) == ranking
+
+
+def test_trueskill_runs_do_not_depend_on_the_worker_count(seeda: Path) -> None:
+    from scoring.gec.meta.rankings import TS_CHUNK, trueskill_mu
+
+    pairs = pairwise(read_judgments_xml(seeda / "data" / "judgments_edit.xml").items)
+    runs = TS_CHUNK + 7  # two chunks
+    one = trueskill_mu(pairs, runs=runs, seed=5, workers=1, matches=40)
+    two = trueskill_mu(pairs, runs=runs, seed=5, workers=2, matches=40)
+    assert one.shape == (runs, 15)
+    assert np.array_equal(one, two)
