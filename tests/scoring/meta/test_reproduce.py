@@ -1,0 +1,43 @@
+"""benchmarks/reproduce.py regenerates the reproduction report (quick mode, temp output)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_reproduce_writes_the_report(conll14: Path, seeda: Path, tmp_path: Path) -> None:
+    out = tmp_path / "reproduction.md"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "reproduce.py"),
+            "--quick",
+            "--data",
+            str(conll14.parent),
+            "--output",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# Reproduction report")
+    assert "| GJG15 | 109098 | max diff 0.0007 (within 0.001)" in text
+    assert "t = 0.399, p = 0.349 (published t = 0.399, p = 0.349: exact)" in text
+    assert "0.758 / 0.769 (issue: 0.758 / 0.769, exact)" in text
+    assert "| edit | base | 0.619 / 0.238 |" in text
+
+
+def test_reproduce_without_data_is_a_clear_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "reproduce.py"), "--data", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "has no conll14/ and seeda/ data folders" in done.stderr
