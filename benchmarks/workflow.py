@@ -51,14 +51,14 @@ def main() -> int:
 
     from annotate.models import Assignment
     from annotate.services import submit_correction
-    from review.workflow import assign_dataset
     from core.roles import Role
     from core.services import create_user
     from datasets.extraction import edits_between
     from datasets.models import Dataset, Sentence, Source
     from review.models import ReviewTask
     from review.selectors import merged_candidates
-    from review.services import submit_review
+    from review.verdicts import submit_review
+    from review.workflow import assign_dataset
     from scoring.gec import resources as resources_module
 
     rows = read_mucgec(data / "mucgec-dev" / "MuCGEC_dev.txt")

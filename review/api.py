@@ -24,7 +24,7 @@ from core.exceptions import ServiceError
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
 from datasets.models import Dataset, GoldenReference
-from review import selectors, services
+from review import selectors, services, verdicts
 from review.models import Complaint, ReviewTask, StudyItem
 from review.workflow import assign_dataset
 
@@ -113,7 +113,7 @@ class ReviewSubmitView(APIView):
         # Look up first so that a task of someone else is a 404 before any validation error.
         selectors.get_review_task_for(request.user, task_id)
         data = _validated(ReviewSubmitSerializer, request.data)
-        outcome = services.submit_review(
+        outcome = verdicts.submit_review(
             task_id=task_id, user=request.user, version=data["version"],
             verdicts=[dict(v) for v in data["verdicts"]], added=data["added"],
             judgement=data["judgement"], time_spent_seconds=data["time_spent_seconds"],

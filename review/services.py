@@ -1,5 +1,6 @@
-"""Services that write the review side: opening reviews, verdicts and golden references,
-self-study revisions, complaints and their resolution, the guideline.
+"""Services that write the review side: opening and reassigning reviews, golden reference
+revisions, self-study revisions, complaints and their resolution (a review's verdicts are
+submitted through review/verdicts.py).
 
 Each runs in one transaction, raises `core.exceptions.ServiceError` subclasses and writes
 the audit log. Concurrency: a review save names the task version it was built on; the
@@ -9,15 +10,14 @@ conditional UPDATE lets exactly one save per version win, the other gets a Confl
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
 
-from annotate.models import Assignment, AssignmentStatus, Correction, Submission, SubmissionTag
+from annotate.models import Assignment, AssignmentStatus, Correction, Submission
 from annotate.services import clean_corrections, clean_text, clean_time_spent
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
@@ -38,19 +38,13 @@ from review.models import (
     ReviewStatus,
     ReviewTask,
     StudyItem,
-    StudyReason,
     StudyStatus,
-    Verdict,
 )
 from review.selectors import (
     MARKER_TEXT,
-    TAG_KIND,
     current_references,
-    first_submissions,
     get_complaint_for,
-    get_review_task_for,
     get_study_item_for,
-    merged_candidates,
 )
 
 MAX_MESSAGE_CHARS = 4000
@@ -61,7 +55,7 @@ JUDGEMENT_KIND = {
 }
 
 
-def _notify(user_id: int, text: str, url: str = "") -> None:
+def notify(user_id: int, text: str, url: str = "") -> None:
     Notification.objects.create(user_id=user_id, text=text[:500], url=url)
 
 
@@ -97,7 +91,7 @@ def open_review_if_complete(*, sentence: Sentence) -> ReviewTask | None:
     task.opened_at = timezone.now()
     task.save(update_fields=["status", "opened_at"])
     Sentence.objects.filter(pk=sentence.pk).update(status=SentenceStatus.IN_REVIEW)
-    _notify(task.reviewer_id, f"Sentence {sentence.external_id} of {sentence.dataset} is ready for review",
+    notify(task.reviewer_id, f"Sentence {sentence.external_id} of {sentence.dataset} is ready for review",
             reverse("review:task", args=[task.pk]))
     return task
 
@@ -141,237 +135,31 @@ def reassign_review(*, task_id: Any, by: Any, to_user: Any | None = None, seed: 
     task.version += 1
     task.save(update_fields=["reviewer", "version"])
     if task.status == ReviewStatus.OPEN:
-        _notify(new_reviewer.pk, f"Sentence {task.sentence.external_id} of {task.sentence.dataset} was "
+        notify(new_reviewer.pk, f"Sentence {task.sentence.external_id} of {task.sentence.dataset} was "
                 "reassigned to you for review", reverse("review:task", args=[task.pk]))
     log_action(task, by, "review.reassigned", {"from": previous, "to": new_reviewer.pk})
     return task
 
 
-# --- submitting a review -------------------------------------------------------------------
+# --- golden reference revisions (reviews and complaints) --------------------------------
 
 
-@dataclass
-class VerdictInput:
-    position: int
-    correct: bool
-    text: str | None = None  # the reviewer's edit; None or equal to the candidate = unedited
-
-
-@dataclass
-class ReviewOutcome:
-    task: ReviewTask
-    references: list[GoldenReference]
-    study_items: list[StudyItem]
-    notes: list[str]
-
-
-def parse_verdicts(raw: Any) -> list[VerdictInput]:
-    if not isinstance(raw, list):
-        raise ServiceError("verdicts must be a list of {position, correct, text}", field="verdicts")
-    parsed = []
-    for index, item in enumerate(raw):
-        if not isinstance(item, dict) or "position" not in item or "correct" not in item:
-            raise ServiceError(f"verdict {index + 1}: needs 'position' and 'correct'", field="verdicts")
-        try:
-            position = int(item["position"])
-        except (TypeError, ValueError):
-            raise ServiceError(f"verdict {index + 1}: position must be a number", field="verdicts") from None
-        if not isinstance(item["correct"], bool):
-            raise ServiceError(f"verdict {index + 1}: correct must be true or false", field="verdicts")
-        text = item.get("text")
-        if text is not None and not isinstance(text, str):
-            raise ServiceError(f"verdict {index + 1}: text must be a string", field="verdicts")
-        parsed.append(VerdictInput(position=position, correct=item["correct"], text=text))
-    return parsed
-
-
-def _next_revision(sentence_id: int) -> int:
+def next_revision(sentence_id: int) -> int:
     latest = GoldenReference.objects.filter(sentence_id=sentence_id).aggregate(r=Max("revision"))["r"]
     return (latest or 0) + 1
 
 
-def _write_references(
+def write_references(
     *, sentence: Sentence, rows: list[tuple[str, str, str]], user: Any
 ) -> list[GoldenReference]:
     """A new revision of the sentence's golden references; older rows stay, not current."""
-    revision = _next_revision(sentence.pk)
+    revision = next_revision(sentence.pk)
     GoldenReference.objects.filter(sentence=sentence, is_current=True).update(is_current=False)
     return GoldenReference.objects.bulk_create([
         GoldenReference(sentence=sentence, revision=revision, position=position, kind=kind,
                         text=text, origin=origin, created_by=user if user.is_authenticated else None)
         for position, (kind, text, origin) in enumerate(rows)
     ])
-
-
-@transaction.atomic
-def submit_review(
-    *, task_id: Any, user: Any, version: Any, verdicts: Any, added: Any = (), judgement: Any,
-    time_spent_seconds: Any = 0,
-) -> ReviewOutcome:
-    """Judge every merged correction, set the sentence status, write golden references and
-    study items. `version` must be the task version the reviewer's page was built on."""
-    task = get_review_task_for(user, task_id)
-    if task.status == ReviewStatus.WAITING:
-        raise Conflict("the annotators have not all submitted yet; this sentence cannot be reviewed")
-    if task.status == ReviewStatus.DONE:
-        raise Conflict(
-            f"{task.submitted_by or 'someone'} already saved the review of this sentence; "
-            "reload the page to see the golden references"
-        )
-    try:
-        version = int(version)
-    except (TypeError, ValueError):
-        raise ServiceError("version is missing; reload the review page", field="version") from None
-    if judgement not in (Judgement.ANNOTATABLE, Judgement.ERROR_FREE, Judgement.NOT_ANNOTATABLE):
-        raise ServiceError(
-            "choose the sentence status: annotatable, error_free or not_annotatable", field="judgement"
-        )
-    sentence = task.sentence
-    source = sentence.text.strip()
-    candidates = merged_candidates(task, with_edits=False)
-    corrections = {c.position: c for c in candidates if c.is_correction}
-    given = parse_verdicts(verdicts)
-    by_position: dict[int, VerdictInput] = {}
-    for verdict in given:
-        if verdict.position not in corrections:
-            raise ServiceError(
-                f"verdict for candidate {verdict.position + 1}, which is not a correction of this "
-                "sentence; reload the page", field="verdicts",
-            )
-        by_position[verdict.position] = verdict
-    missing = sorted(set(corrections) - set(by_position))
-    if missing:
-        raise ServiceError(
-            f"correction {missing[0] + 1} has no verdict: mark it Correct or Wrong", field="verdicts"
-        )
-    if not isinstance(added, list | tuple):
-        raise ServiceError("added must be a list of reference texts", field="added")
-    if len(added) > MAX_ADDED_REFERENCES:
-        raise ServiceError(f"at most {MAX_ADDED_REFERENCES} added references", field="added")
-    added_texts = [clean_text(t, field=f"added reference {i + 1}") for i, t in enumerate(added)]
-    added_texts = [t for t in added_texts if t]
-
-    notes: list[str] = []
-    rows: list[tuple[str, str, str]] = []  # kind, text, origin
-    stored: list[Verdict] = []
-    for position, candidate in sorted(corrections.items()):
-        verdict = by_position[position]
-        edited = clean_text(verdict.text, field=f"edit of correction {position + 1}") if verdict.text else ""
-        if edited == candidate.text:
-            edited = ""
-        if edited == source:
-            raise ServiceError(
-                f"the edit of correction {position + 1} equals the source; set the sentence "
-                "status to error free instead", field="verdicts",
-            )
-        if edited:
-            rows.append((ReferenceKind.CORRECTION, edited, ReferenceOrigin.EDITED))
-        elif verdict.correct:
-            rows.append((ReferenceKind.CORRECTION, candidate.text, ReferenceOrigin.ANNOTATORS))
-        stored.append(Verdict(task=task, position=position, kind=candidate.kind, text=candidate.text,
-                              is_correct=verdict.correct, edited_text=edited))
-    for index, text in enumerate(added_texts):
-        if text == source:
-            raise ServiceError(
-                f"added reference {index + 1} equals the source; set the sentence status to "
-                "error free instead", field="added",
-            )
-        rows.append((ReferenceKind.CORRECTION, text, ReferenceOrigin.ADDED))
-    # Two routes to one text (an edit equal to another correction) give one reference.
-    distinct: list[tuple[str, str, str]] = []
-    for row in rows:
-        if any(row[1] == kept[1] for kept in distinct):
-            notes.append(f"reference {row[1]!r} was given twice and is kept once")
-        else:
-            distinct.append(row)
-    rows = distinct
-
-    if judgement == Judgement.ANNOTATABLE:
-        if not rows:
-            raise ServiceError(
-                "the sentence is marked annotatable but has no reference: mark a correction "
-                "Correct, edit one, or add a reference", field="judgement",
-            )
-    else:
-        if rows:
-            label = Judgement(judgement).label
-            raise ServiceError(
-                f"the sentence is marked {label}, so no correction can be a reference: mark "
-                "them Wrong and remove edits and added references", field="judgement",
-            )
-        kind = JUDGEMENT_KIND[Judgement(judgement)]
-        tagged = any(c.kind == kind for c in candidates)
-        rows = [(kind, MARKER_TEXT[kind], ReferenceOrigin.ANNOTATORS if tagged else ReferenceOrigin.ADDED)]
-    for candidate in candidates:
-        if not candidate.is_correction:
-            stored.append(Verdict(task=task, position=candidate.position, kind=candidate.kind,
-                                  text=candidate.text, is_correct=candidate.kind == JUDGEMENT_KIND.get(judgement)))
-
-    now = timezone.now()
-    won = ReviewTask.objects.filter(pk=task.pk, version=version, status=ReviewStatus.OPEN).update(
-        version=F("version") + 1, status=ReviewStatus.DONE, submitted_at=now, submitted_by=user,
-        time_spent_seconds=clean_time_spent(time_spent_seconds),
-    )
-    if not won:
-        task.refresh_from_db()
-        if task.status == ReviewStatus.WAITING:
-            raise Conflict("the annotators have not all submitted yet; this sentence cannot be reviewed")
-        who = task.submitted_by.username if task.submitted_by else "someone"
-        raise Conflict(
-            f"{who} saved the review of this sentence first (at {task.submitted_at:%H:%M:%S}); "
-            "your changes were not saved. Reload the page to see the golden references."
-        )
-    task.refresh_from_db()
-    verdict_rows = Verdict.objects.bulk_create(stored)
-    by_candidate = {c.position: c for c in candidates}
-    for row in verdict_rows:
-        row.submissions.set(by_candidate[row.position].submission_ids)
-    references = _write_references(sentence=sentence, rows=rows, user=user)
-    Sentence.objects.filter(pk=sentence.pk).update(status=SentenceStatus.REVIEWED, judgement=judgement)
-    study_items = _create_study_items(task=task, verdicts=verdict_rows, judgement=judgement)
-    # One entry per verdict and per reference as well, so "who decided this?" is answered
-    # from the object's own audit trail.
-    for row in verdict_rows:
-        log_action(row, user, "verdict.recorded", {
-            "task": task.pk, "kind": row.kind, "text": row.text, "correct": row.is_correct,
-            "edited_text": row.edited_text,
-        })
-    for reference in references:
-        log_action(reference, user, f"reference.{reference.origin}", {
-            "sentence": sentence.pk, "revision": reference.revision, "text": reference.text,
-            "kind": reference.kind,
-        })
-    log_action(task, user, "review.submitted", {
-        "sentence": sentence.pk, "judgement": judgement, "version": version,
-        "verdicts": [{"position": v.position, "kind": v.kind, "text": v.text, "correct": v.is_correct,
-                      "edited_text": v.edited_text} for v in verdict_rows],
-        "references": [{"text": r.text, "kind": r.kind, "origin": r.origin} for r in references],
-        "study_items": [item.pk for item in study_items],
-    })
-    return ReviewOutcome(task=task, references=references, study_items=study_items, notes=notes)
-
-
-def _create_study_items(*, task: ReviewTask, verdicts: list[Verdict], judgement: str) -> list[StudyItem]:
-    """One item per annotator with a correction judged wrong or a tag that disagreed."""
-    wrong_texts = {v.text for v in verdicts if v.kind == ReferenceKind.CORRECTION and not v.is_correct}
-    items = []
-    for submission in first_submissions(task):
-        reason = None
-        if submission.tag:
-            if str(TAG_KIND[SubmissionTag(submission.tag)]) != str(JUDGEMENT_KIND.get(judgement, "")):
-                reason = StudyReason.TAG_DISAGREED
-        elif any(c.text in wrong_texts for c in submission.corrections.all()):
-            reason = StudyReason.WRONG_CORRECTION
-        if reason is None:
-            continue
-        item, _ = StudyItem.objects.get_or_create(
-            assignment=submission.assignment, task=task, defaults={"reason": reason}
-        )
-        items.append(item)
-        _notify(submission.assignment.annotator_id,
-                f"Study: your annotation of sentence {task.sentence.external_id} differs from the review",
-                reverse("review:study", args=[item.pk]))
-    return items
 
 
 # --- self-study ----------------------------------------------------------------------------
@@ -430,7 +218,7 @@ def file_complaint(*, item_id: Any, user: Any, text: Any, reference_id: Any = No
         raise Conflict("you already have an open complaint on this sentence; add to its discussion")
     complaint = Complaint.objects.create(study_item=item, reference=reference, author=user)
     ComplaintMessage.objects.create(complaint=complaint, author=user, text=body)
-    _notify(item.task.reviewer_id,
+    notify(item.task.reviewer_id,
             f"{user.username} complained about the references of sentence {item.task.sentence.external_id}",
             reverse("review:complaint", args=[complaint.pk]))
     log_action(complaint, user, "complaint.filed", {
@@ -447,7 +235,7 @@ def post_complaint_message(*, complaint_id: Any, user: Any, text: Any) -> Compla
     message = ComplaintMessage.objects.create(complaint=complaint, author=user, text=clean_message(text))
     url = reverse("review:complaint", args=[complaint.pk])
     for other in {complaint.author_id, complaint.study_item.task.reviewer_id} - {user.pk}:
-        _notify(other, f"{user.username} wrote in the discussion of complaint #{complaint.pk}", url)
+        notify(other, f"{user.username} wrote in the discussion of complaint #{complaint.pk}", url)
     log_action(complaint, user, "complaint.message", {"message": message.pk})
     return message
 
@@ -499,7 +287,7 @@ def resolve_complaint(
         else:
             kind = JUDGEMENT_KIND[Judgement(judgement)]
             rows = [(str(kind), MARKER_TEXT[kind], ReferenceOrigin.COMPLAINT)]
-        written = _write_references(sentence=sentence, rows=rows, user=user)
+        written = write_references(sentence=sentence, rows=rows, user=user)
         Sentence.objects.filter(pk=sentence.pk).update(judgement=judgement)
         data.update(judgement=judgement, revision=written[0].revision, references=[r.text for r in written])
     complaint.status = ComplaintStatus.ACCEPTED if accept else ComplaintStatus.REJECTED
@@ -507,7 +295,7 @@ def resolve_complaint(
     complaint.resolved_by = user
     complaint.resolution_note = note_text
     complaint.save(update_fields=["status", "resolved_at", "resolved_by", "resolution_note"])
-    _notify(complaint.author_id,
+    notify(complaint.author_id,
             f"Your complaint #{complaint.pk} was {complaint.status}"
             + (f": {note_text}" if note_text else ""),
             reverse("review:complaint", args=[complaint.pk]))

@@ -18,7 +18,7 @@ from core.roles import Role
 from core.web import call_service, lookup
 from datasets.extraction import MAX_DIFF_CHARS, diff_segments, edits_between
 from datasets.models import Dataset
-from review import selectors, services
+from review import selectors, services, verdicts
 from review.models import ComplaintStatus, ReviewStatus
 from review.workflow import assign_dataset
 
@@ -69,7 +69,7 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
     posted: dict[str, object] = {}
     if request.method == "POST":
         posted = _review_post(request, candidates)
-        outcome = call_service(request, services.submit_review, task_id=task.pk, user=request.user, **posted)
+        outcome = call_service(request, verdicts.submit_review, task_id=task.pk, user=request.user, **posted)
         if outcome is not None:
             for note in outcome.notes:
                 messages.info(request, note)

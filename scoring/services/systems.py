@@ -202,31 +202,12 @@ def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str 
     ):
         return score  # cancelled before it started, or superseded by a newer request
     system = score.system
-    version = system.version
     started = time.perf_counter()
     SystemScore.objects.filter(pk=score.pk).update(status=ScoreStatus.RUNNING, started_at=timezone.now())
     if job_id is not None:
         mark_running(job_id, total=len(system.hypotheses), message=f"scoring {system.name}")
     try:
-        resources = scoring_resources(resources_dir)
-        rows = released_rows(version)
-        if len(rows) != len(system.hypotheses):
-            raise ServiceError(
-                f"{system.name} has {len(system.hypotheses)} hypotheses but {version.label} has "
-                f"{len(rows)} sentences"
-            )
-        ref_blocks = reference_m2_blocks(version, resources_dir=resources_dir)
-        hyp_blocks: list[metric.M2Block] = []
-        for index, (row, hypothesis) in enumerate(zip(rows, system.hypotheses, strict=True)):
-            hyp_blocks.append(metric.sentence_block(row.text, [hypothesis], resources=resources))
-            if job_id is not None and (index + 1) % PROGRESS_EVERY == 0:
-                report_progress(job_id, index + 1)
-        if job_id is not None:
-            report_progress(job_id, len(rows), message="comparing with the references")
-        report = metric.full_report(
-            hyp_blocks, ref_blocks, source_names=[row.source_name for row in rows],
-            resources=resources,
-        )
+        rows, report = _compute_report(system, job_id=job_id, resources_dir=resources_dir)
     except JobCancelled:
         SystemScore.objects.filter(pk=score.pk).update(
             status=ScoreStatus.CANCELLED, finished_at=timezone.now()
@@ -242,7 +223,48 @@ def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str 
             fail_job(job_id, message=message)
         score.refresh_from_db()
         return score
+    score = _store_report(score, rows, report)
+    if score.status != ScoreStatus.DONE:
+        return score  # cancelled while it ran
+    elapsed = time.perf_counter() - started
+    if job_id is not None:
+        finish_job(
+            job_id,
+            result={"score": score.pk, "system": system.pk, "f05": score.f05, "seconds": round(elapsed, 2)},
+            message=f"F0.5 {score.f05:.4f}",
+        )
+    logger.info("scored %s on %s in %.2fs", system.name, system.version.label, elapsed)
+    return score
 
+
+def _compute_report(
+    system: SystemOutput, *, job_id: int | None, resources_dir: str | None
+) -> tuple[list[ReleasedSentence], metric.ScoreReport]:
+    """The hypotheses' edits against the release's references, as the metric library reports them."""
+    version = system.version
+    resources = scoring_resources(resources_dir)
+    rows = released_rows(version)
+    if len(rows) != len(system.hypotheses):
+        raise ServiceError(
+            f"{system.name} has {len(system.hypotheses)} hypotheses but {version.label} has "
+            f"{len(rows)} sentences"
+        )
+    ref_blocks = reference_m2_blocks(version, resources_dir=resources_dir)
+    hyp_blocks: list[metric.M2Block] = []
+    for index, (row, hypothesis) in enumerate(zip(rows, system.hypotheses, strict=True)):
+        hyp_blocks.append(metric.sentence_block(row.text, [hypothesis], resources=resources))
+        if job_id is not None and (index + 1) % PROGRESS_EVERY == 0:
+            report_progress(job_id, index + 1)
+    if job_id is not None:
+        report_progress(job_id, len(rows), message="comparing with the references")
+    report = metric.full_report(
+        hyp_blocks, ref_blocks, source_names=[row.source_name for row in rows], resources=resources,
+    )
+    return rows, report
+
+
+def _store_report(score: SystemScore, rows: list[ReleasedSentence], report: metric.ScoreReport) -> SystemScore:
+    """Replace the score's rows and numbers in one transaction (unless it was cancelled)."""
     with transaction.atomic():
         score = SystemScore.objects.select_for_update().get(pk=score.pk)
         if score.status == ScoreStatus.CANCELLED:
@@ -251,15 +273,9 @@ def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str 
         SentenceResult.objects.bulk_create(
             [
                 SentenceResult(
-                    score=score,
-                    position=row.position,
-                    external_id=row.external_id,
-                    source_name=row.source_name,
-                    tp=sentence.tp,
-                    fp=sentence.fp,
-                    fn=sentence.fn,
-                    chosen_reference=sentence.chosen_reference,
-                    edits=sentence.edits,
+                    score=score, position=row.position, external_id=row.external_id,
+                    source_name=row.source_name, tp=sentence.tp, fp=sentence.fp, fn=sentence.fn,
+                    chosen_reference=sentence.chosen_reference, edits=sentence.edits,
                 )
                 for row, sentence in zip(rows, report.sentences, strict=True)
             ],
@@ -279,14 +295,6 @@ def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str 
         score.error = ""
         score.finished_at = timezone.now()
         score.save()
-    elapsed = time.perf_counter() - started
-    if job_id is not None:
-        finish_job(
-            job_id,
-            result={"score": score.pk, "system": system.pk, "f05": score.f05, "seconds": round(elapsed, 2)},
-            message=f"F0.5 {score.f05:.4f}",
-        )
-    logger.info("scored %s on %s in %.2fs", system.name, version.label, elapsed)
     return score
 
 

@@ -19,7 +19,7 @@ from core.exceptions import Conflict
 from core.models import AuditLog
 from datasets.models import GoldenReference
 from review.models import ReviewStatus, ReviewTask
-from review.services import submit_review
+from review.verdicts import submit_review
 from tests.annotate.workflow import make_world
 
 

@@ -7,7 +7,6 @@ from collections import Counter
 import pytest
 
 from annotate.models import Assignment, AssignmentStatus, Submission, SubmissionTag
-from review.workflow import assign_dataset
 from annotate.services import (
     MAX_CORRECTION_CHARS,
     next_assignment,
@@ -19,6 +18,7 @@ from core.models import AuditLog
 from core.roles import Role
 from datasets.models import SentenceStatus
 from review.models import ReviewStatus, ReviewTask
+from review.workflow import assign_dataset
 from tests.annotate.workflow import make_world, submit_all
 from tests.factories import make_dataset, make_user
 

@@ -10,10 +10,9 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from annotate.models import Assignment, AssignmentStatus, Submission
+from annotate.models import Assignment, AssignmentStatus, Guideline, Submission
 from core.models import AuditLog, User
 from datasets.models import GoldenReference
-from annotate.models import Guideline
 from review.models import ComplaintStatus, ReviewTask, StudyItem
 from tests.annotate.workflow import make_world
 from tests.factories import PASSWORD

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from annotate.models import Assignment
 from annotate.services import submit_correction
-from review.workflow import assign_dataset
 from core.models import User
 from core.roles import Role
 from datasets.models import Dataset, Sentence
 from review.models import ReviewTask
+from review.workflow import assign_dataset
 from tests.factories import make_dataset, make_user
 
 SENTENCES = [

@@ -13,7 +13,8 @@ from django.test import Client
 
 from annotate.models import Submission
 from review.models import Complaint, StudyItem
-from review.services import file_complaint, submit_review
+from review.services import file_complaint
+from review.verdicts import submit_review
 from tests.annotate.workflow import make_world, submit_all
 
 pytestmark = pytest.mark.django_db

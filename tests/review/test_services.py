@@ -20,9 +20,9 @@ from review.services import (
     file_complaint,
     post_complaint_message,
     resolve_complaint,
-    submit_review,
     submit_study_revision,
 )
+from review.verdicts import submit_review
 from tests.annotate.workflow import make_world, submit_all
 
 pytestmark = pytest.mark.django_db

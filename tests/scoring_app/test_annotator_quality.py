@@ -207,7 +207,7 @@ def test_annotator_scores_follow_the_real_review_workflow() -> None:
     services (which write golden references with bulk_create): the numbers are the
     hand-computed ones of the module docstring."""
     from review.selectors import merged_candidates
-    from review.services import submit_review
+    from review.verdicts import submit_review
     from tests.annotate.workflow import make_world, submit_all
 
     world = make_world(sentences=[SOURCE])
