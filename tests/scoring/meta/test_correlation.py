@@ -60,6 +60,22 @@ def test_williams_gleu_vs_m2_on_expected_wins(conll14: Path) -> None:
     systems = sorted(h)
     result = williams([h[s] for s in systems], [gleu[s] for s in systems], [m2[s] for s in systems])
     assert (round(result.t, 3), round(result.p, 3)) == (0.399, 0.349)
+    # scipy.stats.t.sf(t, 10) for that t (df = n - 3 = 10), scipy 1.17.1
+    assert result.p == pytest.approx(0.3491383853006403, abs=1e-12)
+
+
+def test_spearman_and_pearson_with_ties_equal_scipy() -> None:
+    # scipy 1.17.1: spearmanr / pearsonr([1, 2, 2, 3, 4], [1, 3, 2, 2, 5]).statistic
+    x, y = [1, 2, 2, 3, 4], [1, 3, 2, 2, 5]
+    assert spearman(x, y) == pytest.approx(0.7631578947368421, abs=1e-12)
+    assert pearson(x, y) == pytest.approx(0.8385566513510484, abs=1e-12)
+
+
+def test_window_puts_equal_human_scores_in_reverse_input_order() -> None:
+    """window_analysis_system.py sorts with np.argsort(human)[::-1] ([3 2 1 0] for
+    [1, 2, 2, 3]): of two systems with equal human scores the later one comes first."""
+    windows = window_analysis(["A", "B", "C", "D"], [1.0, 2.0, 2.0, 3.0], [1, 2, 3, 4], 4)
+    assert windows[0].systems == ("D", "C", "B", "A")
 
 
 @pytest.mark.parametrize(
