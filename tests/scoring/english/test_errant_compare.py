@@ -111,6 +111,24 @@ def test_live_errant_compare_with_cat_2_and_token_detection(cleme_dir: Path) -> 
     assert ours == expected
 
 
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        # errant_compare 3.0.2 -hyp errant302/conll14.ref.errant302.m2 -ref conll14.errant [-dt]
+        ("cs", (3746, 15, 14, 0.996, 0.9963, 0.9961)),
+        ("dt", (4708, 0, 1, 1.0, 0.9998, 1.0)),
+    ],
+)
+def test_two_annotator_hypothesis_equals_errant_compare(
+    shared_data: Path, cleme_dir: Path, mode: str, expected: tuple[float, ...]
+) -> None:
+    # The re-extracted references as a hypothesis: every hyp x ref annotator pair competes.
+    hyp = shared_data / "conll14" / "errant302" / "conll14.ref.errant302.m2"
+    result = compare_files(hyp, cleme_dir / "conll14.errant", CompareOptions(mode=mode))
+    assert (result.tp, result.fp, result.fn, result.p, result.r, result.f) == expected
+    assert {s.hyp_annotator for s in result.sentences} == {0, 1}
+
+
 def test_ties_keep_the_earlier_pair_and_unk_counts_only_for_detection() -> None:
     from scoring.gec.m2 import parse_m2
 
