@@ -1,5 +1,5 @@
-"""Imported once by the worker fork server (see ``processes.py``): loads the extractor and
-the pypinyin / OpenCC dictionaries it needs, so every worker forked from there has them."""
+"""Imported once by the worker fork server (see ``processes.py``): loads the extractor, the
+prebuilt pinyin table and OpenCC's dictionaries, so every worker forked from there has them."""
 
 from __future__ import annotations
 
