@@ -179,7 +179,9 @@ class IMeasureConfig:
 
     def __post_init__(self) -> None:
         if self.optimise not in OPTIMISE:
-            raise ValueError(f"optimise must be one of {', '.join(OPTIMISE)}, got {self.optimise!r}")
+            raise ValueError(
+                f"optimise must be one of {', '.join(OPTIMISE)}, got {self.optimise!r}"
+            )
         if not self.weight > 0:
             raise ValueError(f"the WAcc weight must be positive, got {self.weight}")
 
@@ -266,7 +268,6 @@ def python2_order(keys: Iterable[str]) -> list[str]:
     unique = list(dict.fromkeys(keys))
     size = 8
     table: list[str | None] = [None] * size
-    fill = 0
 
     def insert(slots: list[str | None], key: str) -> None:
         mask = len(slots) - 1
@@ -278,9 +279,8 @@ def python2_order(keys: Iterable[str]) -> list[str]:
             perturb >>= 5
         slots[index & mask] = key
 
-    for key in unique:
+    for fill, key in enumerate(unique, start=1):
         insert(table, key)
-        fill += 1
         if fill * 3 >= size * 2:  # dictresize / set_table_resize to 4 x used
             new_size = 8
             while new_size <= 4 * fill:
@@ -331,7 +331,9 @@ def candidate_references(block: M2Block) -> list[tuple[str, ...]]:
     # Annotators are visited in the order of a Python 2 set of their ids (as strings), filled
     # in the order their alternatives appear in the converted file (by error span).
     first_span = {a: min((s, e) for s, e, _ in edits) for a, edits in by_annotator.items()}
-    annotators = python2_order(str(a) for a in sorted(by_annotator, key=lambda a: (first_span[a], a)))
+    annotators = python2_order(
+        str(a) for a in sorted(by_annotator, key=lambda a: (first_span[a], a))
+    )
     for annotator in annotators:
         merged: dict[tuple[int, int], str] = {}
         for start, end, text in by_annotator[int(annotator)]:
@@ -344,13 +346,17 @@ def candidate_references(block: M2Block) -> list[tuple[str, ...]]:
 
 def gold_sentences(blocks: Sequence[M2Block]) -> list[GoldSentence]:
     """Candidate references and their baseline counts for every block of a gold M2."""
-    sentences = []
-    for block in blocks:
-        source = tuple(python2_tokens(block.source))
-        references = tuple(candidate_references(block))
-        base = tuple(align_counts(source, source, reference) for reference in references)
-        sentences.append(GoldSentence(source, references, base))
-    return sentences
+    sources = [tuple(python2_tokens(block.source)) for block in blocks]
+    references = [tuple(candidate_references(block)) for block in blocks]
+    base = iter(
+        align_counts_many(
+            [(s, s, r) for s, refs in zip(sources, references, strict=True) for r in refs]
+        )
+    )
+    return [
+        GoldSentence(source, refs, tuple(next(base) for _ in refs))
+        for source, refs in zip(sources, references, strict=True)
+    ]
 
 
 # --- alignment ----------------------------------------------------------------------------------
@@ -394,17 +400,23 @@ def _mismatch(a: IntArray, b: IntArray) -> IntArray:
 
 
 def _pairwise_table(cost: IntArray) -> IntArray:
-    """Edit-distance table (gap 2, mismatch 3), one row at a time with a running minimum."""
-    rows, cols = cost.shape[0] + 1, cost.shape[1] + 1
-    table = np.empty((rows, cols), dtype=np.int64)
+    """Edit-distance tables (gap 2, mismatch 3) of a batch ``cost[..., i, j]``, row by row.
+
+    Row i is min(up + gap, diagonal + cost), then a running minimum along j for the
+    left-to-right gaps (subtract the gap ramp, accumulate the minimum, add it back).
+    """
+    rows, cols = cost.shape[-2] + 1, cost.shape[-1] + 1
+    table = np.empty((*cost.shape[:-2], rows, cols), dtype=np.int64)
     ramp = _GAP_COST * np.arange(cols, dtype=np.int64)
-    table[0] = ramp
+    table[..., 0, :] = ramp
     for i in range(1, rows):
-        candidates = np.empty(cols, dtype=np.int64)
-        candidates[0] = i * _GAP_COST
-        candidates[1:] = np.minimum(table[i - 1, 1:] + _GAP_COST, table[i - 1, :-1] + cost[i - 1])
-        # table[i, j] = min(candidates[j], table[i, j - 1] + gap)
-        table[i] = np.minimum.accumulate(candidates - ramp) + ramp
+        row = table[..., i, :]
+        row[..., 0] = i * _GAP_COST
+        row[..., 1:] = np.minimum(
+            table[..., i - 1, 1:] + _GAP_COST, table[..., i - 1, :-1] + cost[..., i - 1, :]
+        )
+        row -= ramp
+        table[..., i, :] = np.minimum.accumulate(row, axis=-1) + ramp
     return table
 
 
@@ -430,75 +442,106 @@ def _pairwise_columns(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, str
     return columns
 
 
-def _threeway_table(s1: Sequence[str], s2: Sequence[str], s3: Sequence[str]) -> IntArray:
-    """Sum-of-pairs cost table D[i, j, k] of the reference, filled by anti-diagonals of (i, j)."""
-    n1, n2, n3 = len(s1), len(s2), len(s3)
-    c1, c2, c3 = _codes(s1, s2, s3)
-    c12, c13, c23 = _mismatch(c1, c2), _mismatch(c1, c3), _mismatch(c2, c3)
-    table = np.empty((n1 + 1, n2 + 1, n3 + 1), dtype=np.int64)
-    i_idx = np.arange(n1 + 1)[:, None]
-    j_idx = np.arange(n2 + 1)[None, :]
-    k_idx3 = np.arange(n3 + 1)
-    table[:, :, 0] = _pairwise_table(c12) + _GAP_COST * (i_idx + j_idx)
-    table[:, 0, :] = _pairwise_table(c13) + _GAP_COST * (np.arange(n1 + 1)[:, None] + k_idx3)
-    table[0, :, :] = _pairwise_table(c23) + _GAP_COST * (np.arange(n2 + 1)[:, None] + k_idx3)
-    ramp = _TWO_GAPS * k_idx3
-    for diagonal in range(2, n1 + n2 + 1):
-        i = np.arange(max(1, diagonal - n2), min(n1, diagonal - 1) + 1)
-        if i.size == 0:
+Triple = tuple[Sequence[str], Sequence[str], Sequence[str]]
+
+
+def _threeway_tables(problems: Sequence[Triple]) -> IntArray:
+    """Sum-of-pairs cost tables D[b, i, j, k] of the reference for a batch of triples.
+
+    Each triple's table is the corner of the padded batch table (a cell depends only on cells
+    with smaller indices). The table is filled by anti-diagonals i + j = t: in the (i, j) rows
+    of the table those cells lie n2 rows apart, and so do their predecessors on t - 2 and
+    t - 1, so every step works on strided views; the last dependency, D[i, j, k - 1], is a
+    running minimum along k.
+    """
+    n1 = max(len(p[0]) for p in problems)
+    n2 = max(len(p[1]) for p in problems)
+    n3 = max(len(p[2]) for p in problems)
+    batch = len(problems)
+    codes = np.full((3, batch, max(n1, n2, n3)), -1, dtype=np.int64)
+    for b, problem in enumerate(problems):
+        vocabulary: dict[str, int] = {}
+        for axis, sequence in enumerate(problem):
+            codes[axis, b, : len(sequence)] = [
+                vocabulary.setdefault(t, len(vocabulary)) for t in sequence
+            ]
+    x1, x2, x3 = codes[0, :, :n1], codes[1, :, :n2], codes[2, :, :n3]
+    c12 = np.where(x1[:, :, None] == x2[:, None, :], 0, _MISMATCH_COST)
+    c13 = np.where(x1[:, :, None] == x3[:, None, :], 0, _MISMATCH_COST)
+    c23 = np.where(x2[:, :, None] == x3[:, None, :], 0, _MISMATCH_COST)
+    table = np.empty((batch, n1 + 1, n2 + 1, n3 + 1), dtype=np.int64)
+    k_ramp = np.arange(n3 + 1, dtype=np.int64)
+    i_col = np.arange(n1 + 1, dtype=np.int64)[:, None]
+    j_col = np.arange(n2 + 1, dtype=np.int64)[:, None]
+    table[:, :, :, 0] = _pairwise_table(c12) + _GAP_COST * (i_col + np.arange(n2 + 1))
+    table[:, :, 0, :] = _pairwise_table(c13) + _GAP_COST * (i_col + k_ramp)
+    table[:, 0, :, :] = _pairwise_table(c23) + _GAP_COST * (j_col + k_ramp)
+    rows = table.reshape(batch, (n1 + 1) * (n2 + 1), n3 + 1)  # a view: row i * (n2 + 1) + j
+    c13_gap = c13 + _TWO_GAPS
+    c23_reversed = c23[:, ::-1]  # row n2 - j of it is c23[j - 1]
+    c23_gap_reversed = c23_reversed + _TWO_GAPS
+    ramp = _TWO_GAPS * k_ramp
+    for t in range(2, n1 + n2 + 1):
+        lo, hi = max(1, t - n2), min(n1, t - 1)
+        if lo > hi:
             continue
-        j = diagonal - i
-        cij = c12[i - 1, j - 1][:, None]
-        cik = c13[i - 1]
-        cjk = c23[j - 1]
-        both = table[i - 1, j - 1]
-        prev_i = table[i - 1, j]
-        prev_j = table[i, j - 1]
-        best = np.minimum(both[:, :-1] + cij + cik + cjk, both[:, 1:] + cij + _TWO_GAPS)
-        np.minimum(best, prev_i[:, :-1] + cik + _TWO_GAPS, out=best)
-        np.minimum(best, prev_j[:, :-1] + cjk + _TWO_GAPS, out=best)
-        np.minimum(best, prev_i[:, 1:] + _TWO_GAPS, out=best)
-        np.minimum(best, prev_j[:, 1:] + _TWO_GAPS, out=best)
-        row = np.empty((i.size, n3 + 1), dtype=np.int64)
-        row[:, 0] = table[i, j, 0]
-        row[:, 1:] = best
+        start, stop = t + lo * n2, t + hi * n2 + 1
+        # (i - 1, j - 1), (i - 1, j) and (i, j - 1) are n2 + 2, n2 + 1 and 1 rows back.
+        both = rows[:, start - n2 - 2 : stop - n2 - 2 : n2]
+        prev_i = rows[:, start - n2 - 1 : stop - n2 - 1 : n2]
+        prev_j = rows[:, start - 1 : stop - 1 : n2]
+        i = np.arange(lo, hi + 1)
+        cij = c12[:, i - 1, t - i - 1][:, :, None]
+        cik = c13[:, lo - 1 : hi]
+        cjk = c23_reversed[:, n2 - t + lo : n2 - t + hi + 1]
+        best = both[:, :, :-1] + (cik + cjk + cij)
+        np.minimum(best, both[:, :, 1:] + (cij + _TWO_GAPS), out=best)
+        np.minimum(best, prev_i[:, :, :-1] + c13_gap[:, lo - 1 : hi], out=best)
+        np.minimum(
+            best,
+            prev_j[:, :, :-1] + c23_gap_reversed[:, n2 - t + lo : n2 - t + hi + 1],
+            out=best,
+        )
+        np.minimum(best, np.minimum(prev_i[:, :, 1:], prev_j[:, :, 1:]) + _TWO_GAPS, out=best)
+        block = rows[:, start:stop:n2]
+        block[:, :, 1:] = best
+        block -= ramp
         # D[i, j, k] = min(best[k], D[i, j, k - 1] + 2 gaps): a running minimum along k.
-        table[i, j] = np.minimum.accumulate(row - ramp, axis=1) + ramp
+        rows[:, start:stop:n2] = np.minimum.accumulate(block, axis=2) + ramp
     return table
 
 
-def _threeway_columns(
-    s1: Sequence[str], s2: Sequence[str], s3: Sequence[str]
-) -> list[tuple[str, str, str]]:
-    table = _threeway_table(s1, s2, s3)
-    d = table.tolist()
+def _threeway_backtrace(table: IntArray, problem: Triple) -> list[tuple[str, str, str]]:
+    """The reference's back-trace: all-match column first, then one gap, then two gaps."""
+    s1, s2, s3 = problem
+    cell = table.item
     columns: list[tuple[str, str, str]] = []
     i, j, k = len(s1), len(s2), len(s3)
     two = _TWO_GAPS
     while i or j or k:
-        here = d[i][j][k]
+        here = cell(i, j, k)
         a = s1[i - 1] if i else _GAP
         b = s2[j - 1] if j else _GAP
         c = s3[k - 1] if k else _GAP
         cij = 0 if a == b else _MISMATCH_COST
         cik = 0 if a == c else _MISMATCH_COST
         cjk = 0 if b == c else _MISMATCH_COST
-        if i and j and k and here == d[i - 1][j - 1][k - 1] + cij + cik + cjk:
+        if i and j and k and here == cell(i - 1, j - 1, k - 1) + cij + cik + cjk:
             columns.append((a, b, c))
             i, j, k = i - 1, j - 1, k - 1
-        elif i and j and here == d[i - 1][j - 1][k] + cij + two:
+        elif i and j and here == cell(i - 1, j - 1, k) + cij + two:
             columns.append((a, b, _GAP))
             i, j = i - 1, j - 1
-        elif i and k and here == d[i - 1][j][k - 1] + cik + two:
+        elif i and k and here == cell(i - 1, j, k - 1) + cik + two:
             columns.append((a, _GAP, c))
             i, k = i - 1, k - 1
-        elif j and k and here == d[i][j - 1][k - 1] + cjk + two:
+        elif j and k and here == cell(i, j - 1, k - 1) + cjk + two:
             columns.append((_GAP, b, c))
             j, k = j - 1, k - 1
-        elif i and here == d[i - 1][j][k] + two:
+        elif i and here == cell(i - 1, j, k) + two:
             columns.append((a, _GAP, _GAP))
             i -= 1
-        elif j and here == d[i][j - 1][k] + two:
+        elif j and here == cell(i, j - 1, k) + two:
             columns.append((_GAP, b, _GAP))
             j -= 1
         else:
@@ -507,27 +550,92 @@ def _threeway_columns(
     return columns
 
 
-def alignment_columns(
-    source: Sequence[str], hypothesis: Sequence[str], reference: Sequence[str]
-) -> list[tuple[str, str, str]]:
-    """The reference tool's alignment of the three token sequences, last column first."""
+@dataclass(frozen=True)
+class _Split:
+    """A triple with its shared prefix and suffix taken off (they align as all-match columns)."""
+
+    suffix: list[tuple[str, str, str]]  # last column first
+    core: Triple
+    prefix: list[tuple[str, str, str]]  # last column first
+    kind: Literal["same", "pairwise-hyp", "pairwise-ref", "threeway"]
+
+
+def _split(source: Sequence[str], hypothesis: Sequence[str], reference: Sequence[str]) -> _Split:
     src, hyp, ref = list(source), list(hypothesis), list(reference)
     if src == hyp == ref:
-        return [(t, t, t) for t in reversed(src)]
+        return _Split([(t, t, t) for t in reversed(src)], ([], [], []), [], "same")
     # A suffix shared by all three is matched column by column: an optimal alignment always
     # does (moving the three last tokens into one column never costs more), and the
-    # back-trace tries the all-match column first.
-    shared: list[tuple[str, str, str]] = []
+    # back-trace tries the all-match column first, so the columns are the reference's.
+    suffix: list[tuple[str, str, str]] = []
     while src and hyp and ref and src[-1] == hyp[-1] == ref[-1]:
         token = src.pop()
         hyp.pop()
         ref.pop()
-        shared.append((token, token, token))
-    if source == hypothesis:
-        return shared + [(h, h, r) for h, r in _pairwise_columns(hyp, ref)]
-    if source == reference:
-        return shared + [(r, h, r) for r, h in _pairwise_columns(ref, hyp)]
-    return shared + _threeway_columns(src, hyp, ref)
+        suffix.append((token, token, token))
+    # A shared prefix is matched too. Here the back-trace of the whole table may order the
+    # columns differently among equally cheap alignments (it can leave the prefix region
+    # early); the counts come out the same: checked on tie-heavy random triples and on every
+    # alignment of the 13 CoNLL-2014 systems (tests/scoring/imeasure).
+    shared = 0
+    while (
+        shared < len(src)
+        and shared < len(hyp)
+        and shared < len(ref)
+        and src[shared] == hyp[shared] == ref[shared]
+    ):
+        shared += 1
+    prefix = [(t, t, t) for t in reversed(src[:shared])]
+    core = (src[shared:], hyp[shared:], ref[shared:])
+    # Same tests, same order as the reference: hypothesis = reference (source different)
+    # still takes the three-way path there.
+    if list(source) == list(hypothesis):
+        return _Split(suffix, core, prefix, "pairwise-hyp")
+    if list(source) == list(reference):
+        return _Split(suffix, core, prefix, "pairwise-ref")
+    return _Split(suffix, core, prefix, "threeway")
+
+
+# Cells of one padded batch of three-way tables (8 bytes each): about 32 MB.
+_BATCH_CELLS = 4_000_000
+
+
+def _columns_many(triples: Sequence[Triple]) -> list[list[tuple[str, str, str]]]:
+    splits = [_split(*triple) for triple in triples]
+    cores: list[list[tuple[str, str, str]]] = [[] for _ in triples]
+    threeway: list[int] = []
+    for n, split in enumerate(splits):
+        src, hyp, ref = split.core
+        if split.kind == "pairwise-hyp":
+            cores[n] = [(h, h, r) for h, r in _pairwise_columns(hyp, ref)]
+        elif split.kind == "pairwise-ref":
+            cores[n] = [(r, h, r) for r, h in _pairwise_columns(ref, hyp)]
+        elif split.kind == "threeway":
+            threeway.append(n)
+    # Batches of similar sizes, so little of a batch table is padding.
+    threeway.sort(key=lambda n: tuple(sorted(len(s) for s in splits[n].core)))
+    while threeway:
+        batch = [threeway.pop()]
+        dims = [len(s) + 1 for s in splits[batch[0]].core]
+        while threeway:
+            candidate = [
+                max(d, len(s) + 1) for d, s in zip(dims, splits[threeway[-1]].core, strict=True)
+            ]
+            if (len(batch) + 1) * candidate[0] * candidate[1] * candidate[2] > _BATCH_CELLS:
+                break
+            batch.append(threeway.pop())
+            dims = candidate
+        tables = _threeway_tables([splits[n].core for n in batch])
+        for b, n in enumerate(batch):
+            cores[n] = _threeway_backtrace(tables[b], splits[n].core)
+    return [split.suffix + core + split.prefix for split, core in zip(splits, cores, strict=True)]
+
+
+def alignment_columns(
+    source: Sequence[str], hypothesis: Sequence[str], reference: Sequence[str]
+) -> list[tuple[str, str, str]]:
+    """The reference tool's alignment of the three token sequences, last column first."""
+    return _columns_many([(source, hypothesis, reference)])[0]
 
 
 def align_counts(
@@ -535,6 +643,11 @@ def align_counts(
 ) -> SentenceCounts:
     """Detection and correction counts of ``hypothesis`` against one ``reference``."""
     return _column_counts(alignment_columns(source, hypothesis, reference))
+
+
+def align_counts_many(triples: Sequence[Triple]) -> list[SentenceCounts]:
+    """``align_counts`` of many triples; the three-way tables are computed in batches."""
+    return [_column_counts(columns) for columns in _columns_many(triples)]
 
 
 # --- scoring -------------------------------------------------------------------------------------
@@ -553,18 +666,39 @@ def _scores(
     )
 
 
+Cache = dict[tuple[tuple[str, ...], ...], SentenceCounts]
+
+
+def _fill_cache(
+    systems: Iterable[Sequence[Sequence[str]]], gold: Sequence[GoldSentence], cache: Cache
+) -> None:
+    """Align every (source, hypothesis, reference) the systems need, in batches, once."""
+    needed: dict[tuple[tuple[str, ...], ...], None] = {}
+    for hypotheses in systems:
+        for hypothesis, sentence in zip(hypotheses, gold, strict=True):
+            hyp = tuple(hypothesis)
+            if hyp != sentence.source:
+                for reference in sentence.references:
+                    key = (sentence.source, hyp, reference)
+                    if key not in cache:
+                        needed[key] = None
+    keys = list(needed)
+    cache.update(zip(keys, align_counts_many([(s, h, r) for s, h, r in keys]), strict=True))
+
+
 def score_corpus(
     hypotheses: Sequence[Sequence[str]],
     gold: Sequence[GoldSentence],
     config: IMeasureConfig | None = None,
     *,
-    cache: dict[tuple[tuple[str, ...], ...], SentenceCounts] | None = None,
+    cache: Cache | None = None,
 ) -> IMeasureResult:
     """I-measure of one system: ``hypotheses`` are token lists, one per gold sentence."""
     config = config or IMeasureConfig()
     if len(hypotheses) != len(gold):
         raise ValueError(f"{len(hypotheses)} hypotheses for {len(gold)} gold sentences")
     cache = {} if cache is None else cache
+    _fill_cache([hypotheses], gold, cache)
     total, total_base = ZERO, ZERO
     results: list[SentenceResult] = []
     for hypothesis, sentence in zip(hypotheses, gold, strict=True):
@@ -574,13 +708,8 @@ def score_corpus(
         for index, (reference, base) in enumerate(
             zip(sentence.references, sentence.base, strict=True)
         ):
-            if hyp == sentence.source:
-                counts = base
-            else:
-                key = (sentence.source, hyp, reference)
-                counts = cache.get(key) or cache.setdefault(
-                    key, align_counts(sentence.source, hyp, reference)
-                )
+            # The source as hypothesis is the baseline's own alignment.
+            counts = base if hyp == sentence.source else cache[(sentence.source, hyp, reference)]
             detection, correction = _scores(counts, base, config)
             if config.optimise == "corpus":
                 compared = _sentence_key(*_scores(total + counts, total_base + base, config))
@@ -608,10 +737,16 @@ def score_systems(
         gold = gold_sentences([b for b in gold_blocks if isinstance(b, M2Block)])
     else:
         gold = [g for g in gold_blocks if isinstance(g, GoldSentence)]
-    cache: dict[tuple[tuple[str, ...], ...], SentenceCounts] = {}
-    return {
-        system: score_corpus(
-            [python2_tokens(line) for line in lines], gold, config, cache=cache
-        )
+    tokenised = {
+        system: [python2_tokens(line) for line in lines]
         for system, lines in hyp_lines_by_system.items()
+    }
+    for system, hypotheses in tokenised.items():
+        if len(hypotheses) != len(gold):
+            raise ValueError(f"{system}: {len(hypotheses)} lines for {len(gold)} gold sentences")
+    cache: Cache = {}
+    _fill_cache(tokenised.values(), gold, cache)  # one batched alignment pass for all systems
+    return {
+        system: score_corpus(hypotheses, gold, config, cache=cache)
+        for system, hypotheses in tokenised.items()
     }
