@@ -14,7 +14,7 @@ Semantics of m2scorer 3.2 (``set_weights``, ``best_edit_seq_bf``, ``matchSeq``):
   changes nothing (every later pass would change nothing either), which is exact and makes it
   linear in practice.
 * Matching: the path's edits left to right, each against the gold edits in file order starting
-  after the last matched one.
+  after the last matched one, without stopping at the first match (duplicates count twice).
 """
 
 from __future__ import annotations
@@ -161,14 +161,16 @@ def best_edit_sequence(lattice: Lattice, weights: list[float]) -> list[ProposedE
 
 
 def count_matches(sequence: list[ProposedEdit], gold_edits: list[GoldEdit]) -> int:
-    """m2scorer's ``matchSeq``: greedy, in order, each gold edit used at most once."""
+    """m2scorer's ``matchSeq``: the path's edits left to right, each compared with every gold
+    edit after the last one matched so far. There is no ``break``: an edit equal to two
+    (duplicate) gold edits counts twice, so ``correct`` can exceed ``proposed``."""
     matched = 0
     next_gold = 0
     for e in reversed(sequence):
-        for g in range(next_gold, len(gold_edits)):
+        start = next_gold
+        for g in range(start, len(gold_edits)):
             gold = gold_edits[g]
             if e[0] == gold[0] and e[1] == gold[1] and e[2] == gold[2] and e[3] in gold[3]:
                 matched += 1
                 next_gold = g + 1
-                break
     return matched
