@@ -23,7 +23,7 @@ import pytest
 from scoring.gec.m2 import parse_m2
 from scoring.gec.maxmatch import score
 
-VOCABULARY = "a b c the of , .".split()
+VOCABULARY = ["a", "b", "c", "the", "of", ",", "."]
 
 
 def _generate(seed: int, max_len: int, n_sentences: int) -> tuple[str, list[str]]:
