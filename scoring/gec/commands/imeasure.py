@@ -1,0 +1,165 @@
+"""Subcommand ``imeasure``: I-measure (mfelice/imeasure ``ieval.py -nomix``) of system outputs.
+
+    python -m scoring.gec imeasure --hyp SYSTEM.txt [--hyp SYSTEM2.txt ...] --ref GOLD.m2
+        [--sentence] [--optimise sentence|corpus] [--weight W] [--beta B] [--json]
+
+Text output is ``ieval.py``'s OVERALL RESULTS table (percentages, 2 decimals); ``--sentence``
+first prints its ``-per-sent`` rows. ``--json`` prints one object per hypothesis file with
+``imeasure`` (a fraction in [-1, 1]; the table shows it x 100) and the counts behind it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from scoring.gec.cli import CommandError
+from scoring.gec.english.gleu import tokens as python2_tokens
+from scoring.gec.english.imeasure import (
+    OPTIMISE,
+    AspectScores,
+    Cache,
+    IMeasureConfig,
+    IMeasureResult,
+    gold_sentences,
+    score_corpus,
+)
+from scoring.gec.english.textfiles import TextFormatError, read_text_lines
+from scoring.gec.m2 import read_m2
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "imeasure", help="I-measure (mfelice/imeasure ieval.py -nomix) of system outputs"
+    )
+    parser.add_argument(
+        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
+    )
+    parser.add_argument("--ref", required=True, metavar="GOLD.m2")
+    parser.add_argument("--sentence", action="store_true", help="also per-sentence scores")
+    parser.add_argument(
+        "--optimise",
+        choices=OPTIMISE,
+        default="sentence",
+        help="choose each sentence's reference for that sentence (default) or for the "
+        "running corpus totals (ieval.py -opt:corpus)",
+    )
+    parser.add_argument("--weight", type=float, default=2.0, help="WAcc weight (default 2)")
+    parser.add_argument("--beta", type=float, default=1.0, help="beta of the F column (default 1)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per hypothesis")
+    parser.set_defaults(func=run_imeasure)
+
+
+def _aspect(scores: AspectScores) -> dict[str, Any]:
+    c = scores.counts
+    return {
+        "tp": c.tp,
+        "tn": c.tn,
+        "fp": c.fp,
+        "fn": c.fn,
+        "fpn": c.fpn,
+        "p": scores.p,
+        "r": scores.r,
+        "f": scores.f,
+        "acc": scores.acc,
+        "acc_base": scores.acc_base,
+        "wacc": scores.wacc,
+        "wacc_base": scores.wacc_base,
+        "i": scores.i,
+    }
+
+
+def payload(result: IMeasureResult, system: str, *, sentences: bool) -> dict[str, Any]:
+    correction = result.correction
+    data: dict[str, Any] = {
+        "system": system,
+        "imeasure": result.imeasure,
+        "p": correction.p,
+        "r": correction.r,
+        "f05": correction.counts.f_score(0.5),
+        "f": correction.f,
+        "beta": result.config.beta,
+        "wacc_sys": correction.wacc,
+        "wacc_base": correction.wacc_base,
+        "tp": correction.counts.tp,
+        "tn": correction.counts.tn,
+        "fp": correction.counts.fp,
+        "fn": correction.counts.fn,
+        "fpn": correction.counts.fpn,
+        "correction": _aspect(correction),
+        "detection": _aspect(result.detection),
+        "signature": result.signature,
+    }
+    if sentences:
+        data["sentences"] = [sentence.imeasure for sentence in result.sentences]
+    return data
+
+
+_RULE = "-" * 117
+
+
+def _rows(labels: tuple[str, str], det: AspectScores, cor: AspectScores) -> list[str]:
+    rows = []
+    for name, s in zip(labels, (det, cor), strict=True):
+        c = s.counts
+        values = (s.p, s.r, s.f, s.acc, s.acc_base, s.wacc, s.wacc_base, s.i)
+        rows.append(
+            f"{name}  {c.tp:6d}  {c.tn:6d}  {c.fp:6d}  {c.fn:6d}  {c.fpn:6d}  "
+            + "  ".join(f"{v * 100:6.2f}" for v in values)
+        )
+    return rows
+
+
+def _header(first: str, beta: float) -> list[str]:
+    return [
+        _RULE,
+        first + "    TP      TN      FP      FN     FPN       P       R"
+        f"  F_{beta:3.2f}     Acc   Acc_b    WAcc  WAcc_b       I ",
+        _RULE,
+    ]
+
+
+def format_table(result: IMeasureResult, *, sentences: bool) -> str:
+    """``ieval.py``'s output: optional per-sentence rows, then the overall table."""
+    beta = result.config.beta
+    lines: list[str] = []
+    if sentences:
+        lines += ["SENTENCE RESULTS", *_header("SID     Asp.  ", beta)]
+        for number, sentence in enumerate(result.sentences, start=1):
+            labels = (f"{number!s:<6}  Det ", f"{number!s:<6}  Cor ")
+            lines += _rows(labels, sentence.detection, sentence.correction)
+        lines.append("")
+    lines += ["OVERALL RESULTS", *_header("Aspect        ", beta)]
+    lines += _rows(("Detection   ", "Correction  "), result.detection, result.correction)
+    return "\n".join(lines)
+
+
+def run_imeasure(args: argparse.Namespace) -> int:
+    try:
+        config = IMeasureConfig(weight=args.weight, beta=args.beta, optimise=args.optimise)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    gold = gold_sentences(read_m2(args.ref))
+    cache: Cache = {}
+    for path in args.hyp:
+        hyp = read_text_lines(path)
+        if len(hyp.lines) != len(gold):
+            raise TextFormatError(
+                path,
+                min(len(hyp.lines), len(gold)) + 1,
+                f"{len(hyp.lines)} lines, but {args.ref} has {len(gold)} sentences; "
+                "a system output needs one line per gold sentence",
+            )
+        for note in hyp.notes():
+            print(f"warning: {note}", file=sys.stderr)
+        result = score_corpus(
+            [python2_tokens(line) for line in hyp.lines], gold, config, cache=cache
+        )
+        if args.json:
+            print(json.dumps(payload(result, path, sentences=args.sentence)), flush=True)
+        else:
+            print(f"== {path}  ({result.signature})")
+            print(format_table(result, sentences=args.sentence), flush=True)
+    return 0
