@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "errant-m2": "scoring.gec.commands.errant",
     "gleu": "scoring.gec.commands.gleu",
     "m2score": "scoring.gec.commands.m2score",
+    "imeasure": "scoring.gec.commands.imeasure",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 
