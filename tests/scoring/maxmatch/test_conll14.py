@@ -7,7 +7,7 @@ Expected counts were produced by running the reference, not by our code:
         shared/data/conll14/systems/$SYSTEM shared/data/conll14/conll14st-test.m2
 
 and reading its last lines (CORRECT EDITS / PROPOSED EDITS / GOLD EDITS, then P, R, F_0.5;
-2026-11-23, Python 2.7.18; NTHU took about 12 minutes of CPU). The F0.5 column equals
+2026-11-23, Python 2.7.18; NTHU took 1,784 s of wall time at load average 17, the others 41-114 s). The F0.5 column equals
 ``published_scores/system/m2score.txt.gz`` for every system, which is checked too. Beyond these
 totals, the verbose outputs were compared sentence by sentence and annotator by annotator with
 ours (0 differences in 17,056 sentences); that script lives outside the repository.
