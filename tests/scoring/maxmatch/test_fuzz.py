@@ -21,7 +21,7 @@ import random
 import pytest
 
 from scoring.gec.m2 import parse_m2
-from scoring.gec.maxmatch import score
+from scoring.gec.maxmatch import format_m2scorer, score
 
 VOCABULARY = ["a", "b", "c", "the", "of", ",", "."]
 
@@ -97,3 +97,27 @@ def test_random_sentences_match_m2scorer_sentence_by_sentence(
     expected_digest, expected_totals = M2SCORER_32[batch]
     assert (result.tp, result.tp + result.fp, result.tp + result.fn) == expected_totals
     assert digest == expected_digest
+
+
+# m2scorer 3.2 on batch (11, 12, 800) with non-default options (its stdout, 2026-11-23).
+M2SCORER_32_OPTIONS = [
+    (
+        {"max_unchanged_words": 0},
+        "Precision   : 0.0918\nRecall      : 0.1781\nF_0.5       : 0.1017\n",
+    ),  # --max_unchanged_words 0
+    (
+        {"max_unchanged_words": 3},
+        "Precision   : 0.1210\nRecall      : 0.1807\nF_0.5       : 0.1295\n",
+    ),  # --max_unchanged_words 3
+    (
+        {"beta": 1.0},
+        "Precision   : 0.1132\nRecall      : 0.1810\nF_1.0       : 0.1393\n",
+    ),  # --beta 1.0
+]
+
+
+@pytest.mark.parametrize(("options", "expected"), M2SCORER_32_OPTIONS)
+def test_non_default_options_match_m2scorer(options: dict[str, float], expected: str) -> None:
+    gold_text, hypotheses = _generate(11, 12, 800)
+    result = score(hypotheses, parse_m2(gold_text), **options)  # type: ignore[arg-type]
+    assert format_m2scorer(result) == expected
