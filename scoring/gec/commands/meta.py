@@ -76,6 +76,13 @@ def register(subparsers: Any) -> None:
     system.add_argument(
         "--bootstrap", type=_count, default=0, metavar="N", help="CI from N system resamples"
     )
+    system.add_argument(
+        "--bootstrap-sentences",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="with --compute: CI from N resamples of the test sentences",
+    )
     system.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     system.add_argument("--window", type=int, metavar="W", help="window analysis over W systems")
     system.add_argument("--json", action="store_true", help="print one JSON object")
@@ -138,8 +145,10 @@ def run_system(args: argparse.Namespace) -> int:
         if name in metrics:
             raise CommandError(f"metric name {name!r} given twice")
         metrics[name] = read_system_scores(path).scores
+    computed: dict[str, compute.MetricScores] = {}
     if args.compute:
-        metrics.update(compute.scores_from_args(args, list(human.scores)))
+        computed = compute.scores_from_args(args, list(human.scores))
+        metrics.update({name: result.scores for name, result in computed.items()})
     if not metrics:
         raise CommandError("give at least one --metric NAME=SCORES (or --compute)")
     available = [s for s in SEEDA_SYSTEMS if s in human.scores] or sorted(human.scores)
@@ -155,6 +164,10 @@ def run_system(args: argparse.Namespace) -> int:
         seed=args.seed,
         window=args.window,
     )
+    if args.bootstrap_sentences:
+        if not computed:
+            raise CommandError("--bootstrap-sentences needs --compute (per-sentence statistics)")
+        add_sentence_intervals(report, human.scores, computed, systems, args)
     lines = [
         f"{len(systems)} systems: {' '.join(systems)}",
         "metric\tpearson\tspearman\tpearson_ci",
@@ -175,6 +188,34 @@ def run_system(args: argparse.Namespace) -> int:
                 )
     _print(report, args.json, "\n".join(lines) + "\n")
     return 0
+
+
+def add_sentence_intervals(
+    report: dict[str, Any],
+    human: dict[str, float],
+    computed: dict[str, compute.MetricScores],
+    systems: list[str],
+    args: argparse.Namespace,
+) -> None:
+    """``pearson_ci_sentences`` / ``spearman_ci_sentences``: CIs from resampling sentences."""
+    from scoring.gec.meta.correlation import bootstrap_sentences, spearman
+
+    h = [human[s] for s in systems]
+    for name, result in computed.items():
+        entry = report["metrics"][name]
+        if result.sentence_stats is None or result.aggregate is None:
+            entry["pearson_ci_sentences"] = entry["spearman_ci_sentences"] = None
+            continue
+        stats = [result.sentence_stats[s] for s in systems]
+        n = args.bootstrap_sentences
+        entry["pearson_ci_sentences"] = list(
+            bootstrap_sentences(h, stats, result.aggregate, samples=n, seed=args.seed)
+        )
+        entry["spearman_ci_sentences"] = list(
+            bootstrap_sentences(
+                h, stats, result.aggregate, statistic=spearman, samples=n, seed=args.seed
+            )
+        )
 
 
 def _comparisons(

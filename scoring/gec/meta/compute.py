@@ -6,7 +6,8 @@ tokenised sentence per line) with our own implementations and meta-evaluates the
 same call, beside any ``--metric NAME=SCORES`` files. ``--lines`` (1-based line numbers into
 GOLD.m2, one per output line) scores a subset, e.g. SEEDA's 391 sentences against the CoNLL-14
 gold blocks. The registry :data:`METRICS` maps a name to a function
-``(outputs, gold blocks, references) -> {system: score}``.
+``(inputs, cache) -> MetricScores`` (system scores, and per-sentence statistics where the
+metric has them, for ``--bootstrap-sentences``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,18 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
 
 from scoring.gec.errors import InputFormatError, decode_utf8
 from scoring.gec.m2 import M2Block, read_m2
+
+if TYPE_CHECKING:
+    from scoring.gec.maxmatch import M2Result
+
+FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -33,30 +43,66 @@ class Inputs:
         return [block.source for block in self.gold]
 
 
-MetricFunction = Callable[[Inputs], dict[str, float]]
+@dataclass(frozen=True)
+class MetricScores:
+    """A metric's system scores and, where it has them, per-sentence statistics for the
+    bootstrap over sentences: ``sentence_stats[system]`` (sentences x k) and ``aggregate``
+    (the score from the column sums of those statistics and the number of sentences)."""
+
+    scores: dict[str, float]
+    sentence_stats: dict[str, FloatArray] | None = None
+    aggregate: Callable[[FloatArray, int], float] | None = None
 
 
-def _m2(inputs: Inputs) -> dict[str, float]:
+MetricFunction = Callable[[Inputs, dict[str, object]], MetricScores]
+
+
+def _m2_results(inputs: Inputs, cache: dict[str, object]) -> dict[str, M2Result]:
+    """Our M2 scorer's results, computed once for m2 and sentm2."""
     from scoring.gec.maxmatch import score_systems
 
-    results = score_systems(dict(inputs.outputs), inputs.gold)
-    return {system: result.f for system, result in results.items()}
+    if "m2" not in cache:
+        cache["m2"] = score_systems(dict(inputs.outputs), inputs.gold)
+    results: dict[str, M2Result] = cache["m2"]  # type: ignore[assignment]
+    return results
 
 
-def _sentm2(inputs: Inputs) -> dict[str, float]:
-    from scoring.gec.maxmatch import score_systems
+def _f_half(sums: FloatArray, sentences: int) -> float:
+    from scoring.gec.maxmatch import M2Counts, precision_recall_f
 
-    results = score_systems(dict(inputs.outputs), inputs.gold)
-    return {system: result.sent_f for system, result in results.items()}
+    tp, proposed, gold = (int(v) for v in sums.tolist())
+    return precision_recall_f(M2Counts(tp, proposed, gold))[2]
 
 
-def _gleu(inputs: Inputs) -> dict[str, float]:
+def _m2(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+    results = _m2_results(inputs, cache)
+    stats = {
+        system: np.array(
+            [(c.tp, c.proposed, c.gold) for c in (s.counts[s.chosen] for s in result.sentences)],
+            dtype=float,
+        )
+        for system, result in results.items()
+    }
+    return MetricScores({s: r.f for s, r in results.items()}, stats, _f_half)
+
+
+def _mean(sums: FloatArray, sentences: int) -> float:
+    return float(sums[0]) / sentences
+
+
+def _sentm2(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+    results = _m2_results(inputs, cache)
+    stats = {s: np.array(r.sentence_f, dtype=float)[:, None] for s, r in results.items()}
+    return MetricScores({s: r.sent_f for s, r in results.items()}, stats, _mean)
+
+
+def _gleu(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     from scoring.gec.english.gleu import GleuCorpus
 
     if not inputs.references:
         raise ValueError("gleu needs --refs (plain reference files, one sentence per line)")
     corpus = GleuCorpus(inputs.sources, inputs.references)
-    return {system: corpus.score(lines).gleu for system, lines in inputs.outputs.items()}
+    return MetricScores({s: corpus.score(lines).gleu for s, lines in inputs.outputs.items()})
 
 
 METRICS: dict[str, MetricFunction] = {
@@ -128,12 +174,18 @@ def load_inputs(
     return Inputs(outputs=outs, gold=blocks, references=refs)
 
 
-def compute(names: Sequence[str], inputs: Inputs) -> dict[str, dict[str, float]]:
-    """``{metric: {system: score}}`` for the registry metrics ``names``."""
+def compute_all(names: Sequence[str], inputs: Inputs) -> dict[str, MetricScores]:
+    """The registry metrics ``names`` on ``inputs`` (scores and sentence statistics)."""
     unknown = [n for n in names if n not in METRICS]
     if unknown:
         raise ValueError(f"unknown metrics {', '.join(unknown)} (known: {', '.join(METRICS)})")
-    return {name: METRICS[name](inputs) for name in names}
+    cache: dict[str, object] = {}
+    return {name: METRICS[name](inputs, cache) for name in names}
+
+
+def compute(names: Sequence[str], inputs: Inputs) -> dict[str, dict[str, float]]:
+    """``{metric: {system: score}}`` for the registry metrics ``names``."""
+    return {name: result.scores for name, result in compute_all(names, inputs).items()}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,12 +199,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--refs", nargs="+", default=[], metavar="REF", help="plain references")
 
 
-def scores_from_args(
-    args: argparse.Namespace, systems: Sequence[str]
-) -> dict[str, dict[str, float]]:
+def scores_from_args(args: argparse.Namespace, systems: Sequence[str]) -> dict[str, MetricScores]:
     if not args.outputs or not args.gold:
         raise ValueError("--compute needs --outputs DIR and --gold GOLD.m2")
     inputs = load_inputs(
         args.outputs, args.gold, lines=args.lines, references=args.refs, systems=systems
     )
-    return compute(args.compute, inputs)
+    return compute_all(args.compute, inputs)

@@ -181,7 +181,7 @@ def bootstrap_systems(
 def bootstrap_sentences(
     human: Sequence[float],
     sentence_stats: Sequence[FloatArray],
-    aggregate: Callable[[FloatArray], float],
+    aggregate: Callable[[FloatArray, int], float],
     *,
     statistic: Callable[[Sequence[float], Sequence[float]], float] = pearson,
     samples: int = 1000,
@@ -189,9 +189,10 @@ def bootstrap_sentences(
     confidence: float = 0.95,
 ) -> tuple[float, float]:
     """Percentile CI of the correlation when the test sentences are resampled: each system's
-    score is recomputed by ``aggregate`` from the column sums of its per-sentence statistics
-    (``sentence_stats[i]``: sentences x k, e.g. TP/FP/FN, or one column of sentence scores
-    with ``aggregate`` = mean). The same sentence sample is used for every system."""
+    score is recomputed by ``aggregate(column sums, number of sentences)`` from its
+    per-sentence statistics (``sentence_stats[i]``: sentences x k, e.g. TP/proposed/gold, or one
+    column of sentence scores with the mean as aggregate). The same sentence sample is used for
+    every system."""
     rows = {stats.shape[0] for stats in sentence_stats}
     if len(rows) != 1:
         raise ValueError(f"every system needs the same number of sentences (got {sorted(rows)})")
@@ -200,7 +201,7 @@ def bootstrap_sentences(
     values = np.empty(samples)
     for k in range(samples):
         pick = rng.integers(0, n_sentences, n_sentences)
-        metric = [aggregate(stats[pick].sum(axis=0) / n_sentences) for stats in sentence_stats]
+        metric = [aggregate(stats[pick].sum(axis=0), n_sentences) for stats in sentence_stats]
         values[k] = statistic(human, metric)
     return _percentile_interval(values, confidence)
 

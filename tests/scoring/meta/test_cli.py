@@ -80,8 +80,12 @@ def test_system_compute_m2_on_seeda_subset(seeda: Path, conll14: Path) -> None:
         str(conll14 / "conll14st-test.m2"),
         "--lines",
         str(seeda / "subset_conll14_lines.txt"),
+        "--bootstrap-sentences",
+        "50",
     )
     metrics = report["metrics"]
+    low, high = metrics["m2"]["pearson_ci_sentences"]
+    assert low < metrics["m2"]["pearson"] < high
     assert report["n_systems"] == 12
     assert (round(metrics["m2"]["pearson"], 3), round(metrics["m2"]["spearman"], 3)) == (
         0.758,

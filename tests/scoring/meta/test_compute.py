@@ -40,3 +40,22 @@ def test_unknown_metric_names_the_known_ones(conll14: Path) -> None:
 def test_outputs_of_the_wrong_length_are_an_error(seeda: Path, conll14: Path) -> None:
     with pytest.raises(ValueError, match="391 lines for 1312 gold sentences"):
         load_inputs(seeda / "outputs" / "subset", conll14 / "conll14st-test.m2")
+
+
+def test_sentence_statistics_give_back_the_system_scores(seeda: Path, conll14: Path) -> None:
+    """The per-sentence statistics the sentence bootstrap resamples reproduce each system's
+    score when nothing is resampled (corpus M2 from the chosen annotators' counts)."""
+    from scoring.gec.meta.compute import compute_all
+
+    inputs = load_inputs(
+        seeda / "outputs" / "subset",
+        conll14 / "conll14st-test.m2",
+        lines=seeda / "subset_conll14_lines.txt",
+        systems=["BART", "T5", "INPUT"],
+    )
+    for result in compute_all(["m2", "sentm2"], inputs).values():
+        assert result.sentence_stats is not None and result.aggregate is not None
+        for system, score in result.scores.items():
+            stats = result.sentence_stats[system]
+            assert stats.shape[0] == 391
+            assert result.aggregate(stats.sum(axis=0), 391) == pytest.approx(score, abs=1e-12)
