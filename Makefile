@@ -41,7 +41,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check scoring/gec
+	$(BIN)/ruff format --check .
 
 typecheck: install
 	$(BIN)/mypy

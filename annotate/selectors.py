@@ -111,8 +111,8 @@ def dataset_progress() -> list[DatasetProgress]:
             .values_list("status").annotate(n=Count("id")).values_list("status", "n")
         )
         by_status = {status: counts.get(status, 0) for status in SentenceStatus.values}
-        by_source = list(
-            Sentence.objects.filter(dataset=dataset)
+        by_source: list[dict[str, Any]] = [
+            dict(row) for row in Sentence.objects.filter(dataset=dataset)
             .values("source__name")
             .annotate(
                 total=Count("id"),
@@ -120,14 +120,14 @@ def dataset_progress() -> list[DatasetProgress]:
                 in_review=Count("id", filter=Q(status=SentenceStatus.IN_REVIEW)),
             )
             .order_by("source__name")
-        )
+        ]
         result.append(DatasetProgress(dataset, by_status, by_source, sum(by_status.values())))
     return result
 
 
 def annotator_stats() -> list[dict[str, Any]]:
     """Per annotator: assigned, submitted, open, and active seconds spent."""
-    return list(
+    rows = (
         Assignment.objects.exclude(status=AssignmentStatus.WITHDRAWN)
         .values("annotator_id", "annotator__username")
         .annotate(
@@ -138,6 +138,7 @@ def annotator_stats() -> list[dict[str, Any]]:
         )
         .order_by("annotator__username")
     )
+    return [dict(row) for row in rows]
 
 
 def current_guideline() -> Guideline:

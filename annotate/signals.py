@@ -22,6 +22,7 @@ dashboard_context = Signal()
 def staff_of(sentence: Any) -> set[int]:
     """User ids that the higher apps say work on `sentence` (besides its annotators)."""
     ids: set[int] = set()
+    answer: Any
     for _receiver, answer in sentence_staff.send(sender=None, sentence=sentence):
         ids |= set(answer or ())
     return ids
@@ -29,6 +30,7 @@ def staff_of(sentence: Any) -> set[int]:
 
 def extra_dashboard_context(user: Any) -> dict[str, Any]:
     context: dict[str, Any] = {}
+    answer: Any
     for _receiver, answer in dashboard_context.send(sender=None, user=user):
         context.update(answer or {})
     return context

@@ -16,6 +16,7 @@ from annotate import selectors, services
 from annotate.models import AssignmentStatus
 from annotate.signals import extra_dashboard_context
 from core.markdown import render_markdown
+from core.selectors import recent_notifications
 from core.permissions import role_required
 from core.roles import Role
 from core.web import call_service, lookup
@@ -30,7 +31,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "progress": selectors.progress_for(user),
         "todo": assignments.filter(status=AssignmentStatus.OPEN).order_by("sentence__dataset", "sentence__position")[:50],
         "done": assignments.filter(status=AssignmentStatus.SUBMITTED).order_by("-submitted_at")[:50],
-        "notifications": user.notifications.all()[:20],
+        "notifications": recent_notifications(user),
         **extra_dashboard_context(user),
     })
 

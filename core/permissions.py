@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseRedirect
+from django.http.response import HttpResponseBase
 from rest_framework.permissions import BasePermission
 
 from core.roles import Role, has_role
 
+R = TypeVar("R", bound=HttpResponseBase)
 
-def role_required(*roles: Role) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+
+def role_required(*roles: Role) -> Callable[[Callable[..., R]], Callable[..., R | HttpResponseRedirect]]:
     """Page decorator: anonymous users go to the login page, others need one of `roles`."""
 
-    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def decorator(view: Callable[..., R]) -> Callable[..., R | HttpResponseRedirect]:
         @wraps(view)
-        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> R | HttpResponseRedirect:
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             if not any(has_role(request.user, role) for role in roles):

@@ -38,9 +38,9 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
     # JSON values need the database adapter; everything else psycopg dumps by Python type.
     json_positions = [i for i, c in enumerate(columns) if isinstance(by_attname[c], models.JSONField)]
     quote = connection.ops.quote_name
-    column_sql = ", ".join(quote(by_attname[c].column) for c in columns)
+    column_sql = ", ".join(quote(str(by_attname[c].column)) for c in columns)
     if missing:
-        column_sql += ", " + ", ".join(quote(f.column) for f in missing)
+        column_sql += ", " + ", ".join(quote(str(f.column)) for f in missing)
     sql = f"COPY {quote(model._meta.db_table)} ({column_sql}) FROM STDIN"
     count = 0
     with connection.cursor() as wrapper:

@@ -39,7 +39,7 @@ def extraction_resources(override: str | None = None) -> Resources:
 
 def edits_between(source: str, target: str) -> list[dict[str, Any]]:
     """Char-level edits turning `source` into `target`, as plain dicts (JSON-ready)."""
-    from scoring.gec import extract_edits
+    from scoring.gec.extract import extract_edits
 
     for field, value in (("source", source), ("target", target)):
         if len(value) > MAX_DIFF_CHARS:

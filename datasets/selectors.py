@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
 from core.exceptions import NotFound
 from datasets.models import Dataset, DatasetVersion, GoldenReference, ReleasedSentence, Sentence
@@ -111,7 +112,7 @@ def export_rows(
         yield from _live_rows(dataset, split=split, source_names=source_names)
 
 
-def dataset_summaries() -> list[dict[str, object]]:
+def dataset_summaries() -> list[dict[str, Any]]:
     """One line per dataset for the datasets page."""
     from django.db.models import Count
 

@@ -156,10 +156,10 @@ def cleme_chunk_statistics(
 ) -> dict[str, Any]:
     """CLEME's chunk statistics of the reference set (engineer B's `chunk_statistics`):
     chunk counts and lengths, ICC / IUC / CC, from the reference M2."""
-    from scoring.gec import load_resources
     from scoring.gec.cleme.inputs import sentences_from_m2
     from scoring.gec.cleme.stats import chunk_statistics
     from scoring.gec.m2 import parse_m2
+    from scoring.gec.resources import load_resources
 
     if m2_text is None:
         directory = resources_dir_setting(resources_dir)
@@ -175,7 +175,7 @@ def dataset_statistics(
     workers: int | None = None, job_id: int | None = None, chunks: bool = False,
 ) -> dict[str, Any]:
     """Statistics of a release (or of the live dataset's current golden references)."""
-    from scoring.gec import load_resources
+    from scoring.gec.resources import load_resources
 
     directory = resources_dir_setting(resources_dir)
     try:

@@ -41,8 +41,8 @@ def dataset_import(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         # Parallel files: a browser's multi-file picker does not keep an order, so the
         # source file has its own field and goes first.
-        sources = [(f.name, f) for f in request.FILES.getlist("source_file")]
-        others = [(f.name, f) for f in request.FILES.getlist("files")]
+        sources = [(f.name or "", f) for f in request.FILES.getlist("source_file")]
+        others = [(f.name or "", f) for f in request.FILES.getlist("files")]
         if sources:
             others.sort(key=lambda item: natural_key(item[0]))
         uploads = sources + others

@@ -97,7 +97,7 @@ def submit_review(
     rows = _rows_for_judgement(rows, judgement, candidates)
     stored += [
         Verdict(task=task, position=c.position, kind=c.kind, text=c.text,
-                is_correct=c.kind == JUDGEMENT_KIND.get(judgement))
+                is_correct=c.kind == JUDGEMENT_KIND.get(Judgement(judgement)))
         for c in candidates if not c.is_correction
     ]
     _claim(task, version=version, user=user, time_spent_seconds=time_spent_seconds)
@@ -273,7 +273,7 @@ def _create_study_items(*, task: ReviewTask, verdicts: list[Verdict], judgement:
     for submission in first_submissions(task):
         reason = None
         if submission.tag:
-            if str(TAG_KIND[SubmissionTag(submission.tag)]) != str(JUDGEMENT_KIND.get(judgement, "")):
+            if str(TAG_KIND[SubmissionTag(submission.tag)]) != str(JUDGEMENT_KIND.get(Judgement(judgement), "")):
                 reason = StudyReason.TAG_DISAGREED
         elif any(c.text in wrong_texts for c in submission.corrections.all()):
             reason = StudyReason.WRONG_CORRECTION

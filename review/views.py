@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from annotate import selectors as annotate_selectors
 from annotate import services as annotate_services
+from core.selectors import recent_notifications
 from core.permissions import role_required
 from core.roles import Role
 from core.web import call_service, lookup
@@ -34,7 +35,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "waiting": mine.filter(status=ReviewStatus.WAITING).count(),
         "done_tasks": mine.filter(status=ReviewStatus.DONE).order_by("-submitted_at")[:50],
         "complaints": selectors.complaints_for(request.user).filter(status=ComplaintStatus.OPEN),
-        "notifications": request.user.notifications.all()[:20],
+        "notifications": recent_notifications(request.user),
     })
 
 

@@ -12,19 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.gec import (
-    M2Block,
-    Resources,
-    annotate_sentence,
-    extract_edits,
-    load_resources,
-    parse_m2,
-    write_m2,
-)
 from scoring.gec.cleme import cleme, cleme2, sentences_from_m2
 from scoring.gec.compare import CompareResult, compare_m2, scores
-from scoring.gec.extract import Edit
-from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT
+from scoring.gec.extract import Edit, annotate_sentence, extract_edits
+from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block, parse_m2, write_m2
+from scoring.gec.resources import Resources, load_resources
 from scoring.gec.tokenize import normalize_source, tokenize
 
 __all__ = [

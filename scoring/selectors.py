@@ -280,7 +280,7 @@ def annotator_quality(dataset: Dataset, *, source_name: str = "") -> list[Annota
             source = sample.sentence.source
             per_source[source.name if source else metric.NO_SOURCE].append(sample)
         user = samples[0].annotator
-        act = activity.get(annotator_id, {})
+        act: dict[str, Any] = dict(activity.get(annotator_id, {}))
         rows.append(
             AnnotatorQuality(
                 annotator_id=annotator_id,

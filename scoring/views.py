@@ -132,7 +132,7 @@ def upload(request: HttpRequest, version_id: int) -> HttpResponse:
             raise ServiceError("choose a file to upload", field="file")
         system = services.upload_system_output(
             version=version, name=request.POST.get("name", ""), data=uploaded.read(),
-            file_name=uploaded.name, user=request.user, file_format=request.POST.get("format", "auto"),
+            file_name=uploaded.name or "", user=request.user, file_format=request.POST.get("format", "auto"),
             description=request.POST.get("description", ""), replace=request.POST.get("replace") == "1",
         )
         services.request_scoring(system=system, user=request.user)
@@ -265,7 +265,7 @@ def delete(request: HttpRequest, system_id: int) -> HttpResponse:
 def annotators(request: HttpRequest, dataset_id: int) -> HttpResponse:
     dataset = _dataset(dataset_id)
     if request.method == "POST":
-        job = services.start_annotator_rescoring(dataset_id=dataset.pk, user=request.user)
+        services.start_annotator_rescoring(dataset_id=dataset.pk, user=request.user)
         messages.success(request, "re-scoring every sample of the dataset")
         return redirect("scoring:annotators", dataset_id=dataset.pk)
     job = services.refresh_annotator_scores(dataset_id=dataset.pk, user=request.user)

@@ -89,6 +89,7 @@ def _annotation_data(sentence_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
     """What the higher apps record about these sentences, merged per sentence: each
     receiver of `collect_annotations` answers {sentence_id: {key: [...]}}."""
     data: dict[int, dict[str, Any]] = {sid: {key: [] for key in ANNOTATION_KEYS} for sid in sentence_ids}
+    answer: Any
     for _receiver, answer in collect_annotations.send(sender=None, sentence_ids=list(sentence_ids)):
         for sentence_id, parts in (answer or {}).items():
             for key, items in parts.items():

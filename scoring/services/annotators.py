@@ -48,7 +48,7 @@ def _sample_hypotheses(submission: Submission, sentence: Sentence) -> list[tuple
         return [(0, None, metric.NO_ERROR_TEXT)]
     if submission.tag == SubmissionTag.NOT_ANNOTATABLE:
         return [(0, None, metric.NOT_ANNOTATABLE_TEXT)]
-    boxes = []
+    boxes: list[tuple[int, int | None, str]] = []
     for correction in submission.corrections.all():
         text = correction.text.strip()
         if text:
