@@ -50,6 +50,8 @@ GJG15_CORRELATIONS = {  # Chollampatt & Ng 2018 (gecmetrics), issue 18: (EW, TS)
     ("GLEU", "pearson"): (0.691, 0.733),
     ("GLEU", "spearman"): (0.407, 0.478),
     ("SentM2", "pearson"): (0.871, 0.864),
+    ("ERRANT", "pearson"): (0.642, 0.688),  # issue 18 (CLEME's M2 files)
+    ("ERRANT", "spearman"): (0.659, 0.698),
 }
 GJG15_WILLIAMS = (0.399, 0.349)  # GLEU vs M2, EW Pearson: t, p (gecmetrics run.sh, R psych)
 GJG15_SENTENCE_M2_HTIES = 0.617  # Chollampatt & Ng 2018, sentence level, expanded
@@ -226,6 +228,19 @@ def conll14_gleu(report: Report, data: Path, quick: bool) -> dict[str, float] | 
     return scores
 
 
+def _errant_cleme_files(data: Path) -> dict[str, float] | None:
+    """ERRANT F0.5 (errant_compare semantics) of CLEME's ERRANT M2 files of the 13 outputs."""
+    from scoring.gec.english.errant_compare import compare_files
+
+    folder = data / "cleme-conll14"
+    if not (folder / "conll14.errant").exists():
+        return None
+    return {
+        s: compare_files(folder / f"conll14-{s}.errant", folder / "conll14.errant").f
+        for s in GJG15_SYSTEMS
+    }
+
+
 def gjg15_correlations(
     report: Report, data: Path, m2: dict[str, M2Result] | None, gleu: dict[str, float] | None
 ) -> None:
@@ -248,6 +263,10 @@ def gjg15_correlations(
     if gleu is not None:
         metrics["GLEU (ours)"] = gleu
         sources["GLEU (ours)"] = "scoring.gec.english.gleu"
+    errant = _errant_cleme_files(data)
+    if errant is not None:
+        metrics["ERRANT"] = errant
+        sources["ERRANT"] = "scoring.gec.english.errant_compare on CLEME's ERRANT M2 files"
     rows = []
     systems = list(GJG15_SYSTEMS)
     for metric, scores in metrics.items():
@@ -276,6 +295,14 @@ def gjg15_correlations(
                 )
             )
     report.table(("metric", "scores from", "statistic", "EW / TS (ours)", "published", ""), rows)
+    if errant is not None:
+        ts_r = pearson([humans["TS"][s] for s in systems], [errant[s] for s in systems])
+        report.add(
+            f"ERRANT Pearson with TS: ours {ts_r:.5f} (F0.5 as errant_compare prints it, 4"
+            " decimals) rounds to 0.689; the issue quotes 0.688, which looks truncated rather"
+            " than rounded. EW and both Spearman values are exact.",
+            "",
+        )
     h = [humans["EW"][s] for s in systems]
     result = williams(h, [metrics["GLEU"][s] for s in systems], [metrics["M2"][s] for s in systems])
     report.add(
