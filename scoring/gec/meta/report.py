@@ -42,7 +42,8 @@ def human_ranking(
     workers: int = 1,
 ) -> dict[str, Any]:
     """``{"systems": {SYSTEM: {"expected_wins", "trueskill", "rank_range", "cluster"}},
-    "judgments": n, "agreement": {"inter_kappa", "intra_kappa"}}``.
+    "judgments": n, "items": m, "agreement": {"inter_kappa", "intra_kappa"}}``: ``judgments``
+    counts pairwise comparisons (ties included), ``items`` the ranking items behind them.
 
     ``rank_range``/``cluster`` come from the EW bootstrap (``bootstrap`` resamples) when EW is
     computed with a bootstrap, otherwise from the TrueSkill runs; null when neither ran.
@@ -78,6 +79,7 @@ def human_ranking(
     return {
         "systems": out,
         "judgments": len(pairs),
+        "items": sum(1 for item in items if item.entries and item.user != "admin"),
         "agreement": {
             "inter_kappa": _number(kappa.inter_kappa),
             "intra_kappa": _number(kappa.intra_kappa),
