@@ -19,6 +19,7 @@ from annotate import selectors, services
 from annotate.models import Assignment, Submission
 from core.exceptions import ServiceError
 from core.markdown import render_markdown
+from core.models import User
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
 from datasets.extraction import diff_segments, edits_between, segments_as_dicts
@@ -216,8 +217,6 @@ class ReassignView(APIView):
     def post(self, request: Request, assignment_id: int) -> Response:
         to_user = None
         if request.data.get("annotator") not in (None, ""):
-            from core.models import User
-
             try:
                 to_user = User.objects.get(pk=int(request.data["annotator"]))
             except (User.DoesNotExist, TypeError, ValueError):

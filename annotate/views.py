@@ -16,9 +16,9 @@ from annotate import selectors, services
 from annotate.models import AssignmentStatus
 from annotate.signals import extra_dashboard_context
 from core.markdown import render_markdown
-from core.selectors import recent_notifications
 from core.permissions import role_required
 from core.roles import Role
+from core.selectors import recent_notifications
 from core.web import call_service, lookup
 from datasets.extraction import MAX_DIFF_CHARS
 

@@ -48,9 +48,5 @@ class IsAnnotator(_HasRole):
     roles = (Role.ANNOTATOR,)
 
 
-class IsReviewer(_HasRole):
-    roles = (Role.REVIEWER,)
-
-
 class IsPlatformAdmin(_HasRole):
     roles = (Role.ADMIN,)

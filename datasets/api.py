@@ -18,7 +18,7 @@ from core.permissions import IsPlatformAdmin
 from datasets.formats import ImportFormat
 from datasets.jobs import request_export, request_import
 from datasets.models import DatasetVersion
-from datasets.selectors import get_dataset, get_version
+from datasets.selectors import dataset_summaries, get_dataset, get_version
 from datasets.services.exports import ExportFormat
 from datasets.services.imports import natural_key
 from datasets.services.releases import release_dataset
@@ -100,8 +100,6 @@ class AdminAPIView(APIView):
 class DatasetListAPI(AdminAPIView):
     @extend_schema(responses=DatasetSummarySerializer(many=True))
     def get(self, request: Request) -> Response:
-        from datasets.selectors import dataset_summaries
-
         return Response([
             {"name": row["dataset"].name, "language": row["dataset"].language,
              "sentences": row["sentences"], "versions": [v.label for v in row["versions"]]}

@@ -19,6 +19,8 @@ from django.db import transaction
 
 from core.audit import log_action
 from core.exceptions import ServiceError
+from core.jobs import JobCancelled, fail_job, finish_job, mark_running, start_job
+from core.models import BackgroundJob, JobStatus
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.formats import ImportFile
 from datasets.formats.common import check_size
@@ -42,8 +44,6 @@ def request_import(
     `uploads` are (file name, file object with .chunks() or .read()). Oversize files are
     refused here, before anything is stored.
     """
-    from core.jobs import start_job
-
     if not uploads:
         raise ServiceError("choose at least one file", field="files")
     for filename, upload in uploads:
@@ -83,9 +83,6 @@ def request_import(
 def run_import_job(job_id: int) -> dict[str, Any] | None:
     """The body of the import task: idempotent (a finished job is left alone; a failed
     import wrote nothing, so running it again is safe)."""
-    from core.jobs import JobCancelled, fail_job, finish_job, mark_running
-    from core.models import BackgroundJob
-
     job = BackgroundJob.objects.filter(pk=job_id).first()
     if job is None or job.is_finished:
         return None
@@ -127,8 +124,6 @@ def request_export(
     """Queue an export as a background job; the file lands under MEDIA_ROOT/exports/<job>/."""
     from django.db import transaction
 
-    from core.jobs import start_job
-
     try:
         ExportFormat(fmt)
     except ValueError:
@@ -157,9 +152,6 @@ def export_path(job: Any) -> Path:
 
 def run_export_job(job_id: int) -> dict[str, Any] | None:
     """The body of the export task. Idempotent: a re-run rewrites the same file."""
-    from core.jobs import JobCancelled, fail_job, finish_job, mark_running
-    from core.models import BackgroundJob
-
     job = BackgroundJob.objects.filter(pk=job_id).first()
     if job is None or job.is_finished:
         return None
@@ -206,7 +198,6 @@ def fanout_part_size(version: DatasetVersion | None, fmt: str) -> int:
 def _start_fanout(job: Any) -> dict[str, Any] | None:
     from celery import chord
 
-    from core.jobs import fail_job, mark_running
     from datasets.tasks import export_m2_assemble_task, export_m2_failed_task, export_m2_part_task
 
     version = DatasetVersion.objects.filter(pk=job.params.get("version_id")).first()
@@ -229,8 +220,6 @@ def export_m2_part(*, job_id: int, version_id: int, first: int, last: int,
     """M2 text of released positions [first, last): pure, so a retried part is harmless."""
     from django.db.models import F
 
-    from core.models import BackgroundJob, JobStatus
-
     rows = [DatasetRow(external_id, text, tuple(references), "", "", None)
             for external_id, text, references in ReleasedSentence.objects.filter(
                 version_id=version_id, position__gte=first, position__lt=last,
@@ -242,9 +231,6 @@ def export_m2_part(*, job_id: int, version_id: int, first: int, last: int,
 
 
 def assemble_m2_parts(*, parts: Sequence[str], job_id: int, resources_dir: str | None) -> dict[str, Any] | None:
-    from core.jobs import finish_job
-    from core.models import BackgroundJob
-
     job = BackgroundJob.objects.filter(pk=job_id).first()
     if job is None or job.is_finished:
         return None

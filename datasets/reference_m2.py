@@ -158,9 +158,3 @@ def reference_m2(version: DatasetVersion, *, resources_dir: str | None = None,
 def _workers_for(version: DatasetVersion) -> int:
     # Starting a pool costs more than a few hundred sentences take in this process.
     return 1 if version.counts.get("sentences", 0) <= 2 * M2_BATCH else export_workers()
-
-
-def ensure_reference_m2(version: DatasetVersion, *, resources_dir: str | None = None,
-                        workers: int | None = None) -> str:
-    """Make sure the release's reference M2 is stored; returns its resources signature."""
-    return reference_m2(version, resources_dir=resources_dir, workers=workers)[0]

@@ -9,6 +9,7 @@ from core.models import User
 from datasets.formats import ImportFile
 from datasets.models import Dataset
 from datasets.services.imports import import_dataset
+from review.workflow import assign_dataset
 
 
 def read_demo_rows(path: Path) -> list[tuple[str, str, str, str]]:
@@ -27,8 +28,6 @@ DEMO_ASSIGNMENT_SEED = 0
 def assign_demo_dataset(*, dataset: Dataset, admin: User) -> int:
     """Give every demo sentence to annotator1..3 (k=3) with the reviewer reviewing it, so a
     newcomer can walk the whole loop by hand. Re-running assigns only what is unassigned."""
-    from review.workflow import assign_dataset
-
     return assign_dataset(dataset=dataset, seed=DEMO_ASSIGNMENT_SEED, by=admin).assignments
 
 

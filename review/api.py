@@ -21,6 +21,7 @@ from annotate.api import (
 )
 from annotate.selectors import first_submission
 from core.exceptions import ServiceError
+from core.models import User
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
 from datasets.models import Dataset, GoldenReference
@@ -135,8 +136,6 @@ class ReviewReassignView(APIView):
     def post(self, request: Request, task_id: int) -> Response:
         to_user = None
         if request.data.get("reviewer") not in (None, ""):
-            from core.models import User
-
             try:
                 to_user = User.objects.get(pk=int(request.data["reviewer"]))
             except (User.DoesNotExist, TypeError, ValueError):

@@ -13,9 +13,9 @@ from django.views.decorators.http import require_POST
 
 from annotate import selectors as annotate_selectors
 from annotate import services as annotate_services
-from core.selectors import recent_notifications
 from core.permissions import role_required
 from core.roles import Role
+from core.selectors import recent_notifications
 from core.web import call_service, lookup
 from datasets.extraction import MAX_DIFF_CHARS, diff_segments, edits_between
 from datasets.models import Dataset

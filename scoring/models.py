@@ -1,7 +1,7 @@
 """Stored scores: system outputs and their results, annotator samples, pay rates.
 
 Invariants live here (uniqueness, choices). The numbers themselves always come from the
-metric library `scoring.gec` through scoring/services.py; nothing here computes a score.
+metric library `scoring.gec` through scoring/services/; nothing here computes a score.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from django.db.models import Count, QuerySet, Sum
 
 from annotate.models import Assignment, Submission
 from core.exceptions import NotFound
+from core.models import User
 from datasets.models import Dataset, DatasetVersion
 from review.models import ReviewStatus, ReviewTask
 from scoring import metric
@@ -320,10 +321,6 @@ def human_scores(dataset: Dataset) -> dict[str, Any]:
     }
 
 
-def annotator_samples(dataset: Dataset, annotator_id: int, *, limit: int = 200) -> list[AnnotatorSample]:
-    return list(_samples(dataset).filter(annotator_id=annotator_id)[:limit])
-
-
 # --- reference-count chart ------------------------------------------------------------------
 
 
@@ -397,8 +394,6 @@ def pay_report(
         by_person[sample.annotator_id].append(sample)
     cache = _BlockCache()
     people = set(sub_counts) | set(review_counts)
-    from core.models import User
-
     names = {u.pk: str(u) for u in User.objects.filter(pk__in=people)}
     rows = []
     for person in people:

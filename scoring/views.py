@@ -20,7 +20,7 @@ from core.charts import ChartBox, bar_chart, grouped_bar_chart
 from core.exceptions import ServiceError
 from core.models import BackgroundJob
 from core.permissions import role_required
-from core.roles import Role
+from core.roles import Role, roles_of
 from datasets.models import Dataset, DatasetVersion
 from scoring import selectors, services
 from scoring.models import ScoreStatus, SystemOutput
@@ -117,8 +117,6 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
 
 
 def _roles(request: HttpRequest) -> set[Role]:
-    from core.roles import roles_of
-
     return set(roles_of(request.user))
 
 

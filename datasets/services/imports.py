@@ -48,7 +48,7 @@ MAX_NAME_LENGTH = 100
 WRITE_CHUNK = 2000
 
 
-# Path segments of the datasets pages (annotate/dataset_urls.py) a dataset may not be named.
+# Path segments of the datasets pages (datasets/urls.py) a dataset may not be named.
 RESERVED_NAMES = frozenset({"import", "api", "jobs", "exports"})
 
 

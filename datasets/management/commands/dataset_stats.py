@@ -1,6 +1,6 @@
 """python manage.py dataset_stats NAME [--release VERSION] [--json]
 
-MuCGEC Table 3 numbers per source and overall (see annotate/statistics.py for definitions).
+MuCGEC Table 3 numbers per source and overall (see datasets/statistics.py for definitions).
 """
 
 from __future__ import annotations

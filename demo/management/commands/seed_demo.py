@@ -14,6 +14,7 @@ from django.db import transaction
 from core.models import User
 from core.roles import Role
 from core.services import create_user
+from demo.seed import seed_demo_dataset
 
 DEMO_USERS: list[tuple[str, tuple[Role, ...]]] = [
     ("annotator1", (Role.ANNOTATOR,)),
@@ -45,8 +46,6 @@ class Command(BaseCommand):
                 is_superuser=Role.ADMIN in roles,
             )
         admin = User.objects.get(username="admin")
-        from demo.seed import seed_demo_dataset
-
         dataset_created = seed_demo_dataset(name=DEMO_DATASET, path=DEMO_FILE, admin=admin)
         self.stdout.write(self.style.SUCCESS("Demo ready. Log in at http://127.0.0.1:8000 as:"))
         for username, roles in DEMO_USERS:
