@@ -104,7 +104,10 @@ class Counts:
         return (1 + beta**2) * (p * r / denominator) if denominator else 0.0
 
     def accuracy(self) -> float:
-        return (self.tp + self.tn) / (self.tp + self.tn + self.fp + self.fn - self.fpn)
+        denominator = self.tp + self.tn + self.fp + self.fn - self.fpn
+        # No token at all (an empty source, hypothesis and reference): the reference divides by
+        # zero; here there was nothing to do and nothing was done.
+        return (self.tp + self.tn) / denominator if denominator else 1.0
 
     def weighted_accuracy(self, weight: float) -> float:
         # Operation order of the reference (the values are exact in binary anyway).
@@ -112,7 +115,7 @@ class Counts:
         denominator = (
             weight * (self.tp + self.fp) + self.tn + self.fn - (weight + 1) * (self.fpn / 2)
         )
-        return numerator / denominator
+        return numerator / denominator if denominator else 1.0  # no token at all
 
 
 def improvement(wacc_sys: float, wacc_base: float) -> float:

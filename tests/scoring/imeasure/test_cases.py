@@ -175,3 +175,12 @@ def test_shared_prefix_and_suffix_do_not_change_counts():
     for triple, counts in zip(triples, trimmed, strict=True):
         whole = _column_counts(_threeway_backtrace(_threeway_tables([triple])[0], triple))
         assert whole == counts, triple
+
+
+def test_an_empty_sentence_scores_one_instead_of_dividing_by_zero():
+    # Empty source, hypothesis and reference: no column, so no count. The reference tool
+    # divides by zero; here WAcc = WAcc_b = 1 and I = floor(1) = 1, and the corpus is unchanged.
+    gold = _gold("S \n\n" + ONE_ERROR)
+    result = score_corpus([[], ["a", "x", "c"]], gold)
+    assert result.sentences[0].imeasure == 1.0
+    assert result.imeasure == 1.0
