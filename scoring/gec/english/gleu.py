@@ -22,7 +22,6 @@ GLEU (every 0 statistic replaced by 1).
 from __future__ import annotations
 
 import math
-import random
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -110,14 +109,30 @@ def gleu_from_stats(stats: Sequence[float], *, smooth: bool = False) -> float:
     return math.exp(min(0.0, 1.0 - float(r) / c) + log_precision)
 
 
+def _mt_key(seed: int) -> list[int]:
+    """The init_by_array key Python's ``seed(int)`` uses: 32-bit chunks of abs(seed), low first."""
+    seed = abs(seed)
+    key = []
+    while True:
+        key.append(seed & 0xFFFFFFFF)
+        seed >>= 32
+        if not seed:
+            return key
+
+
 @lru_cache(maxsize=16)
-def python2_draws(sentences: int, references: int, iterations: int = ITERATIONS) -> np.ndarray:
-    """Reference index per (iteration, sentence): ``seed(j*101)``, Python 2 ``randint(0, R-1)``."""
+def python2_draws(sentences: int, references: int, iterations: int) -> np.ndarray:
+    """Reference index per (iteration, sentence): ``seed(j*101)``, Python 2 ``randint(0, R-1)``.
+
+    Python's ``seed(int)`` is Mersenne Twister ``init_by_array`` of the seed's 32-bit chunks and
+    ``random()`` the 53-bit ``(a >> 5, b >> 6)`` draw, which is also what numpy's legacy
+    ``RandomState(key).random_sample`` computes; ``int(u * R)`` is Python 2's ``randint``.
+    (Checked against ``random.Random`` and Python 2.7 in the tests.)
+    """
     draws = np.empty((iterations, sentences), dtype=np.intp)
     for j in range(iterations):
-        rng = random.Random(j * 101)
-        draw = rng.random
-        draws[j] = [int(draw() * references) for _ in range(sentences)]
+        uniform = np.random.RandomState(_mt_key(j * 101)).random_sample(sentences)
+        draws[j] = (uniform * references).astype(np.intp)
     draws.setflags(write=False)
     return draws
 
@@ -155,8 +170,16 @@ class GleuCorpus:
         self.size = n
         self.references = len(refs_list)
         self._refs: list[list[_Reference]] = []
+        self._sources: list[list[str]] = []
+        self._sources_ngrams: list[NgramCounts] = []
+        # Statistics of an unchanged sentence (hypothesis == source), computed once per sentence:
+        # most sentences of most systems are left unchanged.
+        self._unchanged: dict[int, list[Stats]] = {}
         for i, source_line in enumerate(sources):
-            source = ngram_counts(tokens(source_line))
+            words = tokens(source_line)
+            source = ngram_counts(words)
+            self._sources.append(words)
+            self._sources_ngrams.append(source)
             self._refs.append([_reference(source, tokens(refs[i])) for refs in refs_list])
 
     def stats(self, hyps: Sequence[str]) -> np.ndarray:
@@ -166,6 +189,14 @@ class GleuCorpus:
         table = np.zeros((self.size, self.references, 2 + 2 * ORDER), dtype=np.int64)
         for i, hyp_line in enumerate(hyps):
             hyp_words = tokens(hyp_line)
+            if hyp_words == self._sources[i]:
+                unchanged = self._unchanged.get(i)
+                if unchanged is None:
+                    source = self._sources_ngrams[i]
+                    unchanged = [_stats(source, len(hyp_words), ref) for ref in self._refs[i]]
+                    self._unchanged[i] = unchanged
+                table[i] = unchanged
+                continue
             hyp = ngram_counts(hyp_words)
             for r, reference in enumerate(self._refs[i]):
                 table[i, r] = _stats(hyp, len(hyp_words), reference)

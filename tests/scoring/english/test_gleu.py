@@ -105,6 +105,18 @@ def test_draws_equal_python2_randint() -> None:
         assert " ".join(str(v) for v in draws[j]) == out[row]
 
 
+def test_mersenne_key_equals_python_seed_for_large_seeds() -> None:
+    # python2_draws seeds numpy's legacy generator with Python's init_by_array key.
+    import numpy as np
+
+    from scoring.gec.english.gleu import _mt_key
+
+    for seed in (0, 101, 2**32 - 1, 2**32, 2**40 + 5):
+        rng = random.Random(seed)
+        expected = [rng.random() for _ in range(50)]
+        assert np.random.RandomState(_mt_key(seed)).random_sample(50).tolist() == expected
+
+
 def test_python3_randint_would_draw_differently() -> None:
     # Why the draw is reimplemented: Python 3's randint uses getrandbits, not random() * n.
     rng = random.Random(101)
