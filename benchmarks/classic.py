@@ -13,8 +13,8 @@
   load average before and after are printed. ``--reference-skip NTHU`` leaves NTHU out of the
   reference side (about 12 minutes of CPU alone); ours always scores all 13.
   ``identical`` compares the printed P / R / F_0.5 of every system the reference ran.
-* Stress: a generated output with long repeated n-grams (nusnlp/m2scorer issues 8 and 12).
-  Ours in one process; the reference is given ``--stress-timeout`` seconds.
+* Stress: generated outputs with long repeated n-grams (nusnlp/m2scorer issues 8 and 12).
+  Ours in one process each; the reference is given ``--stress-timeout`` seconds each.
 * ERRANT compare and GLEU rows come from ``benchmarks/classic_errant_gleu.py`` when it is
   present (``--no-errant-gleu`` skips them).
 
@@ -147,43 +147,63 @@ def m2_benchmark(
     return result
 
 
-def stress_files(folder: Path, repeats: int = 12) -> tuple[Path, Path]:
-    """A 180-token sentence of repeated n-grams and an output that doubles some of them."""
-    source = ("the cat sat on the mat , and the dog sat on the log . " * repeats).split()
-    output = ("the cat sat on the the mat , and and the dog sat on on the log . " * repeats).split()
-    gold = folder / "stress.m2"
-    gold.write_text(
-        "S " + " ".join(source) + "\nA 5 5|||Mec|||the|||REQUIRED|||-NONE-|||0\n\n",
-        encoding="utf-8",
-    )
-    hyp = folder / "stress.txt"
-    hyp.write_text(" ".join(output) + "\n", encoding="utf-8")
-    return hyp, gold
+def stress_files(folder: Path) -> list[tuple[str, Path, Path]]:
+    """Outputs with long repeated n-grams: (description, hypothesis file, gold M2 file)."""
+    doubled_source = ("the cat sat on the mat , and the dog sat on the log . " * 12).split()
+    doubled_output = (
+        "the cat sat on the the mat , and and the dog sat on on the log . " * 12
+    ).split()
+    phrase = ["the", "cat", "sat", "on", "the", "mat", "."]
+    cases = [
+        (
+            "stress 1: 180 tokens of repeated n-grams, 24 doubled words",
+            doubled_source,
+            doubled_output,
+            "A 5 5|||Mec|||the|||REQUIRED|||-NONE-|||0\n",
+        ),
+        (
+            "stress 2: 20 copies of one 7-gram, the output drops 2 of them",
+            phrase * 20,
+            phrase * 18,
+            "A 0 7|||Rloc-|||-NONE-|||REQUIRED|||-NONE-|||0\n"
+            "A 7 14|||Rloc-|||-NONE-|||REQUIRED|||-NONE-|||0\n",
+        ),
+    ]
+    files = []
+    for number, (what, source, output, edits) in enumerate(cases, start=1):
+        gold = folder / f"stress{number}.m2"
+        gold.write_text("S " + " ".join(source) + "\n" + edits + "\n", encoding="utf-8")
+        hyp = folder / f"stress{number}.txt"
+        hyp.write_text(" ".join(output) + "\n", encoding="utf-8")
+        files.append((what, hyp, gold))
+    return files
 
 
 def stress_benchmark(
     *, reference: Path | None, python2: str | None, timeout: float
-) -> dict[str, Any]:
+) -> list[dict[str, Any]]:
+    results = []
     with tempfile.TemporaryDirectory() as tmp:
-        hyp, gold = stress_files(Path(tmp))
-        load_before = load_average()
-        argv = [sys.executable, "-m", "scoring.gec", "m2score", "--hyp", str(hyp)]
-        ours_s, ours_out = _timed([*argv, "--ref", str(gold)])
-        result: dict[str, Any] = {
-            "what": "stress: 180 tokens of repeated n-grams, 24 doubled words",
-            "ours_s": round(ours_s, 3),
-            "ours_output": (ours_out or "").strip().splitlines(),
-            "load_before": load_before,
-        }
-        if reference is not None and python2 is not None:
-            script = str(reference / "scripts" / "m2scorer.py")
-            ref_s, ref_out = _timed([python2, script, str(hyp), str(gold)], timeout=timeout)
-            result["reference_s"] = round(ref_s, 3)
-            result["reference_finished"] = ref_out is not None
-            if ref_out is not None:
-                result["identical"] = ref_out == ours_out
-        result["load_after"] = load_average()
-    return result
+        for what, hyp, gold in stress_files(Path(tmp)):
+            load_before = load_average()
+            argv = [sys.executable, "-m", "scoring.gec", "m2score", "--hyp", str(hyp)]
+            ours_s, ours_out = _timed([*argv, "--ref", str(gold)])
+            result: dict[str, Any] = {
+                "what": what,
+                "ours_s": round(ours_s, 3),
+                "ours_output": (ours_out or "").strip().splitlines(),
+                "load_before": load_before,
+            }
+            if reference is not None and python2 is not None:
+                script = str(reference / "scripts" / "m2scorer.py")
+                ref_s, ref_out = _timed([python2, script, str(hyp), str(gold)], timeout=timeout)
+                result["reference_s"] = round(ref_s, 3)
+                result["reference_finished"] = ref_out is not None
+                if ref_out is not None:
+                    result["identical"] = ref_out == ours_out
+            result["load_after"] = load_average()
+            results.append(result)
+    return results
 
 
 def _print(result: dict[str, Any]) -> None:
@@ -238,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             reference_repeat=args.reference_repeat,
             reference_skip=tuple(args.reference_skip),
         ),
-        stress_benchmark(
+        *stress_benchmark(
             reference=args.reference, python2=args.python2, timeout=args.stress_timeout
         ),
     ]
