@@ -169,6 +169,21 @@ def test_repeated_ngram_input_finishes_fast() -> None:
     assert result.counts == M2Counts(1, 25, 1)
 
 
+def test_dropped_copies_of_a_repeated_ngram_finish_fast_and_exact() -> None:
+    # 20 copies of a 7-gram, 2 dropped: 1,905 lattice vertices and 35,630 edge entries, which
+    # m2scorer relaxes up to 1,904 times each (Bellman-Ford); we need a few passes.
+    phrase = ["the", "cat", "sat", "on", "the", "mat", "."]
+    gold = (
+        "S " + " ".join(phrase * 20) + "\n"
+        "A 0 7|||Rloc-|||-NONE-|||REQUIRED|||-NONE-|||0\n"
+        "A 7 14|||Rloc-|||-NONE-|||REQUIRED|||-NONE-|||0\n"
+    )
+    started = time.process_time()
+    result = score([" ".join(phrase * 18)], parse_m2(gold))
+    assert time.process_time() - started < 2.0
+    assert result.exact
+
+
 def test_unrelated_long_sentences_are_bounded_and_marked_not_hung() -> None:
     # 200 x 150 tokens with nothing in common: every pair of lattice vertices is an arc
     # (tens of millions); m2scorer runs for hours. We stop at the arc budget and say so.
