@@ -40,6 +40,7 @@ class EditSerializer(serializers.Serializer):  # type: ignore[type-arg]
 class DiffRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
     source = serializers.CharField(allow_blank=True, trim_whitespace=False)
     target = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    language = serializers.ChoiceField(choices=["zh", "en"], default="zh")
 
 
 class DiffResponseSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -99,16 +100,19 @@ def _validated(serializer_class: type[serializers.Serializer], data: Any) -> dic
 
 
 class DiffView(APIView):
-    """Char-level edits between a source and a corrected text, from the scoring core's
-    extractor (the same function the scorer and the M2 export use)."""
+    """Edits between a source and a corrected text, from the scoring core's extractor of
+    the language (the same function the scorer and the M2 export use): char-level for
+    Chinese, ERRANT for English."""
 
     permission_classes = [IsAuthenticated]
 
     @extend_schema(request=DiffRequestSerializer, responses=DiffResponseSerializer)
     def post(self, request: Request) -> Response:
         data = _validated(DiffRequestSerializer, request.data)
-        edits = edits_between(data["source"], data["target"])
-        return Response({"edits": edits, "segments": segments_as_dicts(diff_segments(data["source"], edits))})
+        language = data["language"]
+        edits = edits_between(data["source"], data["target"], language=language)
+        segments = diff_segments(data["source"], edits, language=language)
+        return Response({"edits": edits, "segments": segments_as_dicts(segments)})
 
 
 # --- annotator ----------------------------------------------------------------------------

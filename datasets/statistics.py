@@ -30,8 +30,15 @@ from typing import Any
 from core.exceptions import ServiceError
 from core.jobs import report_progress
 from datasets.extraction import resources_dir_setting
-from datasets.models import Dataset, DatasetVersion
-from datasets.reference_m2 import export_workers, known_blocks, m2_chunks, reference_m2
+from datasets.models import Dataset, DatasetVersion, Language
+from datasets.reference_m2 import (
+    ENGLISH_SIGNATURE,
+    english_m2_chunks,
+    export_workers,
+    known_blocks,
+    m2_chunks,
+    reference_m2,
+)
 from datasets.selectors import DatasetRow, export_rows
 
 EDIT_TYPES = ("M", "R", "S", "W")
@@ -110,11 +117,21 @@ def reference_m2_text(
     statistics of a mostly released dataset are cheap)."""
     if version is not None:
         return reference_m2(version, resources_dir=directory, workers=workers, on_progress=on_progress)[1]
+    if dataset.language == Language.ENGLISH:
+        return "".join(english_m2_chunks(export_rows(dataset=dataset, version=None), on_progress=on_progress))
     return "".join(m2_chunks(
         export_rows(dataset=dataset, version=version), resources_dir=directory,
         workers=workers if workers is not None else export_workers(), on_progress=on_progress,
         known=known_blocks(dataset, signature, exclude=version),
     ))
+
+
+def edit_type(m2_type: str) -> str:
+    """MuCGEC's M/R/S/W of an edit: ChERRANT writes them as they are; ERRANT's operation
+    prefix maps as Missing -> M, Unnecessary -> R, Replacement -> S, and R:WO -> W."""
+    if m2_type == "R:WO":
+        return "W"
+    return {"M": "M", "U": "R", "R": "S"}.get(m2_type.split(":")[0], m2_type) if ":" in m2_type else m2_type
 
 
 def _typed_rows_from_m2(
@@ -140,7 +157,8 @@ def _typed_rows_from_m2(
             if target.edits and target.edits[0].type == "NA":
                 first[target.annotator] = None
             else:
-                first[target.annotator] = [e.type for e in target.edits if e.type in EDIT_TYPES]
+                types = (edit_type(e.type) for e in target.edits)
+                first[target.annotator] = [t for t in types if t in EDIT_TYPES]
         distinct = _distinct(row.references)
         # Annotator id = reference index: keep the first occurrence of each distinct text.
         indexes = [row.references.index(text) for text in distinct]
@@ -182,6 +200,8 @@ def dataset_statistics(
         signature = load_resources(directory).signature
     except ValueError as exc:
         raise ServiceError(f"statistics: {exc}", field="resources") from None
+    if dataset.language == Language.ENGLISH:
+        signature = ENGLISH_SIGNATURE
 
     def progress(done: int) -> None:
         report_progress(job_id, done)

@@ -125,6 +125,7 @@ def merged_candidates(task: ReviewTask, *, with_edits: bool = True) -> list[Cand
     candidate's position names the same candidate on the page and in the saved verdicts.
     """
     source = task.sentence.text
+    language = task.sentence.dataset.language
     submissions = first_submissions(task)
     merged: dict[tuple[str, str], Candidate] = {}
     order: list[tuple[str, str]] = []
@@ -152,19 +153,20 @@ def merged_candidates(task: ReviewTask, *, with_edits: bool = True) -> list[Cand
         candidate = merged[key]
         candidate.position = position
         if with_edits and candidate.is_correction:
-            candidate.edits = edits_between(source, candidate.text)
-            candidate.segments = diff_segments(source, candidate.edits)
+            candidate.edits = edits_between(source, candidate.text, language=language)
+            candidate.segments = diff_segments(source, candidate.edits, language=language)
         result.append(candidate)
     return result
 
 
-def chunk_grid_for(source: str, candidates: list[Candidate]) -> ReviewGrid | None:
+def chunk_grid_for(source: str, candidates: list[Candidate], *, language: str = "zh") -> ReviewGrid | None:
     """The review grid: every merged correction as a row, aligned on shared chunks."""
     corrections = [c for c in candidates if c.is_correction]
     if len(corrections) < 2:
         return None  # one correction has nothing to be compared with
     return chunk_grid_between(
-        source, [(f"#{c.position + 1} ({c.support}/{c.of})", c.text) for c in corrections]
+        source, [(f"#{c.position + 1} ({c.support}/{c.of})", c.text) for c in corrections],
+        language=language,
     )
 
 
@@ -188,8 +190,9 @@ def references_with_edits(sentence: Any) -> list[ShownReference]:
     shown = []
     for reference in current_references(sentence.pk):
         if reference.kind == ReferenceKind.CORRECTION:
-            edits = edits_between(sentence.text, reference.text)
-            shown.append(ShownReference(reference, edits, diff_segments(sentence.text, edits)))
+            language = sentence.dataset.language
+            edits = edits_between(sentence.text, reference.text, language=language)
+            shown.append(ShownReference(reference, edits, diff_segments(sentence.text, edits, language=language)))
         else:
             shown.append(ShownReference(reference, [], []))
     return shown

@@ -85,12 +85,14 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
         "task": task,
         "sentence": task.sentence,
         "candidates": candidates,
-        "chunk_grid": selectors.chunk_grid_for(task.sentence.text, candidates),
+        "chunk_grid": selectors.chunk_grid_for(task.sentence.text, candidates,
+                                               language=task.sentence.dataset.language),
         "tag_candidates": [c for c in candidates if not c.is_correction],
         "references": selectors.references_with_edits(task.sentence) if task.status == ReviewStatus.DONE else [],
         "verdicts": task.verdicts.all(),
         "posted": posted,
-        "page_config": {"source": task.sentence.text, "maxChars": MAX_DIFF_CHARS},
+        "page_config": {"source": task.sentence.text, "maxChars": MAX_DIFF_CHARS,
+                        "language": task.sentence.dataset.language},
     })
 
 
@@ -142,7 +144,8 @@ def complaint_page(request: HttpRequest, complaint_id: int) -> HttpResponse:
         "history": history,
         "thread": complaint.messages.select_related("author"),
         "can_resolve": selectors.can_resolve(request.user, complaint),
-        "page_config": {"source": sentence.text, "maxChars": MAX_DIFF_CHARS},
+        "page_config": {"source": sentence.text, "maxChars": MAX_DIFF_CHARS,
+                        "language": sentence.dataset.language},
     })
 
 
@@ -164,8 +167,10 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
     original_rows = []
     if original is not None:
         for correction in original.corrections.all():
-            edits = edits_between(sentence.text, correction.text)
-            original_rows.append({"text": correction.text, "segments": diff_segments(sentence.text, edits)})
+            language = sentence.dataset.language
+            edits = edits_between(sentence.text, correction.text, language=language)
+            original_rows.append({"text": correction.text,
+                                  "segments": diff_segments(sentence.text, edits, language=language)})
     revisions = item.assignment.submissions.filter(revision__gt=1).prefetch_related("corrections")
     return render(request, "review/study.html", {
         "item": item,
@@ -178,6 +183,7 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
         "complaints": item.complaints.all(),
         "page_config": {
             "source": sentence.text, "maxChars": MAX_DIFF_CHARS, "maxBoxes": annotate_services.MAX_CORRECTIONS,
+            "language": sentence.dataset.language,
             "open": item.status == "open", "draftKey": f"study-{item.pk}",
         },
     })

@@ -1,5 +1,9 @@
 """``m2``: ChERRANT M2 (references from the ``T`` lines) or plain ERRANT M2 (references
-rebuilt by applying each annotator's edits); the id is the block number."""
+rebuilt by applying each annotator's edits; ``noop``, ``UNK`` and ``Um`` edits change
+nothing); the id is the block number. Every annotator of a block is kept as one reference, in
+annotator order; an annotator with no ``A`` line in a block is absent there (the sentence has
+fewer references), and a block with no ``A`` line at all gets one reference equal to the
+source, as m2scorer reads it."""
 
 from __future__ import annotations
 
@@ -47,6 +51,9 @@ def parse_m2_files(files: Sequence[ImportFile], *, language: str = Language.CHIN
                     references.append(joiner.join(text.split()))
             else:
                 references.append(joiner.join(_apply_edits(tokens, target.edits)))
+        if not block.targets:
+            # No A line at all: as m2scorer reads it, one annotator who changed nothing.
+            references.append(joiner.join(tokens))
         rows.append(ParsedSentence(str(number), joiner.join(tokens), references, block.line,
                                    auto_id=True))
     return rows

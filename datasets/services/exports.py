@@ -23,9 +23,11 @@ from datasets.formats.files import write_atomically
 from datasets.formats.jsonl import jsonl_lines
 from datasets.formats.mucgec import mucgec_lines
 from datasets.formats.parallel import write_parallel
-from datasets.models import Dataset, DatasetVersion
+from datasets.models import Dataset, DatasetVersion, Language
 from datasets.reference_m2 import (
+    ENGLISH_SIGNATURE,
     cached_reference_m2,
+    english_m2_chunks,
     export_workers,
     known_blocks,
     m2_chunks,
@@ -141,14 +143,17 @@ def _m2_chunks(
 ) -> tuple[str, Iterable[str], bool]:
     """(signature, M2 text chunks, came from the store). A release's M2 extracted before (by
     an earlier export or for scoring) is reused; otherwise rows are extracted as they stream."""
+    english = dataset.language == Language.ENGLISH
     directory = resources_dir_setting(resources_dir)
-    signature = extraction_resources(directory).signature
+    signature = ENGLISH_SIGNATURE if english else extraction_resources(directory).signature
     cached = cached_reference_m2(version, signature)
     if cached is not None:
         for _row in counted:  # the counts still go into the result and the audit log
             pass
         progress(counted.sentences)
         return signature, [cached], True
+    if english:
+        return signature, english_m2_chunks(counted, on_progress=progress), False
     chunks = m2_chunks(
         counted, resources_dir=directory,
         workers=workers if workers is not None else export_workers(),

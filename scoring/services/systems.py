@@ -23,10 +23,12 @@ from core.models import BackgroundJob, JobStatus
 from datasets.extraction import extraction_resources
 from datasets.models import (
     DatasetVersion,
+    Language,
     ReleasedSentence,
 )
 from datasets.reference_m2 import reference_m2
 from scoring import metric
+from scoring.metric_en import english_report
 from scoring.models import (
     ScoreStatus,
     SentenceResult,
@@ -240,9 +242,9 @@ def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str 
 def _compute_report(
     system: SystemOutput, *, job_id: int | None, resources_dir: str | None
 ) -> tuple[list[ReleasedSentence], metric.ScoreReport]:
-    """The hypotheses' edits against the release's references, as the metric library reports them."""
+    """The hypotheses' edits against the release's references, as the metric library reports
+    them (char-level ChERRANT for Chinese; ERRANT, M2, GLEU and CLEME for English)."""
     version = system.version
-    resources = scoring_resources(resources_dir)
     rows = released_rows(version)
     if len(rows) != len(system.hypotheses):
         raise ServiceError(
@@ -250,6 +252,15 @@ def _compute_report(
             f"{len(rows)} sentences"
         )
     ref_blocks = reference_m2_blocks(version, resources_dir=resources_dir)
+    if version.dataset.language == Language.ENGLISH:
+        if job_id is not None:
+            report_progress(job_id, 0, message="ERRANT edits of the hypotheses")
+        return rows, english_report(
+            sources=[row.text for row in rows], hypotheses=system.hypotheses,
+            references=[list(row.references) for row in rows], ref_blocks=ref_blocks,
+            source_names=[row.source_name for row in rows],
+        )
+    resources = scoring_resources(resources_dir)
     hyp_blocks: list[metric.M2Block] = []
     for index, (row, hypothesis) in enumerate(zip(rows, system.hypotheses, strict=True)):
         hyp_blocks.append(metric.sentence_block(row.text, [hypothesis], resources=resources))

@@ -68,7 +68,7 @@
 
   function wireBox(box) {
     var area = box.querySelector("textarea");
-    GEC.attachLiveDiff(area, box.querySelector(".diff"), source);
+    GEC.attachLiveDiff(area, box.querySelector(".diff"), source, undefined, config.language);
     area.addEventListener("input", function () { checkBoxes(); saveDraft(); });
     box.querySelector(".delete-box").addEventListener("click", function () {
       if (allBoxes().length > 1) { box.remove(); renumber(); checkBoxes(); saveDraft(); }

@@ -1,5 +1,6 @@
-/* Live char-level diff: asks the server's edit extractor (the one the scorer uses) for the
-   edits between the source and a text box, and draws them. No build step, no libraries. */
+/* Live diff: asks the server's edit extractor of the dataset's language (the one the scorer
+   uses: char-level for Chinese, ERRANT for English) for the edits between the source and a
+   text box, and draws them. No build step, no libraries. */
 (function () {
   "use strict";
 
@@ -10,12 +11,12 @@
     return input ? input.value : "";
   }
 
-  function fetchEdits(source, target) {
+  function fetchEdits(source, target, language) {
     return fetch("/api/diff/", {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-      body: JSON.stringify({ source: source, target: target })
+      body: JSON.stringify({ source: source, target: target, language: language || "zh" })
     }).then(function (response) {
       return response.json().then(function (body) {
         if (!response.ok) throw new Error(body.detail || ("diff failed: " + response.status));
@@ -65,7 +66,7 @@
   }
 
   /* Re-diff `input` against `source` into `output` after the typist pauses. */
-  function attachLiveDiff(input, output, source, delay) {
+  function attachLiveDiff(input, output, source, delay, language) {
     var timer = null;
     var latest = 0;
     function update() {
@@ -77,7 +78,7 @@
         output.textContent = "(empty)";
         return;
       }
-      fetchEdits(source, target).then(function (result) {
+      fetchEdits(source, target, language).then(function (result) {
         if (ticket !== latest) return; // an older answer arriving late must not win
         output.classList.remove("pending", "error");
         renderDiff(output, result);

@@ -5,12 +5,13 @@
   var configEl = document.getElementById("page-config");
   var form = document.getElementById("review-form");
   if (!configEl || !form) return;
-  var source = JSON.parse(configEl.textContent).source;
+  var config = JSON.parse(configEl.textContent);
+  var source = config.source;
   var elapsed = GEC.activeTimer();
 
   form.querySelectorAll(".edit-box").forEach(function (area) {
     var output = area.parentElement.querySelector(".live-diff");
-    GEC.attachLiveDiff(area, output, source);
+    GEC.attachLiveDiff(area, output, source, undefined, config.language);
     // The diff above already shows the annotator's text; show this one once it is edited.
     area.addEventListener("input", function () { output.classList.remove("untouched"); });
   });
@@ -19,7 +20,7 @@
     var box = document.getElementById("added-template").content.firstElementChild.cloneNode(true);
     document.getElementById("added").appendChild(box);
     var area = box.querySelector("textarea");
-    GEC.attachLiveDiff(area, box.querySelector(".live-diff"), source);
+    GEC.attachLiveDiff(area, box.querySelector(".live-diff"), source, undefined, config.language);
     box.querySelector(".remove-added").addEventListener("click", function () { box.remove(); });
     area.focus();
   });

@@ -1,0 +1,119 @@
+"""English system scores: the Django app's doorway into the library's English metrics.
+
+The hypotheses get ERRANT edits from the same extractor as the release's reference M2
+(`scoring.gec.english.errant_edits`); the report's main numbers are ERRANT's span-based
+correction scores (errant_compare's default), with M/R/U categories (`-cat 1`) and the
+detection modes beside them, and under ``extra`` the classic metrics a paper reports: M2
+(MaxMatch, m2scorer 3.2 semantics, against the release's ERRANT M2 as gold), SentM2, GLEU
+(Python-2-compatible draw) and CLEME / CLEME2.0 on the same M2 blocks. Kept free of Django,
+like scoring/metric.py, whose ScoreReport it fills.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scoring.gec.english.errant_compare import CompareOptions, ErrantResult, compare_blocks
+from scoring.gec.english.errant_edits import parallel_to_m2_blocks
+from scoring.gec.english.gleu import corpus_gleu
+from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block
+from scoring.gec.maxmatch import score as m2_score
+from scoring.metric import NO_SOURCE, ScoreReport, SentenceOutcome, chunk_metrics
+
+DETECTION_MODES = ("ds", "dt")
+
+
+def _as_dict(result: ErrantResult) -> dict[str, Any]:
+    return {"tp": result.tp, "fp": result.fp, "fn": result.fn, "p": result.p, "r": result.r, "f05": result.f}
+
+
+def hypothesis_blocks(sources: Sequence[str], hypotheses: Sequence[str]) -> list[M2Block]:
+    """ERRANT M2 blocks of one system's hypotheses (one annotator)."""
+    return parallel_to_m2_blocks(sources, [hypotheses])
+
+
+def _references_for_gleu(sources: Sequence[str], references: Sequence[Sequence[str]]) -> list[list[str]]:
+    """GLEU's reference columns: every sentence needs one text per column, so a sentence with
+    fewer references repeats its first (as the CoNLL-14 reference files do); markers count as
+    the source unchanged."""
+    width = max((len(refs) for refs in references), default=1) or 1
+    columns: list[list[str]] = [[] for _ in range(width)]
+    for source, refs in zip(sources, references, strict=True):
+        texts = [source if text in (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT) else text for text in refs] or [source]
+        for k in range(width):
+            columns[k].append(texts[k] if k < len(texts) else texts[0])
+    return columns
+
+
+def labelled_edits(hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | None) -> list[dict[str, Any]]:
+    """Hypothesis edits labelled TP/FP and the chosen reference's missed edits (FN)."""
+    tokens = hyp_block.source_tokens
+
+    def keyed(block: M2Block, annotator: int | None) -> dict[tuple[int, int, str], str]:
+        return {
+            (edit.start, edit.end, edit.correction): edit.type
+            for edit in block.edits
+            if edit.start >= 0 and edit.type not in ("noop", "UNK") and (annotator is None or edit.annotator == annotator)
+        }
+
+    hyp = keyed(hyp_block, None)
+    ref = keyed(ref_block, ref_annotator) if ref_annotator is not None else {}
+    out: list[dict[str, Any]] = []
+    for key, edit_type in sorted(hyp.items()):
+        start, end, correction = key
+        out.append({"start": start, "end": end, "source": " ".join(tokens[start:end]),
+                    "target": "" if correction == "-NONE-" else correction, "type": edit_type,
+                    "label": "TP" if key in ref else "FP"})
+    for key, edit_type in sorted(ref.items()):
+        if key not in hyp:
+            start, end, correction = key
+            out.append({"start": start, "end": end, "source": " ".join(tokens[start:end]),
+                        "target": "" if correction == "-NONE-" else correction, "type": edit_type,
+                        "label": "FN"})
+    return out
+
+
+def english_report(
+    *, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
+    ref_blocks: Sequence[M2Block], source_names: Sequence[str],
+) -> ScoreReport:
+    """Everything the system page shows for an English release."""
+    hyp_blocks = hypothesis_blocks(sources, hypotheses)
+    main = compare_blocks(hyp_blocks, ref_blocks, CompareOptions())
+    by_category = compare_blocks(hyp_blocks, ref_blocks, CompareOptions(cat=1))
+    categories = {
+        name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
+        for name, s in by_category.categories.items()
+    }
+    detection = {mode: _as_dict(compare_blocks(hyp_blocks, ref_blocks, CompareOptions(mode=mode)))
+                 for mode in DETECTION_MODES}
+    groups: dict[str, list[int]] = {}
+    for index, name in enumerate(source_names):
+        groups.setdefault(name or NO_SOURCE, []).append(index)
+    by_source = {
+        name: {**_as_dict(compare_blocks([hyp_blocks[i] for i in indices], [ref_blocks[i] for i in indices])),
+               "sentences": len(indices)}
+        for name, indices in sorted(groups.items())
+    }
+    sentences = [
+        SentenceOutcome(tp=item.tp, fp=item.fp, fn=item.fn, chosen_reference=item.ref_annotator,
+                        edits=labelled_edits(hyp_blocks[item.index], ref_blocks[item.index], item.ref_annotator))
+        for item in main.sentences
+    ]
+    m2 = m2_score(hypotheses, ref_blocks)
+    gleu = corpus_gleu(sources, hypotheses, _references_for_gleu(sources, references))
+    extra: dict[str, Any] = {
+        "m2": {"tp": m2.tp, "fp": m2.fp, "fn": m2.fn, "p": round(m2.p, 4), "r": round(m2.r, 4),
+               "f05": round(m2.f, 4), "sent_f05": round(m2.sent_f, 4), "exact": m2.exact,
+               "signature": m2.signature},
+        "gleu": {"score": round(gleu.gleu, 4), "signature": gleu.signature},
+        **chunk_metrics(hyp_blocks, ref_blocks),
+    }
+    max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)
+    return ScoreReport(
+        overall=_as_dict(main), categories=categories, detection=detection,
+        ref_count_curve=[main.f], ref_count_curve_by_k={"all": main.f}, by_source=by_source,
+        sentences=sentences, signature=main.signature + "|language=en", max_references=max_refs,
+        extra=extra,
+    )
