@@ -516,6 +516,93 @@ def _threeway_tables(problems: Sequence[Triple]) -> IntArray:
     return table
 
 
+_UNREACHED = 1 << 29  # a cost no alignment reaches; sums with it stay inside 32 bits
+
+
+def _bounded_threeway_table(problem: Triple) -> IntArray:
+    """The same table as ``_threeway_tables([problem])[0]`` on every cell an optimal alignment
+    can pass through; other cells may be larger (never smaller). The back-trace only visits
+    cells of optimal alignments and only compares with cells that are on one exactly when the
+    whole table's comparison holds, so its columns are the same.
+
+    Carrillo-Lipman bound: the sum-of-pairs cost of an alignment through (i, j, k) is at least
+    the sum over the three pairs of the best pairwise cost through the projected cell (prefix
+    plus suffix). With an upper bound U on the optimum, only cells whose bound is <= U can be on
+    an optimal alignment, so each anti-diagonal only fills the block of (i, k) that holds them.
+    If the filled optimum exceeds U, U was too small: it grows and the fill is redone.
+    """
+    s1, s2, s3 = problem
+    n1, n2, n3 = len(s1), len(s2), len(s3)
+    c1, c2, c3 = _codes(s1, s2, s3)
+    c12, c13, c23 = _mismatch(c1, c2), _mismatch(c1, c3), _mismatch(c2, c3)
+    t12, t13, t23 = _pairwise_table(c12), _pairwise_table(c13), _pairwise_table(c23)
+
+    def through(forward: IntArray, cost: IntArray) -> IntArray:
+        backward = _pairwise_table(np.ascontiguousarray(cost[::-1, ::-1]))[::-1, ::-1]
+        return forward + backward
+
+    p12, p13, p23 = through(t12, c12), through(t13, c13), through(t23, c23)
+    p23_reversed = p23[::-1]  # row n2 - j of it is p23[j]
+    lower = int(t12[n1, n2] + t13[n1, n3] + t23[n2, n3])
+    k_ramp = np.arange(n3 + 1, dtype=_COST)
+    ramp = _TWO_GAPS * k_ramp
+    c13_gap = c13 + _TWO_GAPS
+    c23_reversed = c23[::-1]
+    c23_gap_reversed = c23_reversed + _TWO_GAPS
+    slack = 48
+    while True:
+        upper = lower + slack
+        table = np.full((n1 + 1, n2 + 1, n3 + 1), _UNREACHED, dtype=_COST)
+        i_col = np.arange(n1 + 1, dtype=_COST)[:, None]
+        table[:, :, 0] = t12 + _GAP_COST * (i_col + np.arange(n2 + 1, dtype=_COST))
+        table[:, 0, :] = t13 + _GAP_COST * (i_col + k_ramp)
+        table[0, :, :] = t23 + _GAP_COST * (np.arange(n2 + 1, dtype=_COST)[:, None] + k_ramp)
+        rows = table.reshape((n1 + 1) * (n2 + 1), n3 + 1)
+        for t in range(2, n1 + n2 + 1):
+            lo, hi = max(1, t - n2), min(n1, t - 1)
+            if lo > hi:
+                continue
+            i = np.arange(lo, hi + 1)
+            bound = (
+                p12[i, t - i][:, None]
+                + p13[lo : hi + 1, 1:]
+                + p23_reversed[n2 - t + lo : n2 - t + hi + 1, 1:]
+            )
+            inside = bound <= upper
+            i_any = np.flatnonzero(inside.any(axis=1))
+            if i_any.size == 0:
+                continue
+            k_any = np.flatnonzero(inside.any(axis=0))
+            a, b = lo + int(i_any[0]), lo + int(i_any[-1])  # i range of the block
+            ka, kb = 1 + int(k_any[0]), 1 + int(k_any[-1])  # k range of the block
+            start, stop = t + a * n2, t + b * n2 + 1
+            both = rows[start - n2 - 2 : stop - n2 - 2 : n2, ka - 1 : kb + 1]
+            prev_i = rows[start - n2 - 1 : stop - n2 - 1 : n2, ka - 1 : kb + 1]
+            prev_j = rows[start - 1 : stop - 1 : n2, ka - 1 : kb + 1]
+            ib = np.arange(a, b + 1)
+            cij = c12[ib - 1, t - ib - 1][:, None]
+            cik = c13[a - 1 : b, ka - 1 : kb]
+            cjk = c23_reversed[n2 - t + a : n2 - t + b + 1, ka - 1 : kb]
+            best = both[:, :-1] + (cik + cjk + cij)
+            np.minimum(best, both[:, 1:] + (cij + _TWO_GAPS), out=best)
+            np.minimum(best, prev_i[:, :-1] + c13_gap[a - 1 : b, ka - 1 : kb], out=best)
+            np.minimum(
+                best,
+                prev_j[:, :-1] + c23_gap_reversed[n2 - t + a : n2 - t + b + 1, ka - 1 : kb],
+                out=best,
+            )
+            np.minimum(best, np.minimum(prev_i[:, 1:], prev_j[:, 1:]) + _TWO_GAPS, out=best)
+            block = rows[start:stop:n2, ka - 1 : kb + 1]
+            block[:, 1:] = best
+            block -= ramp[ka - 1 : kb + 1]
+            rows[start:stop:n2, ka - 1 : kb + 1] = (
+                np.minimum.accumulate(block, axis=1) + ramp[ka - 1 : kb + 1]
+            )
+        if int(table[n1, n2, n3]) <= upper:
+            return table
+        slack *= 4
+
+
 def _threeway_backtrace(table: IntArray, problem: Triple) -> list[tuple[str, str, str]]:
     """The reference's back-trace: all-match column first, then one gap, then two gaps."""
     s1, s2, s3 = problem
@@ -601,11 +688,15 @@ def _split(source: Sequence[str], hypothesis: Sequence[str], reference: Sequence
     return _Split(suffix, core, prefix, "threeway")
 
 
-# Cells of one padded batch of three-way tables (8 bytes each): about 32 MB.
+# Cells of one padded batch of three-way tables (4 bytes each): about 16 MB.
 _BATCH_CELLS = 4_000_000
+# Tables at least this big are filled one at a time, only where an optimal alignment can be.
+_BOUNDED_CELLS = 300_000
 
 
-def _columns_many(triples: Sequence[Triple]) -> list[list[tuple[str, str, str]]]:
+def _columns_many(
+    triples: Sequence[Triple], *, bounded_cells: int = _BOUNDED_CELLS
+) -> list[list[tuple[str, str, str]]]:
     splits = [_split(*triple) for triple in triples]
     cores: list[list[tuple[str, str, str]]] = [[] for _ in triples]
     threeway: list[int] = []
@@ -616,7 +707,11 @@ def _columns_many(triples: Sequence[Triple]) -> list[list[tuple[str, str, str]]]
         elif split.kind == "pairwise-ref":
             cores[n] = [(r, h, r) for r, h in _pairwise_columns(ref, hyp)]
         elif split.kind == "threeway":
-            threeway.append(n)
+            if (len(src) + 1) * (len(hyp) + 1) * (len(ref) + 1) >= bounded_cells:
+                table = _bounded_threeway_table(split.core)
+                cores[n] = _threeway_backtrace(table, split.core)
+            else:
+                threeway.append(n)
     # Batches of similar sizes, so little of a batch table is padding.
     threeway.sort(key=lambda n: tuple(sorted(len(s) for s in splits[n].core)))
     while threeway:
@@ -650,9 +745,14 @@ def align_counts(
     return _column_counts(alignment_columns(source, hypothesis, reference))
 
 
-def align_counts_many(triples: Sequence[Triple]) -> list[SentenceCounts]:
-    """``align_counts`` of many triples; the three-way tables are computed in batches."""
-    return [_column_counts(columns) for columns in _columns_many(triples)]
+def align_counts_many(
+    triples: Sequence[Triple], *, bounded_cells: int = _BOUNDED_CELLS
+) -> list[SentenceCounts]:
+    """``align_counts`` of many triples. Three-way tables are filled in batches; those of at
+    least ``bounded_cells`` cells one at a time, only where an optimal alignment can pass."""
+    return [
+        _column_counts(columns) for columns in _columns_many(triples, bounded_cells=bounded_cells)
+    ]
 
 
 # --- scoring -------------------------------------------------------------------------------------

@@ -151,9 +151,36 @@ def test_alignment_counts_equal_the_reference_tools_alignment():
         d, c = counts.detection, counts.correction
         assert [d.tp, d.tn, d.fp, d.fn, d.fpn] == case["det"], case
         assert [c.tp, c.tn, c.fp, c.fn, c.fpn] == case["cor"], case
-    # One at a time gives the same as in a batch.
+    # One at a time gives the same as in a batch, and so does the bounded fill.
     for case, counts in list(zip(cases, got, strict=True))[:50]:
         assert align_counts(case["src"], case["hyp"], case["ref"]) == counts
+    triples = [(c["src"], c["hyp"], c["ref"]) for c in cases]
+    assert align_counts_many(triples, bounded_cells=1) == got
+
+
+def test_the_bounded_fill_gives_the_whole_tables_counts_on_long_sentences():
+    """Long sentences with a few edits each (where the bounded fill is used): the same counts
+    as the whole table."""
+    rng = random.Random(3)
+
+    def edited(tokens: list[str]) -> list[str]:
+        out = list(tokens)
+        for _ in range(rng.randint(0, 6)):
+            at, kind = rng.randrange(len(out) + 1), rng.random()
+            if kind < 0.3 and at < len(out):
+                out[at] = rng.choice("abcxyz")
+            elif kind < 0.6:
+                out.insert(at, rng.choice("abxyz"))
+            elif at < len(out):
+                del out[at]
+        return out
+
+    triples = []
+    for _ in range(150):
+        source = [rng.choice("abcdefghij") for _ in range(rng.randint(20, 45))]
+        triples.append((source, edited(source), edited(source)))
+    bounded = align_counts_many(triples, bounded_cells=1)
+    assert bounded == align_counts_many(triples, bounded_cells=10**12)
 
 
 def test_shared_prefix_and_suffix_do_not_change_counts():
