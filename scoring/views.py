@@ -27,8 +27,10 @@ from scoring.models import ScoreStatus, SystemOutput
 
 PAGE_SIZE = 50
 # Leaderboard columns beyond the char-level P/R/F0.5 (selectable with ?cols=...).
-OPTIONAL_COLUMNS = ("detection", "cleme", "cleme2", "ptm2")
+OPTIONAL_COLUMNS = ("detection", "m2", "sentm2", "gleu", "cleme", "cleme2", "ptm2")
 DEFAULT_COLUMNS = ("detection", "cleme")
+# English releases also report the classic metrics papers print beside ERRANT.
+DEFAULT_COLUMNS_EN = ("m2", "sentm2", "gleu", "cleme")
 CURVE_LABELS_ALL = "All"
 
 
@@ -94,15 +96,19 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
     series = [(c["name"], c["curve"]) for c in curves]
     show_human = request.GET.get("human", "1") == "1"
     human = None
-    if show_human and version.dataset_id:
+    english = version.dataset.language == "en"
+    # Annotator samples are scored with the char-level metric: Chinese datasets only.
+    if show_human and version.dataset_id and not english:
         services.refresh_annotator_scores(dataset_id=version.dataset_id, user=request.user)
         human = selectors.human_scores(version.dataset)
         if human["samples"]:
             series.append(("Human", human["ref_count_curve"]))
     wanted = request.GET.getlist("cols")
-    columns = [c for c in OPTIONAL_COLUMNS if c in wanted] if "cols" in request.GET else list(DEFAULT_COLUMNS)
+    defaults = DEFAULT_COLUMNS_EN if english else DEFAULT_COLUMNS
+    columns = [c for c in OPTIONAL_COLUMNS if c in wanted] if "cols" in request.GET else list(defaults)
     context: dict[str, Any] = {
         "version": version,
+        "english": english,
         "rows": rows,
         "columns": columns,
         "optional_columns": OPTIONAL_COLUMNS,

@@ -9,8 +9,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from core.logging import JsonFormatter
-from demo.management.commands.seed_demo import DEMO_USERS, demo_password
 from datasets.models import Dataset
+from demo.management.commands.seed_demo import DEMO_USERS, demo_password
 
 
 def test_json_formatter_emits_one_object_with_extra_fields() -> None:

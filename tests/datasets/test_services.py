@@ -106,9 +106,9 @@ def _tasks_received(name_part: str) -> int:
 def test_a_release_is_extracted_once_with_one_trigger(celery_worker, mucgec_dev: Path) -> None:
     """One trigger queues the release's reference-M2 extraction, and the worker runs it once."""
     from core.models import AuditLog
+    from datasets.formats import ImportFile
     from datasets.models import ReferenceM2Cache
     from datasets.services.imports import import_dataset
-    from datasets.formats import ImportFile
 
     admin = make_user(Role.ADMIN)
     head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:60])
