@@ -48,7 +48,7 @@ def annotator() -> Any:
         ) from None
     try:
         nlp = spacy.load(SPACY_MODEL, disable=["ner"])
-    except OSError:
+    except (OSError, ImportError):  # not installed, or installed without its package files
         raise EnglishModelMissing(
             f"English edits need the spaCy model package {SPACY_MODEL!r}, which is not "
             f"installed: {INSTALL_HINT}"
