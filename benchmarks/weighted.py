@@ -97,12 +97,12 @@ provider = BertScoreWeights(BertScoreConfig(
     batch_size=options["batch_size"], cache_dir=options["cache"],
 ))
 provider.load()
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 weights = provider.weights(requests)
-elapsed = time.perf_counter() - start
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 provider.close()
 with open(options["out"], "w") as handle:
-    json.dump({"seconds": elapsed, "weights": weights}, handle)
+    json.dump({"seconds": elapsed, "cpu": cpu, "weights": weights}, handle)
 """
 
 
@@ -208,7 +208,8 @@ def build_random_model(size: str, directory: Path) -> Path:
 
 def run_before(
     checkout: Path, name: str, model: str, layer: int, device: str, args: argparse.Namespace
-) -> tuple[float, list[float]]:
+) -> tuple[float, float, list[float]]:
+    """(wall seconds, CPU seconds, weights) of another checkout's provider, cold."""
     _, hyp_path, ref_path, granularity = DATASETS[name]
     with tempfile.TemporaryDirectory() as scratch:
         options = {
@@ -229,7 +230,11 @@ def run_before(
             cwd=str(checkout),
         )
         result = json.loads((Path(scratch) / "before.json").read_text(encoding="utf-8"))
-    return float(result["seconds"]), [float(w) for w in result["weights"]]
+    return (
+        float(result["seconds"]),
+        float(result["cpu"]),
+        [float(w) for w in result["weights"]],
+    )
 
 
 def run(name: str, args: argparse.Namespace, model_spec: str) -> dict[str, float]:
@@ -245,13 +250,17 @@ def run(name: str, args: argparse.Namespace, model_spec: str) -> dict[str, float
         f"{' (' + torch.cuda.get_device_name(device) + ')' if device.type == 'cuda' else ''}"
     )
 
-    before_time = 0.0
+    before_time = before_cpu = 0.0
     before_weights: list[float] = []
     if args.before:
-        before_time, before_weights = run_before(
+        before_time, before_cpu, before_weights = run_before(
             Path(args.before), name, str(model.path), layer, device.type, args
         )
-        print(f"before ({args.before}, cold, same requests, child process): {before_time:.1f} s")
+        print(
+            f"before ({args.before}, cold, same requests, child process): {before_time:.1f} s "
+            f"wall, {before_cpu:.1f} s CPU (load average now "
+            f"{' '.join(f'{v:.2f}' for v in os.getloadavg())})"
+        )
 
     # Ours: every edit of the corpus, cold (no cache), then a re-run from the disk cache,
     # then (CoNLL-14) the next system of the same dataset with the cache the first one left.
@@ -334,8 +343,9 @@ def run(name: str, args: argparse.Namespace, model_spec: str) -> dict[str, float
         worst_before = max(abs(a - b) for a, b in zip(before_weights, ours, strict=True))
         print(
             f"before vs ours on all {len(ours)} weights: max |difference| {worst_before:.2e}; "
-            f"cold time {before_time:.1f} s -> {ours_time:.1f} s "
-            f"({before_time / ours_time:.2f}x)"
+            f"cold time {before_time:.1f} s -> {ours_time:.1f} s wall "
+            f"({before_time / ours_time:.2f}x), {before_cpu:.1f} s -> {ours_cpu:.1f} s CPU "
+            f"({before_cpu / ours_cpu:.2f}x)"
         )
 
     # Naive: PT-M2's two bert-score calls per edit, on a sample.

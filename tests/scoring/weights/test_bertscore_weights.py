@@ -221,7 +221,11 @@ def test_the_equality_check_catches_a_wrong_weight(
     )
     expected = naive_weights(scorer, subset)
     config = BertScoreConfig(
-        model=str(tiny_bert), num_layers=2, device="cpu", idf=True, idf_sentences=tuple(idf_sentences)
+        model=str(tiny_bert),
+        num_layers=2,
+        device="cpu",
+        idf=True,
+        idf_sentences=tuple(idf_sentences),
     )
     right = BertScoreWeights(config)
     assert _max_difference(right.weights(subset), expected) < TOLERANCE
@@ -287,9 +291,7 @@ def test_batch_tokenisation_equals_bert_scores_sent_encode(
     sentences = sorted({s for r in requests for s in (r.source, r.edited, r.reference)})
     sentences = [s for s in sentences if s.strip()] + ["  padded  ", "What is genetic risk ?"]
     tokenizer = get_tokenizer(str(tiny_bert), False)
-    assert provider.tokenize_many(sentences) == [
-        list(sent_encode(tokenizer, s)) for s in sentences
-    ]
+    assert provider.tokenize_many(sentences) == [list(sent_encode(tokenizer, s)) for s in sentences]
     empty = provider.tokenize("   ")
     assert empty == [tokenizer.cls_token_id, tokenizer.sep_token_id]
 

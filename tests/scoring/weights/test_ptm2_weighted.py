@@ -138,11 +138,11 @@ def test_chunked_scoring_is_identical_reports_progress_and_resumes(
     chunked = score_ptm2(
         hyp, ref, resumed, chunk_size=50, progress=lambda done, total: seen.append((done, total))
     )
-    assert (chunked.tp, chunked.fp, chunked.fn, chunked.f) == (
-        whole.tp,
-        whole.fp,
-        whole.fn,
-        whole.f,
+    # Equal to float noise: chunks put other sentences of the same length into a forward
+    # batch, which changes the products' summation order (~1e-7; exact with the old all-[UNK]
+    # test tokenizer only because its sentences were all alike).
+    assert (chunked.tp, chunked.fp, chunked.fn, chunked.f) == pytest.approx(
+        (whole.tp, whole.fp, whole.fn, whole.f), abs=TOLERANCE
     )
     assert seen[-1][0] == seen[-1][1] and len(seen) > 2
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
@@ -167,7 +167,10 @@ def test_idf_is_corpus_wide_even_when_requests_come_in_chunks(
 
     whole = score_ptm2(hyp, ref, provider(), chunk_size=100_000)
     chunked = score_ptm2(hyp, ref, provider(), chunk_size=7)
-    assert (chunked.tp, chunked.fp, chunked.fn) == (whole.tp, whole.fp, whole.fn)
+    # To float noise (see the chunked test above); the IDF table itself is the same.
+    assert (chunked.tp, chunked.fp, chunked.fn) == pytest.approx(
+        (whole.tp, whole.fp, whole.fn), abs=TOLERANCE
+    )
     assert whole.signature == chunked.signature and "|idf(n=" in whole.signature
 
 
