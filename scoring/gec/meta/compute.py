@@ -105,10 +105,18 @@ def _gleu(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     return MetricScores({s: corpus.score(lines).gleu for s, lines in inputs.outputs.items()})
 
 
+def _imeasure(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+    from scoring.gec.english.imeasure import score_systems
+
+    results = score_systems(dict(inputs.outputs), inputs.gold)
+    return MetricScores({system: result.imeasure for system, result in results.items()})
+
+
 METRICS: dict[str, MetricFunction] = {
     "m2": _m2,
     "sentm2": _sentm2,
     "gleu": _gleu,
+    "imeasure": _imeasure,
 }
 
 

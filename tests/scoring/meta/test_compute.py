@@ -59,3 +59,17 @@ def test_sentence_statistics_give_back_the_system_scores(seeda: Path, conll14: P
             stats = result.sentence_stats[system]
             assert stats.shape[0] == 391
             assert result.aggregate(stats.sum(axis=0), 391) == pytest.approx(score, abs=1e-12)
+
+
+def test_imeasure_is_in_the_registry(seeda: Path, conll14: Path) -> None:
+    """Smoke test of the registry entry (scoring.gec.english.imeasure is tested in its own
+    folder): the uncorrected INPUT scores I = 0, as in the published I-measure file."""
+    inputs = load_inputs(
+        seeda / "outputs" / "subset",
+        conll14 / "conll14st-test.m2",
+        lines=seeda / "subset_conll14_lines.txt",
+        systems=["INPUT", "T5"],
+    )
+    scores = compute(["imeasure"], inputs)["imeasure"]
+    assert scores["INPUT"] == 0.0
+    assert -1.0 <= scores["T5"] <= 1.0
