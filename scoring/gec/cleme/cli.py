@@ -51,7 +51,10 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--resources", metavar="DIR", help="ChERRANT data dir, for text input")
     parser.add_argument(
-        "--granularity", choices=("char", "word"), default="char", help="text input"
+        "--granularity",
+        choices=("char", "word", "errant"),
+        default="char",
+        help="text input: char / word (Chinese) or errant (English, ERRANT's word edits)",
     )
     parser.add_argument(
         "--no-simplified",

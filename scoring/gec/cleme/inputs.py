@@ -76,8 +76,12 @@ def sentences_from_parallel(
     """Sentences of ``id \\t source \\t target...`` lines, edits from our extractor.
 
     Only the first cheapest alignment of each target is computed: it is all CLEME reads.
-    ``workers`` > 1 extracts in that many processes (same result).
+    ``workers`` > 1 extracts in that many processes (same result). ``granularity="errant"``
+    takes English (whitespace-tokenised) text and ERRANT's edits, as ``errant_parallel``
+    writes them.
     """
+    if granularity == ERRANT_GRANULARITY:
+        return sentences_from_m2(_errant_blocks(lines), name)
     from scoring.gec.extract import parallel_to_m2
 
     blocks, _ = parallel_to_m2(
@@ -90,6 +94,29 @@ def sentences_from_parallel(
         workers=workers,
     )
     return sentences_from_m2(blocks, name)
+
+
+ERRANT_GRANULARITY = "errant"
+
+
+def _errant_blocks(lines: Sequence[ParallelLine]) -> list[M2Block]:
+    """ERRANT M2 blocks of parallel lines in input order, one annotator per target; lines
+    are grouped by their number of targets so that no annotator is invented."""
+    from scoring.gec.english.errant_edits import parallel_to_m2_blocks
+
+    by_count: dict[int, list[int]] = {}
+    for index, line in enumerate(lines):
+        if not line.source.strip():
+            raise ClemeInputError(f"line {line.line}: empty source")
+        by_count.setdefault(len(line.targets), []).append(index)
+    blocks: dict[int, M2Block] = {}
+    for count, indexes in by_count.items():
+        sources = [lines[i].source for i in indexes]
+        corrections = [[lines[i].targets[k] for i in indexes] for k in range(count)]
+        for index, block in zip(indexes, parallel_to_m2_blocks(sources, corrections), strict=True):
+            block.line = lines[index].line
+            blocks[index] = block
+    return [blocks[i] for i in range(len(lines))]
 
 
 def sentences_from_texts(
