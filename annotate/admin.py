@@ -14,7 +14,16 @@ from core.admin import ReadOnlyAdmin
 
 @admin.register(Assignment)
 class AssignmentAdmin(ReadOnlyAdmin):
-    list_display = ("id", "sentence", "annotator", "status", "created_at", "opened_at", "submitted_at", "time_spent_seconds")
+    list_display = (
+        "id",
+        "sentence",
+        "annotator",
+        "status",
+        "created_at",
+        "opened_at",
+        "submitted_at",
+        "time_spent_seconds",
+    )
     list_filter = ("status", "sentence__dataset")
     search_fields = ("annotator__username", "sentence__external_id")
 

@@ -62,7 +62,15 @@ class AssignmentSerializer(serializers.ModelSerializer):  # type: ignore[type-ar
 
     class Meta:
         model = Assignment
-        fields = ["id", "sentence", "status", "created_at", "opened_at", "submitted_at", "time_spent_seconds"]
+        fields = [
+            "id",
+            "sentence",
+            "status",
+            "created_at",
+            "opened_at",
+            "submitted_at",
+            "time_spent_seconds",
+        ]
 
 
 class SubmissionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -71,15 +79,29 @@ class SubmissionSerializer(serializers.ModelSerializer):  # type: ignore[type-ar
 
     class Meta:
         model = Submission
-        fields = ["id", "assignment", "revision", "tag", "texts", "created_at", "time_spent_seconds"]
+        fields = [
+            "id",
+            "assignment",
+            "revision",
+            "tag",
+            "texts",
+            "created_at",
+            "time_spent_seconds",
+        ]
 
     def get_texts(self, submission: Submission) -> list[str]:
         return [c.text for c in submission.corrections.all()]
 
 
 class SubmitRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    texts = serializers.ListField(child=serializers.CharField(allow_blank=True, trim_whitespace=False), required=False, default=list)
-    tag = serializers.ChoiceField(choices=["", "error_free", "not_annotatable"], required=False, default="")
+    texts = serializers.ListField(
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+        required=False,
+        default=list,
+    )
+    tag = serializers.ChoiceField(
+        choices=["", "error_free", "not_annotatable"], required=False, default=""
+    )
     time_spent_seconds = serializers.IntegerField(required=False, default=0, min_value=0)
 
 
@@ -135,7 +157,9 @@ class AssignmentDetailView(APIView):
 
     @extend_schema(responses=AssignmentSerializer)
     def get(self, request: Request, assignment_id: int) -> Response:
-        return Response(AssignmentSerializer(selectors.get_assignment_for(request.user, assignment_id)).data)
+        return Response(
+            AssignmentSerializer(selectors.get_assignment_for(request.user, assignment_id)).data
+        )
 
 
 class NextAssignmentView(APIView):
@@ -156,11 +180,15 @@ class SubmitView(APIView):
     def post(self, request: Request, assignment_id: int) -> Response:
         data = _validated(SubmitRequestSerializer, request.data)
         result = services.submit_correction(
-            assignment_id=assignment_id, user=request.user, texts=data["texts"], tag=data["tag"],
+            assignment_id=assignment_id,
+            user=request.user,
+            texts=data["texts"],
+            tag=data["tag"],
             time_spent_seconds=data["time_spent_seconds"],
         )
         return Response(
-            {"submission": SubmissionSerializer(result.submission).data, "notes": result.notes}, status=201
+            {"submission": SubmissionSerializer(result.submission).data, "notes": result.notes},
+            status=201,
         )
 
 
@@ -169,7 +197,11 @@ class SubmissionListView(APIView):
 
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(SubmissionSerializer(selectors.submissions_for(request.user).order_by("id")[:1000], many=True).data)
+        return Response(
+            SubmissionSerializer(
+                selectors.submissions_for(request.user).order_by("id")[:1000], many=True
+            ).data
+        )
 
 
 class SubmissionDetailView(APIView):
@@ -177,19 +209,33 @@ class SubmissionDetailView(APIView):
 
     @extend_schema(responses=SubmissionSerializer)
     def get(self, request: Request, submission_id: int) -> Response:
-        return Response(SubmissionSerializer(selectors.get_submission_for(request.user, submission_id)).data)
+        return Response(
+            SubmissionSerializer(selectors.get_submission_for(request.user, submission_id)).data
+        )
 
 
 class ProgressView(APIView):
     permission_classes = [IsAnnotator]
 
-    @extend_schema(responses=inline_serializer("Progress", {
-        "done": serializers.IntegerField(), "assigned": serializers.IntegerField(),
-        "time_spent_seconds": serializers.IntegerField()}))
+    @extend_schema(
+        responses=inline_serializer(
+            "Progress",
+            {
+                "done": serializers.IntegerField(),
+                "assigned": serializers.IntegerField(),
+                "time_spent_seconds": serializers.IntegerField(),
+            },
+        )
+    )
     def get(self, request: Request) -> Response:
         progress = selectors.progress_for(request.user)
-        return Response({"done": progress.done, "assigned": progress.assigned,
-                         "time_spent_seconds": progress.time_spent_seconds})
+        return Response(
+            {
+                "done": progress.done,
+                "assigned": progress.assigned,
+                "time_spent_seconds": progress.time_spent_seconds,
+            }
+        )
 
 
 # --- admin --------------------------------------------------------------------------------
@@ -215,7 +261,9 @@ class ReassignView(APIView):
     permission_classes = [IsPlatformAdmin]
 
     @extend_schema(
-        request=inline_serializer("ReassignRequest", {"annotator": serializers.IntegerField(required=False)}),
+        request=inline_serializer(
+            "ReassignRequest", {"annotator": serializers.IntegerField(required=False)}
+        ),
         responses=AssignmentSerializer,
     )
     def post(self, request: Request, assignment_id: int) -> Response:
@@ -225,24 +273,39 @@ class ReassignView(APIView):
                 to_user = User.objects.get(pk=int(request.data["annotator"]))
             except (User.DoesNotExist, TypeError, ValueError):
                 raise ServiceError("annotator: no such user", field="annotator") from None
-        replacement = services.reassign_assignment(assignment_id=assignment_id, by=request.user, to_user=to_user)
+        replacement = services.reassign_assignment(
+            assignment_id=assignment_id, by=request.user, to_user=to_user
+        )
         return Response(AssignmentSerializer(replacement).data, status=201)
 
 
 class AdminProgressView(APIView):
     permission_classes = [IsPlatformAdmin]
 
-    @extend_schema(responses=inline_serializer("AdminProgress", {
-        "datasets": serializers.ListField(child=serializers.DictField()),
-        "annotators": serializers.ListField(child=serializers.DictField())}))
+    @extend_schema(
+        responses=inline_serializer(
+            "AdminProgress",
+            {
+                "datasets": serializers.ListField(child=serializers.DictField()),
+                "annotators": serializers.ListField(child=serializers.DictField()),
+            },
+        )
+    )
     def get(self, request: Request) -> Response:
-        return Response({
-            "datasets": [
-                {"dataset": p.dataset.name, "total": p.total, "by_status": p.by_status, "by_source": p.by_source}
-                for p in selectors.dataset_progress()
-            ],
-            "annotators": selectors.annotator_stats(),
-        })
+        return Response(
+            {
+                "datasets": [
+                    {
+                        "dataset": p.dataset.name,
+                        "total": p.total,
+                        "by_status": p.by_status,
+                        "by_source": p.by_source,
+                    }
+                    for p in selectors.dataset_progress()
+                ],
+                "annotators": selectors.annotator_stats(),
+            }
+        )
 
 
 # --- guideline ----------------------------------------------------------------------------
@@ -263,19 +326,33 @@ class GuidelineView(APIView):
     @extend_schema(responses=GuidelineSerializer)
     def get(self, request: Request) -> Response:
         guideline = selectors.current_guideline()
-        return Response({"title": guideline.title, "body": guideline.body, "version": guideline.version,
-                         "html": render_markdown(guideline.body)})
+        return Response(
+            {
+                "title": guideline.title,
+                "body": guideline.body,
+                "version": guideline.version,
+                "html": render_markdown(guideline.body),
+            }
+        )
 
     @extend_schema(request=GuidelineSerializer, responses=GuidelineSerializer)
     def put(self, request: Request) -> Response:
         if not has_role(request.user, Role.ADMIN):
             raise ServiceError("only admins edit the guideline", status=403)
         guideline = services.update_guideline(
-            user=request.user, title=request.data.get("title"), body=request.data.get("body"),
+            user=request.user,
+            title=request.data.get("title"),
+            body=request.data.get("body"),
             version=request.data.get("version"),
         )
-        return Response({"title": guideline.title, "body": guideline.body, "version": guideline.version,
-                         "html": render_markdown(guideline.body)})
+        return Response(
+            {
+                "title": guideline.title,
+                "body": guideline.body,
+                "version": guideline.version,
+                "html": render_markdown(guideline.body),
+            }
+        )
 
 
 # --- routes (included under /api/ by config/urls.py) ----------------------------------------
@@ -290,8 +367,16 @@ urlpatterns = [
     path("assignments/next/", NextAssignmentView.as_view(), name="api-assignment-next"),
     path("assignments/stale/", StaleAssignmentsView.as_view(), name="api-assignments-stale"),
     path("assignments/<int:assignment_id>/", AssignmentDetailView.as_view(), name="api-assignment"),
-    path("assignments/<int:assignment_id>/submit/", SubmitView.as_view(), name="api-assignment-submit"),
-    path("assignments/<int:assignment_id>/reassign/", ReassignView.as_view(), name="api-assignment-reassign"),
+    path(
+        "assignments/<int:assignment_id>/submit/",
+        SubmitView.as_view(),
+        name="api-assignment-submit",
+    ),
+    path(
+        "assignments/<int:assignment_id>/reassign/",
+        ReassignView.as_view(),
+        name="api-assignment-reassign",
+    ),
     path("submissions/", SubmissionListView.as_view(), name="api-submissions"),
     path("submissions/<int:submission_id>/", SubmissionDetailView.as_view(), name="api-submission"),
     path("progress/", ProgressView.as_view(), name="api-progress"),

@@ -27,7 +27,10 @@ class Assignment(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments"
     )
     status = models.CharField(
-        max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.OPEN, db_index=True
+        max_length=16,
+        choices=AssignmentStatus.choices,
+        default=AssignmentStatus.OPEN,
+        db_index=True,
     )
     created_at = models.DateTimeField(auto_now_add=True)
     opened_at = models.DateTimeField(null=True, blank=True)
@@ -79,7 +82,9 @@ class Correction(models.Model):
     class Meta:
         ordering = ["submission", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["submission", "position"], name="unique_correction_slot")
+            models.UniqueConstraint(
+                fields=["submission", "position"], name="unique_correction_slot"
+            )
         ]
 
 

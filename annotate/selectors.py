@@ -76,7 +76,9 @@ def progress_for(user: Any) -> Progress:
         done=Count("id", filter=Q(status=AssignmentStatus.SUBMITTED)),
         seconds=Sum("time_spent_seconds"),
     )
-    return Progress(done=row["done"], assigned=row["assigned"], time_spent_seconds=row["seconds"] or 0)
+    return Progress(
+        done=row["done"], assigned=row["assigned"], time_spent_seconds=row["seconds"] or 0
+    )
 
 
 # --- admin views -------------------------------------------------------------------------------
@@ -108,11 +110,14 @@ def dataset_progress() -> list[DatasetProgress]:
     for dataset in Dataset.objects.order_by("name"):
         counts = dict(
             Sentence.objects.filter(dataset=dataset)
-            .values_list("status").annotate(n=Count("id")).values_list("status", "n")
+            .values_list("status")
+            .annotate(n=Count("id"))
+            .values_list("status", "n")
         )
         by_status = {status: counts.get(status, 0) for status in SentenceStatus.values}
         by_source: list[dict[str, Any]] = [
-            dict(row) for row in Sentence.objects.filter(dataset=dataset)
+            dict(row)
+            for row in Sentence.objects.filter(dataset=dataset)
             .values("source__name")
             .annotate(
                 total=Count("id"),
@@ -145,5 +150,7 @@ def current_guideline() -> Guideline:
     guideline = Guideline.objects.filter(slug=GUIDELINE_SLUG).first()
     if guideline is None:
         # A database flushed after migrating (as tests do) has lost the seeded row.
-        guideline = Guideline(slug=GUIDELINE_SLUG, title=GUIDELINE_TITLE, body=GUIDELINE_BODY, version=0)
+        guideline = Guideline(
+            slug=GUIDELINE_SLUG, title=GUIDELINE_TITLE, body=GUIDELINE_BODY, version=0
+        )
     return guideline

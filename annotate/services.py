@@ -68,7 +68,9 @@ def clean_time_spent(value: Any) -> int:
     try:
         seconds = int(value or 0)
     except (TypeError, ValueError):
-        raise ServiceError("time_spent_seconds must be a whole number", field="time_spent_seconds") from None
+        raise ServiceError(
+            "time_spent_seconds must be a whole number", field="time_spent_seconds"
+        ) from None
     if seconds < 0:
         raise ServiceError("time_spent_seconds cannot be negative", field="time_spent_seconds")
     return min(seconds, MAX_TIME_SPENT_SECONDS)
@@ -107,7 +109,8 @@ def clean_corrections(*, source: str, texts: Any, tag: Any) -> CleanedCorrection
         if any(text and text != source.strip() for text in cleaned):
             label = SubmissionTag(tag).label
             raise ServiceError(
-                f"{label} cannot carry corrections: clear the boxes or remove the tag", field="texts"
+                f"{label} cannot carry corrections: clear the boxes or remove the tag",
+                field="texts",
             )
         return CleanedCorrections(tag=tag, texts=[])
     if not cleaned:
@@ -211,7 +214,8 @@ def submit_correction(
         raise NotFound("no such assignment among yours")
     sentence_id = (
         Assignment.objects.filter(pk=assignment_id, annotator_id=user.pk)
-        .values_list("sentence_id", flat=True).first()
+        .values_list("sentence_id", flat=True)
+        .first()
     )
     if sentence_id is None:
         raise NotFound("no such assignment among yours")
@@ -230,7 +234,9 @@ def submit_correction(
                 assignment=assignment, revision=1, tag=cleaned.tag, time_spent_seconds=seconds
             )
     except IntegrityError:
-        raise Conflict("this sentence was already submitted; a submission is never overwritten") from None
+        raise Conflict(
+            "this sentence was already submitted; a submission is never overwritten"
+        ) from None
     Correction.objects.bulk_create(
         [Correction(submission=submission, position=i, text=t) for i, t in enumerate(cleaned.texts)]
     )
@@ -239,16 +245,27 @@ def submit_correction(
     assignment.opened_at = assignment.opened_at or now
     assignment.time_spent_seconds = seconds
     assignment.save(update_fields=["status", "submitted_at", "opened_at", "time_spent_seconds"])
-    log_action(submission, user, "submission.created", {
-        "assignment": assignment.pk, "sentence": sentence.pk, "tag": cleaned.tag,
-        "texts": cleaned.texts, "time_spent_seconds": seconds, "notes": cleaned.notes,
-    })
+    log_action(
+        submission,
+        user,
+        "submission.created",
+        {
+            "assignment": assignment.pk,
+            "sentence": sentence.pk,
+            "tag": cleaned.tag,
+            "texts": cleaned.texts,
+            "time_spent_seconds": seconds,
+            "notes": cleaned.notes,
+        },
+    )
     annotations_complete.send(sender=Submission, sentence=sentence)
     return SubmitResult(submission=submission, notes=cleaned.notes)
 
 
 @transaction.atomic
-def reassign_assignment(*, assignment_id: int, by: Any, to_user: Any | None = None, seed: int | None = None) -> Assignment:
+def reassign_assignment(
+    *, assignment_id: int, by: Any, to_user: Any | None = None, seed: int | None = None
+) -> Assignment:
     """Withdraw an open assignment and give the sentence to another pool annotator.
 
     The new annotator must not already hold the sentence nor be its reviewer; without
@@ -270,28 +287,41 @@ def reassign_assignment(*, assignment_id: int, by: Any, to_user: Any | None = No
     pool = list(sentence.dataset.annotators.filter(is_active=True).order_by("pk"))
     if to_user is not None:
         if to_user.pk not in {u.pk for u in pool}:
-            raise ServiceError(f"{to_user} is not in the annotator pool of {sentence.dataset}", field="annotator")
+            raise ServiceError(
+                f"{to_user} is not in the annotator pool of {sentence.dataset}", field="annotator"
+            )
         if to_user.pk in taken:
             raise ServiceError(
-                f"{to_user} already annotates or reviews this sentence; pick someone else", field="annotator"
+                f"{to_user} already annotates or reviews this sentence; pick someone else",
+                field="annotator",
             )
         new_user = to_user
     else:
         eligible = [u for u in pool if u.pk not in taken]
         if not eligible:
-            raise ServiceError("no other annotator in the pool is free for this sentence", field="annotator")
+            raise ServiceError(
+                "no other annotator in the pool is free for this sentence", field="annotator"
+            )
         load: Counter[int] = Counter(
-            Assignment.objects.filter(status=AssignmentStatus.OPEN, annotator__in=eligible)
-            .values_list("annotator_id", flat=True)
+            Assignment.objects.filter(
+                status=AssignmentStatus.OPEN, annotator__in=eligible
+            ).values_list("annotator_id", flat=True)
         )
         new_user = pick_least_loaded(eligible, load, 1, random.Random(seed))[0]
     assignment.status = AssignmentStatus.WITHDRAWN
     assignment.save(update_fields=["status"])
     replacement = Assignment.objects.create(sentence=sentence, annotator=new_user)
-    log_action(assignment, by, "assignment.reassigned", {
-        "sentence": sentence.pk, "from": assignment.annotator_id, "to": new_user.pk,
-        "new_assignment": replacement.pk,
-    })
+    log_action(
+        assignment,
+        by,
+        "assignment.reassigned",
+        {
+            "sentence": sentence.pk,
+            "from": assignment.annotator_id,
+            "to": new_user.pk,
+            "new_assignment": replacement.pk,
+        },
+    )
     return replacement
 
 
@@ -313,7 +343,9 @@ def update_guideline(*, user: Any, title: Any, body: Any, version: Any) -> Guide
     if guideline.pk is not None:
         guideline = Guideline.objects.select_for_update().get(pk=guideline.pk)
     if str(version) != str(guideline.version):
-        raise Conflict("someone else edited the guideline meanwhile; reload and apply your change again")
+        raise Conflict(
+            "someone else edited the guideline meanwhile; reload and apply your change again"
+        )
     guideline.title = title.strip()[:200]
     guideline.body = body
     guideline.version += 1

@@ -27,19 +27,29 @@ from datasets.extraction import MAX_DIFF_CHARS
 def dashboard(request: HttpRequest) -> HttpResponse:
     user = request.user
     assignments = selectors.assignments_for(user)
-    return render(request, "annotate/dashboard.html", {
-        "progress": selectors.progress_for(user),
-        "todo": assignments.filter(status=AssignmentStatus.OPEN).order_by("sentence__dataset", "sentence__position")[:50],
-        "done": assignments.filter(status=AssignmentStatus.SUBMITTED).order_by("-submitted_at")[:50],
-        "notifications": recent_notifications(user),
-        **extra_dashboard_context(user),
-    })
+    return render(
+        request,
+        "annotate/dashboard.html",
+        {
+            "progress": selectors.progress_for(user),
+            "todo": assignments.filter(status=AssignmentStatus.OPEN).order_by(
+                "sentence__dataset", "sentence__position"
+            )[:50],
+            "done": assignments.filter(status=AssignmentStatus.SUBMITTED).order_by("-submitted_at")[
+                :50
+            ],
+            "notifications": recent_notifications(user),
+            **extra_dashboard_context(user),
+        },
+    )
 
 
 @role_required(Role.ANNOTATOR)
 def next_sentence(request: HttpRequest) -> HttpResponse:
     skip = request.GET.get("skip", "")
-    assignment = services.next_assignment(user=request.user, skip_id=int(skip) if skip.isdigit() else None)
+    assignment = services.next_assignment(
+        user=request.user, skip_id=int(skip) if skip.isdigit() else None
+    )
     if assignment is None:
         messages.info(request, "Nothing left to annotate. Thank you!")
         return redirect("annotate:dashboard")
@@ -51,9 +61,12 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = lookup(selectors.get_assignment_for, request.user, assignment_id)
     if request.method == "POST":
         result = call_service(
-            request, services.submit_correction,
-            assignment_id=assignment.pk, user=request.user,
-            texts=request.POST.getlist("text"), tag=request.POST.get("tag", ""),
+            request,
+            services.submit_correction,
+            assignment_id=assignment.pk,
+            user=request.user,
+            texts=request.POST.getlist("text"),
+            tag=request.POST.get("tag", ""),
             time_spent_seconds=request.POST.get("time_spent_seconds", 0),
         )
         if result is not None:
@@ -66,28 +79,40 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
         services.open_assignment(assignment=assignment, user=request.user)
     sentence = assignment.sentence
     guideline = selectors.current_guideline()
-    return render(request, "annotate/annotate.html", {
-        "assignment": assignment,
-        "sentence": sentence,
-        "submission": selectors.first_submission(assignment),
-        "progress": selectors.progress_for(request.user),
-        "guideline_html": render_markdown(guideline.body),
-        "texts": request.POST.getlist("text") if request.method == "POST" else [],
-        "page_config": {
-            "assignmentId": assignment.pk, "source": sentence.text, "maxChars": MAX_DIFF_CHARS,
-            "language": sentence.dataset.language,
-            "maxBoxes": services.MAX_CORRECTIONS, "open": assignment.status == AssignmentStatus.OPEN,
-            "nextUrl": reverse("annotate:next") + f"?skip={assignment.pk}",
+    return render(
+        request,
+        "annotate/annotate.html",
+        {
+            "assignment": assignment,
+            "sentence": sentence,
+            "submission": selectors.first_submission(assignment),
+            "progress": selectors.progress_for(request.user),
+            "guideline_html": render_markdown(guideline.body),
+            "texts": request.POST.getlist("text") if request.method == "POST" else [],
+            "page_config": {
+                "assignmentId": assignment.pk,
+                "source": sentence.text,
+                "maxChars": MAX_DIFF_CHARS,
+                "language": sentence.dataset.language,
+                "maxBoxes": services.MAX_CORRECTIONS,
+                "open": assignment.status == AssignmentStatus.OPEN,
+                "nextUrl": reverse("annotate:next") + f"?skip={assignment.pk}",
+            },
         },
-    })
+    )
 
 
 @login_required
 def guidelines(request: HttpRequest) -> HttpResponse:
     guideline = selectors.current_guideline()
-    return render(request, "annotate/guidelines.html", {
-        "guideline": guideline, "guideline_html": render_markdown(guideline.body),
-    })
+    return render(
+        request,
+        "annotate/guidelines.html",
+        {
+            "guideline": guideline,
+            "guideline_html": render_markdown(guideline.body),
+        },
+    )
 
 
 @role_required(Role.ADMIN)
@@ -95,8 +120,11 @@ def guidelines_edit(request: HttpRequest) -> HttpResponse:
     guideline = selectors.current_guideline()
     if request.method == "POST":
         saved = call_service(
-            request, services.update_guideline, user=request.user,
-            title=request.POST.get("title", ""), body=request.POST.get("body", ""),
+            request,
+            services.update_guideline,
+            user=request.user,
+            title=request.POST.get("title", ""),
+            body=request.POST.get("body", ""),
             version=request.POST.get("version", ""),
         )
         if saved is not None:
@@ -110,7 +138,12 @@ def guidelines_edit(request: HttpRequest) -> HttpResponse:
 @role_required(Role.ADMIN)
 @require_POST
 def reassign_view(request: HttpRequest, assignment_id: int) -> HttpResponse:
-    replacement = call_service(request, services.reassign_assignment, assignment_id=assignment_id, by=request.user)
+    replacement = call_service(
+        request, services.reassign_assignment, assignment_id=assignment_id, by=request.user
+    )
     if replacement is not None:
-        messages.success(request, f"Sentence {replacement.sentence.external_id} reassigned to {replacement.annotator}.")
+        messages.success(
+            request,
+            f"Sentence {replacement.sentence.external_id} reassigned to {replacement.annotator}.",
+        )
     return redirect("review:admin-dashboard")

@@ -48,14 +48,25 @@ def _machine_busy_seconds() -> float:
 
 def _cpu_since(before: os.times_result) -> float:
     now = os.times()
-    return (now.user - before.user + now.system - before.system
-            + now.children_user - before.children_user
-            + now.children_system - before.children_system)
+    return (
+        now.user
+        - before.user
+        + now.system
+        - before.system
+        + now.children_user
+        - before.children_user
+        + now.children_system
+        - before.children_system
+    )
 
 
 def build_input(n: int, path: Path) -> int:
-    rows = [line.split("\t") for line in
-            (SHARED / "data" / "mucgec-dev" / "MuCGEC_dev.txt").read_text(encoding="utf-8").splitlines()]
+    rows = [
+        line.split("\t")
+        for line in (SHARED / "data" / "mucgec-dev" / "MuCGEC_dev.txt")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ]
     references = 0
     with path.open("w", encoding="utf-8") as out:
         for i in range(n):
@@ -64,7 +75,7 @@ def build_input(n: int, path: Path) -> int:
             first = refs[0] if refs[0] not in ("没有错误", "无法标注") else source
             while len(refs) < 3:
                 middle = len(first) // 2
-                candidate = first[:middle] + first[middle + 1:]
+                candidate = first[:middle] + first[middle + 1 :]
                 first = candidate if candidate not in refs and candidate else first + "。"
                 refs.append(first)
             references += len(refs)
@@ -73,11 +84,17 @@ def build_input(n: int, path: Path) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sentences", type=int, default=100_000)
-    parser.add_argument("--m2-sentences", type=int, default=None,
-                        help="export M2 for only the first K sentences (a release of a split) "
-                             "when the full export would take too long on a shared machine")
+    parser.add_argument(
+        "--m2-sentences",
+        type=int,
+        default=None,
+        help="export M2 for only the first K sentences (a release of a split) "
+        "when the full export would take too long on a shared machine",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--naive-sample", type=int, default=2000)
     parser.add_argument("--keep", action="store_true", help="keep the benchmark datasets")
@@ -118,16 +135,25 @@ def main() -> int:
             dataset.delete()
 
     cleanup()
-    print(f"database: {connection.vendor} {settings.DATABASES['default']['NAME']}; workers: {args.workers}")
+    print(
+        f"database: {connection.vendor} {settings.DATABASES['default']['NAME']}; workers: {args.workers}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "bench.txt"
         n_refs = build_input(args.sentences, source)
-        print(f"input: {args.sentences:,} sentences, {n_refs:,} references, {source.stat().st_size / 1e6:.1f} MB")
+        print(
+            f"input: {args.sentences:,} sentences, {n_refs:,} references, {source.stat().st_size / 1e6:.1f} MB"
+        )
 
         cpu = os.times()
         started = time.perf_counter()
-        result = import_dataset(name="bench-import", fmt="mucgec", files=[ImportFile.from_path(source)],
-                                source_name="bench", split="test")
+        result = import_dataset(
+            name="bench-import",
+            fmt="mucgec",
+            files=[ImportFile.from_path(source)],
+            source_name="bench",
+            split="test",
+        )
         import_seconds = time.perf_counter() - started
         import_cpu = _cpu_since(cpu)
         assert result.sentences == args.sentences and result.references == n_refs
@@ -139,13 +165,22 @@ def main() -> int:
             dataset = Dataset.objects.create(name="bench-naive")
             for position, line in enumerate(sample):
                 fields = line.split("\t")
-                sentence = Sentence.objects.create(dataset=dataset, external_id=fields[0],
-                                                   position=position, text=fields[1])
+                sentence = Sentence.objects.create(
+                    dataset=dataset, external_id=fields[0], position=position, text=fields[1]
+                )
                 for index, text in enumerate(fields[2:]):
                     # One INSERT per reference, without save() signals (the scoring app
                     # rescores on saved references, which would not be a fair baseline).
-                    GoldenReference.objects.bulk_create([GoldenReference(
-                        sentence=sentence, position=index, text=text, origin=ReferenceOrigin.IMPORTED)])
+                    GoldenReference.objects.bulk_create(
+                        [
+                            GoldenReference(
+                                sentence=sentence,
+                                position=index,
+                                text=text,
+                                origin=ReferenceOrigin.IMPORTED,
+                            )
+                        ]
+                    )
         naive_seconds = (time.perf_counter() - started) * args.sentences / len(sample)
 
         bench = Dataset.objects.get(name="bench-import")
@@ -164,48 +199,75 @@ def main() -> int:
             # The same code path on the first K sentences, imported as their own dataset.
             m2_sentences = args.m2_sentences
             head = Path(tmp) / "head.txt"
-            head.write_text("".join(line + "\n" for line in
-                                    source.read_text(encoding="utf-8").splitlines()[:m2_sentences]),
-                            encoding="utf-8")
-            sub = import_dataset(name="bench-m2", fmt="mucgec", files=[ImportFile.from_path(head)]).dataset
+            head.write_text(
+                "".join(
+                    line + "\n"
+                    for line in source.read_text(encoding="utf-8").splitlines()[:m2_sentences]
+                ),
+                encoding="utf-8",
+            )
+            sub = import_dataset(
+                name="bench-m2", fmt="mucgec", files=[ImportFile.from_path(head)]
+            ).dataset
             m2_version = release_dataset(dataset=sub)
         cpu = os.times()
         busy = _machine_busy_seconds()
         started = time.perf_counter()
-        exported = export_dataset(dataset=m2_version.dataset, version=m2_version, fmt="m2",
-                                  out=Path(tmp) / "out.m2", resources_dir=str(resources),
-                                  workers=args.workers)
+        exported = export_dataset(
+            dataset=m2_version.dataset,
+            version=m2_version,
+            fmt="m2",
+            out=Path(tmp) / "out.m2",
+            resources_dir=str(resources),
+            workers=args.workers,
+        )
         m2_seconds = time.perf_counter() - started
         m2_own_cpu = _cpu_since(cpu)  # this process (the exporter) only
         m2_cpu = _machine_busy_seconds() - busy  # everything, workers and PostgreSQL included
         # The extraction is stored per release and resources (shared with the scoring app):
         # exporting the same release again only streams the stored text.
         started = time.perf_counter()
-        export_dataset(dataset=m2_version.dataset, version=m2_version, fmt="m2",
-                       out=Path(tmp) / "again.m2", resources_dir=str(resources), workers=args.workers)
+        export_dataset(
+            dataset=m2_version.dataset,
+            version=m2_version,
+            fmt="m2",
+            out=Path(tmp) / "again.m2",
+            resources_dir=str(resources),
+            workers=args.workers,
+        )
         m2_again_seconds = time.perf_counter() - started
         assert (Path(tmp) / "again.m2").read_bytes() == (Path(tmp) / "out.m2").read_bytes()
         m2_refs = exported.references
         cherrant_seconds = m2_refs * CHERRANT_SECONDS_PER_REFERENCE
 
-    print(f"import (parse + check + write, one transaction): {import_seconds:8.1f} s "
-          f"({args.sentences / import_seconds:,.0f} sentences/s); naive per-row ORM (scaled from "
-          f"{len(sample):,}): {naive_seconds:8.1f} s; ratio naive/ours {naive_seconds / import_seconds:.1f}x")
-    print(f"  CPU time of the import process: {import_cpu:.1f} s (PostgreSQL's own work not included)")
+    print(
+        f"import (parse + check + write, one transaction): {import_seconds:8.1f} s "
+        f"({args.sentences / import_seconds:,.0f} sentences/s); naive per-row ORM (scaled from "
+        f"{len(sample):,}): {naive_seconds:8.1f} s; ratio naive/ours {naive_seconds / import_seconds:.1f}x"
+    )
+    print(
+        f"  CPU time of the import process: {import_cpu:.1f} s (PostgreSQL's own work not included)"
+    )
     print(f"release (freeze + checksum):                    {release_seconds:8.1f} s")
     print(f"export MuCGEC (streamed):                       {mucgec_seconds:8.1f} s")
     scale = args.sentences / m2_sentences
-    print(f"export M2 of {m2_sentences:,} sentences / {m2_refs:,} references, {args.workers} workers: "
-          f"{m2_seconds:8.1f} s ({m2_refs / m2_seconds:,.0f} references/s); ChERRANT on one core "
-          f"(spec speed): {cherrant_seconds:8.1f} s; ratio {cherrant_seconds / m2_seconds:.1f}x")
-    print(f"  CPU time, whole machine during the export (workers, exporter, PostgreSQL, anything "
-          f"else running): {m2_cpu:.1f} s = {m2_cpu / m2_refs * 1000:.2f} ms per reference "
-          f"(exporter process alone {m2_own_cpu:.1f} s); on {args.workers} idle cores the wall "
-          f"time would be about {m2_cpu / args.workers:.1f} s; load average now {os.getloadavg()[0]:.1f}")
+    print(
+        f"export M2 of {m2_sentences:,} sentences / {m2_refs:,} references, {args.workers} workers: "
+        f"{m2_seconds:8.1f} s ({m2_refs / m2_seconds:,.0f} references/s); ChERRANT on one core "
+        f"(spec speed): {cherrant_seconds:8.1f} s; ratio {cherrant_seconds / m2_seconds:.1f}x"
+    )
+    print(
+        f"  CPU time, whole machine during the export (workers, exporter, PostgreSQL, anything "
+        f"else running): {m2_cpu:.1f} s = {m2_cpu / m2_refs * 1000:.2f} ms per reference "
+        f"(exporter process alone {m2_own_cpu:.1f} s); on {args.workers} idle cores the wall "
+        f"time would be about {m2_cpu / args.workers:.1f} s; load average now {os.getloadavg()[0]:.1f}"
+    )
     print(f"export M2 again (stored extraction reused):     {m2_again_seconds:8.1f} s")
     if scale > 1:
-        print(f"M2 export of all {args.sentences:,} sentences, scaled linearly: {m2_seconds * scale:8.1f} s "
-              f"(idle cores: about {m2_cpu * scale / args.workers:.0f} s)")
+        print(
+            f"M2 export of all {args.sentences:,} sentences, scaled linearly: {m2_seconds * scale:8.1f} s "
+            f"(idle cores: about {m2_cpu * scale / args.workers:.0f} s)"
+        )
     if not args.keep:
         cleanup()
     return 0

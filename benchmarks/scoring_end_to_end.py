@@ -49,15 +49,23 @@ def main() -> int:
     from scoring.models import SentenceResult
 
     dev = data / "mucgec-dev"
-    imported = import_dataset(name="mucgec-dev", fmt="mucgec", source_name="mucgec", split="dev",
-                              files=[ImportFile.from_path(dev / "MuCGEC_dev.txt")])
+    imported = import_dataset(
+        name="mucgec-dev",
+        fmt="mucgec",
+        source_name="mucgec",
+        split="dev",
+        files=[ImportFile.from_path(dev / "MuCGEC_dev.txt")],
+    )
     version = release_dataset(dataset=imported.dataset)
 
     def upload_and_score(name: str, path: Path) -> tuple[float, object]:
         start = time.perf_counter()
-        system = services.upload_system_output(version=version, name=name, data=path.read_bytes(),
-                                               file_name=path.name, user=None)
-        score = services.request_scoring(system=system, user=None)  # task runs on commit, in-process
+        system = services.upload_system_output(
+            version=version, name=name, data=path.read_bytes(), file_name=path.name, user=None
+        )
+        score = services.request_scoring(
+            system=system, user=None
+        )  # task runs on commit, in-process
         score.refresh_from_db()
         return time.perf_counter() - start, score
 
@@ -82,16 +90,24 @@ def main() -> int:
     cherrant_cold = CHERRANT_HYP_SECONDS + CHERRANT_REF_SECONDS + CHERRANT_COMPARE_SECONDS
     cherrant_warm = CHERRANT_HYP_SECONDS + CHERRANT_COMPARE_SECONDS
     print("MuCGEC dev, 1,137 sentences, example system, one in-process worker, SQLite")
-    print(f"  cold  (upload + references + hypotheses + compare + store): {cold:6.2f} s"
-          f"   ChERRANT ~{cherrant_cold:.0f} s  -> {cherrant_cold / cold:5.1f}x")
+    print(
+        f"  cold  (upload + references + hypotheses + compare + store): {cold:6.2f} s"
+        f"   ChERRANT ~{cherrant_cold:.0f} s  -> {cherrant_cold / cold:5.1f}x"
+    )
     print(f"  release: reference M2 prepared once:                        {prepare:6.2f} s")
-    print(f"  warm  (upload + hypotheses + compare + store):              {warm:6.2f} s"
-          f"   ChERRANT ~{cherrant_warm:.0f} s  -> {cherrant_warm / warm:5.1f}x")
+    print(
+        f"  warm  (upload + hypotheses + compare + store):              {warm:6.2f} s"
+        f"   ChERRANT ~{cherrant_warm:.0f} s  -> {cherrant_warm / warm:5.1f}x"
+    )
     print(f"  re-run of the same job (rows replaced):                     {rescore:6.2f} s")
-    print(f"  stored: {rows} sentence results; F0.5 {score.f05} (TP {score.tp}, FP {score.fp}, FN {score.fn})")
+    print(
+        f"  stored: {rows} sentence results; F0.5 {score.f05} (TP {score.tp}, FP {score.fp}, FN {score.fn})"
+    )
     target = 10.0
-    print(f"  target < {target:.0f} s end to end: cold {'met' if cold < target else 'NOT met'}, "
-          f"warm {'met' if warm < target else 'NOT met'}")
+    print(
+        f"  target < {target:.0f} s end to end: cold {'met' if cold < target else 'NOT met'}, "
+        f"warm {'met' if warm < target else 'NOT met'}"
+    )
     return 0
 
 

@@ -49,14 +49,26 @@ def _nice_max(value: float) -> float:
 
 def _fmt(value: float, percent: bool = False) -> str:
     if percent:
-        return f"{value * 100:.0f}%" if abs(value * 100 - round(value * 100)) < 1e-9 else f"{value * 100:.1f}%"
+        return (
+            f"{value * 100:.0f}%"
+            if abs(value * 100 - round(value * 100)) < 1e-9
+            else f"{value * 100:.1f}%"
+        )
     if float(value).is_integer():
         return f"{int(value):,}"
     return f"{value:.3g}"
 
 
-def _frame(box: ChartBox, title: str, description: str, x_label: str, y_label: str,
-           y_max: float, percent: bool, ticks: int = 5) -> list[str]:
+def _frame(
+    box: ChartBox,
+    title: str,
+    description: str,
+    x_label: str,
+    y_label: str,
+    y_max: float,
+    percent: bool,
+    ticks: int = 5,
+) -> list[str]:
     # Ids derived from the content: several charts on one page must not share them.
     uid = "chart-" + hashlib.sha1(f"{title}|{description}".encode()).hexdigest()[:10]
     parts = [
@@ -69,33 +81,59 @@ def _frame(box: ChartBox, title: str, description: str, x_label: str, y_label: s
     for i in range(ticks + 1):
         value = y_max * i / ticks
         y = box.top + box.plot_height * (1 - i / ticks)
-        parts.append(f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{y:.1f}" y2="{y:.1f}" '
-                     f'stroke="#dde1e8" stroke-width="1"/>')
-        parts.append(f'<text x="{box.left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" '
-                     f'fill="#5b6475">{escape(_fmt(value, percent))}</text>')
-    parts.append(f'<line x1="{box.left}" x2="{box.left}" y1="{box.top}" y2="{box.top + box.plot_height}" stroke="#1d2330"/>')
-    parts.append(f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{box.top + box.plot_height}" '
-                 f'y2="{box.top + box.plot_height}" stroke="#1d2330"/>')
-    parts.append(f'<text x="{box.left + box.plot_width / 2}" y="{box.height - 10}" text-anchor="middle" '
-                 f'font-size="12">{escape(x_label)}</text>')
-    parts.append(f'<text transform="translate(14 {box.top + box.plot_height / 2}) rotate(-90)" '
-                 f'text-anchor="middle" font-size="12">{escape(y_label)}</text>')
+        parts.append(
+            f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{y:.1f}" y2="{y:.1f}" '
+            f'stroke="#dde1e8" stroke-width="1"/>'
+        )
+        parts.append(
+            f'<text x="{box.left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" '
+            f'fill="#5b6475">{escape(_fmt(value, percent))}</text>'
+        )
+    parts.append(
+        f'<line x1="{box.left}" x2="{box.left}" y1="{box.top}" y2="{box.top + box.plot_height}" stroke="#1d2330"/>'
+    )
+    parts.append(
+        f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{box.top + box.plot_height}" '
+        f'y2="{box.top + box.plot_height}" stroke="#1d2330"/>'
+    )
+    parts.append(
+        f'<text x="{box.left + box.plot_width / 2}" y="{box.height - 10}" text-anchor="middle" '
+        f'font-size="12">{escape(x_label)}</text>'
+    )
+    parts.append(
+        f'<text transform="translate(14 {box.top + box.plot_height / 2}) rotate(-90)" '
+        f'text-anchor="middle" font-size="12">{escape(y_label)}</text>'
+    )
     return parts
 
 
 def grouped_bar_chart(
-    *, title: str, categories: Sequence[str], series: Sequence[tuple[str, Sequence[float]]],
-    x_label: str = "", y_label: str = "", percent: bool = False, description: str = "",
-    box: ChartBox | None = None, y_max: float | None = None,
+    *,
+    title: str,
+    categories: Sequence[str],
+    series: Sequence[tuple[str, Sequence[float]]],
+    x_label: str = "",
+    y_label: str = "",
+    percent: bool = False,
+    description: str = "",
+    box: ChartBox | None = None,
+    y_max: float | None = None,
 ) -> str:
     """Bars grouped by category, one colour per series (with a legend when >1 series)."""
     box = box or ChartBox()
     for name, values in series:
         if len(values) != len(categories):
-            raise ValueError(f"series {name!r} has {len(values)} values for {len(categories)} categories")
-    top = y_max if y_max is not None else _nice_max(max((v for _, vs in series for v in vs), default=0))
+            raise ValueError(
+                f"series {name!r} has {len(values)} values for {len(categories)} categories"
+            )
+    top = (
+        y_max
+        if y_max is not None
+        else _nice_max(max((v for _, vs in series for v in vs), default=0))
+    )
     description = description or f"{title}: " + "; ".join(
-        f"{name}: " + ", ".join(f"{c} {_fmt(v, percent)}" for c, v in zip(categories, values, strict=True))
+        f"{name}: "
+        + ", ".join(f"{c} {_fmt(v, percent)}" for c, v in zip(categories, values, strict=True))
         for name, values in series
     )
     parts = _frame(box, title, description, x_label, y_label, top, percent)
@@ -110,43 +148,78 @@ def grouped_bar_chart(
             height = box.plot_height * (value / top if top else 0)
             x = x0 + s * bar_width
             y = box.top + box.plot_height - height
-            label = f"{name}, {category}: {_fmt(value, percent)}" if len(series) > 1 else f"{category}: {_fmt(value, percent)}"
+            label = (
+                f"{name}, {category}: {_fmt(value, percent)}"
+                if len(series) > 1
+                else f"{category}: {_fmt(value, percent)}"
+            )
             parts.append(
                 f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{max(bar_width - 1, 1):.1f}" '
                 f'height="{height:.1f}" fill="{PALETTE[s % len(PALETTE)]}" '
                 f'data-series="{escape(name)}" data-category="{escape(category)}" data-value="{value}">'
-                f'<title>{escape(label)}</title></rect>'
+                f"<title>{escape(label)}</title></rect>"
             )
-        parts.append(f'<text x="{box.left + (g + 0.5) * group_width:.1f}" y="{box.top + box.plot_height + 16}" '
-                     f'text-anchor="middle" font-size="11">{escape(category)}</text>')
+        parts.append(
+            f'<text x="{box.left + (g + 0.5) * group_width:.1f}" y="{box.top + box.plot_height + 16}" '
+            f'text-anchor="middle" font-size="11">{escape(category)}</text>'
+        )
     if len(series) > 1:
         parts.extend(_legend(box, [name for name, _ in series]))
     parts.append("</svg>")
     return "".join(parts)
 
 
-def bar_chart(*, title: str, labels: Sequence[str], values: Sequence[float], x_label: str = "",
-              y_label: str = "", percent: bool = False, description: str = "",
-              box: ChartBox | None = None) -> str:
+def bar_chart(
+    *,
+    title: str,
+    labels: Sequence[str],
+    values: Sequence[float],
+    x_label: str = "",
+    y_label: str = "",
+    percent: bool = False,
+    description: str = "",
+    box: ChartBox | None = None,
+) -> str:
     """One bar per label."""
-    return grouped_bar_chart(title=title, categories=labels, series=[(y_label or title, values)],
-                             x_label=x_label, y_label=y_label, percent=percent,
-                             description=description, box=box)
+    return grouped_bar_chart(
+        title=title,
+        categories=labels,
+        series=[(y_label or title, values)],
+        x_label=x_label,
+        y_label=y_label,
+        percent=percent,
+        description=description,
+        box=box,
+    )
 
 
 def line_chart(
-    *, title: str, x_values: Sequence[float], series: Sequence[tuple[str, Sequence[float]]],
-    x_label: str = "", y_label: str = "", percent: bool = False, description: str = "",
-    box: ChartBox | None = None, y_max: float | None = None,
+    *,
+    title: str,
+    x_values: Sequence[float],
+    series: Sequence[tuple[str, Sequence[float]]],
+    x_label: str = "",
+    y_label: str = "",
+    percent: bool = False,
+    description: str = "",
+    box: ChartBox | None = None,
+    y_max: float | None = None,
 ) -> str:
     """Lines over numeric x values, one colour per series, a marker with a tooltip per point."""
     box = box or ChartBox()
     for name, values in series:
         if len(values) != len(x_values):
-            raise ValueError(f"series {name!r} has {len(values)} values for {len(x_values)} x values")
-    top = y_max if y_max is not None else _nice_max(max((v for _, vs in series for v in vs), default=0))
+            raise ValueError(
+                f"series {name!r} has {len(values)} values for {len(x_values)} x values"
+            )
+    top = (
+        y_max
+        if y_max is not None
+        else _nice_max(max((v for _, vs in series for v in vs), default=0))
+    )
     description = description or f"{title}: " + "; ".join(
-        f"{name}: " + ", ".join(f"{_fmt(x)} {_fmt(v, percent)}" for x, v in zip(x_values, values, strict=True))
+        f"{name}: "
+        + ", ".join(f"{_fmt(x)} {_fmt(v, percent)}" for x, v in zip(x_values, values, strict=True))
         for name, values in series
     )
     parts = _frame(box, title, description, x_label, y_label, top, percent)
@@ -160,15 +233,21 @@ def line_chart(
         return box.top + box.plot_height * (1 - (v / top if top else 0))
 
     for x in x_values:
-        parts.append(f'<text x="{px(x):.1f}" y="{box.top + box.plot_height + 16}" text-anchor="middle" '
-                     f'font-size="11">{escape(_fmt(x))}</text>')
+        parts.append(
+            f'<text x="{px(x):.1f}" y="{box.top + box.plot_height + 16}" text-anchor="middle" '
+            f'font-size="11">{escape(_fmt(x))}</text>'
+        )
     for s, (name, values) in enumerate(series):
         colour = PALETTE[s % len(PALETTE)]
         points = " ".join(f"{px(x):.1f},{py(v):.1f}" for x, v in zip(x_values, values, strict=True))
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>')
+        parts.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}"/>'
+        )
         for x, v in zip(x_values, values, strict=True):
-            parts.append(f'<circle cx="{px(x):.1f}" cy="{py(v):.1f}" r="3.5" fill="{colour}" data-value="{v}">'
-                         f'<title>{escape(f"{name}, {_fmt(x)}: {_fmt(v, percent)}")}</title></circle>')
+            parts.append(
+                f'<circle cx="{px(x):.1f}" cy="{py(v):.1f}" r="3.5" fill="{colour}" data-value="{v}">'
+                f"<title>{escape(f'{name}, {_fmt(x)}: {_fmt(v, percent)}')}</title></circle>"
+            )
     if len(series) > 1:
         parts.extend(_legend(box, [name for name, _ in series]))
     parts.append("</svg>")
@@ -179,7 +258,9 @@ def _legend(box: ChartBox, names: Sequence[str]) -> list[str]:
     parts = []
     x = box.left + 8
     for s, name in enumerate(names):
-        parts.append(f'<rect x="{x}" y="{box.top - 4}" width="10" height="10" fill="{PALETTE[s % len(PALETTE)]}"/>')
+        parts.append(
+            f'<rect x="{x}" y="{box.top - 4}" width="10" height="10" fill="{PALETTE[s % len(PALETTE)]}"/>'
+        )
         parts.append(f'<text x="{x + 14}" y="{box.top + 5}" font-size="11">{escape(name)}</text>')
         x += 24 + 7 * len(name)
     return parts

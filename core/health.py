@@ -24,7 +24,9 @@ def broker_status() -> dict[str, Any]:
     import redis
 
     try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2)
+        client = redis.Redis.from_url(
+            settings.REDIS_URL, socket_connect_timeout=2, socket_timeout=2
+        )
         client.ping()
     except Exception as error:
         return {"ok": False, "mode": "redis", "error": str(error)}

@@ -56,13 +56,20 @@ def listen(job_id: int, callback: Callable[[int, int | None], None]) -> Iterator
 
 
 def start_job(
-    *, kind: str, user: Any = None, total: int = 0, params: dict[str, Any] | None = None,
+    *,
+    kind: str,
+    user: Any = None,
+    total: int = 0,
+    params: dict[str, Any] | None = None,
     message: str = "",
 ) -> BackgroundJob:
     """Create a queued job. Call it outside the work's transaction so pollers can see it."""
     creator = user if getattr(user, "is_authenticated", False) else None
     return BackgroundJob.objects.create(
-        kind=kind, created_by=creator, total=max(0, int(total)), params=params or {},
+        kind=kind,
+        created_by=creator,
+        total=max(0, int(total)),
+        params=params or {},
         message=message,
     )
 

@@ -19,7 +19,9 @@ class JsonFormatter(logging.Formatter):
         }
         for key, value in vars(record).items():
             if key not in _RESERVED and not key.startswith("_"):
-                payload[key] = value if isinstance(value, str | int | float | bool | None) else repr(value)
+                payload[key] = (
+                    value if isinstance(value, str | int | float | bool | None) else repr(value)
+                )
         if record.exc_info:
             payload["exception"] = self.formatException(record.exc_info)
         return json.dumps(payload, ensure_ascii=False)

@@ -74,7 +74,10 @@ class BackgroundJob(models.Model):
 
     kind = models.CharField(max_length=64, db_index=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="background_jobs",
     )
     status = models.CharField(

@@ -17,7 +17,9 @@ from core.roles import Role, has_role
 R = TypeVar("R", bound=HttpResponseBase)
 
 
-def role_required(*roles: Role) -> Callable[[Callable[..., R]], Callable[..., R | HttpResponseRedirect]]:
+def role_required(
+    *roles: Role,
+) -> Callable[[Callable[..., R]], Callable[..., R | HttpResponseRedirect]]:
     """Page decorator: anonymous users go to the login page, others need one of `roles`."""
 
     def decorator(view: Callable[..., R]) -> Callable[..., R | HttpResponseRedirect]:

@@ -15,13 +15,23 @@ from core.roles import GROUP_PERMISSIONS, Role
 
 @transaction.atomic
 def create_user(
-    *, username: str, password: str, roles: list[Role] | tuple[Role, ...] = (), email: str = "",
-    display_name: str = "", is_superuser: bool = False,
+    *,
+    username: str,
+    password: str,
+    roles: list[Role] | tuple[Role, ...] = (),
+    email: str = "",
+    display_name: str = "",
+    is_superuser: bool = False,
 ) -> User:
     if User.objects.filter(username=username).exists():
         raise ServiceError(f"user {username!r} already exists", field="username")
-    user = User(username=username, email=email, display_name=display_name,
-                is_staff=is_superuser or Role.ADMIN in roles, is_superuser=is_superuser)
+    user = User(
+        username=username,
+        email=email,
+        display_name=display_name,
+        is_staff=is_superuser or Role.ADMIN in roles,
+        is_superuser=is_superuser,
+    )
     user.set_password(password)
     user.save()
     set_roles(user=user, roles=roles)
@@ -57,4 +67,6 @@ def set_roles(*, user: User, roles: list[Role] | tuple[Role, ...]) -> None:
 
 
 def mark_notifications_read(*, user: Any) -> int:
-    return Notification.objects.filter(user_id=user.pk, read_at__isnull=True).update(read_at=timezone.now())
+    return Notification.objects.filter(user_id=user.pk, read_at__isnull=True).update(
+        read_at=timezone.now()
+    )

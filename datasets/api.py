@@ -50,18 +50,27 @@ class DatasetSummarySerializer(serializers.Serializer):  # type: ignore[type-arg
 class ImportRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
     name = serializers.CharField(max_length=100)
     format = serializers.ChoiceField(choices=[f.value for f in ImportFormat])
-    files = serializers.ListField(child=serializers.FileField(), allow_empty=False,
-                                  help_text="parallel: sources first, or give them as source_file")
+    files = serializers.ListField(
+        child=serializers.FileField(),
+        allow_empty=False,
+        help_text="parallel: sources first, or give them as source_file",
+    )
     source_file = serializers.FileField(required=False, help_text="parallel: the source file")
     source = serializers.CharField(required=False, allow_blank=True, default="")
-    split = serializers.ChoiceField(choices=["", "dev", "test", "train"], required=False, default="")
+    split = serializers.ChoiceField(
+        choices=["", "dev", "test", "train"], required=False, default=""
+    )
     language = serializers.ChoiceField(choices=["zh", "en"], required=False, default="zh")
 
 
 class ReleaseRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
     note = serializers.CharField(required=False, allow_blank=True, default="")
-    split = serializers.ChoiceField(choices=["", "dev", "test", "train"], required=False, default="")
-    source_names = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    split = serializers.ChoiceField(
+        choices=["", "dev", "test", "train"], required=False, default=""
+    )
+    source_names = serializers.ListField(
+        child=serializers.CharField(), required=False, default=list
+    )
 
 
 class VersionSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -79,16 +88,27 @@ class VersionSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 class ExportRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
     format = serializers.ChoiceField(choices=[f.value for f in ExportFormat])
-    release = serializers.CharField(required=False, allow_blank=True, allow_null=True, default=None,
-                                    help_text="release number; empty = live golden references")
+    release = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        allow_null=True,
+        default=None,
+        help_text="release number; empty = live golden references",
+    )
     include_annotations = serializers.BooleanField(required=False, default=False)
 
 
 def version_data(version: DatasetVersion) -> dict[str, Any]:
     return {
-        "id": version.pk, "label": version.label, "number": version.number, "note": version.note,
-        "split": version.split, "source_names": version.source_names, "checksum": version.checksum,
-        "counts": version.counts, "created_at": version.created_at.isoformat(),
+        "id": version.pk,
+        "label": version.label,
+        "number": version.number,
+        "note": version.note,
+        "split": version.split,
+        "source_names": version.source_names,
+        "checksum": version.checksum,
+        "counts": version.counts,
+        "created_at": version.created_at.isoformat(),
         "created_by": version.created_by.username if version.created_by else None,
     }
 
@@ -100,11 +120,17 @@ class AdminAPIView(APIView):
 class DatasetListAPI(AdminAPIView):
     @extend_schema(responses=DatasetSummarySerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response([
-            {"name": row["dataset"].name, "language": row["dataset"].language,
-             "sentences": row["sentences"], "versions": [v.label for v in row["versions"]]}
-            for row in dataset_summaries()
-        ])
+        return Response(
+            [
+                {
+                    "name": row["dataset"].name,
+                    "language": row["dataset"].language,
+                    "sentences": row["sentences"],
+                    "versions": [v.label for v in row["versions"]],
+                }
+                for row in dataset_summaries()
+            ]
+        )
 
 
 class ImportAPI(AdminAPIView):
@@ -116,17 +142,27 @@ class ImportAPI(AdminAPIView):
     @extend_schema(request=ImportRequestSerializer, responses={202: JobStateSerializer})
     def post(self, request: Request) -> Response:
         # Parallel: `source_file` (optional field) goes first, then `files` in name order.
-        references = sorted(request.FILES.getlist("files"), key=lambda f: natural_key(f.name)) \
-            if request.FILES.getlist("source_file") else request.FILES.getlist("files")
-        data = ImportRequestSerializer(data={
-            **request.data.dict(), "files": request.FILES.getlist("source_file") + references,
-        })
+        references = (
+            sorted(request.FILES.getlist("files"), key=lambda f: natural_key(f.name))
+            if request.FILES.getlist("source_file")
+            else request.FILES.getlist("files")
+        )
+        data = ImportRequestSerializer(
+            data={
+                **request.data.dict(),
+                "files": request.FILES.getlist("source_file") + references,
+            }
+        )
         data.is_valid(raise_exception=True)
         values = data.validated_data
         job = request_import(
-            user=request.user, name=values["name"].strip(), fmt=values["format"],
-            uploads=[(f.name, f) for f in values["files"]], source_name=values["source"].strip(),
-            split=values["split"], language=values["language"],
+            user=request.user,
+            name=values["name"].strip(),
+            fmt=values["format"],
+            uploads=[(f.name, f) for f in values["files"]],
+            source_name=values["source"].strip(),
+            split=values["split"],
+            language=values["language"],
         )
         job.refresh_from_db()
         return Response(job_state(job), status=status.HTTP_202_ACCEPTED)
@@ -146,8 +182,11 @@ class ReleaseListAPI(AdminAPIView):
         data.is_valid(raise_exception=True)
         values = data.validated_data
         version = release_dataset(
-            dataset=get_dataset(name), user=request.user, note=values["note"],
-            split=values["split"], source_names=list(values["source_names"]),
+            dataset=get_dataset(name),
+            user=request.user,
+            note=values["note"],
+            split=values["split"],
+            source_names=list(values["source_names"]),
         )
         return Response(version_data(version), status=status.HTTP_201_CREATED)
 
@@ -165,8 +204,13 @@ class ExportAPI(AdminAPIView):
         values = data.validated_data
         dataset = get_dataset(name)
         version = get_version(dataset, values["release"] or None)
-        job = request_export(user=request.user, dataset=dataset, fmt=values["format"],
-                             version=version, include_annotations=values["include_annotations"])
+        job = request_export(
+            user=request.user,
+            dataset=dataset,
+            fmt=values["format"],
+            version=version,
+            include_annotations=values["include_annotations"],
+        )
         job.refresh_from_db()
         state = job_state(job)
         state["download"] = request.build_absolute_uri(f"/datasets/exports/{job.pk}/download/")
@@ -174,8 +218,10 @@ class ExportAPI(AdminAPIView):
 
 
 class StatsAPI(AdminAPIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT,
-                   description="MuCGEC Table 3 / Figure 1 statistics; ?release=N for a release.")
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        description="MuCGEC Table 3 / Figure 1 statistics; ?release=N for a release.",
+    )
     def get(self, request: Request, name: str) -> Response:
         from datasets.views import statistics_for
 

@@ -17,7 +17,9 @@ from typing import Any
 from django.db import connection, models
 
 
-def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+def insert_rows(
+    model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> int:
     """Insert `rows` (tuples in the order of `columns`, attnames such as "dataset_id").
 
     Returns the number of rows. Must run inside the caller's transaction.
@@ -34,9 +36,13 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
 
     missing = [f for f in fields if f.attname not in columns]
     template = model()
-    constants = tuple(f.get_db_prep_save(f.pre_save(template, add=True), connection) for f in missing)
+    constants = tuple(
+        f.get_db_prep_save(f.pre_save(template, add=True), connection) for f in missing
+    )
     # JSON values need the database adapter; everything else psycopg dumps by Python type.
-    json_positions = [i for i, c in enumerate(columns) if isinstance(by_attname[c], models.JSONField)]
+    json_positions = [
+        i for i, c in enumerate(columns) if isinstance(by_attname[c], models.JSONField)
+    ]
     quote = connection.ops.quote_name
     column_sql = ", ".join(quote(str(by_attname[c].column)) for c in columns)
     if missing:

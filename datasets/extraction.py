@@ -106,18 +106,29 @@ def _source_tokens(source: str, language: str) -> list[str]:
     return char_tokens(normalize_source(source))
 
 
-def diff_segments(source: str, edits: list[dict[str, Any]], *, language: str = "zh") -> list[Segment]:
+def diff_segments(
+    source: str, edits: list[dict[str, Any]], *, language: str = "zh"
+) -> list[Segment]:
     """Interleave unchanged source runs with the edits, for highlighting.
 
     The live view (static/annotate/diff.js) draws the segments the diff endpoint returns,
     so the page rendered by the server and the page updated while typing look the same.
     English words keep their spaces: every segment's text ends with one.
     """
-    segments = _segments(_source_tokens(source, language), edits, "" if language != ENGLISH else " ")
+    segments = _segments(
+        _source_tokens(source, language), edits, "" if language != ENGLISH else " "
+    )
     if language != ENGLISH:
         return segments
-    return [Segment(s.kind, s.source_text and s.source_text + " ", s.target_text and s.target_text + " ", s.type)
-            for s in segments]
+    return [
+        Segment(
+            s.kind,
+            s.source_text and s.source_text + " ",
+            s.target_text and s.target_text + " ",
+            s.type,
+        )
+        for s in segments
+    ]
 
 
 def _segments(tokens: list[str], edits: list[dict[str, Any]], joiner: str) -> list[Segment]:

@@ -36,8 +36,14 @@ JOB_KIND_IMPORT = "datasets.import"
 
 
 def request_import(
-    *, user: Any, name: str, fmt: str, uploads: Sequence[tuple[str, Any]], source_name: str = "",
-    split: str = "", language: str = Language.CHINESE,
+    *,
+    user: Any,
+    name: str,
+    fmt: str,
+    uploads: Sequence[tuple[str, Any]],
+    source_name: str = "",
+    split: str = "",
+    language: str = Language.CHINESE,
 ) -> Any:
     """Store uploaded files and queue the import as a background job; returns the job.
 
@@ -50,10 +56,18 @@ def request_import(
         size = getattr(upload, "size", None)
         if size is not None:
             check_size(filename, int(size))
-    job = start_job(kind=JOB_KIND_IMPORT, user=user, params={
-        "name": name, "format": fmt, "source_name": source_name, "split": split,
-        "language": language, "files": [],
-    })
+    job = start_job(
+        kind=JOB_KIND_IMPORT,
+        user=user,
+        params={
+            "name": name,
+            "format": fmt,
+            "source_name": source_name,
+            "split": split,
+            "language": language,
+            "files": [],
+        },
+    )
     folder = Path(settings.MEDIA_ROOT) / "imports" / str(job.pk)
     folder.mkdir(parents=True, exist_ok=True)
     stored = []
@@ -89,22 +103,35 @@ def run_import_job(job_id: int) -> dict[str, Any] | None:
     params = job.params
     mark_running(job_id, message="checking the file")
     try:
-        files = [ImportFile(name=f["name"], data=Path(f["path"]).read_bytes()) for f in params["files"]]
+        files = [
+            ImportFile(name=f["name"], data=Path(f["path"]).read_bytes()) for f in params["files"]
+        ]
         result = import_dataset(
-            name=params["name"], fmt=params["format"], files=files,
-            source_name=params.get("source_name", ""), split=params.get("split", ""),
-            language=params.get("language", Language.CHINESE), user=job.created_by, job_id=job_id,
+            name=params["name"],
+            fmt=params["format"],
+            files=files,
+            source_name=params.get("source_name", ""),
+            split=params.get("split", ""),
+            language=params.get("language", Language.CHINESE),
+            user=job.created_by,
+            job_id=job_id,
         )
     except (ServiceError, JobCancelled) as exc:
-        fail_job(job_id, message=getattr(exc, "message", str(exc)),
-                 result={"field": getattr(exc, "field", None)})
+        fail_job(
+            job_id,
+            message=getattr(exc, "message", str(exc)),
+            result={"field": getattr(exc, "field", None)},
+        )
         _remove_uploads(params)
         return None
     except OSError as exc:
         fail_job(job_id, message=f"stored upload unreadable: {exc}")
         return None
-    finish_job(job_id, result=result.as_dict(),
-               message=f"imported {result.sentences} sentences, {result.references} references")
+    finish_job(
+        job_id,
+        result=result.as_dict(),
+        message=f"imported {result.sentences} sentences, {result.references} references",
+    )
     _remove_uploads(params)
     return result.as_dict()
 
@@ -118,7 +145,11 @@ JOB_KIND_EXPORT = "datasets.export"
 
 
 def request_export(
-    *, user: Any, dataset: Dataset, fmt: str, version: DatasetVersion | None = None,
+    *,
+    user: Any,
+    dataset: Dataset,
+    fmt: str,
+    version: DatasetVersion | None = None,
     include_annotations: bool = False,
 ) -> Any:
     """Queue an export as a background job; the file lands under MEDIA_ROOT/exports/<job>/."""
@@ -128,13 +159,19 @@ def request_export(
         ExportFormat(fmt)
     except ValueError:
         raise ServiceError(f"unknown export format {fmt!r}", field="format") from None
-    job = start_job(kind=JOB_KIND_EXPORT, user=user, params={
-        "dataset_id": dataset.pk, "version_id": version.pk if version is not None else None,
-        "format": fmt, "include_annotations": include_annotations,
-        "filename": export_filename(dataset, version, fmt),
-        # Decided here (where the settings of the request are) and carried to the workers.
-        "fanout_part": fanout_part_size(version, fmt),
-    })
+    job = start_job(
+        kind=JOB_KIND_EXPORT,
+        user=user,
+        params={
+            "dataset_id": dataset.pk,
+            "version_id": version.pk if version is not None else None,
+            "format": fmt,
+            "include_annotations": include_annotations,
+            "filename": export_filename(dataset, version, fmt),
+            # Decided here (where the settings of the request are) and carried to the workers.
+            "fanout_part": fanout_part_size(version, fmt),
+        },
+    )
     job_id = job.pk
 
     def send() -> None:
@@ -163,13 +200,22 @@ def run_export_job(job_id: int) -> dict[str, Any] | None:
         dataset = Dataset.objects.filter(pk=params["dataset_id"]).first()
         if dataset is None:
             raise ServiceError("the dataset was deleted")
-        version = (DatasetVersion.objects.filter(pk=params["version_id"]).first()
-                   if params.get("version_id") else None)
+        version = (
+            DatasetVersion.objects.filter(pk=params["version_id"]).first()
+            if params.get("version_id")
+            else None
+        )
         out = export_path(job)
         out.parent.mkdir(parents=True, exist_ok=True)
-        result = export_dataset(dataset=dataset, version=version, fmt=params["format"], out=out,
-                                user=job.created_by, job_id=job_id,
-                                include_annotations=params.get("include_annotations", False))
+        result = export_dataset(
+            dataset=dataset,
+            version=version,
+            fmt=params["format"],
+            out=out,
+            user=job.created_by,
+            job_id=job_id,
+            include_annotations=params.get("include_annotations", False),
+        )
     except (ServiceError, JobCancelled) as exc:
         fail_job(job_id, message=getattr(exc, "message", str(exc)))
         return None
@@ -208,29 +254,44 @@ def _start_fanout(job: Any) -> dict[str, Any] | None:
     total = count_rows(dataset=version.dataset, version=version)
     part = int(job.params["fanout_part"])
     mark_running(job.pk, total=total, message=f"extracting in {-(-total // part)} parts")
-    header = [export_m2_part_task.s(job.pk, version.pk, first, first + part, directory)
-              for first in range(0, total, part)]
-    callback = export_m2_assemble_task.s(job.pk, directory).on_error(export_m2_failed_task.s(job.pk))
+    header = [
+        export_m2_part_task.s(job.pk, version.pk, first, first + part, directory)
+        for first in range(0, total, part)
+    ]
+    callback = export_m2_assemble_task.s(job.pk, directory).on_error(
+        export_m2_failed_task.s(job.pk)
+    )
     chord(header)(callback)
     return None
 
 
-def export_m2_part(*, job_id: int, version_id: int, first: int, last: int,
-                   resources_dir: str | None) -> str:
+def export_m2_part(
+    *, job_id: int, version_id: int, first: int, last: int, resources_dir: str | None
+) -> str:
     """M2 text of released positions [first, last): pure, so a retried part is harmless."""
     from django.db.models import F
 
-    rows = [DatasetRow(external_id, text, tuple(references), "", "", None)
-            for external_id, text, references in ReleasedSentence.objects.filter(
-                version_id=version_id, position__gte=first, position__lt=last,
-            ).order_by("position").values_list("external_id", "text", "references")]
+    rows = [
+        DatasetRow(external_id, text, tuple(references), "", "", None)
+        for external_id, text, references in ReleasedSentence.objects.filter(
+            version_id=version_id,
+            position__gte=first,
+            position__lt=last,
+        )
+        .order_by("position")
+        .values_list("external_id", "text", "references")
+    ]
     init_m2_worker(resources_dir)
     text = "".join(m2_block_texts([(r.external_id, r.text, r.references) for r in rows]))
-    BackgroundJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(done=F("done") + len(rows))
+    BackgroundJob.objects.filter(pk=job_id, status=JobStatus.RUNNING).update(
+        done=F("done") + len(rows)
+    )
     return text
 
 
-def assemble_m2_parts(*, parts: Sequence[str], job_id: int, resources_dir: str | None) -> dict[str, Any] | None:
+def assemble_m2_parts(
+    *, parts: Sequence[str], job_id: int, resources_dir: str | None
+) -> dict[str, Any] | None:
     job = BackgroundJob.objects.filter(pk=job_id).first()
     if job is None or job.is_finished:
         return None
@@ -240,10 +301,15 @@ def assemble_m2_parts(*, parts: Sequence[str], job_id: int, resources_dir: str |
     write_atomically(out, parts)
     signature = extraction_resources(resources_dir).signature
     store_reference_m2_file(version, signature, out)
-    result = ExportResult(path=out, format=ExportFormat.M2.value,
-                          sentences=version.counts.get("sentences", 0),
-                          references=version.counts.get("references", 0),
-                          label=version.label, files=[out.name], resources=signature)
+    result = ExportResult(
+        path=out,
+        format=ExportFormat.M2.value,
+        sentences=version.counts.get("sentences", 0),
+        references=version.counts.get("references", 0),
+        label=version.label,
+        files=[out.name],
+        resources=signature,
+    )
     data = result.as_dict()
     log_action(version, job.created_by, "dataset.export", {**data, "parts": len(parts)})
     finish_job(job_id, result=data, message=f"exported {result.label} in {len(parts)} parts")

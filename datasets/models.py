@@ -180,10 +180,14 @@ class ReferenceOrigin(models.TextChoices):
 
 
 class GoldenReference(models.Model):
-    sentence = models.ForeignKey(Sentence, on_delete=models.CASCADE, related_name="golden_references")
+    sentence = models.ForeignKey(
+        Sentence, on_delete=models.CASCADE, related_name="golden_references"
+    )
     revision = models.PositiveIntegerField(default=1)
     position = models.PositiveSmallIntegerField()
-    kind = models.CharField(max_length=16, choices=ReferenceKind.choices, default=ReferenceKind.CORRECTION)
+    kind = models.CharField(
+        max_length=16, choices=ReferenceKind.choices, default=ReferenceKind.CORRECTION
+    )
     text = models.TextField(help_text="the corrected sentence; for markers the marker text")
     origin = models.CharField(max_length=16, choices=ReferenceOrigin.choices)
     is_current = models.BooleanField(default=True, db_index=True)
@@ -203,7 +207,6 @@ class GoldenReference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sentence} r{self.revision}#{self.position}"
-
 
 
 class ReferenceM2Cache(models.Model):

@@ -56,8 +56,14 @@ def export_workers() -> int:
     return max(1, workers)
 
 
-def m2_chunks(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers: int,
-              on_progress: Any = None, known: dict[BlockKey, str] | None = None) -> Iterator[str]:
+def m2_chunks(
+    rows: Iterable[DatasetRow],
+    *,
+    resources_dir: str | None,
+    workers: int,
+    on_progress: Any = None,
+    known: dict[BlockKey, str] | None = None,
+) -> Iterator[str]:
     """M2 text in row order, `M2_BATCH` sentences at a time.
 
     `known` maps (source, references) to an already extracted block (from an earlier
@@ -66,8 +72,11 @@ def m2_chunks(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers:
     known = known or {}
 
     def todo(chunk: list[DatasetRow]) -> list[tuple[str, str, tuple[str, ...]]]:
-        return [(r.external_id, r.text, r.references) for r in chunk
-                if (r.text, r.references) not in known]
+        return [
+            (r.external_id, r.text, r.references)
+            for r in chunk
+            if (r.text, r.references) not in known
+        ]
 
     done = 0
     if workers <= 1:
@@ -103,7 +112,9 @@ def m2_chunks(rows: Iterable[DatasetRow], *, resources_dir: str | None, workers:
             yield drain()
 
 
-def known_blocks(dataset: Dataset, signature: str, *, exclude: DatasetVersion | None = None) -> dict[BlockKey, str]:
+def known_blocks(
+    dataset: Dataset, signature: str, *, exclude: DatasetVersion | None = None
+) -> dict[BlockKey, str]:
     """Blocks of the newest earlier release whose reference M2 is stored for `signature`,
     keyed by (source, references): a new release mostly repeats the previous one."""
     caches = ReferenceM2Cache.objects.filter(version__dataset=dataset, resources_key=signature)
@@ -122,22 +133,31 @@ def known_blocks(dataset: Dataset, signature: str, *, exclude: DatasetVersion | 
 def cached_reference_m2(version: DatasetVersion | None, signature: str) -> str | None:
     if version is None:
         return None
-    return ReferenceM2Cache.objects.filter(version=version, resources_key=signature).values_list(
-        "m2_text", flat=True).first()
+    return (
+        ReferenceM2Cache.objects.filter(version=version, resources_key=signature)
+        .values_list("m2_text", flat=True)
+        .first()
+    )
 
 
 def store_reference_m2(version: DatasetVersion, signature: str, text: str) -> None:
     """Keep the extraction (idempotent: the first one stored wins, they are identical)."""
-    ReferenceM2Cache.objects.get_or_create(version=version, resources_key=signature,
-                                           defaults={"m2_text": text})
+    ReferenceM2Cache.objects.get_or_create(
+        version=version, resources_key=signature, defaults={"m2_text": text}
+    )
 
 
 def store_reference_m2_file(version: DatasetVersion, signature: str, path: Path) -> None:
     store_reference_m2(version, signature, path.read_text(encoding="utf-8"))
 
 
-def reference_m2(version: DatasetVersion, *, resources_dir: str | None = None,
-                 workers: int | None = None, on_progress: Any = None) -> tuple[str, str]:
+def reference_m2(
+    version: DatasetVersion,
+    *,
+    resources_dir: str | None = None,
+    workers: int | None = None,
+    on_progress: Any = None,
+) -> tuple[str, str]:
     """(resources signature, M2 text) of a release's references: read from the store, or
     extracted now (reusing the previous release's unchanged blocks) and stored. The one
     builder behind the M2 export, the statistics and system scoring. Chinese releases get
@@ -151,11 +171,15 @@ def reference_m2(version: DatasetVersion, *, resources_dir: str | None = None,
         if english:
             text = "".join(english_m2_chunks(rows, on_progress=on_progress))
         else:
-            text = "".join(m2_chunks(
-                rows, resources_dir=directory,
-                workers=workers if workers is not None else _workers_for(version),
-                on_progress=on_progress, known=known_blocks(version.dataset, signature, exclude=version),
-            ))
+            text = "".join(
+                m2_chunks(
+                    rows,
+                    resources_dir=directory,
+                    workers=workers if workers is not None else _workers_for(version),
+                    on_progress=on_progress,
+                    known=known_blocks(version.dataset, signature, exclude=version),
+                )
+            )
         store_reference_m2(version, signature, text)
         # Extraction is the expensive step: the audit log shows each time it really ran.
         log_action(version, None, "dataset.reference_m2.extracted", {"resources": signature})
@@ -192,7 +216,10 @@ def english_m2_chunks(rows: Iterable[DatasetRow], *, on_progress: Any = None) ->
         for count, indexes in by_count.items():
             sources = [chunk[i].text for i in indexes]
             corrections = [
-                [_english_reference(chunk[i], k, (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT)) for i in indexes]
+                [
+                    _english_reference(chunk[i], k, (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT))
+                    for i in indexes
+                ]
                 for k in range(count)
             ]
             try:

@@ -65,17 +65,29 @@ def _released_rows(version: DatasetVersion) -> Iterator[DatasetRow]:
         chunk = list(
             ReleasedSentence.objects.filter(version=version, position__gt=last)
             .order_by("position")
-            .values_list("position", "external_id", "text", "references", "source_name",
-                         "split", "sentence_id", "judgement")[:READ_CHUNK]
+            .values_list(
+                "position",
+                "external_id",
+                "text",
+                "references",
+                "source_name",
+                "split",
+                "sentence_id",
+                "judgement",
+            )[:READ_CHUNK]
         )
         if not chunk:
             return
         for _position, external_id, text, references, source_name, split, sid, judgement in chunk:
-            yield DatasetRow(external_id, text, tuple(references), source_name, split, sid, judgement)
+            yield DatasetRow(
+                external_id, text, tuple(references), source_name, split, sid, judgement
+            )
         last = chunk[-1][0]
 
 
-def _live_rows(dataset: Dataset, *, split: str = "", source_names: list[str] | None = None) -> Iterator[DatasetRow]:
+def _live_rows(
+    dataset: Dataset, *, split: str = "", source_names: list[str] | None = None
+) -> Iterator[DatasetRow]:
     last = -1
     sentences = Sentence.objects.filter(dataset=dataset)
     if split:
@@ -84,8 +96,11 @@ def _live_rows(dataset: Dataset, *, split: str = "", source_names: list[str] | N
         sentences = sentences.filter(source__name__in=source_names)
     while True:
         chunk = list(
-            sentences.filter(position__gt=last).order_by("position")
-            .values_list("id", "position", "external_id", "text", "source__name", "split", "judgement")[:READ_CHUNK]
+            sentences.filter(position__gt=last)
+            .order_by("position")
+            .values_list(
+                "id", "position", "external_id", "text", "source__name", "split", "judgement"
+            )[:READ_CHUNK]
         )
         if not chunk:
             return
@@ -97,13 +112,23 @@ def _live_rows(dataset: Dataset, *, split: str = "", source_names: list[str] | N
         ):
             references.setdefault(sentence_id, []).append(text)
         for sid, _position, external_id, text, source_name, split_, judgement in chunk:
-            yield DatasetRow(external_id, text, tuple(references.get(sid, ())), source_name or "",
-                             split_, sid, judgement)
+            yield DatasetRow(
+                external_id,
+                text,
+                tuple(references.get(sid, ())),
+                source_name or "",
+                split_,
+                sid,
+                judgement,
+            )
         last = chunk[-1][1]
 
 
 def export_rows(
-    *, dataset: Dataset, version: DatasetVersion | None = None, split: str = "",
+    *,
+    dataset: Dataset,
+    version: DatasetVersion | None = None,
+    split: str = "",
     source_names: list[str] | None = None,
 ) -> Iterator[DatasetRow]:
     if version is not None:
@@ -117,12 +142,16 @@ def dataset_summaries() -> list[dict[str, Any]]:
     from django.db.models import Count
 
     rows = []
-    for dataset in Dataset.objects.annotate(n_sentences=Count("sentences", distinct=True)).order_by("name"):
-        rows.append({
-            "dataset": dataset,
-            "sentences": dataset.n_sentences,
-            "versions": list(dataset.versions.order_by("-number")[:5]),
-        })
+    for dataset in Dataset.objects.annotate(n_sentences=Count("sentences", distinct=True)).order_by(
+        "name"
+    ):
+        rows.append(
+            {
+                "dataset": dataset,
+                "sentences": dataset.n_sentences,
+                "versions": list(dataset.versions.order_by("-number")[:5]),
+            }
+        )
     return rows
 
 

@@ -45,6 +45,7 @@ EDIT_TYPES = ("M", "R", "S", "W")
 NOT_ANNOTATABLE = "无法标注"
 BATCH = 200
 
+
 @dataclass
 class _Tally:
     sentences: int = 0
@@ -59,7 +60,9 @@ class _Tally:
     erroneous_histogram: Counter[int] = field(default_factory=Counter)
     types: Counter[str] = field(default_factory=Counter)
 
-    def add(self, row: DatasetRow, references: tuple[str, ...], types: list[list[str] | None]) -> None:
+    def add(
+        self, row: DatasetRow, references: tuple[str, ...], types: list[list[str] | None]
+    ) -> None:
         self.sentences += 1
         self.references += len(references)
         self.chars += len("".join(row.text.split()))
@@ -87,7 +90,9 @@ class _Tally:
             "sentences": self.sentences,
             "references": self.references,
             "refs_per_sentence": ratio(self.references, self.sentences),
-            "refs_per_sentence_histogram": {str(k): self.histogram[k] for k in sorted(self.histogram)},
+            "refs_per_sentence_histogram": {
+                str(k): self.histogram[k] for k in sorted(self.histogram)
+            },
             "erroneous_sentences": self.erroneous,
             "erroneous_share": ratio(self.erroneous, self.sentences),
             "error_free_sentences": self.error_free,
@@ -97,8 +102,10 @@ class _Tally:
             "edits_per_reference": ratio(self.edits, self.edited_references),
             "edit_types": {t: self.types[t] for t in EDIT_TYPES},
             "erroneous_by_refs": {
-                str(k): {"sentences": self.erroneous_histogram[k],
-                         "share": ratio(self.erroneous_histogram[k], self.erroneous)}
+                str(k): {
+                    "sentences": self.erroneous_histogram[k],
+                    "share": ratio(self.erroneous_histogram[k], self.erroneous),
+                }
                 for k in sorted(self.histogram)
             },
         }
@@ -109,21 +116,34 @@ def _distinct(references: Iterable[str]) -> tuple[str, ...]:
 
 
 def reference_m2_text(
-    *, dataset: Dataset, version: DatasetVersion | None, directory: str | None, signature: str,
-    workers: int | None = None, on_progress: Any = None,
+    *,
+    dataset: Dataset,
+    version: DatasetVersion | None,
+    directory: str | None,
+    signature: str,
+    workers: int | None = None,
+    on_progress: Any = None,
 ) -> str:
     """The reference M2 of a release (from the one builder, stored) or of the live data
     (extracted now, reusing the unchanged blocks of the newest stored release, so the live
     statistics of a mostly released dataset are cheap)."""
     if version is not None:
-        return reference_m2(version, resources_dir=directory, workers=workers, on_progress=on_progress)[1]
+        return reference_m2(
+            version, resources_dir=directory, workers=workers, on_progress=on_progress
+        )[1]
     if dataset.language == Language.ENGLISH:
-        return "".join(english_m2_chunks(export_rows(dataset=dataset, version=None), on_progress=on_progress))
-    return "".join(m2_chunks(
-        export_rows(dataset=dataset, version=version), resources_dir=directory,
-        workers=workers if workers is not None else export_workers(), on_progress=on_progress,
-        known=known_blocks(dataset, signature, exclude=version),
-    ))
+        return "".join(
+            english_m2_chunks(export_rows(dataset=dataset, version=None), on_progress=on_progress)
+        )
+    return "".join(
+        m2_chunks(
+            export_rows(dataset=dataset, version=version),
+            resources_dir=directory,
+            workers=workers if workers is not None else export_workers(),
+            on_progress=on_progress,
+            known=known_blocks(dataset, signature, exclude=version),
+        )
+    )
 
 
 def edit_type(m2_type: str) -> str:
@@ -131,7 +151,11 @@ def edit_type(m2_type: str) -> str:
     prefix maps as Missing -> M, Unnecessary -> R, Replacement -> S, and R:WO -> W."""
     if m2_type == "R:WO":
         return "W"
-    return {"M": "M", "U": "R", "R": "S"}.get(m2_type.split(":")[0], m2_type) if ":" in m2_type else m2_type
+    return (
+        {"M": "M", "U": "R", "R": "S"}.get(m2_type.split(":")[0], m2_type)
+        if ":" in m2_type
+        else m2_type
+    )
 
 
 def _typed_rows_from_m2(
@@ -146,8 +170,11 @@ def _typed_rows_from_m2(
     count = 0
     for row in rows:
         if count >= len(texts):
-            raise ServiceError(f"{name}: the reference M2 has fewer blocks than there are "
-                               "sentences; export M2 again", field="release")
+            raise ServiceError(
+                f"{name}: the reference M2 has fewer blocks than there are "
+                "sentences; export M2 again",
+                field="release",
+            )
         block = parse_m2(texts[count], name=f"{name} reference M2")[0]
         count += 1
         first: dict[int, list[str] | None] = {}
@@ -164,13 +191,19 @@ def _typed_rows_from_m2(
         indexes = [row.references.index(text) for text in distinct]
         yield row, distinct, [first.get(i, []) for i in indexes]
     if count != len(texts):
-        raise ServiceError(f"{name}: the reference M2 has {len(texts)} blocks for "
-                           f"{count} sentences", field="release")
+        raise ServiceError(
+            f"{name}: the reference M2 has {len(texts)} blocks for {count} sentences",
+            field="release",
+        )
 
 
 def cleme_chunk_statistics(
-    *, dataset: Dataset, version: DatasetVersion | None = None, resources_dir: str | None = None,
-    workers: int | None = None, m2_text: str | None = None,
+    *,
+    dataset: Dataset,
+    version: DatasetVersion | None = None,
+    resources_dir: str | None = None,
+    workers: int | None = None,
+    m2_text: str | None = None,
 ) -> dict[str, Any]:
     """CLEME's chunk statistics of the reference set (engineer B's `chunk_statistics`):
     chunk counts and lengths, ICC / IUC / CC, from the reference M2."""
@@ -181,16 +214,26 @@ def cleme_chunk_statistics(
 
     if m2_text is None:
         directory = resources_dir_setting(resources_dir)
-        m2_text = reference_m2_text(dataset=dataset, version=version, directory=directory,
-                                    signature=load_resources(directory).signature, workers=workers)
+        m2_text = reference_m2_text(
+            dataset=dataset,
+            version=version,
+            directory=directory,
+            signature=load_resources(directory).signature,
+            workers=workers,
+        )
     blocks = parse_m2(m2_text, name=f"{dataset.name} reference M2")
     result = chunk_statistics(sentences_from_m2(blocks)).as_dict()
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in result.items()}
 
 
 def dataset_statistics(
-    *, dataset: Dataset, version: DatasetVersion | None = None, resources_dir: str | None = None,
-    workers: int | None = None, job_id: int | None = None, chunks: bool = False,
+    *,
+    dataset: Dataset,
+    version: DatasetVersion | None = None,
+    resources_dir: str | None = None,
+    workers: int | None = None,
+    job_id: int | None = None,
+    chunks: bool = False,
 ) -> dict[str, Any]:
     """Statistics of a release (or of the live dataset's current golden references)."""
     from scoring.gec.resources import load_resources
@@ -206,8 +249,14 @@ def dataset_statistics(
     def progress(done: int) -> None:
         report_progress(job_id, done)
 
-    m2_text = reference_m2_text(dataset=dataset, version=version, directory=directory,
-                                signature=signature, workers=workers, on_progress=progress)
+    m2_text = reference_m2_text(
+        dataset=dataset,
+        version=version,
+        directory=directory,
+        signature=signature,
+        workers=workers,
+        on_progress=progress,
+    )
     overall = _Tally()
     by_source: dict[str, _Tally] = {}
     name = version.label if version is not None else f"{dataset.name} (live)"

@@ -27,14 +27,18 @@ def export_dataset_task(job_id: int) -> dict[str, Any] | None:
 
 
 @shared_task(name="datasets.export_m2_part", acks_late=True)
-def export_m2_part_task(job_id: int, version_id: int, first: int, last: int,
-                        resources_dir: str | None) -> str:
-    return export_m2_part(job_id=job_id, version_id=version_id, first=first, last=last,
-                          resources_dir=resources_dir)
+def export_m2_part_task(
+    job_id: int, version_id: int, first: int, last: int, resources_dir: str | None
+) -> str:
+    return export_m2_part(
+        job_id=job_id, version_id=version_id, first=first, last=last, resources_dir=resources_dir
+    )
 
 
 @shared_task(name="datasets.export_m2_assemble")
-def export_m2_assemble_task(parts: list[str], job_id: int, resources_dir: str | None) -> dict[str, Any] | None:
+def export_m2_assemble_task(
+    parts: list[str], job_id: int, resources_dir: str | None
+) -> dict[str, Any] | None:
     return assemble_m2_parts(parts=parts, job_id=job_id, resources_dir=resources_dir)
 
 

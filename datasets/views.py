@@ -48,10 +48,13 @@ def dataset_import(request: HttpRequest) -> HttpResponse:
         uploads = sources + others
         try:
             job = request_import(
-                user=request.user, name=request.POST.get("name", "").strip(),
-                fmt=request.POST.get("format", ""), uploads=uploads,
+                user=request.user,
+                name=request.POST.get("name", "").strip(),
+                fmt=request.POST.get("format", ""),
+                uploads=uploads,
                 source_name=request.POST.get("source", "").strip(),
-                split=request.POST.get("split", ""), language=request.POST.get("language", "zh"),
+                split=request.POST.get("split", ""),
+                language=request.POST.get("language", "zh"),
             )
         except ServiceError as exc:
             context["error"] = exc.message
@@ -66,13 +69,17 @@ def dataset_detail(request: HttpRequest, name: str) -> HttpResponse:
         dataset = get_dataset(name)
     except ServiceError as exc:
         raise Http404(exc.message) from None
-    return render(request, "datasets/detail.html", {
-        "dataset": dataset,
-        "sentences": dataset.sentences.count(),
-        "sources": list(dataset.sources.values_list("name", flat=True)),
-        "versions": list(dataset.versions.select_related("created_by").order_by("-number")),
-        "formats": [f.value for f in ExportFormat],
-    })
+    return render(
+        request,
+        "datasets/detail.html",
+        {
+            "dataset": dataset,
+            "sentences": dataset.sentences.count(),
+            "sources": list(dataset.sources.values_list("name", flat=True)),
+            "versions": list(dataset.versions.select_related("created_by").order_by("-number")),
+            "formats": [f.value for f in ExportFormat],
+        },
+    )
 
 
 @role_required(Role.ADMIN)
@@ -81,15 +88,20 @@ def dataset_release(request: HttpRequest, name: str) -> HttpResponse:
     try:
         dataset = get_dataset(name)
         version = release_dataset(
-            dataset=dataset, user=request.user, note=request.POST.get("note", ""),
+            dataset=dataset,
+            user=request.user,
+            note=request.POST.get("note", ""),
             split=request.POST.get("split", ""),
             source_names=[s for s in request.POST.getlist("source") if s],
         )
     except ServiceError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"Released {version.label} ({version.counts['sentences']} sentences, "
-                                  f"sha256 {version.checksum[:12]}…).")
+        messages.success(
+            request,
+            f"Released {version.label} ({version.counts['sentences']} sentences, "
+            f"sha256 {version.checksum[:12]}…).",
+        )
     return redirect("datasets:detail", name=name)
 
 
@@ -99,9 +111,13 @@ def dataset_export(request: HttpRequest, name: str) -> HttpResponse:
     try:
         dataset = get_dataset(name)
         version = get_version(dataset, request.POST.get("release") or None)
-        job = request_export(user=request.user, dataset=dataset, fmt=request.POST.get("format", ""),
-                             version=version,
-                             include_annotations=request.POST.get("include_annotations") == "on")
+        job = request_export(
+            user=request.user,
+            dataset=dataset,
+            fmt=request.POST.get("format", ""),
+            version=version,
+            include_annotations=request.POST.get("include_annotations") == "on",
+        )
     except ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("datasets:detail", name=name)
@@ -123,25 +139,44 @@ def statistics_for(dataset: Any, version: Any) -> dict[str, Any]:
 
 def figure_one(stats: dict[str, Any]) -> str:
     """MuCGEC Figure 1: share of erroneous sentences by number of references, per source."""
-    keys = sorted({int(k) for part in [stats, *stats["by_source"].values()]
-                   for k in part["erroneous_by_refs"]})
+    keys = sorted(
+        {
+            int(k)
+            for part in [stats, *stats["by_source"].values()]
+            for k in part["erroneous_by_refs"]
+        }
+    )
     categories = [str(k) for k in keys]
-    series = [(name, [part["erroneous_by_refs"].get(c, {}).get("share", 0.0) for c in categories])
-              for name, part in stats["by_source"].items()]
+    series = [
+        (name, [part["erroneous_by_refs"].get(c, {}).get("share", 0.0) for c in categories])
+        for name, part in stats["by_source"].items()
+    ]
     if len(series) != 1:
-        series.append(("all", [stats["erroneous_by_refs"].get(c, {}).get("share", 0.0) for c in categories]))
+        series.append(
+            ("all", [stats["erroneous_by_refs"].get(c, {}).get("share", 0.0) for c in categories])
+        )
     return grouped_bar_chart(
-        title="Erroneous sentences by number of references", categories=categories, series=series,
-        x_label="number of references", y_label="share of erroneous sentences", percent=True,
+        title="Erroneous sentences by number of references",
+        categories=categories,
+        series=series,
+        x_label="number of references",
+        y_label="share of erroneous sentences",
+        percent=True,
     )
 
 
 def edit_type_chart(stats: dict[str, Any]) -> str:
     types = ["M", "R", "S", "W"]
-    series = [(name, [part["edit_types"][t] for t in types]) for name, part in stats["by_source"].items()]
-    return grouped_bar_chart(title="Edits by type", categories=types, series=series,
-                             x_label="edit type (M missing, R redundant, S substitution, W word order)",
-                             y_label="edits")
+    series = [
+        (name, [part["edit_types"][t] for t in types]) for name, part in stats["by_source"].items()
+    ]
+    return grouped_bar_chart(
+        title="Edits by type",
+        categories=types,
+        series=series,
+        x_label="edit type (M missing, R redundant, S substitution, W word order)",
+        y_label="edits",
+    )
 
 
 @role_required(Role.ADMIN)
@@ -153,11 +188,19 @@ def dataset_stats(request: HttpRequest, name: str) -> HttpResponse:
     except ServiceError as exc:
         raise Http404(exc.message) from None
     rows = [(source, part) for source, part in stats["by_source"].items()]
-    return render(request, "datasets/stats.html", {
-        "dataset": dataset, "version": version, "stats": stats, "rows": rows,
-        "versions": list(dataset.versions.order_by("-number")),
-        "figure_one": figure_one(stats), "edit_chart": edit_type_chart(stats),
-    })
+    return render(
+        request,
+        "datasets/stats.html",
+        {
+            "dataset": dataset,
+            "version": version,
+            "stats": stats,
+            "rows": rows,
+            "versions": list(dataset.versions.order_by("-number")),
+            "figure_one": figure_one(stats),
+            "edit_chart": edit_type_chart(stats),
+        },
+    )
 
 
 @role_required(Role.ADMIN)

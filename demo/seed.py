@@ -40,17 +40,24 @@ def seed_demo_dataset(*, name: str, path: Path, admin: User) -> bool:
     # Through the import service (as JSONL: the demo rows carry their own source and split),
     # so the demo dataset is built exactly like an admin's import.
     jsonl = "".join(
-        json.dumps({"id": external_id, "source": text, "source_name": source_name, "split": split},
-                   ensure_ascii=False) + "\n"
+        json.dumps(
+            {"id": external_id, "source": text, "source_name": source_name, "split": split},
+            ensure_ascii=False,
+        )
+        + "\n"
         for external_id, source_name, split, text in read_demo_rows(path)
     )
     dataset = import_dataset(
-        name=name, fmt="jsonl", files=[ImportFile(name=path.name, data=jsonl.encode("utf-8"))],
+        name=name,
+        fmt="jsonl",
+        files=[ImportFile(name=path.name, data=jsonl.encode("utf-8"))],
         user=admin,
     ).dataset
     dataset.description = "Quick-start demo: 12 learner sentences."
     dataset.save(update_fields=["description"])
-    dataset.annotators.set(User.objects.filter(username__in=["annotator1", "annotator2", "annotator3"]))
+    dataset.annotators.set(
+        User.objects.filter(username__in=["annotator1", "annotator2", "annotator3"])
+    )
     dataset.reviewers.set(User.objects.filter(username="reviewer"))
     assign_demo_dataset(dataset=dataset, admin=admin)
     return True

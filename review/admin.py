@@ -11,7 +11,15 @@ from review.models import Complaint, ComplaintMessage, ReviewTask, StudyItem, Ve
 
 @admin.register(ReviewTask)
 class ReviewTaskAdmin(ReadOnlyAdmin):
-    list_display = ("id", "sentence", "reviewer", "status", "version", "submitted_at", "submitted_by")
+    list_display = (
+        "id",
+        "sentence",
+        "reviewer",
+        "status",
+        "version",
+        "submitted_at",
+        "submitted_by",
+    )
     list_filter = ("status",)
 
 

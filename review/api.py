@@ -40,7 +40,16 @@ class _RoleReviewerOrAdmin(IsAuthenticated):
 class ReferenceSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = GoldenReference
-        fields = ["id", "revision", "position", "kind", "text", "origin", "is_current", "created_at"]
+        fields = [
+            "id",
+            "revision",
+            "position",
+            "kind",
+            "text",
+            "origin",
+            "is_current",
+            "created_at",
+        ]
 
 
 class ReviewTaskSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -72,7 +81,9 @@ class ReviewSubmitSerializer(serializers.Serializer):  # type: ignore[type-arg]
     version = serializers.IntegerField()
     judgement = serializers.ChoiceField(choices=["annotatable", "error_free", "not_annotatable"])
     verdicts = VerdictInputSerializer(many=True)
-    added = serializers.ListField(child=serializers.CharField(allow_blank=True), required=False, default=list)
+    added = serializers.ListField(
+        child=serializers.CharField(allow_blank=True), required=False, default=list
+    )
     time_spent_seconds = serializers.IntegerField(required=False, default=0, min_value=0)
 
 
@@ -91,46 +102,76 @@ class ReviewTaskListView(APIView):
 class ReviewTaskDetailView(APIView):
     permission_classes = [_RoleReviewerOrAdmin]
 
-    @extend_schema(responses=inline_serializer("ReviewTaskDetail", {
-        "task": ReviewTaskSerializer(), "candidates": CandidateSerializer(many=True),
-        "references": ReferenceSerializer(many=True)}))
+    @extend_schema(
+        responses=inline_serializer(
+            "ReviewTaskDetail",
+            {
+                "task": ReviewTaskSerializer(),
+                "candidates": CandidateSerializer(many=True),
+                "references": ReferenceSerializer(many=True),
+            },
+        )
+    )
     def get(self, request: Request, task_id: int) -> Response:
         task = selectors.get_review_task_for(request.user, task_id)
         candidates = selectors.merged_candidates(task) if task.status != "waiting" else []
-        return Response({
-            "task": ReviewTaskSerializer(task).data,
-            "candidates": CandidateSerializer(candidates, many=True).data,
-            "references": ReferenceSerializer(selectors.current_references(task.sentence_id), many=True).data,
-        })
+        return Response(
+            {
+                "task": ReviewTaskSerializer(task).data,
+                "candidates": CandidateSerializer(candidates, many=True).data,
+                "references": ReferenceSerializer(
+                    selectors.current_references(task.sentence_id), many=True
+                ).data,
+            }
+        )
 
 
 class ReviewSubmitView(APIView):
     permission_classes = [_RoleReviewerOrAdmin]
 
-    @extend_schema(request=ReviewSubmitSerializer, responses={201: inline_serializer("ReviewOutcome", {
-        "references": ReferenceSerializer(many=True), "study_items": serializers.ListField(child=serializers.IntegerField()),
-        "notes": serializers.ListField(child=serializers.CharField())})})
+    @extend_schema(
+        request=ReviewSubmitSerializer,
+        responses={
+            201: inline_serializer(
+                "ReviewOutcome",
+                {
+                    "references": ReferenceSerializer(many=True),
+                    "study_items": serializers.ListField(child=serializers.IntegerField()),
+                    "notes": serializers.ListField(child=serializers.CharField()),
+                },
+            )
+        },
+    )
     def post(self, request: Request, task_id: int) -> Response:
         # Look up first so that a task of someone else is a 404 before any validation error.
         selectors.get_review_task_for(request.user, task_id)
         data = _validated(ReviewSubmitSerializer, request.data)
         outcome = verdicts.submit_review(
-            task_id=task_id, user=request.user, version=data["version"],
-            verdicts=[dict(v) for v in data["verdicts"]], added=data["added"],
-            judgement=data["judgement"], time_spent_seconds=data["time_spent_seconds"],
+            task_id=task_id,
+            user=request.user,
+            version=data["version"],
+            verdicts=[dict(v) for v in data["verdicts"]],
+            added=data["added"],
+            judgement=data["judgement"],
+            time_spent_seconds=data["time_spent_seconds"],
         )
-        return Response({
-            "references": ReferenceSerializer(outcome.references, many=True).data,
-            "study_items": [item.pk for item in outcome.study_items],
-            "notes": outcome.notes,
-        }, status=201)
+        return Response(
+            {
+                "references": ReferenceSerializer(outcome.references, many=True).data,
+                "study_items": [item.pk for item in outcome.study_items],
+                "notes": outcome.notes,
+            },
+            status=201,
+        )
 
 
 class ReviewReassignView(APIView):
     permission_classes = [IsPlatformAdmin]
 
     @extend_schema(
-        request=inline_serializer("ReviewReassignRequest", {"reviewer": serializers.IntegerField(required=False)}),
+        request=inline_serializer(
+            "ReviewReassignRequest", {"reviewer": serializers.IntegerField(required=False)}
+        ),
         responses=ReviewTaskSerializer,
     )
     def post(self, request: Request, task_id: int) -> Response:
@@ -160,7 +201,11 @@ class StudyItemListView(APIView):
 
     @extend_schema(responses=StudyItemSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(StudyItemSerializer(selectors.study_items_for(request.user).order_by("id"), many=True).data)
+        return Response(
+            StudyItemSerializer(
+                selectors.study_items_for(request.user).order_by("id"), many=True
+            ).data
+        )
 
 
 class StudyItemDetailView(APIView):
@@ -168,19 +213,33 @@ class StudyItemDetailView(APIView):
 
     permission_classes = [IsAnnotator]
 
-    @extend_schema(responses=inline_serializer("StudyItemDetail", {
-        "item": StudyItemSerializer(), "original": SubmissionSerializer(),
-        "revisions": SubmissionSerializer(many=True), "references": serializers.ListField(child=serializers.DictField())}))
+    @extend_schema(
+        responses=inline_serializer(
+            "StudyItemDetail",
+            {
+                "item": StudyItemSerializer(),
+                "original": SubmissionSerializer(),
+                "revisions": SubmissionSerializer(many=True),
+                "references": serializers.ListField(child=serializers.DictField()),
+            },
+        )
+    )
     def get(self, request: Request, item_id: int) -> Response:
         item = selectors.get_study_item_for(request.user, item_id)
         shown = selectors.references_with_edits(item.task.sentence)
         original = first_submission(item.assignment)
-        return Response({
-            "item": StudyItemSerializer(item).data,
-            "original": SubmissionSerializer(original).data if original else None,
-            "revisions": SubmissionSerializer(item.assignment.submissions.filter(revision__gt=1), many=True).data,
-            "references": [dict(ReferenceSerializer(s.reference).data, edits=s.edits) for s in shown],
-        })
+        return Response(
+            {
+                "item": StudyItemSerializer(item).data,
+                "original": SubmissionSerializer(original).data if original else None,
+                "revisions": SubmissionSerializer(
+                    item.assignment.submissions.filter(revision__gt=1), many=True
+                ).data,
+                "references": [
+                    dict(ReferenceSerializer(s.reference).data, edits=s.edits) for s in shown
+                ],
+            }
+        )
 
 
 class StudyReviseView(APIView):
@@ -191,7 +250,10 @@ class StudyReviseView(APIView):
         selectors.get_study_item_for(request.user, item_id)
         data = _validated(SubmitRequestSerializer, request.data)
         submission = services.submit_study_revision(
-            item_id=item_id, user=request.user, texts=data["texts"], tag=data["tag"],
+            item_id=item_id,
+            user=request.user,
+            texts=data["texts"],
+            tag=data["tag"],
             time_spent_seconds=data["time_spent_seconds"],
         )
         return Response(SubmissionSerializer(submission).data, status=201)
@@ -207,12 +269,24 @@ class ComplaintSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
 
     class Meta:
         model = Complaint
-        fields = ["id", "study_item", "sentence", "reference", "author", "status", "created_at",
-                  "resolved_at", "resolution_note", "messages"]
+        fields = [
+            "id",
+            "study_item",
+            "sentence",
+            "reference",
+            "author",
+            "status",
+            "created_at",
+            "resolved_at",
+            "resolution_note",
+            "messages",
+        ]
 
     def get_messages(self, complaint: Complaint) -> list[dict[str, Any]]:
-        return [{"author": m.author.username, "text": m.text, "created_at": m.created_at}
-                for m in complaint.messages.select_related("author")]
+        return [
+            {"author": m.author.username, "text": m.text, "created_at": m.created_at}
+            for m in complaint.messages.select_related("author")
+        ]
 
 
 class ComplaintListView(APIView):
@@ -220,16 +294,32 @@ class ComplaintListView(APIView):
 
     @extend_schema(responses=ComplaintSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(ComplaintSerializer(selectors.complaints_for(request.user).order_by("id")[:1000], many=True).data)
+        return Response(
+            ComplaintSerializer(
+                selectors.complaints_for(request.user).order_by("id")[:1000], many=True
+            ).data
+        )
 
-    @extend_schema(request=inline_serializer("ComplaintNew", {
-        "study_item": serializers.IntegerField(), "reference": serializers.IntegerField(required=False),
-        "text": serializers.CharField()}), responses={201: ComplaintSerializer})
+    @extend_schema(
+        request=inline_serializer(
+            "ComplaintNew",
+            {
+                "study_item": serializers.IntegerField(),
+                "reference": serializers.IntegerField(required=False),
+                "text": serializers.CharField(),
+            },
+        ),
+        responses={201: ComplaintSerializer},
+    )
     def post(self, request: Request) -> Response:
         if not has_role(request.user, Role.ANNOTATOR):
-            raise ServiceError("only annotators file complaints, from their study items", status=403)
+            raise ServiceError(
+                "only annotators file complaints, from their study items", status=403
+            )
         complaint = services.file_complaint(
-            item_id=request.data.get("study_item"), user=request.user, text=request.data.get("text"),
+            item_id=request.data.get("study_item"),
+            user=request.user,
+            text=request.data.get("text"),
             reference_id=request.data.get("reference"),
         )
         return Response(ComplaintSerializer(complaint).data, status=201)
@@ -240,33 +330,54 @@ class ComplaintDetailView(APIView):
 
     @extend_schema(responses=ComplaintSerializer)
     def get(self, request: Request, complaint_id: int) -> Response:
-        return Response(ComplaintSerializer(selectors.get_complaint_for(request.user, complaint_id)).data)
+        return Response(
+            ComplaintSerializer(selectors.get_complaint_for(request.user, complaint_id)).data
+        )
 
 
 class ComplaintMessageView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(request=inline_serializer("ComplaintMessageNew", {"text": serializers.CharField()}),
-                   responses={201: ComplaintSerializer})
+    @extend_schema(
+        request=inline_serializer("ComplaintMessageNew", {"text": serializers.CharField()}),
+        responses={201: ComplaintSerializer},
+    )
     def post(self, request: Request, complaint_id: int) -> Response:
-        services.post_complaint_message(complaint_id=complaint_id, user=request.user, text=request.data.get("text"))
-        return Response(ComplaintSerializer(selectors.get_complaint_for(request.user, complaint_id)).data, status=201)
+        services.post_complaint_message(
+            complaint_id=complaint_id, user=request.user, text=request.data.get("text")
+        )
+        return Response(
+            ComplaintSerializer(selectors.get_complaint_for(request.user, complaint_id)).data,
+            status=201,
+        )
 
 
 class ComplaintResolveView(APIView):
     permission_classes = [_RoleReviewerOrAdmin]
 
-    @extend_schema(request=inline_serializer("ComplaintResolve", {
-        "accept": serializers.BooleanField(), "note": serializers.CharField(required=False),
-        "references": serializers.ListField(child=serializers.CharField(), required=False),
-        "judgement": serializers.CharField(required=False)}), responses=ComplaintSerializer)
+    @extend_schema(
+        request=inline_serializer(
+            "ComplaintResolve",
+            {
+                "accept": serializers.BooleanField(),
+                "note": serializers.CharField(required=False),
+                "references": serializers.ListField(child=serializers.CharField(), required=False),
+                "judgement": serializers.CharField(required=False),
+            },
+        ),
+        responses=ComplaintSerializer,
+    )
     def post(self, request: Request, complaint_id: int) -> Response:
         accept = request.data.get("accept")
         if not isinstance(accept, bool):
             raise ServiceError("accept must be true or false", field="accept")
         complaint = services.resolve_complaint(
-            complaint_id=complaint_id, user=request.user, accept=accept, note=request.data.get("note", ""),
-            references=request.data.get("references"), judgement=request.data.get("judgement"),
+            complaint_id=complaint_id,
+            user=request.user,
+            accept=accept,
+            note=request.data.get("note", ""),
+            references=request.data.get("references"),
+            judgement=request.data.get("judgement"),
         )
         return Response(ComplaintSerializer(complaint).data)
 
@@ -278,11 +389,19 @@ class AssignDatasetView(APIView):
     permission_classes = [IsPlatformAdmin]
 
     @extend_schema(
-        request=inline_serializer("AssignDatasetRequest", {
-            "dataset": serializers.IntegerField(), "seed": serializers.IntegerField(default=0)}),
-        responses=inline_serializer("AssignDatasetResponse", {
-            "sentences": serializers.IntegerField(), "assignments": serializers.IntegerField(),
-            "review_tasks": serializers.IntegerField(), "seed": serializers.IntegerField()}),
+        request=inline_serializer(
+            "AssignDatasetRequest",
+            {"dataset": serializers.IntegerField(), "seed": serializers.IntegerField(default=0)},
+        ),
+        responses=inline_serializer(
+            "AssignDatasetResponse",
+            {
+                "sentences": serializers.IntegerField(),
+                "assignments": serializers.IntegerField(),
+                "review_tasks": serializers.IntegerField(),
+                "seed": serializers.IntegerField(),
+            },
+        ),
     )
     def post(self, request: Request) -> Response:
         try:
@@ -294,21 +413,42 @@ class AssignDatasetView(APIView):
         except (TypeError, ValueError):
             raise ServiceError("seed must be a whole number", field="seed") from None
         summary = assign_dataset(dataset=dataset, seed=seed, by=request.user)
-        return Response({"sentences": summary.sentences, "assignments": summary.assignments,
-                         "review_tasks": summary.review_tasks, "seed": summary.seed}, status=201)
+        return Response(
+            {
+                "sentences": summary.sentences,
+                "assignments": summary.assignments,
+                "review_tasks": summary.review_tasks,
+                "seed": summary.seed,
+            },
+            status=201,
+        )
 
 
 urlpatterns = [
     path("assignments/assign-dataset/", AssignDatasetView.as_view(), name="api-assign-dataset"),
     path("review-tasks/", ReviewTaskListView.as_view(), name="api-review-tasks"),
     path("review-tasks/<int:task_id>/", ReviewTaskDetailView.as_view(), name="api-review-task"),
-    path("review-tasks/<int:task_id>/submit/", ReviewSubmitView.as_view(), name="api-review-submit"),
-    path("review-tasks/<int:task_id>/reassign/", ReviewReassignView.as_view(), name="api-review-reassign"),
+    path(
+        "review-tasks/<int:task_id>/submit/", ReviewSubmitView.as_view(), name="api-review-submit"
+    ),
+    path(
+        "review-tasks/<int:task_id>/reassign/",
+        ReviewReassignView.as_view(),
+        name="api-review-reassign",
+    ),
     path("study-items/", StudyItemListView.as_view(), name="api-study-items"),
     path("study-items/<int:item_id>/", StudyItemDetailView.as_view(), name="api-study-item"),
     path("study-items/<int:item_id>/revise/", StudyReviseView.as_view(), name="api-study-revise"),
     path("complaints/", ComplaintListView.as_view(), name="api-complaints"),
     path("complaints/<int:complaint_id>/", ComplaintDetailView.as_view(), name="api-complaint"),
-    path("complaints/<int:complaint_id>/messages/", ComplaintMessageView.as_view(), name="api-complaint-messages"),
-    path("complaints/<int:complaint_id>/resolve/", ComplaintResolveView.as_view(), name="api-complaint-resolve"),
+    path(
+        "complaints/<int:complaint_id>/messages/",
+        ComplaintMessageView.as_view(),
+        name="api-complaint-messages",
+    ),
+    path(
+        "complaints/<int:complaint_id>/resolve/",
+        ComplaintResolveView.as_view(),
+        name="api-complaint-resolve",
+    ),
 ]

@@ -116,7 +116,11 @@ class Complaint(models.Model):
 
     study_item = models.ForeignKey(StudyItem, on_delete=models.CASCADE, related_name="complaints")
     reference = models.ForeignKey(
-        GoldenReference, null=True, blank=True, on_delete=models.SET_NULL, related_name="complaints",
+        GoldenReference,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="complaints",
         help_text="the reference complained about; empty = the reference set as a whole",
     )
     author = models.ForeignKey(

@@ -34,7 +34,9 @@ def annotator_dashboard(sender: Any, user: Any, **_: Any) -> dict[str, Any]:
 
 
 @receiver(collect_annotations, dispatch_uid="review.verdicts_for_export")
-def verdicts_for_export(sender: Any, sentence_ids: Sequence[int], **_: Any) -> dict[int, dict[str, Any]]:
+def verdicts_for_export(
+    sender: Any, sentence_ids: Sequence[int], **_: Any
+) -> dict[int, dict[str, Any]]:
     """The reviewer's verdict on each merged candidate, with the annotators who proposed it."""
     verdicts = (
         Verdict.objects.filter(task__sentence_id__in=sentence_ids)
@@ -44,14 +46,20 @@ def verdicts_for_export(sender: Any, sentence_ids: Sequence[int], **_: Any) -> d
     )
     data: dict[int, dict[str, Any]] = {}
     for verdict in verdicts:
-        data.setdefault(verdict.task.sentence_id, {"verdicts": []})["verdicts"].append({
-            "position": verdict.position,
-            "kind": verdict.kind,
-            "text": verdict.text,
-            "is_correct": verdict.is_correct,
-            "edited_text": verdict.edited_text,
-            "reviewer": verdict.task.reviewer.username,
-            "review_submitted_at": verdict.task.submitted_at.isoformat() if verdict.task.submitted_at else None,
-            "proposed_by": sorted({s.assignment.annotator.username for s in verdict.submissions.all()}),
-        })
+        data.setdefault(verdict.task.sentence_id, {"verdicts": []})["verdicts"].append(
+            {
+                "position": verdict.position,
+                "kind": verdict.kind,
+                "text": verdict.text,
+                "is_correct": verdict.is_correct,
+                "edited_text": verdict.edited_text,
+                "reviewer": verdict.task.reviewer.username,
+                "review_submitted_at": verdict.task.submitted_at.isoformat()
+                if verdict.task.submitted_at
+                else None,
+                "proposed_by": sorted(
+                    {s.assignment.annotator.username for s in verdict.submissions.all()}
+                ),
+            }
+        )
     return data

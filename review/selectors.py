@@ -49,7 +49,9 @@ def _as_id(value: Any) -> int:
 
 def review_tasks_for(user: Any) -> QuerySet[ReviewTask]:
     """Admins see every task; a reviewer their own; anyone else nothing."""
-    tasks = ReviewTask.objects.select_related("sentence", "sentence__dataset", "sentence__source", "reviewer")
+    tasks = ReviewTask.objects.select_related(
+        "sentence", "sentence__dataset", "sentence__source", "reviewer"
+    )
     if has_role(user, Role.ADMIN):
         return tasks
     if has_role(user, Role.REVIEWER):
@@ -146,8 +148,14 @@ def merged_candidates(task: ReviewTask, *, with_edits: bool = True) -> list[Cand
                 candidate.support += 1
             candidate.submission_ids.append(submission.pk)
     # Corrections before tags; within each, most supported first, then first given.
-    ranked = sorted(order, key=lambda key: (
-        key[0] != ReferenceKind.CORRECTION, -merged[key].support, order.index(key)))
+    ranked = sorted(
+        order,
+        key=lambda key: (
+            key[0] != ReferenceKind.CORRECTION,
+            -merged[key].support,
+            order.index(key),
+        ),
+    )
     result = []
     for position, key in enumerate(ranked):
         candidate = merged[key]
@@ -159,13 +167,16 @@ def merged_candidates(task: ReviewTask, *, with_edits: bool = True) -> list[Cand
     return result
 
 
-def chunk_grid_for(source: str, candidates: list[Candidate], *, language: str = "zh") -> ReviewGrid | None:
+def chunk_grid_for(
+    source: str, candidates: list[Candidate], *, language: str = "zh"
+) -> ReviewGrid | None:
     """The review grid: every merged correction as a row, aligned on shared chunks."""
     corrections = [c for c in candidates if c.is_correction]
     if len(corrections) < 2:
         return None  # one correction has nothing to be compared with
     return chunk_grid_between(
-        source, [(f"#{c.position + 1} ({c.support}/{c.of})", c.text) for c in corrections],
+        source,
+        [(f"#{c.position + 1} ({c.support}/{c.of})", c.text) for c in corrections],
         language=language,
     )
 
@@ -175,7 +186,9 @@ def chunk_grid_for(source: str, candidates: list[Candidate], *, language: str = 
 
 def current_references(sentence_id: int) -> list[GoldenReference]:
     return list(
-        GoldenReference.objects.filter(sentence_id=sentence_id, is_current=True).order_by("position")
+        GoldenReference.objects.filter(sentence_id=sentence_id, is_current=True).order_by(
+            "position"
+        )
     )
 
 
@@ -192,7 +205,11 @@ def references_with_edits(sentence: Any) -> list[ShownReference]:
         if reference.kind == ReferenceKind.CORRECTION:
             language = sentence.dataset.language
             edits = edits_between(sentence.text, reference.text, language=language)
-            shown.append(ShownReference(reference, edits, diff_segments(sentence.text, edits, language=language)))
+            shown.append(
+                ShownReference(
+                    reference, edits, diff_segments(sentence.text, edits, language=language)
+                )
+            )
         else:
             shown.append(ShownReference(reference, [], []))
     return shown

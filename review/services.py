@@ -65,7 +65,9 @@ def clean_message(text: Any, *, field: str = "text") -> str:
         raise ServiceError(f"{field} is empty: write what is wrong and why", field=field)
     text = text.strip()
     if len(text) > MAX_MESSAGE_CHARS:
-        raise ServiceError(f"{field} is {len(text)} characters; at most {MAX_MESSAGE_CHARS}", field=field)
+        raise ServiceError(
+            f"{field} is {len(text)} characters; at most {MAX_MESSAGE_CHARS}", field=field
+        )
     for index, char in enumerate(text):
         if char not in "\n\r\t" and unicodedata.category(char) in {"Cc", "Cf", "Cs", "Co"}:
             raise ServiceError(
@@ -91,13 +93,18 @@ def open_review_if_complete(*, sentence: Sentence) -> ReviewTask | None:
     task.opened_at = timezone.now()
     task.save(update_fields=["status", "opened_at"])
     Sentence.objects.filter(pk=sentence.pk).update(status=SentenceStatus.IN_REVIEW)
-    notify(task.reviewer_id, f"Sentence {sentence.external_id} of {sentence.dataset} is ready for review",
-            reverse("review:task", args=[task.pk]))
+    notify(
+        task.reviewer_id,
+        f"Sentence {sentence.external_id} of {sentence.dataset} is ready for review",
+        reverse("review:task", args=[task.pk]),
+    )
     return task
 
 
 @transaction.atomic
-def reassign_review(*, task_id: Any, by: Any, to_user: Any | None = None, seed: int | None = None) -> ReviewTask:
+def reassign_review(
+    *, task_id: Any, by: Any, to_user: Any | None = None, seed: int | None = None
+) -> ReviewTask:
     """Give a not-yet-saved review to another pool reviewer who did not annotate the sentence."""
     import random
     from collections import Counter
@@ -105,25 +112,39 @@ def reassign_review(*, task_id: Any, by: Any, to_user: Any | None = None, seed: 
     if not has_role(by, Role.ADMIN):
         raise NotFound("no such review task")
     try:
-        task = ReviewTask.objects.select_for_update().select_related("sentence__dataset").get(pk=int(task_id))
+        task = (
+            ReviewTask.objects.select_for_update()
+            .select_related("sentence__dataset")
+            .get(pk=int(task_id))
+        )
     except (ReviewTask.DoesNotExist, TypeError, ValueError):
         raise NotFound("no such review task") from None
     if task.status == ReviewStatus.DONE:
         raise Conflict("this review is already saved; revise its references through a complaint")
-    excluded = set(task.sentence.assignments.values_list("annotator_id", flat=True)) | {task.reviewer_id}
+    excluded = set(task.sentence.assignments.values_list("annotator_id", flat=True)) | {
+        task.reviewer_id
+    }
     pool = list(task.sentence.dataset.reviewers.filter(is_active=True).order_by("pk"))
     if to_user is not None:
         if to_user.pk not in {u.pk for u in pool}:
-            raise ServiceError(f"{to_user} is not in the reviewer pool of {task.sentence.dataset}", field="reviewer")
+            raise ServiceError(
+                f"{to_user} is not in the reviewer pool of {task.sentence.dataset}",
+                field="reviewer",
+            )
         if to_user.pk in excluded:
-            raise ServiceError(f"{to_user} annotated this sentence or already reviews it", field="reviewer")
+            raise ServiceError(
+                f"{to_user} annotated this sentence or already reviews it", field="reviewer"
+            )
         new_reviewer = to_user
     else:
         eligible = [u for u in pool if u.pk not in excluded]
         if not eligible:
-            raise ServiceError("no other reviewer in the pool is free for this sentence", field="reviewer")
+            raise ServiceError(
+                "no other reviewer in the pool is free for this sentence", field="reviewer"
+            )
         load: Counter[int] = Counter(
-            ReviewTask.objects.exclude(status=ReviewStatus.DONE).filter(reviewer__in=eligible)
+            ReviewTask.objects.exclude(status=ReviewStatus.DONE)
+            .filter(reviewer__in=eligible)
             .values_list("reviewer_id", flat=True)
         )
         shuffled = list(eligible)
@@ -135,8 +156,12 @@ def reassign_review(*, task_id: Any, by: Any, to_user: Any | None = None, seed: 
     task.version += 1
     task.save(update_fields=["reviewer", "version"])
     if task.status == ReviewStatus.OPEN:
-        notify(new_reviewer.pk, f"Sentence {task.sentence.external_id} of {task.sentence.dataset} was "
-                "reassigned to you for review", reverse("review:task", args=[task.pk]))
+        notify(
+            new_reviewer.pk,
+            f"Sentence {task.sentence.external_id} of {task.sentence.dataset} was "
+            "reassigned to you for review",
+            reverse("review:task", args=[task.pk]),
+        )
     log_action(task, by, "review.reassigned", {"from": previous, "to": new_reviewer.pk})
     return task
 
@@ -145,7 +170,9 @@ def reassign_review(*, task_id: Any, by: Any, to_user: Any | None = None, seed: 
 
 
 def next_revision(sentence_id: int) -> int:
-    latest = GoldenReference.objects.filter(sentence_id=sentence_id).aggregate(r=Max("revision"))["r"]
+    latest = GoldenReference.objects.filter(sentence_id=sentence_id).aggregate(r=Max("revision"))[
+        "r"
+    ]
     return (latest or 0) + 1
 
 
@@ -155,11 +182,20 @@ def write_references(
     """A new revision of the sentence's golden references; older rows stay, not current."""
     revision = next_revision(sentence.pk)
     GoldenReference.objects.filter(sentence=sentence, is_current=True).update(is_current=False)
-    return GoldenReference.objects.bulk_create([
-        GoldenReference(sentence=sentence, revision=revision, position=position, kind=kind,
-                        text=text, origin=origin, created_by=user if user.is_authenticated else None)
-        for position, (kind, text, origin) in enumerate(rows)
-    ])
+    return GoldenReference.objects.bulk_create(
+        [
+            GoldenReference(
+                sentence=sentence,
+                revision=revision,
+                position=position,
+                kind=kind,
+                text=text,
+                origin=origin,
+                created_by=user if user.is_authenticated else None,
+            )
+            for position, (kind, text, origin) in enumerate(rows)
+        ]
+    )
 
 
 # --- self-study ----------------------------------------------------------------------------
@@ -179,7 +215,9 @@ def submit_study_revision(
     cleaned = clean_corrections(source=assignment.sentence.text, texts=texts, tag=tag)
     latest = assignment.submissions.aggregate(r=Max("revision"))["r"] or 1
     submission = Submission.objects.create(
-        assignment=assignment, revision=latest + 1, tag=cleaned.tag,
+        assignment=assignment,
+        revision=latest + 1,
+        tag=cleaned.tag,
         time_spent_seconds=clean_time_spent(time_spent_seconds),
     )
     Correction.objects.bulk_create(
@@ -189,9 +227,17 @@ def submit_study_revision(
     item.revision = submission
     item.done_at = timezone.now()
     item.save(update_fields=["status", "revision", "done_at"])
-    log_action(submission, user, "study.revised", {
-        "study_item": item.pk, "revision": submission.revision, "tag": cleaned.tag, "texts": cleaned.texts,
-    })
+    log_action(
+        submission,
+        user,
+        "study.revised",
+        {
+            "study_item": item.pk,
+            "revision": submission.revision,
+            "tag": cleaned.tag,
+            "texts": cleaned.texts,
+        },
+    )
     return submission
 
 
@@ -218,12 +264,21 @@ def file_complaint(*, item_id: Any, user: Any, text: Any, reference_id: Any = No
         raise Conflict("you already have an open complaint on this sentence; add to its discussion")
     complaint = Complaint.objects.create(study_item=item, reference=reference, author=user)
     ComplaintMessage.objects.create(complaint=complaint, author=user, text=body)
-    notify(item.task.reviewer_id,
-            f"{user.username} complained about the references of sentence {item.task.sentence.external_id}",
-            reverse("review:complaint", args=[complaint.pk]))
-    log_action(complaint, user, "complaint.filed", {
-        "study_item": item.pk, "reference": reference.pk if reference else None, "text": body,
-    })
+    notify(
+        item.task.reviewer_id,
+        f"{user.username} complained about the references of sentence {item.task.sentence.external_id}",
+        reverse("review:complaint", args=[complaint.pk]),
+    )
+    log_action(
+        complaint,
+        user,
+        "complaint.filed",
+        {
+            "study_item": item.pk,
+            "reference": reference.pk if reference else None,
+            "text": body,
+        },
+    )
     return complaint
 
 
@@ -232,7 +287,9 @@ def post_complaint_message(*, complaint_id: Any, user: Any, text: Any) -> Compla
     complaint = get_complaint_for(user, complaint_id)
     if complaint.status != ComplaintStatus.OPEN:
         raise Conflict("this complaint is resolved; its discussion is closed")
-    message = ComplaintMessage.objects.create(complaint=complaint, author=user, text=clean_message(text))
+    message = ComplaintMessage.objects.create(
+        complaint=complaint, author=user, text=clean_message(text)
+    )
     url = reverse("review:complaint", args=[complaint.pk])
     for other in {complaint.author_id, complaint.study_item.task.reviewer_id} - {user.pk}:
         notify(other, f"{user.username} wrote in the discussion of complaint #{complaint.pk}", url)
@@ -242,7 +299,12 @@ def post_complaint_message(*, complaint_id: Any, user: Any, text: Any) -> Compla
 
 @transaction.atomic
 def resolve_complaint(
-    *, complaint_id: Any, user: Any, accept: bool, note: Any = "", references: Any = None,
+    *,
+    complaint_id: Any,
+    user: Any,
+    accept: bool,
+    note: Any = "",
+    references: Any = None,
     judgement: Any = None,
 ) -> Complaint:
     """Accept (write a new revision of the golden references; the old one is kept) or
@@ -260,7 +322,11 @@ def resolve_complaint(
     data: dict[str, Any] = {"accept": bool(accept), "note": note_text}
     if accept:
         judgement = judgement or sentence.judgement or Judgement.ANNOTATABLE
-        if judgement not in (Judgement.ANNOTATABLE, Judgement.ERROR_FREE, Judgement.NOT_ANNOTATABLE):
+        if judgement not in (
+            Judgement.ANNOTATABLE,
+            Judgement.ERROR_FREE,
+            Judgement.NOT_ANNOTATABLE,
+        ):
             raise ServiceError("unknown sentence status", field="judgement")
         previous = {r.text: r.origin for r in current_references(sentence.pk)}
         if judgement == Judgement.ANNOTATABLE:
@@ -283,21 +349,28 @@ def resolve_complaint(
                     texts.append(text)
             if not texts:
                 raise ServiceError("all revised references are empty", field="references")
-            rows = [(str(ReferenceKind.CORRECTION), t, previous.get(t, ReferenceOrigin.COMPLAINT)) for t in texts]
+            rows = [
+                (str(ReferenceKind.CORRECTION), t, previous.get(t, ReferenceOrigin.COMPLAINT))
+                for t in texts
+            ]
         else:
             kind = JUDGEMENT_KIND[Judgement(judgement)]
             rows = [(str(kind), MARKER_TEXT[kind], ReferenceOrigin.COMPLAINT)]
         written = write_references(sentence=sentence, rows=rows, user=user)
         Sentence.objects.filter(pk=sentence.pk).update(judgement=judgement)
-        data.update(judgement=judgement, revision=written[0].revision, references=[r.text for r in written])
+        data.update(
+            judgement=judgement, revision=written[0].revision, references=[r.text for r in written]
+        )
     complaint.status = ComplaintStatus.ACCEPTED if accept else ComplaintStatus.REJECTED
     complaint.resolved_at = timezone.now()
     complaint.resolved_by = user
     complaint.resolution_note = note_text
     complaint.save(update_fields=["status", "resolved_at", "resolved_by", "resolution_note"])
-    notify(complaint.author_id,
-            f"Your complaint #{complaint.pk} was {complaint.status}"
-            + (f": {note_text}" if note_text else ""),
-            reverse("review:complaint", args=[complaint.pk]))
+    notify(
+        complaint.author_id,
+        f"Your complaint #{complaint.pk} was {complaint.status}"
+        + (f": {note_text}" if note_text else ""),
+        reverse("review:complaint", args=[complaint.pk]),
+    )
     log_action(complaint, user, "complaint.resolved", data)
     return complaint

@@ -9,7 +9,11 @@ urlpatterns = [
     path("annotate/study/<int:item_id>/", views.study_page, name="study"),
     path("annotate/admin/", views.admin_dashboard, name="admin-dashboard"),
     path("annotate/admin/assign/", views.assign_dataset_view, name="assign-dataset"),
-    path("annotate/admin/reassign-review/<int:task_id>/", views.reassign_review_view, name="reassign-review"),
+    path(
+        "annotate/admin/reassign-review/<int:task_id>/",
+        views.reassign_review_view,
+        name="reassign-review",
+    ),
     path("review/t/<int:task_id>/", views.task_page, name="task"),
     path("review/complaints/", views.complaints, name="complaints"),
     path("review/complaints/new/<int:item_id>/", views.complaint_new, name="complaint-new"),

@@ -64,13 +64,19 @@ def parse_verdicts(raw: Any) -> list[VerdictInput]:
     parsed = []
     for index, item in enumerate(raw):
         if not isinstance(item, dict) or "position" not in item or "correct" not in item:
-            raise ServiceError(f"verdict {index + 1}: needs 'position' and 'correct'", field="verdicts")
+            raise ServiceError(
+                f"verdict {index + 1}: needs 'position' and 'correct'", field="verdicts"
+            )
         try:
             position = int(item["position"])
         except (TypeError, ValueError):
-            raise ServiceError(f"verdict {index + 1}: position must be a number", field="verdicts") from None
+            raise ServiceError(
+                f"verdict {index + 1}: position must be a number", field="verdicts"
+            ) from None
         if not isinstance(item["correct"], bool):
-            raise ServiceError(f"verdict {index + 1}: correct must be true or false", field="verdicts")
+            raise ServiceError(
+                f"verdict {index + 1}: correct must be true or false", field="verdicts"
+            )
         text = item.get("text")
         if text is not None and not isinstance(text, str):
             raise ServiceError(f"verdict {index + 1}: text must be a string", field="verdicts")
@@ -80,7 +86,13 @@ def parse_verdicts(raw: Any) -> list[VerdictInput]:
 
 @transaction.atomic
 def submit_review(
-    *, task_id: Any, user: Any, version: Any, verdicts: Any, added: Any = (), judgement: Any,
+    *,
+    task_id: Any,
+    user: Any,
+    version: Any,
+    verdicts: Any,
+    added: Any = (),
+    judgement: Any,
     time_spent_seconds: Any = 0,
 ) -> ReviewOutcome:
     """Judge every merged correction, set the sentence status, write golden references and
@@ -92,13 +104,20 @@ def submit_review(
     corrections = {c.position: c for c in candidates if c.is_correction}
     by_position = _verdicts_by_position(corrections, verdicts)
     added_texts = _clean_added(added)
-    rows, stored, notes = _reference_rows(task, corrections, by_position, added_texts,
-                                          source=sentence.text.strip())
+    rows, stored, notes = _reference_rows(
+        task, corrections, by_position, added_texts, source=sentence.text.strip()
+    )
     rows = _rows_for_judgement(rows, judgement, candidates)
     stored += [
-        Verdict(task=task, position=c.position, kind=c.kind, text=c.text,
-                is_correct=c.kind == JUDGEMENT_KIND.get(Judgement(judgement)))
-        for c in candidates if not c.is_correction
+        Verdict(
+            task=task,
+            position=c.position,
+            kind=c.kind,
+            text=c.text,
+            is_correct=c.kind == JUDGEMENT_KIND.get(Judgement(judgement)),
+        )
+        for c in candidates
+        if not c.is_correction
     ]
     _claim(task, version=version, user=user, time_spent_seconds=time_spent_seconds)
     task.refresh_from_db()
@@ -107,16 +126,27 @@ def submit_review(
     for row in verdict_rows:
         row.submissions.set(by_candidate[row.position].submission_ids)
     references = write_references(sentence=sentence, rows=rows, user=user)
-    Sentence.objects.filter(pk=sentence.pk).update(status=SentenceStatus.REVIEWED, judgement=judgement)
+    Sentence.objects.filter(pk=sentence.pk).update(
+        status=SentenceStatus.REVIEWED, judgement=judgement
+    )
     study_items = _create_study_items(task=task, verdicts=verdict_rows, judgement=judgement)
-    _audit(task, user, judgement=judgement, version=version, verdict_rows=verdict_rows,
-           references=references, study_items=study_items)
+    _audit(
+        task,
+        user,
+        judgement=judgement,
+        version=version,
+        verdict_rows=verdict_rows,
+        references=references,
+        study_items=study_items,
+    )
     return ReviewOutcome(task=task, references=references, study_items=study_items, notes=notes)
 
 
 def _check_request(task: ReviewTask, version: Any, judgement: Any) -> int:
     if task.status == ReviewStatus.WAITING:
-        raise Conflict("the annotators have not all submitted yet; this sentence cannot be reviewed")
+        raise Conflict(
+            "the annotators have not all submitted yet; this sentence cannot be reviewed"
+        )
     if task.status == ReviewStatus.DONE:
         raise Conflict(
             f"{task.submitted_by or 'someone'} already saved the review of this sentence; "
@@ -128,25 +158,30 @@ def _check_request(task: ReviewTask, version: Any, judgement: Any) -> int:
         raise ServiceError("version is missing; reload the review page", field="version") from None
     if judgement not in (Judgement.ANNOTATABLE, Judgement.ERROR_FREE, Judgement.NOT_ANNOTATABLE):
         raise ServiceError(
-            "choose the sentence status: annotatable, error_free or not_annotatable", field="judgement"
+            "choose the sentence status: annotatable, error_free or not_annotatable",
+            field="judgement",
         )
     return number
 
 
-def _verdicts_by_position(corrections: dict[int, Candidate], verdicts: Any) -> dict[int, VerdictInput]:
+def _verdicts_by_position(
+    corrections: dict[int, Candidate], verdicts: Any
+) -> dict[int, VerdictInput]:
     """One verdict per correction candidate, none for anything else."""
     by_position: dict[int, VerdictInput] = {}
     for verdict in parse_verdicts(verdicts):
         if verdict.position not in corrections:
             raise ServiceError(
                 f"verdict for candidate {verdict.position + 1}, which is not a correction of this "
-                "sentence; reload the page", field="verdicts",
+                "sentence; reload the page",
+                field="verdicts",
             )
         by_position[verdict.position] = verdict
     missing = sorted(set(corrections) - set(by_position))
     if missing:
         raise ServiceError(
-            f"correction {missing[0] + 1} has no verdict: mark it Correct or Wrong", field="verdicts"
+            f"correction {missing[0] + 1} has no verdict: mark it Correct or Wrong",
+            field="verdicts",
         )
     return by_position
 
@@ -161,8 +196,12 @@ def _clean_added(added: Any) -> list[str]:
 
 
 def _reference_rows(
-    task: ReviewTask, corrections: dict[int, Candidate], by_position: dict[int, VerdictInput],
-    added_texts: list[str], *, source: str,
+    task: ReviewTask,
+    corrections: dict[int, Candidate],
+    by_position: dict[int, VerdictInput],
+    added_texts: list[str],
+    *,
+    source: str,
 ) -> tuple[list[ReferenceRow], list[Verdict], list[str]]:
     """The references the verdicts, edits and added texts make (each text once), the verdict
     rows of the corrections, and notes for the reviewer."""
@@ -170,25 +209,39 @@ def _reference_rows(
     stored: list[Verdict] = []
     for position, candidate in sorted(corrections.items()):
         verdict = by_position[position]
-        edited = clean_text(verdict.text, field=f"edit of correction {position + 1}") if verdict.text else ""
+        edited = (
+            clean_text(verdict.text, field=f"edit of correction {position + 1}")
+            if verdict.text
+            else ""
+        )
         if edited == candidate.text:
             edited = ""
         if edited == source:
             raise ServiceError(
                 f"the edit of correction {position + 1} equals the source; set the sentence "
-                "status to error free instead", field="verdicts",
+                "status to error free instead",
+                field="verdicts",
             )
         if edited:
             rows.append((ReferenceKind.CORRECTION, edited, ReferenceOrigin.EDITED))
         elif verdict.correct:
             rows.append((ReferenceKind.CORRECTION, candidate.text, ReferenceOrigin.ANNOTATORS))
-        stored.append(Verdict(task=task, position=position, kind=candidate.kind, text=candidate.text,
-                              is_correct=verdict.correct, edited_text=edited))
+        stored.append(
+            Verdict(
+                task=task,
+                position=position,
+                kind=candidate.kind,
+                text=candidate.text,
+                is_correct=verdict.correct,
+                edited_text=edited,
+            )
+        )
     for index, text in enumerate(added_texts):
         if text == source:
             raise ServiceError(
                 f"added reference {index + 1} equals the source; set the sentence status to "
-                "error free instead", field="added",
+                "error free instead",
+                field="added",
             )
         rows.append((ReferenceKind.CORRECTION, text, ReferenceOrigin.ADDED))
     # Two routes to one text (an edit equal to another correction) give one reference.
@@ -202,38 +255,49 @@ def _reference_rows(
     return distinct, stored, notes
 
 
-def _rows_for_judgement(rows: list[ReferenceRow], judgement: str, candidates: list[Candidate]) -> list[ReferenceRow]:
+def _rows_for_judgement(
+    rows: list[ReferenceRow], judgement: str, candidates: list[Candidate]
+) -> list[ReferenceRow]:
     """An annotatable sentence needs a reference; an error-free or not-annotatable one gets
     only its marker."""
     if judgement == Judgement.ANNOTATABLE:
         if not rows:
             raise ServiceError(
                 "the sentence is marked annotatable but has no reference: mark a correction "
-                "Correct, edit one, or add a reference", field="judgement",
+                "Correct, edit one, or add a reference",
+                field="judgement",
             )
         return rows
     if rows:
         label = Judgement(judgement).label
         raise ServiceError(
             f"the sentence is marked {label}, so no correction can be a reference: mark "
-            "them Wrong and remove edits and added references", field="judgement",
+            "them Wrong and remove edits and added references",
+            field="judgement",
         )
     kind = JUDGEMENT_KIND[Judgement(judgement)]
     tagged = any(c.kind == kind for c in candidates)
-    return [(kind, MARKER_TEXT[kind], ReferenceOrigin.ANNOTATORS if tagged else ReferenceOrigin.ADDED)]
+    return [
+        (kind, MARKER_TEXT[kind], ReferenceOrigin.ANNOTATORS if tagged else ReferenceOrigin.ADDED)
+    ]
 
 
 def _claim(task: ReviewTask, *, version: int, user: Any, time_spent_seconds: Any) -> None:
     """Mark the task done if it is still at `version`; otherwise someone else saved first."""
     won = ReviewTask.objects.filter(pk=task.pk, version=version, status=ReviewStatus.OPEN).update(
-        version=F("version") + 1, status=ReviewStatus.DONE, submitted_at=timezone.now(), submitted_by=user,
+        version=F("version") + 1,
+        status=ReviewStatus.DONE,
+        submitted_at=timezone.now(),
+        submitted_by=user,
         time_spent_seconds=clean_time_spent(time_spent_seconds),
     )
     if won:
         return
     task.refresh_from_db()
     if task.status == ReviewStatus.WAITING:
-        raise Conflict("the annotators have not all submitted yet; this sentence cannot be reviewed")
+        raise Conflict(
+            "the annotators have not all submitted yet; this sentence cannot be reviewed"
+        )
     who = task.submitted_by.username if task.submitted_by else "someone"
     raise Conflict(
         f"{who} saved the review of this sentence first (at {task.submitted_at:%H:%M:%S}); "
@@ -242,38 +306,82 @@ def _claim(task: ReviewTask, *, version: int, user: Any, time_spent_seconds: Any
 
 
 def _audit(
-    task: ReviewTask, user: Any, *, judgement: str, version: int, verdict_rows: list[Verdict],
-    references: list[GoldenReference], study_items: list[StudyItem],
+    task: ReviewTask,
+    user: Any,
+    *,
+    judgement: str,
+    version: int,
+    verdict_rows: list[Verdict],
+    references: list[GoldenReference],
+    study_items: list[StudyItem],
 ) -> None:
     # One entry per verdict and per reference as well, so "who decided this?" is answered
     # from the object's own audit trail.
     for row in verdict_rows:
-        log_action(row, user, "verdict.recorded", {
-            "task": task.pk, "kind": row.kind, "text": row.text, "correct": row.is_correct,
-            "edited_text": row.edited_text,
-        })
+        log_action(
+            row,
+            user,
+            "verdict.recorded",
+            {
+                "task": task.pk,
+                "kind": row.kind,
+                "text": row.text,
+                "correct": row.is_correct,
+                "edited_text": row.edited_text,
+            },
+        )
     for reference in references:
-        log_action(reference, user, f"reference.{reference.origin}", {
-            "sentence": task.sentence_id, "revision": reference.revision, "text": reference.text,
-            "kind": reference.kind,
-        })
-    log_action(task, user, "review.submitted", {
-        "sentence": task.sentence_id, "judgement": judgement, "version": version,
-        "verdicts": [{"position": v.position, "kind": v.kind, "text": v.text, "correct": v.is_correct,
-                      "edited_text": v.edited_text} for v in verdict_rows],
-        "references": [{"text": r.text, "kind": r.kind, "origin": r.origin} for r in references],
-        "study_items": [item.pk for item in study_items],
-    })
+        log_action(
+            reference,
+            user,
+            f"reference.{reference.origin}",
+            {
+                "sentence": task.sentence_id,
+                "revision": reference.revision,
+                "text": reference.text,
+                "kind": reference.kind,
+            },
+        )
+    log_action(
+        task,
+        user,
+        "review.submitted",
+        {
+            "sentence": task.sentence_id,
+            "judgement": judgement,
+            "version": version,
+            "verdicts": [
+                {
+                    "position": v.position,
+                    "kind": v.kind,
+                    "text": v.text,
+                    "correct": v.is_correct,
+                    "edited_text": v.edited_text,
+                }
+                for v in verdict_rows
+            ],
+            "references": [
+                {"text": r.text, "kind": r.kind, "origin": r.origin} for r in references
+            ],
+            "study_items": [item.pk for item in study_items],
+        },
+    )
 
 
-def _create_study_items(*, task: ReviewTask, verdicts: list[Verdict], judgement: str) -> list[StudyItem]:
+def _create_study_items(
+    *, task: ReviewTask, verdicts: list[Verdict], judgement: str
+) -> list[StudyItem]:
     """One item per annotator with a correction judged wrong or a tag that disagreed."""
-    wrong_texts = {v.text for v in verdicts if v.kind == ReferenceKind.CORRECTION and not v.is_correct}
+    wrong_texts = {
+        v.text for v in verdicts if v.kind == ReferenceKind.CORRECTION and not v.is_correct
+    }
     items = []
     for submission in first_submissions(task):
         reason = None
         if submission.tag:
-            if str(TAG_KIND[SubmissionTag(submission.tag)]) != str(JUDGEMENT_KIND.get(Judgement(judgement), "")):
+            if str(TAG_KIND[SubmissionTag(submission.tag)]) != str(
+                JUDGEMENT_KIND.get(Judgement(judgement), "")
+            ):
                 reason = StudyReason.TAG_DISAGREED
         elif any(c.text in wrong_texts for c in submission.corrections.all()):
             reason = StudyReason.WRONG_CORRECTION
@@ -283,9 +391,9 @@ def _create_study_items(*, task: ReviewTask, verdicts: list[Verdict], judgement:
             assignment=submission.assignment, task=task, defaults={"reason": reason}
         )
         items.append(item)
-        notify(submission.assignment.annotator_id,
-                f"Study: your annotation of sentence {task.sentence.external_id} differs from the review",
-                reverse("review:study", args=[item.pk]))
+        notify(
+            submission.assignment.annotator_id,
+            f"Study: your annotation of sentence {task.sentence.external_id} differs from the review",
+            reverse("review:study", args=[item.pk]),
+        )
     return items
-
-

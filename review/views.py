@@ -30,13 +30,19 @@ STALE_HOURS = int(getattr(settings, "GEC_STALE_ASSIGNMENT_HOURS", 48))
 @role_required(Role.REVIEWER)
 def queue(request: HttpRequest) -> HttpResponse:
     mine = selectors.review_tasks_for(request.user).filter(reviewer_id=request.user.pk)
-    return render(request, "review/queue.html", {
-        "open_tasks": selectors.review_queue_for(request.user),
-        "waiting": mine.filter(status=ReviewStatus.WAITING).count(),
-        "done_tasks": mine.filter(status=ReviewStatus.DONE).order_by("-submitted_at")[:50],
-        "complaints": selectors.complaints_for(request.user).filter(status=ComplaintStatus.OPEN),
-        "notifications": recent_notifications(request.user),
-    })
+    return render(
+        request,
+        "review/queue.html",
+        {
+            "open_tasks": selectors.review_queue_for(request.user),
+            "waiting": mine.filter(status=ReviewStatus.WAITING).count(),
+            "done_tasks": mine.filter(status=ReviewStatus.DONE).order_by("-submitted_at")[:50],
+            "complaints": selectors.complaints_for(request.user).filter(
+                status=ComplaintStatus.OPEN
+            ),
+            "notifications": recent_notifications(request.user),
+        },
+    )
 
 
 def _review_post(request: HttpRequest, candidates: list[selectors.Candidate]) -> dict[str, object]:
@@ -48,10 +54,13 @@ def _review_post(request: HttpRequest, candidates: list[selectors.Candidate]) ->
         choice = request.POST.get(f"verdict-{candidate.position}")
         if choice not in ("correct", "wrong"):
             continue  # the service names the candidate without a verdict
-        verdicts.append({
-            "position": candidate.position, "correct": choice == "correct",
-            "text": request.POST.get(f"edit-{candidate.position}", candidate.text),
-        })
+        verdicts.append(
+            {
+                "position": candidate.position,
+                "correct": choice == "correct",
+                "text": request.POST.get(f"edit-{candidate.position}", candidate.text),
+            }
+        )
     return {
         "verdicts": verdicts,
         "added": [t for t in request.POST.getlist("added") if t.strip()],
@@ -64,51 +73,70 @@ def _review_post(request: HttpRequest, candidates: list[selectors.Candidate]) ->
 @role_required(Role.REVIEWER, Role.ADMIN)
 def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = lookup(selectors.get_review_task_for, request.user, task_id)
-    candidates = (
-        selectors.merged_candidates(task) if task.status != ReviewStatus.WAITING else []
-    )
+    candidates = selectors.merged_candidates(task) if task.status != ReviewStatus.WAITING else []
     posted: dict[str, object] = {}
     if request.method == "POST":
         posted = _review_post(request, candidates)
-        outcome = call_service(request, verdicts.submit_review, task_id=task.pk, user=request.user, **posted)
+        outcome = call_service(
+            request, verdicts.submit_review, task_id=task.pk, user=request.user, **posted
+        )
         if outcome is not None:
             for note in outcome.notes:
                 messages.info(request, note)
             messages.success(
-                request, f"Review saved: {len(outcome.references)} golden reference(s), "
-                f"{len(outcome.study_items)} study item(s)."
+                request,
+                f"Review saved: {len(outcome.references)} golden reference(s), "
+                f"{len(outcome.study_items)} study item(s).",
             )
             nxt = selectors.review_queue_for(request.user).first()
             return redirect("review:task", task_id=nxt.pk) if nxt else redirect("review:queue")
         task.refresh_from_db()
-    return render(request, "review/task.html", {
-        "task": task,
-        "sentence": task.sentence,
-        "candidates": candidates,
-        "chunk_grid": selectors.chunk_grid_for(task.sentence.text, candidates,
-                                               language=task.sentence.dataset.language),
-        "tag_candidates": [c for c in candidates if not c.is_correction],
-        "references": selectors.references_with_edits(task.sentence) if task.status == ReviewStatus.DONE else [],
-        "verdicts": task.verdicts.all(),
-        "posted": posted,
-        "page_config": {"source": task.sentence.text, "maxChars": MAX_DIFF_CHARS,
-                        "language": task.sentence.dataset.language},
-    })
+    return render(
+        request,
+        "review/task.html",
+        {
+            "task": task,
+            "sentence": task.sentence,
+            "candidates": candidates,
+            "chunk_grid": selectors.chunk_grid_for(
+                task.sentence.text, candidates, language=task.sentence.dataset.language
+            ),
+            "tag_candidates": [c for c in candidates if not c.is_correction],
+            "references": selectors.references_with_edits(task.sentence)
+            if task.status == ReviewStatus.DONE
+            else [],
+            "verdicts": task.verdicts.all(),
+            "posted": posted,
+            "page_config": {
+                "source": task.sentence.text,
+                "maxChars": MAX_DIFF_CHARS,
+                "language": task.sentence.dataset.language,
+            },
+        },
+    )
 
 
 @login_required
 def complaints(request: HttpRequest) -> HttpResponse:
-    return render(request, "review/complaints.html", {
-        "complaints": selectors.complaints_for(request.user)[:200],
-    })
+    return render(
+        request,
+        "review/complaints.html",
+        {
+            "complaints": selectors.complaints_for(request.user)[:200],
+        },
+    )
 
 
 @role_required(Role.ANNOTATOR)
 @require_POST
 def complaint_new(request: HttpRequest, item_id: int) -> HttpResponse:
     complaint = call_service(
-        request, services.file_complaint, item_id=item_id, user=request.user,
-        text=request.POST.get("text", ""), reference_id=request.POST.get("reference") or None,
+        request,
+        services.file_complaint,
+        item_id=item_id,
+        user=request.user,
+        text=request.POST.get("text", ""),
+        reference_id=request.POST.get("reference") or None,
     )
     if complaint is None:
         return redirect("review:study", item_id=item_id)
@@ -122,13 +150,22 @@ def complaint_page(request: HttpRequest, complaint_id: int) -> HttpResponse:
     if request.method == "POST":
         action = request.POST.get("action", "message")
         if action == "message":
-            if call_service(request, services.post_complaint_message, complaint_id=complaint.pk,
-                            user=request.user, text=request.POST.get("text", "")):
+            if call_service(
+                request,
+                services.post_complaint_message,
+                complaint_id=complaint.pk,
+                user=request.user,
+                text=request.POST.get("text", ""),
+            ):
                 messages.success(request, "Message posted.")
         elif action in ("accept", "reject"):
             resolved = call_service(
-                request, services.resolve_complaint, complaint_id=complaint.pk, user=request.user,
-                accept=action == "accept", note=request.POST.get("note", ""),
+                request,
+                services.resolve_complaint,
+                complaint_id=complaint.pk,
+                user=request.user,
+                accept=action == "accept",
+                note=request.POST.get("note", ""),
                 references=[t for t in request.POST.getlist("reference_text") if t.strip()],
                 judgement=request.POST.get("judgement") or None,
             )
@@ -137,16 +174,23 @@ def complaint_page(request: HttpRequest, complaint_id: int) -> HttpResponse:
         return redirect("review:complaint", complaint_id=complaint.pk)
     sentence = complaint.study_item.task.sentence
     history = sentence.golden_references.order_by("-revision", "position")
-    return render(request, "review/complaint.html", {
-        "complaint": complaint,
-        "sentence": sentence,
-        "references": selectors.references_with_edits(sentence),
-        "history": history,
-        "thread": complaint.messages.select_related("author"),
-        "can_resolve": selectors.can_resolve(request.user, complaint),
-        "page_config": {"source": sentence.text, "maxChars": MAX_DIFF_CHARS,
-                        "language": sentence.dataset.language},
-    })
+    return render(
+        request,
+        "review/complaint.html",
+        {
+            "complaint": complaint,
+            "sentence": sentence,
+            "references": selectors.references_with_edits(sentence),
+            "history": history,
+            "thread": complaint.messages.select_related("author"),
+            "can_resolve": selectors.can_resolve(request.user, complaint),
+            "page_config": {
+                "source": sentence.text,
+                "maxChars": MAX_DIFF_CHARS,
+                "language": sentence.dataset.language,
+            },
+        },
+    )
 
 
 @role_required(Role.ANNOTATOR)
@@ -154,9 +198,13 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
     item = lookup(selectors.get_study_item_for, request.user, item_id)
     if request.method == "POST":
         revision = call_service(
-            request, services.submit_study_revision,
-            item_id=item.pk, user=request.user, texts=request.POST.getlist("text"),
-            tag=request.POST.get("tag", ""), time_spent_seconds=request.POST.get("time_spent_seconds", 0),
+            request,
+            services.submit_study_revision,
+            item_id=item.pk,
+            user=request.user,
+            texts=request.POST.getlist("text"),
+            tag=request.POST.get("tag", ""),
+            time_spent_seconds=request.POST.get("time_spent_seconds", 0),
         )
         if revision is not None:
             messages.success(request, f"Revision {revision.revision} saved.")
@@ -169,26 +217,35 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
         for correction in original.corrections.all():
             language = sentence.dataset.language
             edits = edits_between(sentence.text, correction.text, language=language)
-            original_rows.append({"text": correction.text,
-                                  "segments": diff_segments(sentence.text, edits, language=language)})
+            original_rows.append(
+                {
+                    "text": correction.text,
+                    "segments": diff_segments(sentence.text, edits, language=language),
+                }
+            )
     revisions = item.assignment.submissions.filter(revision__gt=1).prefetch_related("corrections")
-    return render(request, "review/study.html", {
-        "item": item,
-        "sentence": sentence,
-        "original": original,
-        "original_rows": original_rows,
-        "revisions": revisions,
-        "references": selectors.references_with_edits(sentence),
-        "verdicts": item.task.verdicts.all(),
-        "complaints": item.complaints.all(),
-        "page_config": {
-            "source": sentence.text, "maxChars": MAX_DIFF_CHARS, "maxBoxes": annotate_services.MAX_CORRECTIONS,
-            "language": sentence.dataset.language,
-            "open": item.status == "open", "draftKey": f"study-{item.pk}",
+    return render(
+        request,
+        "review/study.html",
+        {
+            "item": item,
+            "sentence": sentence,
+            "original": original,
+            "original_rows": original_rows,
+            "revisions": revisions,
+            "references": selectors.references_with_edits(sentence),
+            "verdicts": item.task.verdicts.all(),
+            "complaints": item.complaints.all(),
+            "page_config": {
+                "source": sentence.text,
+                "maxChars": MAX_DIFF_CHARS,
+                "maxBoxes": annotate_services.MAX_CORRECTIONS,
+                "language": sentence.dataset.language,
+                "open": item.status == "open",
+                "draftKey": f"study-{item.pk}",
+            },
         },
-    })
-
-
+    )
 
 
 @role_required(Role.ADMIN)
@@ -198,14 +255,22 @@ def admin_dashboard(request: HttpRequest) -> HttpResponse:
         hours = max(0, int(request.GET.get("stale_hours", hours)))
     except ValueError:
         messages.error(request, "stale_hours must be a whole number of hours")
-    return render(request, "review/admin_dashboard.html", {
-        "datasets": annotate_selectors.dataset_progress(),
-        "annotators": annotate_selectors.annotator_stats(),
-        "stale": annotate_selectors.stale_assignments(opened_before=annotate_services.stale_cutoff(hours))[:200],
-        "stale_reviews": selectors.stale_review_tasks(opened_before=annotate_services.stale_cutoff(hours))[:200],
-        "stale_hours": hours,
-        "all_datasets": Dataset.objects.order_by("name"),
-    })
+    return render(
+        request,
+        "review/admin_dashboard.html",
+        {
+            "datasets": annotate_selectors.dataset_progress(),
+            "annotators": annotate_selectors.annotator_stats(),
+            "stale": annotate_selectors.stale_assignments(
+                opened_before=annotate_services.stale_cutoff(hours)
+            )[:200],
+            "stale_reviews": selectors.stale_review_tasks(
+                opened_before=annotate_services.stale_cutoff(hours)
+            )[:200],
+            "stale_hours": hours,
+            "all_datasets": Dataset.objects.order_by("name"),
+        },
+    )
 
 
 @role_required(Role.ADMIN)
@@ -220,12 +285,11 @@ def assign_dataset_view(request: HttpRequest) -> HttpResponse:
     summary = call_service(request, assign_dataset, dataset=dataset, seed=seed, by=request.user)
     if summary is not None:
         messages.success(
-            request, f"Assigned {summary.sentences} sentence(s) of {dataset}: {summary.assignments} "
-            f"assignments, {summary.review_tasks} review tasks (seed {summary.seed})."
+            request,
+            f"Assigned {summary.sentences} sentence(s) of {dataset}: {summary.assignments} "
+            f"assignments, {summary.review_tasks} review tasks (seed {summary.seed}).",
         )
     return redirect("review:admin-dashboard")
-
-
 
 
 @role_required(Role.ADMIN)
@@ -233,5 +297,8 @@ def assign_dataset_view(request: HttpRequest) -> HttpResponse:
 def reassign_review_view(request: HttpRequest, task_id: int) -> HttpResponse:
     task = call_service(request, services.reassign_review, task_id=task_id, by=request.user)
     if task is not None:
-        messages.success(request, f"Review of sentence {task.sentence.external_id} reassigned to {task.reviewer}.")
+        messages.success(
+            request,
+            f"Review of sentence {task.sentence.external_id} reassigned to {task.reviewer}.",
+        )
     return redirect("review:admin-dashboard")

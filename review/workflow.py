@@ -40,7 +40,9 @@ def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary
     annotators = list(dataset.annotators.filter(is_active=True).order_by("pk"))
     reviewers = list(dataset.reviewers.filter(is_active=True).order_by("pk"))
     if k < 1:
-        raise ServiceError("annotators_per_sentence must be at least 1", field="annotators_per_sentence")
+        raise ServiceError(
+            "annotators_per_sentence must be at least 1", field="annotators_per_sentence"
+        )
     if len(annotators) < k:
         raise ServiceError(
             f"dataset {dataset.name} needs {k} distinct annotators per sentence but its annotator "
@@ -88,11 +90,24 @@ def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary
     ReviewTask.objects.filter(sentence__in=sentences).delete()
     Assignment.objects.bulk_create(new_assignments)
     ReviewTask.objects.bulk_create(new_tasks)
-    Sentence.objects.filter(pk__in=[s.pk for s in sentences]).update(status=SentenceStatus.ANNOTATING)
-    summary = AssignmentSummary(
-        sentences=len(sentences), assignments=len(new_assignments), review_tasks=len(new_tasks), seed=seed
+    Sentence.objects.filter(pk__in=[s.pk for s in sentences]).update(
+        status=SentenceStatus.ANNOTATING
     )
-    log_action(dataset, by, "dataset.assigned", {
-        "seed": seed, "k": k, "sentences": summary.sentences, "assignments": summary.assignments,
-    })
+    summary = AssignmentSummary(
+        sentences=len(sentences),
+        assignments=len(new_assignments),
+        review_tasks=len(new_tasks),
+        seed=seed,
+    )
+    log_action(
+        dataset,
+        by,
+        "dataset.assigned",
+        {
+            "seed": seed,
+            "k": k,
+            "sentences": summary.sentences,
+            "assignments": summary.assignments,
+        },
+    )
     return summary

@@ -21,7 +21,15 @@ class SystemScoreAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 @admin.register(PayRates)
 class PayRatesAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    list_display = ("created_at", "per_submission", "per_review", "target_f05", "min_factor", "max_factor", "currency")
+    list_display = (
+        "created_at",
+        "per_submission",
+        "per_review",
+        "target_f05",
+        "min_factor",
+        "max_factor",
+        "currency",
+    )
 
 
 @admin.register(AnnotatorSample)

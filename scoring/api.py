@@ -88,8 +88,13 @@ class SystemListView(APIView):
         dataset = selectors.get_dataset(data["dataset"])
         version = selectors.get_release(dataset, data.get("release") or None)
         system = services.upload_system_output(
-            version=version, name=data["name"], data=data["file"].read(), file_name=data["file"].name,
-            user=request.user, file_format=data["format"], replace=data["replace"],
+            version=version,
+            name=data["name"],
+            data=data["file"].read(),
+            file_name=data["file"].name,
+            user=request.user,
+            file_format=data["format"],
+            replace=data["replace"],
         )
         if data["wait"]:
             score = services.score_now(system=system, user=request.user)
@@ -138,19 +143,30 @@ class SystemCancelView(APIView):
 class LeaderboardView(APIView):
     permission_classes = [IsPlatformAdmin]
 
-    @extend_schema(responses={200: inline_serializer(name="Leaderboard", fields={
-        "release": serializers.CharField(), "signatures": serializers.ListField(child=serializers.CharField()),
-        "systems": serializers.ListField(child=serializers.DictField())})})
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                name="Leaderboard",
+                fields={
+                    "release": serializers.CharField(),
+                    "signatures": serializers.ListField(child=serializers.CharField()),
+                    "systems": serializers.ListField(child=serializers.DictField()),
+                },
+            )
+        }
+    )
     def get(self, request: Request, version_id: int) -> Response:
         version = DatasetVersion.objects.select_related("dataset").filter(pk=version_id).first()
         if version is None:
             raise NotFound(f"no release {version_id}")
         rows = selectors.leaderboard(version)
-        return Response({
-            "release": version.label,
-            "signatures": selectors.leaderboard_signatures(rows),
-            "systems": [system_state(row.system, row.score) for row in rows],
-        })
+        return Response(
+            {
+                "release": version.label,
+                "signatures": selectors.leaderboard_signatures(rows),
+                "systems": [system_state(row.system, row.score) for row in rows],
+            }
+        )
 
 
 class EnsembleSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -172,7 +188,9 @@ class EnsembleView(APIView):
         missing = sorted(set(ids) - {s.pk for s in systems})
         if missing:
             raise NotFound(f"no system output {missing[0]}", field="systems")
-        combined = services.create_ensemble(systems=systems, name=form.validated_data["name"], user=request.user)
+        combined = services.create_ensemble(
+            systems=systems, name=form.validated_data["name"], user=request.user
+        )
         if form.validated_data["wait"]:
             score = services.score_now(system=combined, user=request.user)
         else:
@@ -184,22 +202,46 @@ class EnsembleView(APIView):
 class AnnotatorQualityView(APIView):
     permission_classes = [IsPlatformAdmin]
 
-    @extend_schema(responses={200: inline_serializer(name="AnnotatorQuality", fields={
-        "dataset": serializers.CharField(), "annotators": serializers.ListField(child=serializers.DictField()),
-        "human": serializers.DictField()})})
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                name="AnnotatorQuality",
+                fields={
+                    "dataset": serializers.CharField(),
+                    "annotators": serializers.ListField(child=serializers.DictField()),
+                    "human": serializers.DictField(),
+                },
+            )
+        }
+    )
     def get(self, request: Request, dataset_id: int) -> Response:
         dataset = Dataset.objects.filter(pk=dataset_id).first()
         if dataset is None:
             raise NotFound(f"no dataset {dataset_id}")
         services.refresh_annotator_scores(dataset_id=dataset.pk, user=request.user)
-        rows = selectors.annotator_quality(dataset, source_name=request.query_params.get("source", ""))
-        return Response({
-            "dataset": dataset.name,
-            "annotators": [
-                {"annotator_id": r.annotator_id, "name": r.name, "sentences": r.sentences, "samples": r.samples,
-                 "time_spent_seconds": r.time_spent_seconds, "tp": r.tp, "fp": r.fp, "fn": r.fn,
-                 "p": r.p, "r": r.r, "f05": r.f05, "by_source": r.by_source}
-                for r in rows
-            ],
-            "human": selectors.human_scores(dataset),
-        })
+        rows = selectors.annotator_quality(
+            dataset, source_name=request.query_params.get("source", "")
+        )
+        return Response(
+            {
+                "dataset": dataset.name,
+                "annotators": [
+                    {
+                        "annotator_id": r.annotator_id,
+                        "name": r.name,
+                        "sentences": r.sentences,
+                        "samples": r.samples,
+                        "time_spent_seconds": r.time_spent_seconds,
+                        "tp": r.tp,
+                        "fp": r.fp,
+                        "fn": r.fn,
+                        "p": r.p,
+                        "r": r.r,
+                        "f05": r.f05,
+                        "by_source": r.by_source,
+                    }
+                    for r in rows
+                ],
+                "human": selectors.human_scores(dataset),
+            }
+        )

@@ -45,7 +45,9 @@ CURVE_FIRST_K = 3
 
 def sentence_block(source: str, targets: Sequence[str], *, resources: Resources) -> M2Block:
     """ChERRANT's M2 block of one sentence (strategy `all`, targets -> simplified)."""
-    block, _ = annotate_sentence(source, list(targets), resources=resources, granularity=GRANULARITY)
+    block, _ = annotate_sentence(
+        source, list(targets), resources=resources, granularity=GRANULARITY
+    )
     return block
 
 
@@ -62,7 +64,14 @@ def extract(source: str, target: str, *, resources: Resources) -> list[Edit]:
 
 
 def _as_dict(result: CompareResult) -> dict[str, Any]:
-    return {"tp": result.tp, "fp": result.fp, "fn": result.fn, "p": result.p, "r": result.r, "f05": result.f}
+    return {
+        "tp": result.tp,
+        "fp": result.fp,
+        "fn": result.fn,
+        "p": result.p,
+        "r": result.r,
+        "f05": result.f,
+    }
 
 
 def corpus_counts(
@@ -118,11 +127,15 @@ def _keyed(block: M2Block, annotator: int | None) -> dict[tuple[int, int, str], 
         if edit.type in ("noop", "NA") or edit.start < 0:
             continue
         correction = "" if edit.correction == "-NONE-" else edit.correction.replace(" ", "")
-        keyed.setdefault((edit.start, edit.end, edit.correction.replace(" ", "")), (edit.type, correction))
+        keyed.setdefault(
+            (edit.start, edit.end, edit.correction.replace(" ", "")), (edit.type, correction)
+        )
     return keyed
 
 
-def labelled_edits(hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | None) -> list[dict[str, Any]]:
+def labelled_edits(
+    hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | None
+) -> list[dict[str, Any]]:
     """Hypothesis edits labelled TP/FP and the chosen reference's missed edits (FN), for
     highlighting. The labels follow the comparison's keys; the counts shown beside them are
     the comparison's own (alternative alignments can count an edit more than once)."""
@@ -135,13 +148,29 @@ def labelled_edits(hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | 
         label = "TP" if key in ref else "FP"
         if ref_annotator is None:
             label = "skipped"
-        out.append({"start": start, "end": end, "source": "".join(tokens[start:end]),
-                    "target": correction, "type": edit_type, "label": label})
+        out.append(
+            {
+                "start": start,
+                "end": end,
+                "source": "".join(tokens[start:end]),
+                "target": correction,
+                "type": edit_type,
+                "label": label,
+            }
+        )
     for key, (edit_type, correction) in sorted(ref.items()):
         if key not in hyp:
             start, end, _ = key
-            out.append({"start": start, "end": end, "source": "".join(tokens[start:end]),
-                        "target": correction, "type": edit_type, "label": "FN"})
+            out.append(
+                {
+                    "start": start,
+                    "end": end,
+                    "source": "".join(tokens[start:end]),
+                    "target": correction,
+                    "type": edit_type,
+                    "label": "FN",
+                }
+            )
     return out
 
 
@@ -171,8 +200,12 @@ def chunk_metrics(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) 
     return {
         "cleme": {"p": v1.p, "r": v1.r, "f05": round(v1.f, 4), "signature": v1.signature},
         "cleme2": {
-            "hit": round(v2.hit, 4), "wrong": round(v2.wrong, 4), "under": round(v2.under, 4),
-            "over": round(v2.over, 4), "score": round(v2.score, 4), "signature": v2.signature,
+            "hit": round(v2.hit, 4),
+            "wrong": round(v2.wrong, 4),
+            "under": round(v2.under, 4),
+            "over": round(v2.over, 4),
+            "score": round(v2.score, 4),
+            "signature": v2.signature,
         },
     }
 
@@ -198,8 +231,12 @@ def full_report(
     for name in CATEGORY_NAMES:
         # A type nobody edited gets the library's own numbers for 0/0/0 (ChERRANT's formula).
         empty = scores(0, 0, 0)
-        categories.setdefault(name, {"tp": 0, "fp": 0, "fn": 0, "p": empty.p, "r": empty.r, "f05": empty.f})
-    detection = {mode: _as_dict(compare_m2(hyp_blocks, ref_blocks, mode=mode)) for mode in DETECTION_MODES}
+        categories.setdefault(
+            name, {"tp": 0, "fp": 0, "fn": 0, "p": empty.p, "r": empty.r, "f05": empty.f}
+        )
+    detection = {
+        mode: _as_dict(compare_m2(hyp_blocks, ref_blocks, mode=mode)) for mode in DETECTION_MODES
+    }
     max_refs = max((_annotators(block) for block in ref_blocks), default=1)
     by_k = {str(k): compare_m2(hyp_blocks, ref_blocks, max_refs=k).f for k in range(1, max_refs)}
     by_k["all"] = main.f
@@ -215,14 +252,22 @@ def full_report(
     for item, hyp_block, ref_block in zip(main.sentences, hyp_blocks, ref_blocks, strict=True):
         sentences.append(
             SentenceOutcome(
-                tp=item.tp, fp=item.fp, fn=item.fn,
+                tp=item.tp,
+                fp=item.fp,
+                fn=item.fn,
                 chosen_reference=-1 if item.ref_annotator is None else item.ref_annotator,
                 edits=labelled_edits(hyp_block, ref_block, item.ref_annotator),
             )
         )
     return ScoreReport(
-        overall=_as_dict(main), categories=categories, detection=detection,
-        ref_count_curve=curve, ref_count_curve_by_k=by_k, by_source=by_source, sentences=sentences,
-        signature=main.signature, max_references=max_refs,
+        overall=_as_dict(main),
+        categories=categories,
+        detection=detection,
+        ref_count_curve=curve,
+        ref_count_curve_by_k=by_k,
+        by_source=by_source,
+        sentences=sentences,
+        signature=main.signature,
+        max_references=max_refs,
         extra=chunk_metrics(hyp_blocks, ref_blocks) if with_chunk_metrics else {},
     )

@@ -25,7 +25,14 @@ DETECTION_MODES = ("ds", "dt")
 
 
 def _as_dict(result: ErrantResult) -> dict[str, Any]:
-    return {"tp": result.tp, "fp": result.fp, "fn": result.fn, "p": result.p, "r": result.r, "f05": result.f}
+    return {
+        "tp": result.tp,
+        "fp": result.fp,
+        "fn": result.fn,
+        "p": result.p,
+        "r": result.r,
+        "f05": result.f,
+    }
 
 
 def hypothesis_blocks(sources: Sequence[str], hypotheses: Sequence[str]) -> list[M2Block]:
@@ -33,20 +40,26 @@ def hypothesis_blocks(sources: Sequence[str], hypotheses: Sequence[str]) -> list
     return parallel_to_m2_blocks(sources, [hypotheses])
 
 
-def _references_for_gleu(sources: Sequence[str], references: Sequence[Sequence[str]]) -> list[list[str]]:
+def _references_for_gleu(
+    sources: Sequence[str], references: Sequence[Sequence[str]]
+) -> list[list[str]]:
     """GLEU's reference columns: every sentence needs one text per column, so a sentence with
     fewer references repeats its first (as the CoNLL-14 reference files do); markers count as
     the source unchanged."""
     width = max((len(refs) for refs in references), default=1) or 1
     columns: list[list[str]] = [[] for _ in range(width)]
     for source, refs in zip(sources, references, strict=True):
-        texts = [source if text in (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT) else text for text in refs] or [source]
+        texts = [
+            source if text in (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT) else text for text in refs
+        ] or [source]
         for k in range(width):
             columns[k].append(texts[k] if k < len(texts) else texts[0])
     return columns
 
 
-def labelled_edits(hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | None) -> list[dict[str, Any]]:
+def labelled_edits(
+    hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | None
+) -> list[dict[str, Any]]:
     """Hypothesis edits labelled TP/FP and the chosen reference's missed edits (FN)."""
     tokens = hyp_block.source_tokens
 
@@ -54,7 +67,9 @@ def labelled_edits(hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | 
         return {
             (edit.start, edit.end, edit.correction): edit.type
             for edit in block.edits
-            if edit.start >= 0 and edit.type not in ("noop", "UNK") and (annotator is None or edit.annotator == annotator)
+            if edit.start >= 0
+            and edit.type not in ("noop", "UNK")
+            and (annotator is None or edit.annotator == annotator)
         }
 
     hyp = keyed(hyp_block, None)
@@ -62,21 +77,39 @@ def labelled_edits(hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | 
     out: list[dict[str, Any]] = []
     for key, edit_type in sorted(hyp.items()):
         start, end, correction = key
-        out.append({"start": start, "end": end, "source": " ".join(tokens[start:end]),
-                    "target": "" if correction == "-NONE-" else correction, "type": edit_type,
-                    "label": "TP" if key in ref else "FP"})
+        out.append(
+            {
+                "start": start,
+                "end": end,
+                "source": " ".join(tokens[start:end]),
+                "target": "" if correction == "-NONE-" else correction,
+                "type": edit_type,
+                "label": "TP" if key in ref else "FP",
+            }
+        )
     for key, edit_type in sorted(ref.items()):
         if key not in hyp:
             start, end, correction = key
-            out.append({"start": start, "end": end, "source": " ".join(tokens[start:end]),
-                        "target": "" if correction == "-NONE-" else correction, "type": edit_type,
-                        "label": "FN"})
+            out.append(
+                {
+                    "start": start,
+                    "end": end,
+                    "source": " ".join(tokens[start:end]),
+                    "target": "" if correction == "-NONE-" else correction,
+                    "type": edit_type,
+                    "label": "FN",
+                }
+            )
     return out
 
 
 def english_report(
-    *, sources: Sequence[str], hypotheses: Sequence[str], references: Sequence[Sequence[str]],
-    ref_blocks: Sequence[M2Block], source_names: Sequence[str],
+    *,
+    sources: Sequence[str],
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    ref_blocks: Sequence[M2Block],
+    source_names: Sequence[str],
 ) -> ScoreReport:
     """Everything the system page shows for an English release."""
     hyp_blocks = hypothesis_blocks(sources, hypotheses)
@@ -86,34 +119,61 @@ def english_report(
         name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
         for name, s in by_category.categories.items()
     }
-    detection = {mode: _as_dict(compare_blocks(hyp_blocks, ref_blocks, CompareOptions(mode=mode)))
-                 for mode in DETECTION_MODES}
+    detection = {
+        mode: _as_dict(compare_blocks(hyp_blocks, ref_blocks, CompareOptions(mode=mode)))
+        for mode in DETECTION_MODES
+    }
     groups: dict[str, list[int]] = {}
     for index, name in enumerate(source_names):
         groups.setdefault(name or NO_SOURCE, []).append(index)
     by_source = {
-        name: {**_as_dict(compare_blocks([hyp_blocks[i] for i in indices], [ref_blocks[i] for i in indices])),
-               "sentences": len(indices)}
+        name: {
+            **_as_dict(
+                compare_blocks([hyp_blocks[i] for i in indices], [ref_blocks[i] for i in indices])
+            ),
+            "sentences": len(indices),
+        }
         for name, indices in sorted(groups.items())
     }
     sentences = [
-        SentenceOutcome(tp=item.tp, fp=item.fp, fn=item.fn, chosen_reference=item.ref_annotator,
-                        edits=labelled_edits(hyp_blocks[item.index], ref_blocks[item.index], item.ref_annotator))
+        SentenceOutcome(
+            tp=item.tp,
+            fp=item.fp,
+            fn=item.fn,
+            chosen_reference=item.ref_annotator,
+            edits=labelled_edits(
+                hyp_blocks[item.index], ref_blocks[item.index], item.ref_annotator
+            ),
+        )
         for item in main.sentences
     ]
     m2 = m2_score(hypotheses, ref_blocks)
     gleu = corpus_gleu(sources, hypotheses, _references_for_gleu(sources, references))
     extra: dict[str, Any] = {
-        "m2": {"tp": m2.tp, "fp": m2.fp, "fn": m2.fn, "p": round(m2.p, 4), "r": round(m2.r, 4),
-               "f05": round(m2.f, 4), "sent_f05": round(m2.sent_f, 4), "exact": m2.exact,
-               "signature": m2.signature},
+        "m2": {
+            "tp": m2.tp,
+            "fp": m2.fp,
+            "fn": m2.fn,
+            "p": round(m2.p, 4),
+            "r": round(m2.r, 4),
+            "f05": round(m2.f, 4),
+            "sent_f05": round(m2.sent_f, 4),
+            "exact": m2.exact,
+            "signature": m2.signature,
+        },
         "gleu": {"score": round(gleu.gleu, 4), "signature": gleu.signature},
         **chunk_metrics(hyp_blocks, ref_blocks),
     }
     max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)
     return ScoreReport(
-        overall=_as_dict(main), categories=categories, detection=detection,
-        ref_count_curve=[main.f], ref_count_curve_by_k={"all": main.f}, by_source=by_source,
-        sentences=sentences, signature=main.signature + "|language=en", max_references=max_refs,
+        overall=_as_dict(main),
+        categories=categories,
+        detection=detection,
+        ref_count_curve=[main.f],
+        ref_count_curve_by_k={"all": main.f},
+        by_source=by_source,
+        sentences=sentences,
+        signature=main.signature + "|language=en",
+        max_references=max_refs,
         extra=extra,
     )

@@ -42,7 +42,9 @@ class SystemOutput(models.Model):
     class Meta:
         ordering = ["version", "name"]
         constraints = [
-            models.UniqueConstraint(fields=["version", "name"], name="unique_system_name_per_release")
+            models.UniqueConstraint(
+                fields=["version", "name"], name="unique_system_name_per_release"
+            )
         ]
 
     def __str__(self) -> str:
@@ -125,7 +127,9 @@ class AnnotatorSample(models.Model):
     """
 
     sentence = models.ForeignKey(Sentence, on_delete=models.CASCADE, related_name="+")
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
     correction = models.ForeignKey(
         Correction, null=True, blank=True, on_delete=models.CASCADE, related_name="+"

@@ -41,7 +41,9 @@ def get_release(dataset: Dataset, number: int | str | None = None) -> DatasetVer
     if number in (None, ""):
         version = dataset.versions.order_by("-number").first()
         if version is None:
-            raise NotFound(f"dataset {dataset.name!r} has no release yet; release it first", field="release")
+            raise NotFound(
+                f"dataset {dataset.name!r} has no release yet; release it first", field="release"
+            )
         return version
     raw = str(number).split("@", 1)[-1].lstrip("vV")
     if not raw.isdigit():
@@ -107,7 +109,11 @@ def leaderboard(version: DatasetVersion) -> list[LeaderboardRow]:
         SystemOutput.objects.filter(version=version).select_related("score").order_by("name")
     )
     rows = [LeaderboardRow(system, getattr(system, "score", None)) for system in systems]
-    done = sorted((r for r in rows if r.scored), key=lambda r: (-r.score.f05, -r.score.p, r.system.name))  # type: ignore[union-attr]
+    scored = [(r, r.score) for r in rows if r.scored and r.score is not None]
+    done = [
+        r
+        for r, s in sorted(scored, key=lambda pair: (-pair[1].f05, -pair[1].p, pair[0].system.name))
+    ]
     rest = [r for r in rows if not r.scored]
     return done + rest
 
@@ -175,7 +181,9 @@ def _release_positions(version: DatasetVersion) -> dict[int, int]:
     return cached
 
 
-def highlight_segments(source_tokens: Sequence[str], edits: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def highlight_segments(
+    source_tokens: Sequence[str], edits: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Split the source into plain text and edit segments for the page.
 
     Hypothesis edits (TP/FP) are drawn on the source; missed reference edits (FN) are
@@ -248,11 +256,15 @@ class _BlockCache:
         return block
 
 
-def _counts(samples: Sequence[AnnotatorSample], cache: _BlockCache, *, max_refs: int | None = None) -> dict[str, Any]:
+def _counts(
+    samples: Sequence[AnnotatorSample], cache: _BlockCache, *, max_refs: int | None = None
+) -> dict[str, Any]:
     if not samples:
         return {"tp": 0, "fp": 0, "fn": 0, "p": 1.0, "r": 1.0, "f05": 0.0}
     return metric.corpus_counts(
-        [cache.get(s.hyp_m2) for s in samples], [cache.get(s.ref_m2) for s in samples], max_refs=max_refs
+        [cache.get(s.hyp_m2) for s in samples],
+        [cache.get(s.ref_m2) for s in samples],
+        max_refs=max_refs,
     )
 
 
@@ -289,9 +301,15 @@ def annotator_quality(dataset: Dataset, *, source_name: str = "") -> list[Annota
                 sentences=act.get("sentences") or len({s.sentence_id for s in samples}),
                 samples=len(samples),
                 time_spent_seconds=act.get("seconds") or 0,
-                tp=counts["tp"], fp=counts["fp"], fn=counts["fn"],
-                p=counts["p"], r=counts["r"], f05=counts["f05"],
-                by_source={name: _counts(group, cache) for name, group in sorted(per_source.items())},
+                tp=counts["tp"],
+                fp=counts["fp"],
+                fn=counts["fn"],
+                p=counts["p"],
+                r=counts["r"],
+                f05=counts["f05"],
+                by_source={
+                    name: _counts(group, cache) for name, group in sorted(per_source.items())
+                },
             )
         )
     rows.sort(key=lambda q: (-q.sentences, q.name))
@@ -324,13 +342,21 @@ def human_scores(dataset: Dataset) -> dict[str, Any]:
 # --- reference-count chart ------------------------------------------------------------------
 
 
-def reference_curves(version: DatasetVersion, system_ids: Iterable[int] | None = None) -> list[dict[str, Any]]:
+def reference_curves(
+    version: DatasetVersion, system_ids: Iterable[int] | None = None
+) -> list[dict[str, Any]]:
     """F0.5 with the first 1, 2, ... references then all, per scored system of the release."""
-    scores = SystemScore.objects.filter(system__version=version, status=ScoreStatus.DONE).select_related("system")
+    scores = SystemScore.objects.filter(
+        system__version=version, status=ScoreStatus.DONE
+    ).select_related("system")
     if system_ids is not None:
         scores = scores.filter(system_id__in=list(system_ids))
     return [
-        {"name": s.system.name, "system_id": s.system_id, "curve": s.summary.get("ref_count_curve", [])}
+        {
+            "name": s.system.name,
+            "system_id": s.system_id,
+            "curve": s.summary.get("ref_count_curve", []),
+        }
         for s in scores.order_by("-f05")
     ]
 
@@ -378,13 +404,17 @@ def pay_report(
     reviews = ReviewTask.objects.filter(
         status=ReviewStatus.DONE, submitted_at__gte=start, submitted_at__lt=end
     )
-    samples = AnnotatorSample.objects.filter(submission__created_at__gte=start, submission__created_at__lt=end)
+    samples = AnnotatorSample.objects.filter(
+        submission__created_at__gte=start, submission__created_at__lt=end
+    )
     if dataset is not None:
         submissions = submissions.filter(assignment__sentence__dataset=dataset)
         reviews = reviews.filter(sentence__dataset=dataset)
         samples = samples.filter(sentence__dataset=dataset)
     sub_counts = dict(
-        submissions.values("assignment__annotator").annotate(n=Count("id")).values_list("assignment__annotator", "n")
+        submissions.values("assignment__annotator")
+        .annotate(n=Count("id"))
+        .values_list("assignment__annotator", "n")
     )
     review_counts: dict[int, int] = defaultdict(int)
     for task in reviews.values("submitted_by", "reviewer"):
@@ -399,30 +429,72 @@ def pay_report(
     for person in people:
         f05 = _counts(by_person[person], cache)["f05"] if by_person.get(person) else None
         factor = quality_factor(f05, rates)
-        submission_pay = _money(Decimal(sub_counts.get(person, 0)) * rates.per_submission * Decimal(str(factor)))
+        submission_pay = _money(
+            Decimal(sub_counts.get(person, 0)) * rates.per_submission * Decimal(str(factor))
+        )
         review_pay = _money(Decimal(review_counts.get(person, 0)) * rates.per_review)
         rows.append(
             PayRow(
-                annotator_id=person, name=names.get(person, str(person)),
-                submissions=sub_counts.get(person, 0), reviews=review_counts.get(person, 0),
-                f05=f05, quality_factor=round(factor, 4), submission_pay=submission_pay,
-                review_pay=review_pay, total=submission_pay + review_pay,
+                annotator_id=person,
+                name=names.get(person, str(person)),
+                submissions=sub_counts.get(person, 0),
+                reviews=review_counts.get(person, 0),
+                f05=f05,
+                quality_factor=round(factor, 4),
+                submission_pay=submission_pay,
+                review_pay=review_pay,
+                total=submission_pay + review_pay,
             )
         )
     rows.sort(key=lambda r: r.name)
     return rows
 
 
-def pay_report_csv(rows: Sequence[PayRow], *, rates: PayRates, start: datetime, end: datetime) -> str:
+def pay_report_csv(
+    rows: Sequence[PayRow], *, rates: PayRates, start: datetime, end: datetime
+) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["# period", start.isoformat(), end.isoformat(), "currency", rates.currency,
-                     "per_submission", rates.per_submission, "per_review", rates.per_review,
-                     "target_f05", rates.target_f05])
-    writer.writerow(["user_id", "name", "submissions", "reviews", "f05", "quality_factor",
-                     "submission_pay", "review_pay", "total"])
+    writer.writerow(
+        [
+            "# period",
+            start.isoformat(),
+            end.isoformat(),
+            "currency",
+            rates.currency,
+            "per_submission",
+            rates.per_submission,
+            "per_review",
+            rates.per_review,
+            "target_f05",
+            rates.target_f05,
+        ]
+    )
+    writer.writerow(
+        [
+            "user_id",
+            "name",
+            "submissions",
+            "reviews",
+            "f05",
+            "quality_factor",
+            "submission_pay",
+            "review_pay",
+            "total",
+        ]
+    )
     for row in rows:
-        writer.writerow([row.annotator_id, row.name, row.submissions, row.reviews,
-                         "" if row.f05 is None else f"{row.f05:.4f}", row.quality_factor,
-                         row.submission_pay, row.review_pay, row.total])
+        writer.writerow(
+            [
+                row.annotator_id,
+                row.name,
+                row.submissions,
+                row.reviews,
+                "" if row.f05 is None else f"{row.f05:.4f}",
+                row.quality_factor,
+                row.submission_pay,
+                row.review_pay,
+                row.total,
+            ]
+        )
     return out.getvalue()

@@ -19,7 +19,9 @@ from scoring.services import rescore_sentence_on_commit
 
 
 @receiver(post_save, sender=GoldenReference, dispatch_uid="scoring.rescore_on_golden_reference")
-def rescore_on_golden_reference(sender: Any, instance: GoldenReference, raw: bool = False, **_: Any) -> None:
+def rescore_on_golden_reference(
+    sender: Any, instance: GoldenReference, raw: bool = False, **_: Any
+) -> None:
     if raw:  # loaddata
         return
     rescore_sentence_on_commit(instance.sentence_id)

@@ -17,7 +17,9 @@ from scoring import services
 
 
 @shared_task(name="scoring.score_system_output")
-def score_system_output(score_id: int, job_id: int | None = None, resources_dir: str | None = None) -> dict[str, Any]:
+def score_system_output(
+    score_id: int, job_id: int | None = None, resources_dir: str | None = None
+) -> dict[str, Any]:
     score = services.run_scoring(score_id=score_id, job_id=job_id, resources_dir=resources_dir)
     return {"score": score.pk, "status": score.status, "f05": score.f05}
 
@@ -28,11 +30,15 @@ def rescore_annotator_sentence(sentence_id: int) -> int:
 
 
 @shared_task(name="scoring.rescore_annotator_dataset")
-def rescore_annotator_dataset(dataset_id: int, job_id: int | None = None, only_stale: bool = False) -> int:
+def rescore_annotator_dataset(
+    dataset_id: int, job_id: int | None = None, only_stale: bool = False
+) -> int:
     return services.rescore_dataset(dataset_id=dataset_id, job_id=job_id, only_stale=only_stale)
 
 
 @shared_task(name="scoring.gpu_weighted_score")
-def gpu_weighted_score(score_id: int, job_id: int | None = None, model: str | None = None) -> dict[str, Any]:
+def gpu_weighted_score(
+    score_id: int, job_id: int | None = None, model: str | None = None
+) -> dict[str, Any]:
     score = services.run_weighted_scoring(score_id=score_id, job_id=job_id, model=model)
     return {"score": score.pk, "ptm2": score.summary.get("extra", {}).get("ptm2")}

@@ -21,9 +21,25 @@ urlpatterns = [
     # API
     path("api/scoring/systems/", api.SystemListView.as_view(), name="api-systems"),
     path("api/scoring/systems/<int:system_id>/", api.SystemDetailView.as_view(), name="api-system"),
-    path("api/scoring/systems/<int:system_id>/score/", api.SystemScoreView.as_view(), name="api-system-score"),
-    path("api/scoring/systems/<int:system_id>/cancel/", api.SystemCancelView.as_view(), name="api-system-cancel"),
-    path("api/scoring/releases/<int:version_id>/leaderboard/", api.LeaderboardView.as_view(), name="api-leaderboard"),
+    path(
+        "api/scoring/systems/<int:system_id>/score/",
+        api.SystemScoreView.as_view(),
+        name="api-system-score",
+    ),
+    path(
+        "api/scoring/systems/<int:system_id>/cancel/",
+        api.SystemCancelView.as_view(),
+        name="api-system-cancel",
+    ),
+    path(
+        "api/scoring/releases/<int:version_id>/leaderboard/",
+        api.LeaderboardView.as_view(),
+        name="api-leaderboard",
+    ),
     path("api/scoring/ensembles/", api.EnsembleView.as_view(), name="api-ensembles"),
-    path("api/scoring/datasets/<int:dataset_id>/annotators/", api.AnnotatorQualityView.as_view(), name="api-annotators"),
+    path(
+        "api/scoring/datasets/<int:dataset_id>/annotators/",
+        api.AnnotatorQualityView.as_view(),
+        name="api-annotators",
+    ),
 ]

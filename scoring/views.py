@@ -69,7 +69,9 @@ def reference_count_chart(series: list[tuple[str, list[float]]]) -> str:
     if not series:
         return ""
     length = max(len(curve) for _, curve in series)
-    padded = [(name, curve[:-1] + [curve[-1]] * (length - len(curve) + 1)) for name, curve in series]
+    padded = [
+        (name, curve[:-1] + [curve[-1]] * (length - len(curve) + 1)) for name, curve in series
+    ]
     return grouped_bar_chart(
         title="F0.5 by number of references (first k, then all)",
         categories=_curve_labels(length),
@@ -105,7 +107,9 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
             series.append(("Human", human["ref_count_curve"]))
     wanted = request.GET.getlist("cols")
     defaults = DEFAULT_COLUMNS_EN if english else DEFAULT_COLUMNS
-    columns = [c for c in OPTIONAL_COLUMNS if c in wanted] if "cols" in request.GET else list(defaults)
+    columns = (
+        [c for c in OPTIONAL_COLUMNS if c in wanted] if "cols" in request.GET else list(defaults)
+    )
     context: dict[str, Any] = {
         "version": version,
         "english": english,
@@ -135,9 +139,14 @@ def upload(request: HttpRequest, version_id: int) -> HttpResponse:
         if uploaded is None:
             raise ServiceError("choose a file to upload", field="file")
         system = services.upload_system_output(
-            version=version, name=request.POST.get("name", ""), data=uploaded.read(),
-            file_name=uploaded.name or "", user=request.user, file_format=request.POST.get("format", "auto"),
-            description=request.POST.get("description", ""), replace=request.POST.get("replace") == "1",
+            version=version,
+            name=request.POST.get("name", ""),
+            data=uploaded.read(),
+            file_name=uploaded.name or "",
+            user=request.user,
+            file_format=request.POST.get("format", "auto"),
+            description=request.POST.get("description", ""),
+            replace=request.POST.get("replace") == "1",
         )
         services.request_scoring(system=system, user=request.user)
     except ServiceError as exc:
@@ -154,12 +163,16 @@ def ensemble(request: HttpRequest, version_id: int) -> HttpResponse:
     ids = [int(v) for v in request.POST.getlist("systems") if v.isdigit()]
     systems = list(SystemOutput.objects.filter(pk__in=ids, version=version))
     try:
-        combined = services.create_ensemble(systems=systems, name=request.POST.get("name", ""), user=request.user)
+        combined = services.create_ensemble(
+            systems=systems, name=request.POST.get("name", ""), user=request.user
+        )
         services.request_scoring(system=combined, user=request.user)
     except ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("scoring:leaderboard", version_id=version.pk)
-    messages.success(request, f"ensemble {combined.name} of {len(systems)} systems created; scoring started.")
+    messages.success(
+        request, f"ensemble {combined.name} of {len(systems)} systems created; scoring started."
+    )
     return redirect("scoring:system", system_id=combined.pk)
 
 
@@ -173,8 +186,13 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         page = max(1, int(request.GET.get("page", "1")))
     except ValueError:
         page = 1
-    context: dict[str, Any] = {"system": system, "score": score, "only": only, "source": source_name,
-                               "can_manage": Role.ADMIN in _roles(request)}
+    context: dict[str, Any] = {
+        "system": system,
+        "score": score,
+        "only": only,
+        "source": source_name,
+        "can_manage": Role.ADMIN in _roles(request),
+    }
     if score is not None and score.background_job_id:
         context["job"] = BackgroundJob.objects.filter(pk=score.background_job_id).first()
     if score is not None and score.status == ScoreStatus.DONE:
@@ -185,12 +203,24 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         context["type_chart"] = grouped_bar_chart(
             title="P / R / F0.5 by error type",
             categories=names,
-            series=[(m.upper() if m != "f05" else "F0.5", [categories[n][m] for n in names]) for m in ("p", "r", "f05")],
-            y_label="score", box=ChartBox(width=560, height=300), y_max=1.0,
+            series=[
+                (m.upper() if m != "f05" else "F0.5", [categories[n][m] for n in names])
+                for m in ("p", "r", "f05")
+            ],
+            y_label="score",
+            box=ChartBox(width=560, height=300),
+            y_max=1.0,
         )
-        context["curve_chart"] = reference_count_chart([(system.name, summary.get("ref_count_curve", []))])
-        context["curve"] = list(zip(_curve_labels(len(summary.get("ref_count_curve", []))),
-                                    summary.get("ref_count_curve", []), strict=True))
+        context["curve_chart"] = reference_count_chart(
+            [(system.name, summary.get("ref_count_curve", []))]
+        )
+        context["curve"] = list(
+            zip(
+                _curve_labels(len(summary.get("ref_count_curve", []))),
+                summary.get("ref_count_curve", []),
+                strict=True,
+            )
+        )
         context["detection"] = summary.get("detection", {})
         extra = summary.get("extra", {})
         context["cleme"] = extra.get("cleme")
@@ -201,15 +231,23 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
             aspects = ("hit", "wrong", "under", "over")
             context["cleme2_chart"] = bar_chart(
                 title="CLEME2.0 aspects (corpus, unweighted)",
-                labels=list(aspects), values=[context["cleme2"][a] for a in aspects],
-                y_label="rate", box=ChartBox(width=480, height=280),
+                labels=list(aspects),
+                values=[context["cleme2"][a] for a in aspects],
+                y_label="rate",
+                box=ChartBox(width=480, height=280),
             )
         context["by_source"] = summary.get("by_source", {})
         sentences, total = selectors.sentence_results(
-            score, only=only, source_name=source_name, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE
+            score,
+            only=only,
+            source_name=source_name,
+            offset=(page - 1) * PAGE_SIZE,
+            limit=PAGE_SIZE,
         )
         context.update(
-            sentences=sentences, total=total, page=page,
+            sentences=sentences,
+            total=total,
+            page=page,
             pages=max(1, (total + PAGE_SIZE - 1) // PAGE_SIZE),
             members=list(system.ensemble_of.all()),
         )
@@ -275,7 +313,8 @@ def annotators(request: HttpRequest, dataset_id: int) -> HttpResponse:
     job = services.refresh_annotator_scores(dataset_id=dataset.pk, user=request.user)
     if job is None:
         job = BackgroundJob.objects.filter(
-            kind=services.JOB_KIND_ANNOTATORS, params__dataset=dataset.pk,
+            kind=services.JOB_KIND_ANNOTATORS,
+            params__dataset=dataset.pk,
             status__in=["queued", "running"],
         ).first()
     source_name = request.GET.get("source", "")
@@ -287,16 +326,29 @@ def annotators(request: HttpRequest, dataset_id: int) -> HttpResponse:
             title="Annotator F0.5, ordered by sentences annotated",
             labels=[f"{row.name} ({row.sentences})" for row in rows],
             values=[row.f05 for row in rows],
-            x_label="annotator (sentences annotated)", y_label="F0.5",
+            x_label="annotator (sentences annotated)",
+            y_label="F0.5",
             box=ChartBox(width=max(480, 70 * len(rows) + 100), height=320),
         )
     sources = sorted({name for row in rows for name in row.by_source})
-    curve_chart = reference_count_chart([("Human", human["ref_count_curve"])]) if human["samples"] else ""
-    return render(request, "scoring/annotators.html", {
-        "dataset": dataset, "rows": rows, "human": human, "chart": chart, "curve_chart": curve_chart,
-        "sources": sources, "source": source_name, "job": job,
-        "all_sources": list(dataset.sources.values_list("name", flat=True)),
-    })
+    curve_chart = (
+        reference_count_chart([("Human", human["ref_count_curve"])]) if human["samples"] else ""
+    )
+    return render(
+        request,
+        "scoring/annotators.html",
+        {
+            "dataset": dataset,
+            "rows": rows,
+            "human": human,
+            "chart": chart,
+            "curve_chart": curve_chart,
+            "sources": sources,
+            "source": source_name,
+            "job": job,
+            "all_sources": list(dataset.sources.values_list("name", flat=True)),
+        },
+    )
 
 
 def _parse_day(value: str, default: datetime) -> datetime:
@@ -340,7 +392,11 @@ def pay(request: HttpRequest) -> HttpResponse:
         if end <= start:
             raise ServiceError("the end of the period must be after its start", field="end")
         if request.GET.get("dataset"):
-            dataset = Dataset.objects.filter(pk=request.GET["dataset"]).first() if request.GET["dataset"].isdigit() else None
+            dataset = (
+                Dataset.objects.filter(pk=request.GET["dataset"]).first()
+                if request.GET["dataset"].isdigit()
+                else None
+            )
             if dataset is None:
                 raise ServiceError("no such dataset", field="dataset")
             services.refresh_annotator_scores(dataset_id=dataset.pk, user=request.user)
@@ -352,11 +408,21 @@ def pay(request: HttpRequest) -> HttpResponse:
     if request.GET.get("format") == "csv":
         body = selectors.pay_report_csv(rows, rates=rates, start=start, end=end)
         response = HttpResponse(body, content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="pay-{start:%Y%m%d}-{end:%Y%m%d}.csv"'
+        response["Content-Disposition"] = (
+            f'attachment; filename="pay-{start:%Y%m%d}-{end:%Y%m%d}.csv"'
+        )
         return response
-    return render(request, "scoring/pay.html", {
-        "rows": rows, "rates": rates, "start": start, "end": end, "dataset": dataset,
-        "datasets": Dataset.objects.order_by("name"),
-        "total": sum((row.total for row in rows), Decimal("0")),
-        "query": request.GET.urlencode(),
-    })
+    return render(
+        request,
+        "scoring/pay.html",
+        {
+            "rows": rows,
+            "rates": rates,
+            "start": start,
+            "end": end,
+            "dataset": dataset,
+            "datasets": Dataset.objects.order_by("name"),
+            "total": sum((row.total for row in rows), Decimal("0")),
+            "query": request.GET.urlencode(),
+        },
+    )

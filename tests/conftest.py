@@ -73,9 +73,28 @@ def celery_worker_process(django_db_setup, django_db_blocker):  # type: ignore[n
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = log_path.open("w")
     worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "default,gpu",
-         "--pool", "solo", "--concurrency", "1", "--loglevel", "INFO", "-n", f"test-{os.getpid()}@%h"],
-        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            "default,gpu",
+            "--pool",
+            "solo",
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "INFO",
+            "-n",
+            f"test-{os.getpid()}@%h",
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     from config.celery import app
 

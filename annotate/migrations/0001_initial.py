@@ -4,121 +4,238 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('open', 'open'), ('submitted', 'submitted'), ('withdrawn', 'withdrawn (reassigned)')], db_index=True, default='open', max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('opened_at', models.DateTimeField(blank=True, null=True)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('time_spent_seconds', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "open"),
+                            ("submitted", "submitted"),
+                            ("withdrawn", "withdrawn (reassigned)"),
+                        ],
+                        db_index=True,
+                        default="open",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("opened_at", models.DateTimeField(blank=True, null=True)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("time_spent_seconds", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'ordering': ['sentence__position', 'id'],
+                "ordering": ["sentence__position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Correction',
+            name="Correction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('text', models.TextField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                ("text", models.TextField()),
             ],
             options={
-                'ordering': ['submission', 'position'],
+                "ordering": ["submission", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('language', models.CharField(choices=[('zh', 'Chinese'), ('en', 'English')], default='zh', max_length=2)),
-                ('annotators_per_sentence', models.PositiveSmallIntegerField(default=3)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "language",
+                    models.CharField(
+                        choices=[("zh", "Chinese"), ("en", "English")], default="zh", max_length=2
+                    ),
+                ),
+                ("annotators_per_sentence", models.PositiveSmallIntegerField(default=3)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='DatasetVersion',
+            name="DatasetVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('note', models.TextField(blank=True)),
-                ('split', models.CharField(blank=True, default='', max_length=8)),
-                ('source_names', models.JSONField(blank=True, default=list)),
-                ('checksum', models.CharField(max_length=64)),
-                ('counts', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("note", models.TextField(blank=True)),
+                ("split", models.CharField(blank=True, default="", max_length=8)),
+                ("source_names", models.JSONField(blank=True, default=list)),
+                ("checksum", models.CharField(max_length=64)),
+                ("counts", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['dataset', '-number'],
+                "ordering": ["dataset", "-number"],
             },
         ),
         migrations.CreateModel(
-            name='ReleasedSentence',
+            name="ReleasedSentence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('external_id', models.CharField(max_length=100)),
-                ('source_name', models.CharField(blank=True, max_length=100)),
-                ('split', models.CharField(blank=True, max_length=8)),
-                ('text', models.TextField()),
-                ('judgement', models.CharField(blank=True, max_length=16)),
-                ('references', models.JSONField(default=list, help_text='list of reference texts, in order')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField()),
+                ("external_id", models.CharField(max_length=100)),
+                ("source_name", models.CharField(blank=True, max_length=100)),
+                ("split", models.CharField(blank=True, max_length=8)),
+                ("text", models.TextField()),
+                ("judgement", models.CharField(blank=True, max_length=16)),
+                (
+                    "references",
+                    models.JSONField(default=list, help_text="list of reference texts, in order"),
+                ),
             ],
             options={
-                'ordering': ['version', 'position'],
+                "ordering": ["version", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Sentence',
+            name="Sentence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('split', models.CharField(blank=True, choices=[('', '(none)'), ('dev', 'dev'), ('test', 'test'), ('train', 'train')], default='', max_length=8)),
-                ('external_id', models.CharField(help_text='id in the imported file', max_length=100)),
-                ('position', models.PositiveIntegerField(help_text='order within the dataset (import order)')),
-                ('text', models.TextField()),
-                ('status', models.CharField(choices=[('pending', 'waiting for annotators'), ('annotating', 'being annotated'), ('in_review', 'waiting for review'), ('reviewed', 'reviewed')], db_index=True, default='pending', max_length=16)),
-                ('judgement', models.CharField(blank=True, choices=[('', 'not yet decided'), ('annotatable', 'annotatable (has errors)'), ('error_free', 'error free'), ('not_annotatable', 'not annotatable')], default='', max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "split",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "(none)"),
+                            ("dev", "dev"),
+                            ("test", "test"),
+                            ("train", "train"),
+                        ],
+                        default="",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "external_id",
+                    models.CharField(help_text="id in the imported file", max_length=100),
+                ),
+                (
+                    "position",
+                    models.PositiveIntegerField(
+                        help_text="order within the dataset (import order)"
+                    ),
+                ),
+                ("text", models.TextField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "waiting for annotators"),
+                            ("annotating", "being annotated"),
+                            ("in_review", "waiting for review"),
+                            ("reviewed", "reviewed"),
+                        ],
+                        db_index=True,
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "judgement",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "not yet decided"),
+                            ("annotatable", "annotatable (has errors)"),
+                            ("error_free", "error free"),
+                            ("not_annotatable", "not annotatable"),
+                        ],
+                        default="",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['dataset', 'position'],
+                "ordering": ["dataset", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Source',
+            name="Source",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('revision', models.PositiveSmallIntegerField(default=1)),
-                ('tag', models.CharField(blank=True, choices=[('', 'corrected'), ('error_free', 'ERROR FREE'), ('not_annotatable', 'NOT ANNOTATABLE')], default='', max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('time_spent_seconds', models.PositiveIntegerField(default=0)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("revision", models.PositiveSmallIntegerField(default=1)),
+                (
+                    "tag",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "corrected"),
+                            ("error_free", "ERROR FREE"),
+                            ("not_annotatable", "NOT ANNOTATABLE"),
+                        ],
+                        default="",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("time_spent_seconds", models.PositiveIntegerField(default=0)),
             ],
             options={
-                'ordering': ['assignment', 'revision'],
+                "ordering": ["assignment", "revision"],
             },
         ),
     ]

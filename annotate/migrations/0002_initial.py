@@ -6,115 +6,191 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotate', '0001_initial'),
+        ("annotate", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='assignment',
-            name='annotator',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='assignments', to=settings.AUTH_USER_MODEL),
+            model_name="assignment",
+            name="annotator",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="assignments",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='dataset',
-            name='annotators',
-            field=models.ManyToManyField(blank=True, related_name='annotation_datasets', to=settings.AUTH_USER_MODEL),
+            model_name="dataset",
+            name="annotators",
+            field=models.ManyToManyField(
+                blank=True, related_name="annotation_datasets", to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.AddField(
-            model_name='dataset',
-            name='created_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="dataset",
+            name="created_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='dataset',
-            name='reviewers',
-            field=models.ManyToManyField(blank=True, related_name='review_datasets', to=settings.AUTH_USER_MODEL),
+            model_name="dataset",
+            name="reviewers",
+            field=models.ManyToManyField(
+                blank=True, related_name="review_datasets", to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.AddField(
-            model_name='datasetversion',
-            name='created_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="datasetversion",
+            name="created_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='datasetversion',
-            name='dataset',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='annotate.dataset'),
+            model_name="datasetversion",
+            name="dataset",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="versions",
+                to="annotate.dataset",
+            ),
         ),
         migrations.AddField(
-            model_name='releasedsentence',
-            name='version',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sentences', to='annotate.datasetversion'),
+            model_name="releasedsentence",
+            name="version",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="sentences",
+                to="annotate.datasetversion",
+            ),
         ),
         migrations.AddField(
-            model_name='sentence',
-            name='dataset',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sentences', to='annotate.dataset'),
+            model_name="sentence",
+            name="dataset",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="sentences",
+                to="annotate.dataset",
+            ),
         ),
         migrations.AddField(
-            model_name='releasedsentence',
-            name='sentence',
-            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='annotate.sentence'),
+            model_name="releasedsentence",
+            name="sentence",
+            field=models.ForeignKey(
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="annotate.sentence",
+            ),
         ),
         migrations.AddField(
-            model_name='assignment',
-            name='sentence',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotate.sentence'),
+            model_name="assignment",
+            name="sentence",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="assignments",
+                to="annotate.sentence",
+            ),
         ),
         migrations.AddField(
-            model_name='source',
-            name='dataset',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sources', to='annotate.dataset'),
+            model_name="source",
+            name="dataset",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="sources",
+                to="annotate.dataset",
+            ),
         ),
         migrations.AddField(
-            model_name='sentence',
-            name='source',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='sentences', to='annotate.source'),
+            model_name="sentence",
+            name="source",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="sentences",
+                to="annotate.source",
+            ),
         ),
         migrations.AddField(
-            model_name='submission',
-            name='assignment',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='submissions', to='annotate.assignment'),
+            model_name="submission",
+            name="assignment",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="submissions",
+                to="annotate.assignment",
+            ),
         ),
         migrations.AddField(
-            model_name='correction',
-            name='submission',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='corrections', to='annotate.submission'),
+            model_name="correction",
+            name="submission",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="corrections",
+                to="annotate.submission",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='datasetversion',
-            constraint=models.UniqueConstraint(fields=('dataset', 'number'), name='unique_version_number'),
+            model_name="datasetversion",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "number"), name="unique_version_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='releasedsentence',
-            constraint=models.UniqueConstraint(fields=('version', 'position'), name='unique_release_position'),
+            model_name="releasedsentence",
+            constraint=models.UniqueConstraint(
+                fields=("version", "position"), name="unique_release_position"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(condition=models.Q(('status', 'withdrawn'), _negated=True), fields=('sentence', 'annotator'), name='unique_live_assignment'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("status", "withdrawn"), _negated=True),
+                fields=("sentence", "annotator"),
+                name="unique_live_assignment",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='source',
-            constraint=models.UniqueConstraint(fields=('dataset', 'name'), name='unique_source_per_dataset'),
+            model_name="source",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "name"), name="unique_source_per_dataset"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sentence',
-            constraint=models.UniqueConstraint(fields=('dataset', 'external_id'), name='unique_sentence_id_per_dataset'),
+            model_name="sentence",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "external_id"), name="unique_sentence_id_per_dataset"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sentence',
-            constraint=models.UniqueConstraint(fields=('dataset', 'position'), name='unique_sentence_position_per_dataset'),
+            model_name="sentence",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "position"), name="unique_sentence_position_per_dataset"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='submission',
-            constraint=models.UniqueConstraint(fields=('assignment', 'revision'), name='unique_revision'),
+            model_name="submission",
+            constraint=models.UniqueConstraint(
+                fields=("assignment", "revision"), name="unique_revision"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='correction',
-            constraint=models.UniqueConstraint(fields=('submission', 'position'), name='unique_correction_slot'),
+            model_name="correction",
+            constraint=models.UniqueConstraint(
+                fields=("submission", "position"), name="unique_correction_slot"
+            ),
         ),
     ]

@@ -10,60 +10,64 @@ class Migration(migrations.Migration):
     # is copied or lost.
 
     dependencies = [
-        ('annotate', '0002_initial'),
-        ('datasets', '0001_initial'),
-        ('review', '0004_move_golden_reference_to_datasets'),
-        ('scoring', '0002_move_reference_m2_cache_to_datasets'),
+        ("annotate", "0002_initial"),
+        ("datasets", "0001_initial"),
+        ("review", "0004_move_golden_reference_to_datasets"),
+        ("scoring", "0002_move_reference_m2_cache_to_datasets"),
     ]
 
     state_operations = [
         migrations.RemoveField(
-            model_name='sentence',
-            name='dataset',
+            model_name="sentence",
+            name="dataset",
         ),
         migrations.RemoveField(
-            model_name='source',
-            name='dataset',
+            model_name="source",
+            name="dataset",
         ),
         migrations.RemoveField(
-            model_name='datasetversion',
-            name='dataset',
+            model_name="datasetversion",
+            name="dataset",
         ),
         migrations.RemoveField(
-            model_name='datasetversion',
-            name='created_by',
+            model_name="datasetversion",
+            name="created_by",
         ),
         migrations.RemoveField(
-            model_name='releasedsentence',
-            name='version',
+            model_name="releasedsentence",
+            name="version",
         ),
         migrations.RemoveField(
-            model_name='releasedsentence',
-            name='sentence',
+            model_name="releasedsentence",
+            name="sentence",
         ),
         migrations.RemoveField(
-            model_name='sentence',
-            name='source',
+            model_name="sentence",
+            name="source",
         ),
         migrations.AlterField(
-            model_name='assignment',
-            name='sentence',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='datasets.sentence'),
+            model_name="assignment",
+            name="sentence",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="assignments",
+                to="datasets.sentence",
+            ),
         ),
         migrations.DeleteModel(
-            name='Dataset',
+            name="Dataset",
         ),
         migrations.DeleteModel(
-            name='DatasetVersion',
+            name="DatasetVersion",
         ),
         migrations.DeleteModel(
-            name='ReleasedSentence',
+            name="ReleasedSentence",
         ),
         migrations.DeleteModel(
-            name='Source',
+            name="Source",
         ),
         migrations.DeleteModel(
-            name='Sentence',
+            name="Sentence",
         ),
     ]
 

@@ -11,24 +11,38 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("review", "0003_seed_guideline"),
-        ('annotate', '0003_move_dataset_models_to_datasets'),
+        ("annotate", "0003_move_dataset_models_to_datasets"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     state_operations = [
         migrations.CreateModel(
-            name='Guideline',
+            name="Guideline",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('body', models.TextField(help_text='Markdown')),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('updated_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(unique=True)),
+                ("title", models.CharField(max_length=200)),
+                ("body", models.TextField(help_text="Markdown")),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'db_table': 'review_guideline',
+                "db_table": "review_guideline",
             },
         ),
     ]

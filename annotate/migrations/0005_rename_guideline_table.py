@@ -7,12 +7,12 @@ class Migration(migrations.Migration):
     # review_guideline -> annotate_guideline: a rename, the row stays.
 
     dependencies = [
-        ('annotate', '0004_move_guideline_from_review'),
+        ("annotate", "0004_move_guideline_from_review"),
     ]
 
     operations = [
         migrations.AlterModelTable(
-            name='guideline',
+            name="guideline",
             table=None,
         ),
     ]

@@ -25,12 +25,16 @@ PARSERS: dict[ImportFormat, Callable[[Sequence[ImportFile]], list[ParsedSentence
 }
 
 
-def parse_files(files: Sequence[ImportFile], *, fmt: str, language: str = Language.CHINESE) -> list[ParsedSentence]:
+def parse_files(
+    files: Sequence[ImportFile], *, fmt: str, language: str = Language.CHINESE
+) -> list[ParsedSentence]:
     try:
         format_ = ImportFormat(fmt)
     except ValueError:
         choices = ", ".join(f.value for f in ImportFormat)
-        raise ServiceError(f"unknown format {fmt!r}; use one of {choices}", field="format") from None
+        raise ServiceError(
+            f"unknown format {fmt!r}; use one of {choices}", field="format"
+        ) from None
     if format_ == ImportFormat.M2:
         rows = parse_m2_files(files, language=language)
     else:

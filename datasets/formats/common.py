@@ -80,11 +80,19 @@ def decode_lines(file: ImportFile) -> list[str]:
     data = file.data
     check_size(file.name, len(data))
     if data.startswith(b"\xef\xbb\xbf"):
-        raise format_error(file.name, 1, "encoding", "the file starts with a byte-order mark (BOM); "
-                     "save it as UTF-8 without BOM")
+        raise format_error(
+            file.name,
+            1,
+            "encoding",
+            "the file starts with a byte-order mark (BOM); save it as UTF-8 without BOM",
+        )
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise format_error(file.name, 1, "encoding", "the file is UTF-16 (it starts with a UTF-16 "
-                     "byte-order mark); save it as UTF-8")
+        raise format_error(
+            file.name,
+            1,
+            "encoding",
+            "the file is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8",
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -96,13 +104,20 @@ def decode_lines(file: ImportFile) -> list[str]:
         except UnicodeDecodeError:
             pass
         raise format_error(
-            file.name, line, "encoding",
+            file.name,
+            line,
+            "encoding",
             f"not valid UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start}).{hint}",
         ) from None
     if "\r" in text:
         line = text[: text.index("\r")].count("\n") + 1
-        raise format_error(file.name, line, "line end", "Windows (CRLF) or old Mac (CR) line end; "
-                     "convert the file to Unix (LF) line ends, e.g. with dos2unix")
+        raise format_error(
+            file.name,
+            line,
+            "line end",
+            "Windows (CRLF) or old Mac (CR) line end; "
+            "convert the file to Unix (LF) line ends, e.g. with dos2unix",
+        )
     if not text:
         raise format_error(file.name, None, "file", "the file is empty")
     lines = text.split("\n")
@@ -114,7 +129,9 @@ def decode_lines(file: ImportFile) -> list[str]:
 def reject_empty(lines: Sequence[str], name: str) -> None:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
-            raise format_error(name, number, "line", "empty line; remove it (every line is one sentence)")
+            raise format_error(
+                name, number, "line", "empty line; remove it (every line is one sentence)"
+            )
 
 
 def check_id(external_id: str, name: str, line: int, seen: dict[str, int]) -> None:
@@ -126,7 +143,9 @@ def check_id(external_id: str, name: str, line: int, seen: dict[str, int]) -> No
         raise format_error(name, line, "id", f"id longer than {MAX_ID_LENGTH} characters")
     first = seen.get(external_id)
     if first is not None:
-        raise format_error(name, line, "id", f"duplicate id {external_id!r} (first used on line {first})")
+        raise format_error(
+            name, line, "id", f"duplicate id {external_id!r} (first used on line {first})"
+        )
     seen[external_id] = line
 
 
@@ -137,5 +156,7 @@ def check_text(text: str, name: str, line: int, field_name: str) -> None:
 
 def single_file(files: Sequence[ImportFile], fmt: ImportFormat) -> ImportFile:
     if len(files) != 1:
-        raise ServiceError(f"the {fmt} format takes exactly one file, got {len(files)}", field="file")
+        raise ServiceError(
+            f"the {fmt} format takes exactly one file, got {len(files)}", field="file"
+        )
     return files[0]

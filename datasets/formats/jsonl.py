@@ -37,7 +37,9 @@ def parse_jsonl(files: Sequence[ImportFile]) -> list[ParsedSentence]:
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise format_error(file.name, number, "json", f"not valid JSON ({exc.msg}, column {exc.colno})") from None
+            raise format_error(
+                file.name, number, "json", f"not valid JSON ({exc.msg}, column {exc.colno})"
+            ) from None
         if not isinstance(obj, dict):
             raise format_error(file.name, number, "json", "each line must be a JSON object")
         text = obj.get("source")
@@ -62,19 +64,35 @@ def parse_jsonl(files: Sequence[ImportFile]) -> list[ParsedSentence]:
         split = obj.get("split")
         if split is not None and not isinstance(split, str):
             raise format_error(file.name, number, "split", "must be a string")
-        rows.append(ParsedSentence(external_id, text, list(references), number,
-                                   source_name=source_name or None, split=split,
-                                   auto_id="id" not in obj))
+        rows.append(
+            ParsedSentence(
+                external_id,
+                text,
+                list(references),
+                number,
+                source_name=source_name or None,
+                split=split,
+                auto_id="id" not in obj,
+            )
+        )
     return rows
 
 
 def jsonl_lines(rows: Iterable[DatasetRow], *, include_annotations: bool = False) -> Iterator[str]:
     for chunk in chunked(rows, 1000):
-        extra = _annotation_data([r.sentence_id for r in chunk if r.sentence_id]) if include_annotations else {}
+        extra = (
+            _annotation_data([r.sentence_id for r in chunk if r.sentence_id])
+            if include_annotations
+            else {}
+        )
         for row in chunk:
-            obj: dict[str, Any] = {"id": row.external_id, "source": row.text,
-                                   "references": list(row.references),
-                                   "source_name": row.source_name, "split": row.split}
+            obj: dict[str, Any] = {
+                "id": row.external_id,
+                "source": row.text,
+                "references": list(row.references),
+                "source_name": row.source_name,
+                "split": row.split,
+            }
             if include_annotations:
                 obj.update(extra.get(row.sentence_id or -1, {key: [] for key in ANNOTATION_KEYS}))
             yield json.dumps(obj, ensure_ascii=False) + "\n"
@@ -88,7 +106,9 @@ ANNOTATION_KEYS = ("submissions", "verdicts")
 def _annotation_data(sentence_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
     """What the higher apps record about these sentences, merged per sentence: each
     receiver of `collect_annotations` answers {sentence_id: {key: [...]}}."""
-    data: dict[int, dict[str, Any]] = {sid: {key: [] for key in ANNOTATION_KEYS} for sid in sentence_ids}
+    data: dict[int, dict[str, Any]] = {
+        sid: {key: [] for key in ANNOTATION_KEYS} for sid in sentence_ids
+    }
     answer: Any
     for _receiver, answer in collect_annotations.send(sender=None, sentence_ids=list(sentence_ids)):
         for sentence_id, parts in (answer or {}).items():

@@ -21,7 +21,9 @@ from datasets.formats.common import (
 from datasets.models import Language
 
 
-def parse_m2_files(files: Sequence[ImportFile], *, language: str = Language.CHINESE) -> list[ParsedSentence]:
+def parse_m2_files(
+    files: Sequence[ImportFile], *, language: str = Language.CHINESE
+) -> list[ParsedSentence]:
     from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2FormatError, parse_m2
 
     file = single_file(files, ImportFormat.M2)
@@ -54,8 +56,9 @@ def parse_m2_files(files: Sequence[ImportFile], *, language: str = Language.CHIN
         if not block.targets:
             # No A line at all: as m2scorer reads it, one annotator who changed nothing.
             references.append(joiner.join(tokens))
-        rows.append(ParsedSentence(str(number), joiner.join(tokens), references, block.line,
-                                   auto_id=True))
+        rows.append(
+            ParsedSentence(str(number), joiner.join(tokens), references, block.line, auto_id=True)
+        )
     return rows
 
 

@@ -30,8 +30,12 @@ def parse_mucgec(files: Sequence[ImportFile]) -> list[ParsedSentence]:
     for number, line in enumerate(lines, start=1):
         fields = line.split("\t")
         if len(fields) < 2:
-            raise format_error(file.name, number, "source",
-                         "expected 'id<TAB>source<TAB>ref1<TAB>...', found no tab")
+            raise format_error(
+                file.name,
+                number,
+                "source",
+                "expected 'id<TAB>source<TAB>ref1<TAB>...', found no tab",
+            )
         external_id, text, references = fields[0], fields[1], fields[2:]
         check_id(external_id, file.name, number, seen)
         check_text(text, file.name, number, "source")

@@ -32,8 +32,9 @@ PROGRESS_EVERY = 2000
 
 def parse_parallel(files: Sequence[ImportFile]) -> list[ParsedSentence]:
     if not files:
-        raise ServiceError("parallel import needs the source file and one file per reference",
-                           field="file")
+        raise ServiceError(
+            "parallel import needs the source file and one file per reference", field="file"
+        )
     decoded = [decode_lines(file) for file in files]
     sources = decoded[0]
     reject_empty(sources, files[0].name)
@@ -42,7 +43,9 @@ def parse_parallel(files: Sequence[ImportFile]) -> list[ParsedSentence]:
     for file, lines in zip(files[1:], decoded[1:], strict=True):
         if len(lines) != len(sources):
             raise format_error(
-                file.name, min(len(lines), len(sources)) + 1, "line count",
+                file.name,
+                min(len(lines), len(sources)) + 1,
+                "line count",
                 f"{len(lines)} lines, but the source file {files[0].name} has {len(sources)}",
             )
     rows = []
@@ -64,13 +67,16 @@ def write_parallel(rows: Iterable[DatasetRow], out: Path, progress: Any) -> list
         try:
             for row in rows:
                 while len(handles) < len(row.references):
-                    handle = open(work / f"ref{len(handles) + 1}.txt", "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+                    path = work / f"ref{len(handles) + 1}.txt"
+                    handle = open(path, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
                     handle.write("\n" * count)  # earlier sentences had no reference here
                     handles.append(handle)
                 source.write(row.text + "\n")
                 ids.write(row.external_id + "\n")
                 for index, handle in enumerate(handles):
-                    handle.write((row.references[index] if index < len(row.references) else "") + "\n")
+                    handle.write(
+                        (row.references[index] if index < len(row.references) else "") + "\n"
+                    )
                 count += 1
                 if count % PROGRESS_EVERY == 0:
                     progress(count)

@@ -18,4 +18,6 @@ def parse_text(files: Sequence[ImportFile]) -> list[ParsedSentence]:
     file = single_file(files, ImportFormat.TEXT)
     lines = decode_lines(file)
     reject_empty(lines, file.name)
-    return [ParsedSentence(str(n), line, [], n, auto_id=True) for n, line in enumerate(lines, start=1)]
+    return [
+        ParsedSentence(str(n), line, [], n, auto_id=True) for n, line in enumerate(lines, start=1)
+    ]

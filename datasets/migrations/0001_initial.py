@@ -10,7 +10,6 @@ class Migration(migrations.Migration):
     # State only: the tables stay as they are here (datasets 0002 renames them), so no row
     # is copied or lost.
 
-
     dependencies = [
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
         # The tables were created by these migrations.
@@ -21,159 +20,386 @@ class Migration(migrations.Migration):
 
     state_operations = [
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('description', models.TextField(blank=True)),
-                ('language', models.CharField(choices=[('zh', 'Chinese'), ('en', 'English')], default='zh', max_length=2)),
-                ('annotators_per_sentence', models.PositiveSmallIntegerField(default=3)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('annotators', models.ManyToManyField(blank=True, related_name='annotation_datasets', to=settings.AUTH_USER_MODEL)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('reviewers', models.ManyToManyField(blank=True, related_name='review_datasets', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "language",
+                    models.CharField(
+                        choices=[("zh", "Chinese"), ("en", "English")], default="zh", max_length=2
+                    ),
+                ),
+                ("annotators_per_sentence", models.PositiveSmallIntegerField(default=3)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "annotators",
+                    models.ManyToManyField(
+                        blank=True, related_name="annotation_datasets", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "reviewers",
+                    models.ManyToManyField(
+                        blank=True, related_name="review_datasets", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'db_table': 'annotate_dataset',
-                'ordering': ['name'],
+                "db_table": "annotate_dataset",
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='DatasetVersion',
+            name="DatasetVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('note', models.TextField(blank=True)),
-                ('split', models.CharField(blank=True, default='', max_length=8)),
-                ('source_names', models.JSONField(blank=True, default=list)),
-                ('checksum', models.CharField(max_length=64)),
-                ('counts', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='datasets.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("note", models.TextField(blank=True)),
+                ("split", models.CharField(blank=True, default="", max_length=8)),
+                ("source_names", models.JSONField(blank=True, default=list)),
+                ("checksum", models.CharField(max_length=64)),
+                ("counts", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="versions",
+                        to="datasets.dataset",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'annotate_datasetversion',
-                'ordering': ['dataset', '-number'],
+                "db_table": "annotate_datasetversion",
+                "ordering": ["dataset", "-number"],
             },
         ),
         migrations.CreateModel(
-            name='ReferenceM2Cache',
+            name="ReferenceM2Cache",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('resources_key', models.CharField(max_length=200)),
-                ('m2_text', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='datasets.datasetversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("resources_key", models.CharField(max_length=200)),
+                ("m2_text", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="datasets.datasetversion",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'scoring_referencem2cache',
+                "db_table": "scoring_referencem2cache",
             },
         ),
         migrations.CreateModel(
-            name='Sentence',
+            name="Sentence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('split', models.CharField(blank=True, choices=[('', '(none)'), ('dev', 'dev'), ('test', 'test'), ('train', 'train')], default='', max_length=8)),
-                ('external_id', models.CharField(help_text='id in the imported file', max_length=100)),
-                ('position', models.PositiveIntegerField(help_text='order within the dataset (import order)')),
-                ('text', models.TextField()),
-                ('status', models.CharField(choices=[('pending', 'waiting for annotators'), ('annotating', 'being annotated'), ('in_review', 'waiting for review'), ('reviewed', 'reviewed')], db_index=True, default='pending', max_length=16)),
-                ('judgement', models.CharField(blank=True, choices=[('', 'not yet decided'), ('annotatable', 'annotatable (has errors)'), ('error_free', 'error free'), ('not_annotatable', 'not annotatable')], default='', max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sentences', to='datasets.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "split",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "(none)"),
+                            ("dev", "dev"),
+                            ("test", "test"),
+                            ("train", "train"),
+                        ],
+                        default="",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "external_id",
+                    models.CharField(help_text="id in the imported file", max_length=100),
+                ),
+                (
+                    "position",
+                    models.PositiveIntegerField(
+                        help_text="order within the dataset (import order)"
+                    ),
+                ),
+                ("text", models.TextField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "waiting for annotators"),
+                            ("annotating", "being annotated"),
+                            ("in_review", "waiting for review"),
+                            ("reviewed", "reviewed"),
+                        ],
+                        db_index=True,
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "judgement",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "not yet decided"),
+                            ("annotatable", "annotatable (has errors)"),
+                            ("error_free", "error free"),
+                            ("not_annotatable", "not annotatable"),
+                        ],
+                        default="",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sentences",
+                        to="datasets.dataset",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'annotate_sentence',
-                'ordering': ['dataset', 'position'],
+                "db_table": "annotate_sentence",
+                "ordering": ["dataset", "position"],
             },
         ),
         migrations.CreateModel(
-            name='ReleasedSentence',
+            name="ReleasedSentence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('external_id', models.CharField(max_length=100)),
-                ('source_name', models.CharField(blank=True, max_length=100)),
-                ('split', models.CharField(blank=True, max_length=8)),
-                ('text', models.TextField()),
-                ('judgement', models.CharField(blank=True, max_length=16)),
-                ('references', models.JSONField(default=list, help_text='list of reference texts, in order')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sentences', to='datasets.datasetversion')),
-                ('sentence', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='datasets.sentence')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField()),
+                ("external_id", models.CharField(max_length=100)),
+                ("source_name", models.CharField(blank=True, max_length=100)),
+                ("split", models.CharField(blank=True, max_length=8)),
+                ("text", models.TextField()),
+                ("judgement", models.CharField(blank=True, max_length=16)),
+                (
+                    "references",
+                    models.JSONField(default=list, help_text="list of reference texts, in order"),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sentences",
+                        to="datasets.datasetversion",
+                    ),
+                ),
+                (
+                    "sentence",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="datasets.sentence",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'annotate_releasedsentence',
-                'ordering': ['version', 'position'],
+                "db_table": "annotate_releasedsentence",
+                "ordering": ["version", "position"],
             },
         ),
         migrations.CreateModel(
-            name='GoldenReference',
+            name="GoldenReference",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('revision', models.PositiveIntegerField(default=1)),
-                ('position', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(choices=[('correction', 'corrected text'), ('error_free', 'no error (没有错误)'), ('not_annotatable', 'not annotatable (无法标注)')], default='correction', max_length=16)),
-                ('text', models.TextField(help_text='the corrected sentence; for markers the marker text')),
-                ('origin', models.CharField(choices=[('annotators', 'from annotators as-is'), ('edited', 'edited by the reviewer'), ('added', 'added by the reviewer'), ('imported', 'imported with the dataset'), ('complaint', 'revised after a complaint')], max_length=16)),
-                ('is_current', models.BooleanField(db_index=True, default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('sentence', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='golden_references', to='datasets.sentence')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("revision", models.PositiveIntegerField(default=1)),
+                ("position", models.PositiveSmallIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("correction", "corrected text"),
+                            ("error_free", "no error (没有错误)"),
+                            ("not_annotatable", "not annotatable (无法标注)"),
+                        ],
+                        default="correction",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "text",
+                    models.TextField(
+                        help_text="the corrected sentence; for markers the marker text"
+                    ),
+                ),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[
+                            ("annotators", "from annotators as-is"),
+                            ("edited", "edited by the reviewer"),
+                            ("added", "added by the reviewer"),
+                            ("imported", "imported with the dataset"),
+                            ("complaint", "revised after a complaint"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("is_current", models.BooleanField(db_index=True, default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "sentence",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="golden_references",
+                        to="datasets.sentence",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'review_goldenreference',
-                'ordering': ['sentence', 'revision', 'position'],
+                "db_table": "review_goldenreference",
+                "ordering": ["sentence", "revision", "position"],
             },
         ),
         migrations.CreateModel(
-            name='Source',
+            name="Source",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sources', to='datasets.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sources",
+                        to="datasets.dataset",
+                    ),
+                ),
             ],
             options={
-                'db_table': 'annotate_source',
-                'ordering': ['name'],
+                "db_table": "annotate_source",
+                "ordering": ["name"],
             },
         ),
         migrations.AddField(
-            model_name='sentence',
-            name='source',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='sentences', to='datasets.source'),
+            model_name="sentence",
+            name="source",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="sentences",
+                to="datasets.source",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='datasetversion',
-            constraint=models.UniqueConstraint(fields=('dataset', 'number'), name='unique_version_number'),
+            model_name="datasetversion",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "number"), name="unique_version_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='referencem2cache',
-            constraint=models.UniqueConstraint(fields=('version', 'resources_key'), name='unique_reference_m2'),
+            model_name="referencem2cache",
+            constraint=models.UniqueConstraint(
+                fields=("version", "resources_key"), name="unique_reference_m2"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='releasedsentence',
-            constraint=models.UniqueConstraint(fields=('version', 'position'), name='unique_release_position'),
+            model_name="releasedsentence",
+            constraint=models.UniqueConstraint(
+                fields=("version", "position"), name="unique_release_position"
+            ),
         ),
         migrations.AddIndex(
-            model_name='goldenreference',
-            index=models.Index(fields=['sentence', 'is_current'], name='review_gold_sentenc_b52f82_idx'),
+            model_name="goldenreference",
+            index=models.Index(
+                fields=["sentence", "is_current"], name="review_gold_sentenc_b52f82_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='goldenreference',
-            constraint=models.UniqueConstraint(fields=('sentence', 'revision', 'position'), name='unique_reference_slot'),
+            model_name="goldenreference",
+            constraint=models.UniqueConstraint(
+                fields=("sentence", "revision", "position"), name="unique_reference_slot"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='source',
-            constraint=models.UniqueConstraint(fields=('dataset', 'name'), name='unique_source_per_dataset'),
+            model_name="source",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "name"), name="unique_source_per_dataset"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sentence',
-            constraint=models.UniqueConstraint(fields=('dataset', 'external_id'), name='unique_sentence_id_per_dataset'),
+            model_name="sentence",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "external_id"), name="unique_sentence_id_per_dataset"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sentence',
-            constraint=models.UniqueConstraint(fields=('dataset', 'position'), name='unique_sentence_position_per_dataset'),
+            model_name="sentence",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "position"), name="unique_sentence_position_per_dataset"
+            ),
         ),
     ]
 

@@ -8,41 +8,41 @@ class Migration(migrations.Migration):
     # with the dataset pools' many-to-many tables): a rename, rows stay where they are.
 
     dependencies = [
-        ('datasets', '0001_initial'),
+        ("datasets", "0001_initial"),
     ]
 
     operations = [
         migrations.RenameIndex(
-            model_name='goldenreference',
-            new_name='datasets_go_sentenc_248d3b_idx',
-            old_name='review_gold_sentenc_b52f82_idx',
+            model_name="goldenreference",
+            new_name="datasets_go_sentenc_248d3b_idx",
+            old_name="review_gold_sentenc_b52f82_idx",
         ),
         migrations.AlterModelTable(
-            name='dataset',
+            name="dataset",
             table=None,
         ),
         migrations.AlterModelTable(
-            name='datasetversion',
+            name="datasetversion",
             table=None,
         ),
         migrations.AlterModelTable(
-            name='goldenreference',
+            name="goldenreference",
             table=None,
         ),
         migrations.AlterModelTable(
-            name='referencem2cache',
+            name="referencem2cache",
             table=None,
         ),
         migrations.AlterModelTable(
-            name='releasedsentence',
+            name="releasedsentence",
             table=None,
         ),
         migrations.AlterModelTable(
-            name='sentence',
+            name="sentence",
             table=None,
         ),
         migrations.AlterModelTable(
-            name='source',
+            name="source",
             table=None,
         ),
     ]

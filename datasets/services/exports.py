@@ -45,8 +45,12 @@ class ExportFormat(StrEnum):
     PARALLEL = "parallel"
 
 
-FILE_SUFFIX = {ExportFormat.M2: ".m2", ExportFormat.MUCGEC: ".txt", ExportFormat.JSONL: ".jsonl",
-               ExportFormat.PARALLEL: ".zip"}
+FILE_SUFFIX = {
+    ExportFormat.M2: ".m2",
+    ExportFormat.MUCGEC: ".txt",
+    ExportFormat.JSONL: ".jsonl",
+    ExportFormat.PARALLEL: ".zip",
+}
 
 
 @dataclass
@@ -60,9 +64,15 @@ class ExportResult:
     resources: str = ""  # M2 only: which extraction resources were used
 
     def as_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "format": self.format, "sentences": self.sentences,
-                "references": self.references, "label": self.label, "files": self.files,
-                "resources": self.resources}
+        return {
+            "path": str(self.path),
+            "format": self.format,
+            "sentences": self.sentences,
+            "references": self.references,
+            "label": self.label,
+            "files": self.files,
+            "resources": self.resources,
+        }
 
 
 def export_label(dataset: Dataset, version: DatasetVersion | None) -> str:
@@ -102,34 +112,50 @@ def export_dataset(
         files = write_parallel(counted, out, progress)
     else:
         if format_ == ExportFormat.M2:
-            signature, chunks, cached = _m2_chunks(dataset, version, counted, progress,
-                                                   resources_dir=resources_dir, workers=workers)
+            signature, chunks, cached = _m2_chunks(
+                dataset, version, counted, progress, resources_dir=resources_dir, workers=workers
+            )
         elif format_ == ExportFormat.MUCGEC:
             chunks = _with_progress(mucgec_lines(counted), counted, progress)
         else:
-            chunks = _with_progress(jsonl_lines(counted, include_annotations=include_annotations),
-                                    counted, progress)
+            chunks = _with_progress(
+                jsonl_lines(counted, include_annotations=include_annotations), counted, progress
+            )
         write_atomically(out, chunks)
         files = [out.name]
         if format_ == ExportFormat.M2 and version is not None and not cached:
             store_reference_m2(version, signature, out.read_text(encoding="utf-8"))
-    result = ExportResult(path=out, format=format_.value, sentences=counted.sentences,
-                          references=counted.references, label=export_label(dataset, version),
-                          files=files, resources=signature)
+    result = ExportResult(
+        path=out,
+        format=format_.value,
+        sentences=counted.sentences,
+        references=counted.references,
+        label=export_label(dataset, version),
+        files=files,
+        resources=signature,
+    )
     details: dict[str, Any] = {"include_annotations": include_annotations and not cached}
     if cached:
         details["cached"] = True
-    log_action(version if version is not None else dataset, user, "dataset.export",
-               {**result.as_dict(), **details})
+    log_action(
+        version if version is not None else dataset,
+        user,
+        "dataset.export",
+        {**result.as_dict(), **details},
+    )
     return result
 
 
-def _check_request(dataset: Dataset, fmt: str, out: str | Path, version: DatasetVersion | None) -> ExportFormat:
+def _check_request(
+    dataset: Dataset, fmt: str, out: str | Path, version: DatasetVersion | None
+) -> ExportFormat:
     try:
         format_ = ExportFormat(fmt)
     except ValueError:
         choices = ", ".join(f.value for f in ExportFormat)
-        raise ServiceError(f"unknown export format {fmt!r}; use one of {choices}", field="format") from None
+        raise ServiceError(
+            f"unknown export format {fmt!r}; use one of {choices}", field="format"
+        ) from None
     if version is not None and version.dataset_id != dataset.pk:
         raise ServiceError(f"{version.label} is not a release of {dataset.name!r}", field="release")
     if not Path(out).parent.exists():
@@ -138,8 +164,13 @@ def _check_request(dataset: Dataset, fmt: str, out: str | Path, version: Dataset
 
 
 def _m2_chunks(
-    dataset: Dataset, version: DatasetVersion | None, counted: _Counter, progress: Any, *,
-    resources_dir: str | None, workers: int | None,
+    dataset: Dataset,
+    version: DatasetVersion | None,
+    counted: _Counter,
+    progress: Any,
+    *,
+    resources_dir: str | None,
+    workers: int | None,
 ) -> tuple[str, Iterable[str], bool]:
     """(signature, M2 text chunks, came from the store). A release's M2 extracted before (by
     an earlier export or for scoring) is reused; otherwise rows are extracted as they stream."""
@@ -155,9 +186,11 @@ def _m2_chunks(
     if english:
         return signature, english_m2_chunks(counted, on_progress=progress), False
     chunks = m2_chunks(
-        counted, resources_dir=directory,
+        counted,
+        resources_dir=directory,
         workers=workers if workers is not None else export_workers(),
-        on_progress=progress, known=known_blocks(dataset, signature, exclude=version),
+        on_progress=progress,
+        known=known_blocks(dataset, signature, exclude=version),
     )
     return signature, chunks, False
 

@@ -52,12 +52,28 @@ WRITE_CHUNK = 2000
 RESERVED_NAMES = frozenset({"import", "api", "jobs", "exports"})
 
 
-SENTENCE_COLUMNS = ("dataset_id", "source_id", "split", "external_id", "position", "text",
-                    "status", "judgement")
+SENTENCE_COLUMNS = (
+    "dataset_id",
+    "source_id",
+    "split",
+    "external_id",
+    "position",
+    "text",
+    "status",
+    "judgement",
+)
 
 
-REFERENCE_COLUMNS = ("sentence_id", "revision", "position", "kind", "text", "origin",
-                     "is_current", "created_by_id")
+REFERENCE_COLUMNS = (
+    "sentence_id",
+    "revision",
+    "position",
+    "kind",
+    "text",
+    "origin",
+    "is_current",
+    "created_by_id",
+)
 
 
 @dataclass
@@ -92,18 +108,25 @@ def judgement_for(source: str, references: Sequence[str]) -> str:
     if not references:
         return Judgement.UNSET
     kinds = [reference_kind(r) for r in references]
-    if any(k == ReferenceKind.CORRECTION and r != source for k, r in zip(kinds, references, strict=True)):
+    if any(
+        k == ReferenceKind.CORRECTION and r != source
+        for k, r in zip(kinds, references, strict=True)
+    ):
         return Judgement.ANNOTATABLE
     if all(k == ReferenceKind.NOT_ANNOTATABLE for k in kinds):
         return Judgement.NOT_ANNOTATABLE
     return Judgement.ERROR_FREE
 
 
-def _check_choice(value: str, choices: type[Split] | type[Language], field_name: str, where: str) -> str:
+def _check_choice(
+    value: str, choices: type[Split] | type[Language], field_name: str, where: str
+) -> str:
     allowed = [c.value for c in choices]
     if value not in allowed:
         shown = ", ".join(repr(a) for a in allowed if a)
-        raise ServiceError(f"{where}field {field_name}: {value!r} is not one of {shown}", field=field_name)
+        raise ServiceError(
+            f"{where}field {field_name}: {value!r} is not one of {shown}", field=field_name
+        )
     return value
 
 
@@ -134,30 +157,56 @@ def import_dataset(
             dataset, created = _locked_dataset(name=name, language=language, user=user)
             start = _number_rows(dataset, rows, created=created, file_name=file_name)
             sources = _sources_for(dataset, rows, default=source_name)
-            n_references = _write_rows(dataset, rows, start=start, sources=sources,
-                                       default_source=source_name, split=split, user=user,
-                                       job_id=job_id)
-            result = ImportResult(dataset=dataset, created_dataset=created, sentences=len(rows),
-                                  references=n_references, sources=sorted(sources))
-            log_action(dataset, user, "dataset.import", {
-                "format": str(fmt), "files": [f.name for f in files], "sentences": len(rows),
-                "references": n_references, "source": source_name, "split": split,
-            })
+            n_references = _write_rows(
+                dataset,
+                rows,
+                start=start,
+                sources=sources,
+                default_source=source_name,
+                split=split,
+                user=user,
+                job_id=job_id,
+            )
+            result = ImportResult(
+                dataset=dataset,
+                created_dataset=created,
+                sentences=len(rows),
+                references=n_references,
+                sources=sorted(sources),
+            )
+            log_action(
+                dataset,
+                user,
+                "dataset.import",
+                {
+                    "format": str(fmt),
+                    "files": [f.name for f in files],
+                    "sentences": len(rows),
+                    "references": n_references,
+                    "source": source_name,
+                    "split": split,
+                },
+            )
     except IntegrityError as exc:
         # Only a concurrent import of the same dataset gets here (every check above ran
         # first): the other one won; nothing of this one was written.
-        raise Conflict(f"dataset {name!r} was changed by another import at the same time; "
-                       "nothing was imported, run the import again", field="name") from exc
+        raise Conflict(
+            f"dataset {name!r} was changed by another import at the same time; "
+            "nothing was imported, run the import again",
+            field="name",
+        ) from exc
     return result
 
 
 def _check_request(*, name: str, split: str, language: str, source_name: str) -> None:
     if not name or len(name) > MAX_NAME_LENGTH or not _is_slug(name):
-        raise ServiceError(f"dataset name {name!r} must be 1-100 letters, digits, '-' or '_'",
-                           field="name")
+        raise ServiceError(
+            f"dataset name {name!r} must be 1-100 letters, digits, '-' or '_'", field="name"
+        )
     if name in RESERVED_NAMES:
-        raise ServiceError(f"dataset name {name!r} is reserved by the datasets pages; choose another",
-                           field="name")
+        raise ServiceError(
+            f"dataset name {name!r} is reserved by the datasets pages; choose another", field="name"
+        )
     _check_choice(split, Split, "split", "")
     _check_choice(language, Language, "language", "")
     if len(source_name) > MAX_NAME_LENGTH:
@@ -178,12 +227,15 @@ def _locked_dataset(*, name: str, language: str, user: Any) -> tuple[Dataset, bo
     if dataset is None:
         return Dataset.objects.create(name=name, language=language, created_by=_actor(user)), True
     if dataset.language != language:
-        raise ServiceError(f"dataset {name!r} is {dataset.language}, the import says {language}",
-                           field="language")
+        raise ServiceError(
+            f"dataset {name!r} is {dataset.language}, the import says {language}", field="language"
+        )
     return dataset, False
 
 
-def _number_rows(dataset: Dataset, rows: Sequence[ParsedSentence], *, created: bool, file_name: str) -> int:
+def _number_rows(
+    dataset: Dataset, rows: Sequence[ParsedSentence], *, created: bool, file_name: str
+) -> int:
     """Give rows without ids the next numbers of the dataset and refuse ids that clash with
     the dataset or with each other; returns the position of the first new sentence."""
     start = (Sentence.objects.filter(dataset=dataset).aggregate(m=Max("position"))["m"] or -1) + 1
@@ -192,20 +244,32 @@ def _number_rows(dataset: Dataset, rows: Sequence[ParsedSentence], *, created: b
             row.external_id = str(start + index + 1)
     existing: set[str] = set()
     if not created:
-        existing = set(Sentence.objects.filter(dataset=dataset).values_list("external_id", flat=True))
+        existing = set(
+            Sentence.objects.filter(dataset=dataset).values_list("external_id", flat=True)
+        )
     seen: dict[str, int] = {}
     for row in rows:
         if row.external_id in existing:
-            raise format_error(file_name, row.line, "id",
-                               f"id {row.external_id!r} already exists in dataset {dataset.name!r}")
+            raise format_error(
+                file_name,
+                row.line,
+                "id",
+                f"id {row.external_id!r} already exists in dataset {dataset.name!r}",
+            )
         first = seen.setdefault(row.external_id, row.line)
         if first != row.line:
-            raise format_error(file_name, row.line, "id",
-                               f"duplicate id {row.external_id!r} (first used on line {first})")
+            raise format_error(
+                file_name,
+                row.line,
+                "id",
+                f"duplicate id {row.external_id!r} (first used on line {first})",
+            )
     return start
 
 
-def _sources_for(dataset: Dataset, rows: Sequence[ParsedSentence], *, default: str) -> dict[str, Source]:
+def _sources_for(
+    dataset: Dataset, rows: Sequence[ParsedSentence], *, default: str
+) -> dict[str, Source]:
     sources: dict[str, Source] = {s.name: s for s in dataset.sources.all()}
     for row in rows:
         wanted = row.source_name if row.source_name is not None else default
@@ -215,8 +279,15 @@ def _sources_for(dataset: Dataset, rows: Sequence[ParsedSentence], *, default: s
 
 
 def _write_rows(
-    dataset: Dataset, rows: Sequence[ParsedSentence], *, start: int, sources: dict[str, Source],
-    default_source: str, split: str, user: Any, job_id: int | None,
+    dataset: Dataset,
+    rows: Sequence[ParsedSentence],
+    *,
+    start: int,
+    sources: dict[str, Source],
+    default_source: str,
+    split: str,
+    user: Any,
+    job_id: int | None,
 ) -> int:
     """Insert the sentences and their references in chunks; returns the references written."""
     n_references = 0
@@ -228,20 +299,37 @@ def _write_rows(
         for index, row in enumerate(chunk, start=offset):
             wanted = row.source_name if row.source_name is not None else default_source
             source = sources.get(wanted) if wanted else None
-            sentence_rows.append((
-                dataset.pk, source.pk if source is not None else None,
-                row.split if row.split is not None else split, row.external_id,
-                start + index, row.text,
-                SentenceStatus.REVIEWED if row.references else SentenceStatus.PENDING,
-                judgement_for(row.text, row.references),
-            ))
+            sentence_rows.append(
+                (
+                    dataset.pk,
+                    source.pk if source is not None else None,
+                    row.split if row.split is not None else split,
+                    row.external_id,
+                    start + index,
+                    row.text,
+                    SentenceStatus.REVIEWED if row.references else SentenceStatus.PENDING,
+                    judgement_for(row.text, row.references),
+                )
+            )
         insert_rows(Sentence, SENTENCE_COLUMNS, sentence_rows)
-        ids = dict(Sentence.objects.filter(
-            dataset=dataset, position__gte=start + offset, position__lt=start + offset + len(chunk)
-        ).values_list("position", "id"))
+        ids = dict(
+            Sentence.objects.filter(
+                dataset=dataset,
+                position__gte=start + offset,
+                position__lt=start + offset + len(chunk),
+            ).values_list("position", "id")
+        )
         reference_rows = [
-            (ids[start + index], 1, position, reference_kind(text), text,
-             ReferenceOrigin.IMPORTED, True, actor_id)
+            (
+                ids[start + index],
+                1,
+                position,
+                reference_kind(text),
+                text,
+                ReferenceOrigin.IMPORTED,
+                True,
+                actor_id,
+            )
             for index, row in enumerate(chunk, start=offset)
             for position, text in enumerate(row.references)
         ]

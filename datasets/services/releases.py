@@ -24,8 +24,17 @@ from datasets.models import Dataset, DatasetVersion, ReleasedSentence, Split
 from datasets.selectors import DatasetRow, export_rows
 
 WRITE_CHUNK = 2000
-RELEASE_COLUMNS = ("version_id", "sentence_id", "position", "external_id", "source_name",
-                   "split", "text", "judgement", "references")
+RELEASE_COLUMNS = (
+    "version_id",
+    "sentence_id",
+    "position",
+    "external_id",
+    "source_name",
+    "split",
+    "text",
+    "judgement",
+    "references",
+)
 
 
 def mucgec_line(row: DatasetRow) -> str:
@@ -42,8 +51,13 @@ def checksum_rows(rows: Iterable[DatasetRow]) -> str:
 
 
 def release_dataset(
-    *, dataset: Dataset, user: Any = None, note: str = "", split: str = "",
-    source_names: list[str] | None = None, job_id: int | None = None,
+    *,
+    dataset: Dataset,
+    user: Any = None,
+    note: str = "",
+    split: str = "",
+    source_names: list[str] | None = None,
+    job_id: int | None = None,
 ) -> DatasetVersion:
     """Freeze the current golden references of `dataset` (optionally one split / some
     sources) as the next version. Sentences without golden references are left out and
@@ -55,14 +69,22 @@ def release_dataset(
         known = set(dataset.sources.filter(name__in=source_names).values_list("name", flat=True))
         missing = [name for name in source_names if name not in known]
         if missing:
-            raise ServiceError(f"dataset {dataset.name!r} has no source {missing[0]!r}", field="source")
+            raise ServiceError(
+                f"dataset {dataset.name!r} has no source {missing[0]!r}", field="source"
+            )
     with transaction.atomic():
         # Lock the dataset row: two releases at once would otherwise take the same number.
         Dataset.objects.select_for_update().filter(pk=dataset.pk).first()
         number = (dataset.versions.aggregate(m=Max("number"))["m"] or 0) + 1
         version = DatasetVersion.objects.create(
-            dataset=dataset, number=number, note=note, split=split, source_names=source_names,
-            checksum="", counts={}, created_by=user if getattr(user, "is_authenticated", False) else None,
+            dataset=dataset,
+            number=number,
+            note=note,
+            split=split,
+            source_names=source_names,
+            checksum="",
+            counts={},
+            created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         digest = hashlib.sha256()
         buffer: list[tuple[object, ...]] = []
@@ -72,9 +94,19 @@ def release_dataset(
             if not row.references:
                 skipped += 1
                 continue
-            buffer.append((version.pk, row.sentence_id, sentences, row.external_id,
-                           row.source_name, row.split, row.text, row.judgement,
-                           list(row.references)))
+            buffer.append(
+                (
+                    version.pk,
+                    row.sentence_id,
+                    sentences,
+                    row.external_id,
+                    row.source_name,
+                    row.split,
+                    row.text,
+                    row.judgement,
+                    list(row.references),
+                )
+            )
             digest.update(mucgec_line(row).encode("utf-8") + b"\n")
             sentences += 1
             references += len(row.references)
@@ -93,14 +125,27 @@ def release_dataset(
                 field="dataset",
             )
         version.checksum = digest.hexdigest()
-        version.counts = {"sentences": sentences, "references": references,
-                          "skipped_without_references": skipped, "by_source": by_source}
+        version.counts = {
+            "sentences": sentences,
+            "references": references,
+            "skipped_without_references": skipped,
+            "by_source": by_source,
+        }
         version.save(update_fields=["checksum", "counts"])
         queue_reference_extraction(version.pk)
-        log_action(version, user, "dataset.release", {
-            "dataset": dataset.name, "number": number, "checksum": version.checksum,
-            "counts": version.counts, "split": split, "source_names": source_names,
-        })
+        log_action(
+            version,
+            user,
+            "dataset.release",
+            {
+                "dataset": dataset.name,
+                "number": number,
+                "checksum": version.checksum,
+                "counts": version.counts,
+                "split": split,
+                "source_names": source_names,
+            },
+        )
     return version
 
 

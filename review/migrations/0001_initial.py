@@ -6,33 +6,89 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotate', '0001_initial'),
+        ("annotate", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='GoldenReference',
+            name="GoldenReference",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('revision', models.PositiveIntegerField(default=1)),
-                ('position', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(choices=[('correction', 'corrected text'), ('error_free', 'no error (没有错误)'), ('not_annotatable', 'not annotatable (无法标注)')], default='correction', max_length=16)),
-                ('text', models.TextField(help_text='the corrected sentence; for markers the marker text')),
-                ('origin', models.CharField(choices=[('annotators', 'from annotators as-is'), ('edited', 'edited by the reviewer'), ('added', 'added by the reviewer'), ('imported', 'imported with the dataset'), ('complaint', 'revised after a complaint')], max_length=16)),
-                ('is_current', models.BooleanField(db_index=True, default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('sentence', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='golden_references', to='annotate.sentence')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("revision", models.PositiveIntegerField(default=1)),
+                ("position", models.PositiveSmallIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("correction", "corrected text"),
+                            ("error_free", "no error (没有错误)"),
+                            ("not_annotatable", "not annotatable (无法标注)"),
+                        ],
+                        default="correction",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "text",
+                    models.TextField(
+                        help_text="the corrected sentence; for markers the marker text"
+                    ),
+                ),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[
+                            ("annotators", "from annotators as-is"),
+                            ("edited", "edited by the reviewer"),
+                            ("added", "added by the reviewer"),
+                            ("imported", "imported with the dataset"),
+                            ("complaint", "revised after a complaint"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("is_current", models.BooleanField(db_index=True, default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "sentence",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="golden_references",
+                        to="annotate.sentence",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['sentence', 'revision', 'position'],
-                'indexes': [models.Index(fields=['sentence', 'is_current'], name='review_gold_sentenc_b52f82_idx')],
-                'constraints': [models.UniqueConstraint(fields=('sentence', 'revision', 'position'), name='unique_reference_slot')],
+                "ordering": ["sentence", "revision", "position"],
+                "indexes": [
+                    models.Index(
+                        fields=["sentence", "is_current"], name="review_gold_sentenc_b52f82_idx"
+                    )
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("sentence", "revision", "position"), name="unique_reference_slot"
+                    )
+                ],
             },
         ),
     ]

@@ -6,116 +6,312 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotate', '0002_initial'),
-        ('review', '0001_initial'),
+        ("annotate", "0002_initial"),
+        ("review", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Complaint',
+            name="Complaint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('open', 'open'), ('accepted', 'accepted (references revised)'), ('rejected', 'rejected')], db_index=True, default='open', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('resolved_at', models.DateTimeField(blank=True, null=True)),
-                ('resolution_note', models.TextField(blank=True)),
-                ('author', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='complaints', to=settings.AUTH_USER_MODEL)),
-                ('reference', models.ForeignKey(blank=True, help_text='the reference complained about; empty = the reference set as a whole', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='complaints', to='review.goldenreference')),
-                ('resolved_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "open"),
+                            ("accepted", "accepted (references revised)"),
+                            ("rejected", "rejected"),
+                        ],
+                        db_index=True,
+                        default="open",
+                        max_length=8,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("resolved_at", models.DateTimeField(blank=True, null=True)),
+                ("resolution_note", models.TextField(blank=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="complaints",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "reference",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="the reference complained about; empty = the reference set as a whole",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="complaints",
+                        to="review.goldenreference",
+                    ),
+                ),
+                (
+                    "resolved_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='ComplaintMessage',
+            name="ComplaintMessage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('author', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('complaint', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='review.complaint')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("text", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "complaint",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="messages",
+                        to="review.complaint",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
+                "ordering": ["created_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Guideline',
+            name="Guideline",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('body', models.TextField(help_text='Markdown')),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('updated_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(unique=True)),
+                ("title", models.CharField(max_length=200)),
+                ("body", models.TextField(help_text="Markdown")),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ReviewTask',
+            name="ReviewTask",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('waiting', 'waiting for annotators'), ('open', 'ready for review'), ('done', 'reviewed')], db_index=True, default='waiting', max_length=16)),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('opened_at', models.DateTimeField(blank=True, null=True)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('time_spent_seconds', models.PositiveIntegerField(default=0)),
-                ('reviewer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='review_tasks', to=settings.AUTH_USER_MODEL)),
-                ('sentence', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='review_task', to='annotate.sentence')),
-                ('submitted_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("waiting", "waiting for annotators"),
+                            ("open", "ready for review"),
+                            ("done", "reviewed"),
+                        ],
+                        db_index=True,
+                        default="waiting",
+                        max_length=16,
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("opened_at", models.DateTimeField(blank=True, null=True)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("time_spent_seconds", models.PositiveIntegerField(default=0)),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="review_tasks",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "sentence",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="review_task",
+                        to="annotate.sentence",
+                    ),
+                ),
+                (
+                    "submitted_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['sentence__position', 'id'],
+                "ordering": ["sentence__position", "id"],
             },
         ),
         migrations.CreateModel(
-            name='StudyItem',
+            name="StudyItem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reason', models.CharField(choices=[('wrong_correction', 'a correction was judged wrong'), ('tag_disagreed', 'the tag disagreed with the review')], max_length=24)),
-                ('status', models.CharField(choices=[('open', 'to study'), ('done', 'revised')], db_index=True, default='open', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('done_at', models.DateTimeField(blank=True, null=True)),
-                ('assignment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='study_items', to='annotate.assignment')),
-                ('revision', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='annotate.submission')),
-                ('task', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='study_items', to='review.reviewtask')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "reason",
+                    models.CharField(
+                        choices=[
+                            ("wrong_correction", "a correction was judged wrong"),
+                            ("tag_disagreed", "the tag disagreed with the review"),
+                        ],
+                        max_length=24,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("open", "to study"), ("done", "revised")],
+                        db_index=True,
+                        default="open",
+                        max_length=8,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("done_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "assignment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="study_items",
+                        to="annotate.assignment",
+                    ),
+                ),
+                (
+                    "revision",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="annotate.submission",
+                    ),
+                ),
+                (
+                    "task",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="study_items",
+                        to="review.reviewtask",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.AddField(
-            model_name='complaint',
-            name='study_item',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='complaints', to='review.studyitem'),
+            model_name="complaint",
+            name="study_item",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="complaints",
+                to="review.studyitem",
+            ),
         ),
         migrations.CreateModel(
-            name='Verdict',
+            name="Verdict",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(choices=[('correction', 'corrected text'), ('error_free', 'no error (没有错误)'), ('not_annotatable', 'not annotatable (无法标注)')], max_length=16)),
-                ('text', models.TextField(help_text='the candidate as the annotators wrote it')),
-                ('is_correct', models.BooleanField()),
-                ('edited_text', models.TextField(blank=True, help_text="the reviewer's edit, if any")),
-                ('submissions', models.ManyToManyField(related_name='verdicts', to='annotate.submission')),
-                ('task', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='verdicts', to='review.reviewtask')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("correction", "corrected text"),
+                            ("error_free", "no error (没有错误)"),
+                            ("not_annotatable", "not annotatable (无法标注)"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("text", models.TextField(help_text="the candidate as the annotators wrote it")),
+                ("is_correct", models.BooleanField()),
+                (
+                    "edited_text",
+                    models.TextField(blank=True, help_text="the reviewer's edit, if any"),
+                ),
+                (
+                    "submissions",
+                    models.ManyToManyField(related_name="verdicts", to="annotate.submission"),
+                ),
+                (
+                    "task",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="verdicts",
+                        to="review.reviewtask",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['task', 'position'],
+                "ordering": ["task", "position"],
             },
         ),
         migrations.AddConstraint(
-            model_name='studyitem',
-            constraint=models.UniqueConstraint(fields=('assignment', 'task'), name='unique_study_item'),
+            model_name="studyitem",
+            constraint=models.UniqueConstraint(
+                fields=("assignment", "task"), name="unique_study_item"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='verdict',
-            constraint=models.UniqueConstraint(fields=('task', 'position'), name='unique_verdict_slot'),
+            model_name="verdict",
+            constraint=models.UniqueConstraint(
+                fields=("task", "position"), name="unique_verdict_slot"
+            ),
         ),
     ]

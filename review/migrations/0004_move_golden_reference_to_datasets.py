@@ -10,23 +10,34 @@ class Migration(migrations.Migration):
     # is copied or lost.
 
     dependencies = [
-        ('datasets', '0001_initial'),
-        ('review', '0003_seed_guideline'),
+        ("datasets", "0001_initial"),
+        ("review", "0003_seed_guideline"),
     ]
 
     state_operations = [
         migrations.AlterField(
-            model_name='complaint',
-            name='reference',
-            field=models.ForeignKey(blank=True, help_text='the reference complained about; empty = the reference set as a whole', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='complaints', to='datasets.goldenreference'),
+            model_name="complaint",
+            name="reference",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="the reference complained about; empty = the reference set as a whole",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="complaints",
+                to="datasets.goldenreference",
+            ),
         ),
         migrations.AlterField(
-            model_name='reviewtask',
-            name='sentence',
-            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='review_task', to='datasets.sentence'),
+            model_name="reviewtask",
+            name="sentence",
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="review_task",
+                to="datasets.sentence",
+            ),
         ),
         migrations.DeleteModel(
-            name='GoldenReference',
+            name="GoldenReference",
         ),
     ]
 

@@ -9,12 +9,12 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("annotate", "0004_move_guideline_from_review"),
-        ('review', '0004_move_golden_reference_to_datasets'),
+        ("review", "0004_move_golden_reference_to_datasets"),
     ]
 
     state_operations = [
         migrations.DeleteModel(
-            name='Guideline',
+            name="Guideline",
         ),
     ]
 

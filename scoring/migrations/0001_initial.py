@@ -8,137 +8,300 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotate', '0002_initial'),
+        ("annotate", "0002_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='PayRates',
+            name="PayRates",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('per_submission', models.DecimalField(decimal_places=4, default=Decimal('0.50'), max_digits=10)),
-                ('per_review', models.DecimalField(decimal_places=4, default=Decimal('0.30'), max_digits=10)),
-                ('target_f05', models.FloatField(default=0.5, help_text='F0.5 that earns factor 1.0')),
-                ('min_factor', models.FloatField(default=0.5)),
-                ('max_factor', models.FloatField(default=1.5)),
-                ('currency', models.CharField(default='CNY', max_length=8)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "per_submission",
+                    models.DecimalField(decimal_places=4, default=Decimal("0.50"), max_digits=10),
+                ),
+                (
+                    "per_review",
+                    models.DecimalField(decimal_places=4, default=Decimal("0.30"), max_digits=10),
+                ),
+                (
+                    "target_f05",
+                    models.FloatField(default=0.5, help_text="F0.5 that earns factor 1.0"),
+                ),
+                ("min_factor", models.FloatField(default=0.5)),
+                ("max_factor", models.FloatField(default=1.5)),
+                ("currency", models.CharField(default="CNY", max_length=8)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'pay rates',
-                'ordering': ['-created_at', '-id'],
+                "verbose_name_plural": "pay rates",
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='SystemOutput',
+            name="SystemOutput",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('description', models.TextField(blank=True)),
-                ('file_name', models.CharField(blank=True, max_length=255)),
-                ('file_format', models.CharField(choices=[('mucgec', 'MuCGEC (id \\t source \\t hypothesis)'), ('lines', 'one hypothesis a line, in release order'), ('ensemble', 'ensemble of stored outputs (edit-wise voting)')], max_length=16)),
-                ('hypotheses', models.JSONField(default=list, help_text='one hypothesis per released sentence')),
-                ('checksum', models.CharField(help_text='sha256 of the hypotheses, one a line', max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('ensemble_of', models.ManyToManyField(blank=True, related_name='+', to='scoring.systemoutput')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='system_outputs', to='annotate.datasetversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("description", models.TextField(blank=True)),
+                ("file_name", models.CharField(blank=True, max_length=255)),
+                (
+                    "file_format",
+                    models.CharField(
+                        choices=[
+                            ("mucgec", "MuCGEC (id \\t source \\t hypothesis)"),
+                            ("lines", "one hypothesis a line, in release order"),
+                            ("ensemble", "ensemble of stored outputs (edit-wise voting)"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "hypotheses",
+                    models.JSONField(
+                        default=list, help_text="one hypothesis per released sentence"
+                    ),
+                ),
+                (
+                    "checksum",
+                    models.CharField(
+                        help_text="sha256 of the hypotheses, one a line", max_length=64
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "ensemble_of",
+                    models.ManyToManyField(blank=True, related_name="+", to="scoring.systemoutput"),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="system_outputs",
+                        to="annotate.datasetversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['version', 'name'],
+                "ordering": ["version", "name"],
             },
         ),
         migrations.CreateModel(
-            name='SystemScore',
+            name="SystemScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('failed', 'failed'), ('cancelled', 'cancelled')], db_index=True, default='queued', max_length=16)),
-                ('background_job_id', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('signature', models.CharField(blank=True, max_length=300)),
-                ('tp', models.PositiveIntegerField(default=0)),
-                ('fp', models.PositiveIntegerField(default=0)),
-                ('fn', models.PositiveIntegerField(default=0)),
-                ('p', models.FloatField(default=0.0)),
-                ('r', models.FloatField(default=0.0)),
-                ('f05', models.FloatField(default=0.0)),
-                ('summary', models.JSONField(blank=True, default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('system', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='score', to='scoring.systemoutput')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "queued"),
+                            ("running", "running"),
+                            ("done", "done"),
+                            ("failed", "failed"),
+                            ("cancelled", "cancelled"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("background_job_id", models.PositiveBigIntegerField(blank=True, null=True)),
+                ("signature", models.CharField(blank=True, max_length=300)),
+                ("tp", models.PositiveIntegerField(default=0)),
+                ("fp", models.PositiveIntegerField(default=0)),
+                ("fn", models.PositiveIntegerField(default=0)),
+                ("p", models.FloatField(default=0.0)),
+                ("r", models.FloatField(default=0.0)),
+                ("f05", models.FloatField(default=0.0)),
+                ("summary", models.JSONField(blank=True, default=dict)),
+                ("error", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "system",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="score",
+                        to="scoring.systemoutput",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-f05'],
+                "ordering": ["-f05"],
             },
         ),
         migrations.CreateModel(
-            name='SentenceResult',
+            name="SentenceResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('external_id', models.CharField(max_length=100)),
-                ('source_name', models.CharField(blank=True, max_length=100)),
-                ('tp', models.PositiveIntegerField(default=0)),
-                ('fp', models.PositiveIntegerField(default=0)),
-                ('fn', models.PositiveIntegerField(default=0)),
-                ('chosen_reference', models.IntegerField(default=0)),
-                ('edits', models.JSONField(blank=True, default=list)),
-                ('score', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sentences', to='scoring.systemscore')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveIntegerField()),
+                ("external_id", models.CharField(max_length=100)),
+                ("source_name", models.CharField(blank=True, max_length=100)),
+                ("tp", models.PositiveIntegerField(default=0)),
+                ("fp", models.PositiveIntegerField(default=0)),
+                ("fn", models.PositiveIntegerField(default=0)),
+                ("chosen_reference", models.IntegerField(default=0)),
+                ("edits", models.JSONField(blank=True, default=list)),
+                (
+                    "score",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sentences",
+                        to="scoring.systemscore",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['score', 'position'],
+                "ordering": ["score", "position"],
             },
         ),
         migrations.CreateModel(
-            name='AnnotatorSample',
+            name="AnnotatorSample",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slot', models.PositiveSmallIntegerField(default=0)),
-                ('hypothesis', models.TextField()),
-                ('golden_revision', models.PositiveIntegerField(default=0)),
-                ('reference_count', models.PositiveSmallIntegerField(default=0)),
-                ('hyp_m2', models.TextField()),
-                ('ref_m2', models.TextField()),
-                ('tp', models.PositiveIntegerField(default=0)),
-                ('fp', models.PositiveIntegerField(default=0)),
-                ('fn', models.PositiveIntegerField(default=0)),
-                ('resources_key', models.CharField(blank=True, max_length=200)),
-                ('computed_at', models.DateTimeField(auto_now=True)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('correction', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotate.correction')),
-                ('sentence', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotate.sentence')),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotate.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slot", models.PositiveSmallIntegerField(default=0)),
+                ("hypothesis", models.TextField()),
+                ("golden_revision", models.PositiveIntegerField(default=0)),
+                ("reference_count", models.PositiveSmallIntegerField(default=0)),
+                ("hyp_m2", models.TextField()),
+                ("ref_m2", models.TextField()),
+                ("tp", models.PositiveIntegerField(default=0)),
+                ("fp", models.PositiveIntegerField(default=0)),
+                ("fn", models.PositiveIntegerField(default=0)),
+                ("resources_key", models.CharField(blank=True, max_length=200)),
+                ("computed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "correction",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="annotate.correction",
+                    ),
+                ),
+                (
+                    "sentence",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="annotate.sentence",
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="annotate.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['sentence__position', 'submission_id', 'slot'],
-                'constraints': [models.UniqueConstraint(fields=('submission', 'slot'), name='unique_annotator_sample')],
+                "ordering": ["sentence__position", "submission_id", "slot"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("submission", "slot"), name="unique_annotator_sample"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ReferenceM2Cache',
+            name="ReferenceM2Cache",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('resources_key', models.CharField(max_length=200)),
-                ('m2_text', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='annotate.datasetversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("resources_key", models.CharField(max_length=200)),
+                ("m2_text", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="annotate.datasetversion",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('version', 'resources_key'), name='unique_reference_m2')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("version", "resources_key"), name="unique_reference_m2"
+                    )
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='systemoutput',
-            constraint=models.UniqueConstraint(fields=('version', 'name'), name='unique_system_name_per_release'),
+            model_name="systemoutput",
+            constraint=models.UniqueConstraint(
+                fields=("version", "name"), name="unique_system_name_per_release"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sentenceresult',
-            constraint=models.UniqueConstraint(fields=('score', 'position'), name='unique_sentence_result'),
+            model_name="sentenceresult",
+            constraint=models.UniqueConstraint(
+                fields=("score", "position"), name="unique_sentence_result"
+            ),
         ),
     ]

@@ -10,23 +10,31 @@ class Migration(migrations.Migration):
     # is copied or lost.
 
     dependencies = [
-        ('datasets', '0001_initial'),
-        ('scoring', '0001_initial'),
+        ("datasets", "0001_initial"),
+        ("scoring", "0001_initial"),
     ]
 
     state_operations = [
         migrations.AlterField(
-            model_name='annotatorsample',
-            name='sentence',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='datasets.sentence'),
+            model_name="annotatorsample",
+            name="sentence",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="+",
+                to="datasets.sentence",
+            ),
         ),
         migrations.AlterField(
-            model_name='systemoutput',
-            name='version',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='system_outputs', to='datasets.datasetversion'),
+            model_name="systemoutput",
+            name="version",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="system_outputs",
+                to="datasets.datasetversion",
+            ),
         ),
         migrations.DeleteModel(
-            name='ReferenceM2Cache',
+            name="ReferenceM2Cache",
         ),
     ]
 

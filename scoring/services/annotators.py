@@ -42,7 +42,9 @@ def _reference_texts(references: Sequence[GoldenReference]) -> list[str]:
     return texts
 
 
-def _sample_hypotheses(submission: Submission, sentence: Sentence) -> list[tuple[int, int | None, str]]:
+def _sample_hypotheses(
+    submission: Submission, sentence: Sentence
+) -> list[tuple[int, int | None, str]]:
     """(slot, correction id, hypothesis) for each box of a submission; a tag is one box."""
     if submission.tag == SubmissionTag.ERROR_FREE:
         return [(0, None, metric.NO_ERROR_TEXT)]
@@ -93,10 +95,15 @@ def rescore_sentence(
             "submission_id", "slot", "golden_revision", "reference_count", "resources_key"
         )
     )
-    if not force and existing and all(
-        (rev, count, key) == (revision, len(references), resources.signature)
-        for _, _, rev, count, key in existing
-    ) and {(sub, slot) for sub, slot, *_ in existing} == wanted:
+    if (
+        not force
+        and existing
+        and all(
+            (rev, count, key) == (revision, len(references), resources.signature)
+            for _, _, rev, count, key in existing
+        )
+        and {(sub, slot) for sub, slot, *_ in existing} == wanted
+    ):
         return len(existing)
     ref_texts = _reference_texts(references)
     ref_block = metric.sentence_block(sentence.text, ref_texts, resources=resources)
@@ -196,7 +203,10 @@ def refresh_stale_samples(*, dataset_id: int, resources_dir: str | None = None) 
 
 
 def rescore_dataset(
-    *, dataset_id: int, job_id: int | None = None, resources_dir: str | None = None,
+    *,
+    dataset_id: int,
+    job_id: int | None = None,
+    resources_dir: str | None = None,
     only_stale: bool = False,
 ) -> int:
     """Rebuild the annotator samples of a dataset: every sentence (after a resources change)
@@ -206,10 +216,15 @@ def rescore_dataset(
     else:
         sentence_ids = sorted(
             set(
-                GoldenReference.objects.filter(sentence__dataset_id=dataset_id, is_current=True)
-                .values_list("sentence_id", flat=True)
+                GoldenReference.objects.filter(
+                    sentence__dataset_id=dataset_id, is_current=True
+                ).values_list("sentence_id", flat=True)
             )
-            | set(AnnotatorSample.objects.filter(sentence__dataset_id=dataset_id).values_list("sentence_id", flat=True))
+            | set(
+                AnnotatorSample.objects.filter(sentence__dataset_id=dataset_id).values_list(
+                    "sentence_id", flat=True
+                )
+            )
         )
     if job_id is not None:
         mark_running(job_id, total=len(sentence_ids), message="scoring annotators")
@@ -222,15 +237,23 @@ def rescore_dataset(
     except JobCancelled:
         return done
     if job_id is not None:
-        finish_job(job_id, result={"sentences": len(sentence_ids)}, message=f"{len(sentence_ids)} sentences")
+        finish_job(
+            job_id,
+            result={"sentences": len(sentence_ids)},
+            message=f"{len(sentence_ids)} sentences",
+        )
     return len(sentence_ids)
 
 
 def start_annotator_rescoring(*, dataset_id: int, user: Any) -> BackgroundJob:
     """Admin action: recompute every annotator sample of a dataset in the background (after
     the resources changed, for instance)."""
-    job = start_job(kind=JOB_KIND_ANNOTATORS, user=user, params={"dataset": dataset_id, "all": True},
-                    message="re-scoring all annotator samples")
+    job = start_job(
+        kind=JOB_KIND_ANNOTATORS,
+        user=user,
+        params={"dataset": dataset_id, "all": True},
+        message="re-scoring all annotator samples",
+    )
 
     def send() -> None:
         from scoring.tasks import rescore_annotator_dataset
@@ -245,7 +268,9 @@ def start_annotator_rescoring(*, dataset_id: int, user: Any) -> BackgroundJob:
 INLINE_REFRESH_LIMIT = 200
 
 
-def refresh_annotator_scores(*, dataset_id: int, user: Any, inline_limit: int = INLINE_REFRESH_LIMIT) -> BackgroundJob | None:
+def refresh_annotator_scores(
+    *, dataset_id: int, user: Any, inline_limit: int = INLINE_REFRESH_LIMIT
+) -> BackgroundJob | None:
     """Bring a dataset's annotator samples up to date before they are read: a few stale
     sentences are recomputed at once; many go to a background job (returned, so the page
     can show its progress) while the page shows the samples stored so far."""
@@ -257,12 +282,19 @@ def refresh_annotator_scores(*, dataset_id: int, user: Any, inline_limit: int = 
             rescore_sentence(sentence_id, force=True)
         return None
     running = BackgroundJob.objects.filter(
-        kind=JOB_KIND_ANNOTATORS, params__dataset=dataset_id, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]
+        kind=JOB_KIND_ANNOTATORS,
+        params__dataset=dataset_id,
+        status__in=[JobStatus.QUEUED, JobStatus.RUNNING],
     ).first()
     if running is not None:
         return running
-    job = start_job(kind=JOB_KIND_ANNOTATORS, user=user, total=len(stale), params={"dataset": dataset_id},
-                    message=f"re-scoring {len(stale)} sentences")
+    job = start_job(
+        kind=JOB_KIND_ANNOTATORS,
+        user=user,
+        total=len(stale),
+        params={"dataset": dataset_id},
+        message=f"re-scoring {len(stale)} sentences",
+    )
 
     def send() -> None:
         from scoring.tasks import rescore_annotator_dataset

@@ -34,7 +34,9 @@ def create_ensemble(
         raise ServiceError("choose at least two systems to combine", field="systems")
     versions = {system.version_id for system in systems}
     if len(versions) != 1:
-        raise ServiceError("all systems of an ensemble must be outputs for the same release", field="systems")
+        raise ServiceError(
+            "all systems of an ensemble must be outputs for the same release", field="systems"
+        )
     version = systems[0].version
     name = (name or "").strip()
     if not name:
@@ -57,7 +59,8 @@ def create_ensemble(
         ensemble = SystemOutput.objects.create(
             version=version,
             name=name,
-            description=description or "edit-wise majority vote of " + ", ".join(s.name for s in systems),
+            description=description
+            or "edit-wise majority vote of " + ", ".join(s.name for s in systems),
             file_name="",
             file_format=OutputFormat.ENSEMBLE,
             hypotheses=hypotheses,

@@ -83,7 +83,9 @@ def upload_system_output(
         raise ServiceError(f"system name longer than {MAX_NAME_LENGTH} characters", field="name")
     max_bytes = getattr(settings, "GEC_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
     if len(data) > max_bytes:
-        raise ServiceError(f"{file_name}: {len(data)} bytes is above the {max_bytes}-byte limit", field="file")
+        raise ServiceError(
+            f"{file_name}: {len(data)} bytes is above the {max_bytes}-byte limit", field="file"
+        )
     rows = released_rows(version)
     text = decode_upload(data, file_name=file_name)
     parsed = parse_system_output(
@@ -93,7 +95,9 @@ def upload_system_output(
         file_format=file_format,
     )
     with transaction.atomic():
-        existing = SystemOutput.objects.select_for_update().filter(version=version, name=name).first()
+        existing = (
+            SystemOutput.objects.select_for_update().filter(version=version, name=name).first()
+        )
         if existing is not None:
             if not replace:
                 raise Conflict(
@@ -121,28 +125,42 @@ def upload_system_output(
                 created_by=user if getattr(user, "is_authenticated", False) else None,
             )
         log_action(
-            system, user, "scoring.upload",
-            {"version": version.pk, "name": name, "format": parsed.file_format,
-             "sentences": len(parsed.hypotheses), "replaced": existing is not None},
+            system,
+            user,
+            "scoring.upload",
+            {
+                "version": version.pk,
+                "name": name,
+                "format": parsed.file_format,
+                "sentences": len(parsed.hypotheses),
+                "replaced": existing is not None,
+            },
         )
     return system
 
 
 def delete_system_output(*, system: SystemOutput, user: Any) -> None:
     with transaction.atomic():
-        log_action(system, user, "scoring.delete", {"name": system.name, "version": system.version_id})
+        log_action(
+            system, user, "scoring.delete", {"name": system.name, "version": system.version_id}
+        )
         system.delete()
 
 
-def request_scoring(*, system: SystemOutput, user: Any, resources_dir: str | None = None) -> SystemScore:
+def request_scoring(
+    *, system: SystemOutput, user: Any, resources_dir: str | None = None
+) -> SystemScore:
     """Queue (or re-queue) the scoring of `system`; returns its SystemScore row.
 
     The job row is committed first so the browser can poll it; the Celery task is sent on
     commit. A score that is already queued or running is not queued twice.
     """
     job = start_job(
-        kind=JOB_KIND_SYSTEM, user=user, total=len(system.hypotheses),
-        params={"system": system.pk}, message=f"scoring {system.name}",
+        kind=JOB_KIND_SYSTEM,
+        user=user,
+        total=len(system.hypotheses),
+        params={"system": system.pk},
+        message=f"scoring {system.name}",
     )
     with transaction.atomic():
         score, _ = SystemScore.objects.select_for_update().get_or_create(system=system)
@@ -182,14 +200,18 @@ def cancel_scoring(*, score: SystemScore, user: Any) -> SystemScore:
     return score
 
 
-def reference_m2_blocks(version: DatasetVersion, *, resources_dir: str | None) -> list[metric.M2Block]:
+def reference_m2_blocks(
+    version: DatasetVersion, *, resources_dir: str | None
+) -> list[metric.M2Block]:
     """The release's reference M2 from the datasets app's one builder (stored per resources
     signature: a release never changes, so every later score of it reuses the text)."""
     _signature, text = reference_m2(version, resources_dir=resources_dir)
     return metric.parse_m2(text, name=f"{version.label} references")
 
 
-def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str | None = None) -> SystemScore:
+def run_scoring(
+    *, score_id: int, job_id: int | None = None, resources_dir: str | None = None
+) -> SystemScore:
     """Score a stored system output: the body of the Celery task. Idempotent.
 
     Extraction runs outside any transaction so progress and cancellation are visible; all
@@ -205,7 +227,9 @@ def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str 
         return score  # cancelled before it started, or superseded by a newer request
     system = score.system
     started = time.perf_counter()
-    SystemScore.objects.filter(pk=score.pk).update(status=ScoreStatus.RUNNING, started_at=timezone.now())
+    SystemScore.objects.filter(pk=score.pk).update(
+        status=ScoreStatus.RUNNING, started_at=timezone.now()
+    )
     if job_id is not None:
         mark_running(job_id, total=len(system.hypotheses), message=f"scoring {system.name}")
     try:
@@ -232,7 +256,12 @@ def run_scoring(*, score_id: int, job_id: int | None = None, resources_dir: str 
     if job_id is not None:
         finish_job(
             job_id,
-            result={"score": score.pk, "system": system.pk, "f05": score.f05, "seconds": round(elapsed, 2)},
+            result={
+                "score": score.pk,
+                "system": system.pk,
+                "f05": score.f05,
+                "seconds": round(elapsed, 2),
+            },
             message=f"F0.5 {score.f05:.4f}",
         )
     logger.info("scored %s on %s in %.2fs", system.name, system.version.label, elapsed)
@@ -256,8 +285,10 @@ def _compute_report(
         if job_id is not None:
             report_progress(job_id, 0, message="ERRANT edits of the hypotheses")
         return rows, english_report(
-            sources=[row.text for row in rows], hypotheses=system.hypotheses,
-            references=[list(row.references) for row in rows], ref_blocks=ref_blocks,
+            sources=[row.text for row in rows],
+            hypotheses=system.hypotheses,
+            references=[list(row.references) for row in rows],
+            ref_blocks=ref_blocks,
             source_names=[row.source_name for row in rows],
         )
     resources = scoring_resources(resources_dir)
@@ -269,12 +300,17 @@ def _compute_report(
     if job_id is not None:
         report_progress(job_id, len(rows), message="comparing with the references")
     report = metric.full_report(
-        hyp_blocks, ref_blocks, source_names=[row.source_name for row in rows], resources=resources,
+        hyp_blocks,
+        ref_blocks,
+        source_names=[row.source_name for row in rows],
+        resources=resources,
     )
     return rows, report
 
 
-def _store_report(score: SystemScore, rows: list[ReleasedSentence], report: metric.ScoreReport) -> SystemScore:
+def _store_report(
+    score: SystemScore, rows: list[ReleasedSentence], report: metric.ScoreReport
+) -> SystemScore:
     """Replace the score's rows and numbers in one transaction (unless it was cancelled)."""
     with transaction.atomic():
         score = SystemScore.objects.select_for_update().get(pk=score.pk)
@@ -284,9 +320,15 @@ def _store_report(score: SystemScore, rows: list[ReleasedSentence], report: metr
         SentenceResult.objects.bulk_create(
             [
                 SentenceResult(
-                    score=score, position=row.position, external_id=row.external_id,
-                    source_name=row.source_name, tp=sentence.tp, fp=sentence.fp, fn=sentence.fn,
-                    chosen_reference=sentence.chosen_reference, edits=sentence.edits,
+                    score=score,
+                    position=row.position,
+                    external_id=row.external_id,
+                    source_name=row.source_name,
+                    tp=sentence.tp,
+                    fp=sentence.fp,
+                    fn=sentence.fn,
+                    chosen_reference=sentence.chosen_reference,
+                    edits=sentence.edits,
                 )
                 for row, sentence in zip(rows, report.sentences, strict=True)
             ],
@@ -298,7 +340,11 @@ def _store_report(score: SystemScore, rows: list[ReleasedSentence], report: metr
         summary = report.summary()
         if score.signature == report.signature:
             # Same output, same settings: results added later (PT-M2 from the gpu queue) stay valid.
-            kept = {k: v for k, v in (score.summary or {}).get("extra", {}).items() if k not in summary["extra"]}
+            kept = {
+                k: v
+                for k, v in (score.summary or {}).get("extra", {}).items()
+                if k not in summary["extra"]
+            }
             summary["extra"] = {**summary["extra"], **kept}
         score.signature = report.signature
         score.summary = summary
@@ -313,8 +359,15 @@ def score_now(
     *, system: SystemOutput, user: Any = None, resources_dir: str | None = None
 ) -> SystemScore:
     """Score synchronously (management command, API `?wait=1`): same work, no queue."""
-    job = start_job(kind=JOB_KIND_SYSTEM, user=user, total=len(system.hypotheses),
-                    params={"system": system.pk}, message=f"scoring {system.name}")
+    job = start_job(
+        kind=JOB_KIND_SYSTEM,
+        user=user,
+        total=len(system.hypotheses),
+        params={"system": system.pk},
+        message=f"scoring {system.name}",
+    )
     score, _ = SystemScore.objects.get_or_create(system=system)
-    SystemScore.objects.filter(pk=score.pk).update(status=ScoreStatus.QUEUED, background_job_id=job.pk)
+    SystemScore.objects.filter(pk=score.pk).update(
+        status=ScoreStatus.QUEUED, background_job_id=job.pk
+    )
     return run_scoring(score_id=score.pk, job_id=job.pk, resources_dir=resources_dir)

@@ -27,7 +27,9 @@ def weighted_model(override: str | None = None) -> str:
     return override or getattr(settings, "GEC_BERT_MODEL", "") or ""
 
 
-def request_weighted_scoring(*, system: SystemOutput, user: Any, model: str | None = None) -> BackgroundJob:
+def request_weighted_scoring(
+    *, system: SystemOutput, user: Any, model: str | None = None
+) -> BackgroundJob:
     """Queue PT-M2 (BERTScore-weighted char edits) for a scored output on the `gpu` queue."""
     chosen = weighted_model(model)
     if not chosen:
@@ -38,8 +40,12 @@ def request_weighted_scoring(*, system: SystemOutput, user: Any, model: str | No
     score = SystemScore.objects.filter(system=system, status=ScoreStatus.DONE).first()
     if score is None:
         raise Conflict(f"score {system.name} first; weighted scores are added to a finished score")
-    job = start_job(kind=JOB_KIND_WEIGHTED, user=user, params={"system": system.pk, "model": chosen},
-                    message=f"PT-M2 of {system.name}")
+    job = start_job(
+        kind=JOB_KIND_WEIGHTED,
+        user=user,
+        params={"system": system.pk, "model": chosen},
+        message=f"PT-M2 of {system.name}",
+    )
     score_id = score.pk
 
     def send() -> None:
@@ -53,7 +59,11 @@ def request_weighted_scoring(*, system: SystemOutput, user: Any, model: str | No
 
 
 def run_weighted_scoring(
-    *, score_id: int, job_id: int | None = None, model: str | None = None, resources_dir: str | None = None
+    *,
+    score_id: int,
+    job_id: int | None = None,
+    model: str | None = None,
+    resources_dir: str | None = None,
 ) -> SystemScore:
     """PT-M2 of a finished score, stored under ``summary["extra"]["ptm2"]`` (idempotent:
     a re-run overwrites that key and nothing else)."""

@@ -70,9 +70,15 @@ def test_many_annotators_submitting_at_once_lose_nothing() -> None:
         for user in world.annotators:
             assignment_id = world.assignment(user, position).pk
 
-            def call(assignment_id: int = assignment_id, user: Any = user, position: int = position) -> Any:
-                return submit_correction(assignment_id=assignment_id, user=user,
-                                         texts=[f"这是第{position}个句子，{user.username}改的。"])
+            def call(
+                assignment_id: int = assignment_id, user: Any = user, position: int = position
+            ) -> Any:
+                return submit_correction(
+                    assignment_id=assignment_id,
+                    user=user,
+                    texts=[f"这是第{position}个句子，{user.username}改的。"],
+                )
+
             calls.append(call)
     results = _race(calls)
     assert [r for r in results if isinstance(r, Exception)] == []
@@ -88,11 +94,19 @@ def test_double_clicked_submit_creates_one_submission() -> None:
     world = make_world()
     user = world.annotators[0]
     assignment_id = world.assignment(user).pk
-    results = _race([
-        lambda: submit_correction(assignment_id=assignment_id, user=user, texts=["我昨天去图书馆借了三本书。"]),
-        lambda: submit_correction(assignment_id=assignment_id, user=user, texts=["我昨天去图书馆借了三本书。"]),
-        lambda: submit_correction(assignment_id=assignment_id, user=user, texts=["我昨天去图书馆借了三本书。"]),
-    ])
+    results = _race(
+        [
+            lambda: submit_correction(
+                assignment_id=assignment_id, user=user, texts=["我昨天去图书馆借了三本书。"]
+            ),
+            lambda: submit_correction(
+                assignment_id=assignment_id, user=user, texts=["我昨天去图书馆借了三本书。"]
+            ),
+            lambda: submit_correction(
+                assignment_id=assignment_id, user=user, texts=["我昨天去图书馆借了三本书。"]
+            ),
+        ]
+    )
     conflicts = [r for r in results if isinstance(r, Conflict)]
     assert len(conflicts) == 2 and "already submitted" in conflicts[0].message
     assert Submission.objects.filter(assignment_id=assignment_id).count() == 1
@@ -102,14 +116,30 @@ def test_double_clicked_submit_creates_one_submission() -> None:
 def test_two_reviewers_racing_on_one_sentence_one_wins_one_gets_a_conflict() -> None:
     world = make_world()
     for user in world.annotators:
-        submit_correction(assignment_id=world.assignment(user).pk, user=user, texts=["我昨天去图书馆借了三本书。"])
+        submit_correction(
+            assignment_id=world.assignment(user).pk, user=user, texts=["我昨天去图书馆借了三本书。"]
+        )
     task_id = world.task().pk
-    results = _race([
-        lambda: submit_review(task_id=task_id, user=world.reviewer, version=0, judgement="annotatable",
-                              verdicts=[{"position": 0, "correct": True}]),
-        lambda: submit_review(task_id=task_id, user=world.admin, version=0, judgement="annotatable",
-                              verdicts=[{"position": 0, "correct": False, "text": "我昨天去图书馆借了三本书回来。"}]),
-    ])
+    results = _race(
+        [
+            lambda: submit_review(
+                task_id=task_id,
+                user=world.reviewer,
+                version=0,
+                judgement="annotatable",
+                verdicts=[{"position": 0, "correct": True}],
+            ),
+            lambda: submit_review(
+                task_id=task_id,
+                user=world.admin,
+                version=0,
+                judgement="annotatable",
+                verdicts=[
+                    {"position": 0, "correct": False, "text": "我昨天去图书馆借了三本书回来。"}
+                ],
+            ),
+        ]
+    )
     conflicts = [r for r in results if isinstance(r, Conflict)]
     winners = [r for r in results if not isinstance(r, Exception)]
     assert len(conflicts) == 1 and len(winners) == 1, results

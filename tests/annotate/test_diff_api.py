@@ -21,7 +21,9 @@ def client_with_resources(settings, shared_data):  # type: ignore[no-untyped-def
     return client
 
 
-def test_diff_endpoint_reproduces_cherrant_edits_on_mucgec_dev(client_with_resources, shared_data) -> None:  # type: ignore[no-untyped-def]
+def test_diff_endpoint_reproduces_cherrant_edits_on_mucgec_dev(
+    client_with_resources, shared_data
+) -> None:  # type: ignore[no-untyped-def]
     blocks = read_m2(shared_data / "mucgec-dev" / "MuCGEC_dev.first.m2")[:60]
     compared = 0
     for block in blocks:
@@ -30,18 +32,28 @@ def test_diff_endpoint_reproduces_cherrant_edits_on_mucgec_dev(client_with_resou
             if target.is_special or target.text is None:
                 continue
             response = client_with_resources.post(
-                "/api/diff/", {"source": source, "target": target.text.replace(" ", "")},
+                "/api/diff/",
+                {"source": source, "target": target.text.replace(" ", "")},
                 content_type="application/json",
             )
             assert response.status_code == 200, response.content
             body = response.json()
             got = [(e["start"], e["end"], e["type"], e["target_text"]) for e in body["edits"]]
-            want = [(e.start, e.end, e.type, "" if e.correction == "-NONE-" else e.correction.replace(" ", ""))
-                    for e in target.edits]
+            want = [
+                (
+                    e.start,
+                    e.end,
+                    e.type,
+                    "" if e.correction == "-NONE-" else e.correction.replace(" ", ""),
+                )
+                for e in target.edits
+            ]
             assert got == want, (block.line, target.text)
             # The segments drawn on the page rebuild both sentences exactly.
             assert "".join(s["source_text"] for s in body["segments"]) == source
-            assert "".join(s["target_text"] for s in body["segments"]) == target.text.replace(" ", "")
+            assert "".join(s["target_text"] for s in body["segments"]) == target.text.replace(
+                " ", ""
+            )
             compared += 1
     assert compared > 60
 
@@ -66,5 +78,7 @@ def test_unchanged_and_marker_targets_have_no_edits() -> None:
     client = Client()
     client.force_login(make_user(Role.REVIEWER))
     for target in ("我去了。", "没有错误"):
-        response = client.post("/api/diff/", {"source": "我去了。", "target": target}, content_type="application/json")
+        response = client.post(
+            "/api/diff/", {"source": "我去了。", "target": target}, content_type="application/json"
+        )
         assert response.json()["edits"] == []

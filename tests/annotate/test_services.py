@@ -49,10 +49,14 @@ def test_each_sentence_gets_k_distinct_annotators_balanced_across_the_pool() -> 
     assert (summary.sentences, summary.assignments, summary.review_tasks) == (10, 30, 10)
     mapping = _mapping(dataset)
     assert all(len(users) == 3 for users in mapping.values())
-    load = Counter(Assignment.objects.filter(sentence__dataset=dataset).values_list("annotator_id", flat=True))
+    load = Counter(
+        Assignment.objects.filter(sentence__dataset=dataset).values_list("annotator_id", flat=True)
+    )
     # 30 assignments over 5 annotators: balanced means exactly 6 each.
     assert sorted(load.values()) == [6, 6, 6, 6, 6]
-    reviewer_load = Counter(ReviewTask.objects.filter(sentence__dataset=dataset).values_list("reviewer_id", flat=True))
+    reviewer_load = Counter(
+        ReviewTask.objects.filter(sentence__dataset=dataset).values_list("reviewer_id", flat=True)
+    )
     assert sorted(reviewer_load.values()) == [5, 5]
     assert set(dataset.sentences.values_list("status", flat=True)) == {SentenceStatus.ANNOTATING}
 
@@ -103,14 +107,20 @@ def test_assigning_twice_does_not_duplicate() -> None:
 def test_submission_is_recorded_and_review_opens_after_the_kth() -> None:
     world = make_world()
     a1, a2, a3 = world.annotators
-    submit_correction(assignment_id=world.assignment(a1).pk, user=a1, texts=["我昨天去了图书馆借了三本书。"])
+    submit_correction(
+        assignment_id=world.assignment(a1).pk, user=a1, texts=["我昨天去了图书馆借了三本书。"]
+    )
     submit_correction(assignment_id=world.assignment(a2).pk, user=a2, texts=[SOURCE])
     assert world.task().status == ReviewStatus.WAITING
-    submit_correction(assignment_id=world.assignment(a3).pk, user=a3, texts=[], tag="not_annotatable")
+    submit_correction(
+        assignment_id=world.assignment(a3).pk, user=a3, texts=[], tag="not_annotatable"
+    )
     assert world.task().status == ReviewStatus.OPEN
     assert world.sentence().status == SentenceStatus.IN_REVIEW
     first = Submission.objects.get(assignment=world.assignment(a1))
-    assert first.revision == 1 and [c.text for c in first.corrections.all()] == ["我昨天去了图书馆借了三本书。"]
+    assert first.revision == 1 and [c.text for c in first.corrections.all()] == [
+        "我昨天去了图书馆借了三本书。"
+    ]
     # A single box equal to the source is ERROR FREE.
     assert Submission.objects.get(assignment=world.assignment(a2)).tag == SubmissionTag.ERROR_FREE
     assert AuditLog.objects.filter(action="submission.created").count() == 3
@@ -120,9 +130,19 @@ def test_submission_is_recorded_and_review_opens_after_the_kth() -> None:
 def test_duplicate_boxes_are_merged_with_a_note() -> None:
     world = make_world()
     a1 = world.annotators[0]
-    result = submit_correction(assignment_id=world.assignment(a1).pk, user=a1,
-                               texts=["我昨天去图书馆借了三本书。", " 我昨天去图书馆借了三本书。 ", "我昨天去图书馆借书三本。"])
-    assert [c.text for c in result.submission.corrections.all()] == ["我昨天去图书馆借了三本书。", "我昨天去图书馆借书三本。"]
+    result = submit_correction(
+        assignment_id=world.assignment(a1).pk,
+        user=a1,
+        texts=[
+            "我昨天去图书馆借了三本书。",
+            " 我昨天去图书馆借了三本书。 ",
+            "我昨天去图书馆借书三本。",
+        ],
+    )
+    assert [c.text for c in result.submission.corrections.all()] == [
+        "我昨天去图书馆借了三本书。",
+        "我昨天去图书馆借书三本。",
+    ]
     assert result.notes == ["correction 2 duplicated correction 1 and was merged"]
 
 
@@ -158,16 +178,23 @@ def test_double_submit_creates_one_submission() -> None:
     with pytest.raises(Conflict, match="already submitted"):
         submit_correction(assignment_id=assignment_id, user=a1, texts=["我昨天借了三本书。"])
     assert Submission.objects.filter(assignment_id=assignment_id).count() == 1
-    assert Submission.objects.get(assignment_id=assignment_id).corrections.get().text == "我昨天去图书馆借了三本书。"
+    assert (
+        Submission.objects.get(assignment_id=assignment_id).corrections.get().text
+        == "我昨天去图书馆借了三本书。"
+    )
 
 
 def test_submitting_for_someone_elses_assignment_is_not_found() -> None:
     world = make_world()
     a1, a2, _ = world.annotators
     with pytest.raises(NotFound):
-        submit_correction(assignment_id=world.assignment(a1).pk, user=a2, texts=["我昨天借了三本书。"])
+        submit_correction(
+            assignment_id=world.assignment(a1).pk, user=a2, texts=["我昨天借了三本书。"]
+        )
     with pytest.raises(NotFound):
-        submit_correction(assignment_id=world.assignment(a1).pk, user=world.reviewer, texts=["我昨天借了三本书。"])
+        submit_correction(
+            assignment_id=world.assignment(a1).pk, user=world.reviewer, texts=["我昨天借了三本书。"]
+        )
     with pytest.raises(NotFound):
         submit_correction(assignment_id=10**9, user=a1, texts=["我昨天借了三本书。"])
     assert not Submission.objects.exists()
@@ -195,10 +222,15 @@ def test_reassignment_refuses_the_reviewer_and_non_admins() -> None:
     world = make_world()
     world.dataset.annotators.add(world.reviewer)
     with pytest.raises(ServiceError, match="already annotates or reviews"):
-        reassign_assignment(assignment_id=world.assignment(world.annotators[0]).pk, by=world.admin,
-                            to_user=world.reviewer)
+        reassign_assignment(
+            assignment_id=world.assignment(world.annotators[0]).pk,
+            by=world.admin,
+            to_user=world.reviewer,
+        )
     with pytest.raises(NotFound):
-        reassign_assignment(assignment_id=world.assignment(world.annotators[0]).pk, by=world.annotators[1])
+        reassign_assignment(
+            assignment_id=world.assignment(world.annotators[0]).pk, by=world.annotators[1]
+        )
 
 
 def test_next_sentence_returns_the_started_one_first_then_none_when_done() -> None:
@@ -208,7 +240,9 @@ def test_next_sentence_returns_the_started_one_first_then_none_when_done() -> No
     assert first is not None and first.sentence.position == 0
     assert next_assignment(user=a1).pk == first.pk  # a reload does not skip it
     for position in range(3):
-        submit_correction(assignment_id=world.assignment(a1, position).pk, user=a1, texts=[], tag="error_free")
+        submit_correction(
+            assignment_id=world.assignment(a1, position).pk, user=a1, texts=[], tag="error_free"
+        )
     assert next_assignment(user=a1) is None
     assert next_assignment(user=world.outsider) is None
 

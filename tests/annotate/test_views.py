@@ -35,7 +35,9 @@ def test_annotation_form_submits_and_moves_to_the_next_sentence() -> None:
     first = client.get("/annotate/next/")
     assert first.status_code == 302
     url = first["Location"]
-    response = client.post(url, {"text": [FIX, FIX], "tag": "", "time_spent_seconds": "42"}, follow=True)
+    response = client.post(
+        url, {"text": [FIX, FIX], "tag": "", "time_spent_seconds": "42"}, follow=True
+    )
     page = response.content.decode()
     assert "duplicated correction 1 and was merged" in page and "Saved sentence 1." in page
     assert response.redirect_chain[-1][0] == f"/annotate/a/{world.assignment(a1, 1).pk}/"
@@ -63,7 +65,10 @@ def test_next_shortcut_skips_the_sentence_on_screen() -> None:
     current = world.assignment(a1)
     client.get(f"/annotate/a/{current.pk}/")
     assert client.get("/annotate/next/")["Location"] == f"/annotate/a/{current.pk}/"
-    assert client.get(f"/annotate/next/?skip={current.pk}")["Location"] == f"/annotate/a/{world.assignment(a1, 1).pk}/"
+    assert (
+        client.get(f"/annotate/next/?skip={current.pk}")["Location"]
+        == f"/annotate/a/{world.assignment(a1, 1).pk}/"
+    )
 
 
 def test_admin_assigns_lists_stale_work_and_reassigns_from_the_progress_page() -> None:
@@ -74,14 +79,22 @@ def test_admin_assigns_lists_stale_work_and_reassigns_from_the_progress_page() -
     client = _client(world.admin)
     page = client.get("/annotate/admin/?stale_hours=0").content.decode()
     assert "Stale assignments" in page and page.count("Reassign</button>") == 9
-    assert "<title>Annotation progress · GEC platform</title>" in page and page.count('data-testid="stale-reviews"') == 1
+    assert (
+        "<title>Annotation progress · GEC platform</title>" in page
+        and page.count('data-testid="stale-reviews"') == 1
+    )
     old = world.assignment(world.annotators[0])
     response = client.post(f"/annotate/admin/reassign/{old.pk}/", follow=True)
     assert f"reassigned to {extra.username}" in response.content.decode()
     old.refresh_from_db()
     assert old.status == AssignmentStatus.WITHDRAWN
-    assert Assignment.objects.get(sentence=old.sentence, annotator=extra).status == AssignmentStatus.OPEN
-    response = client.post("/annotate/admin/assign/", {"dataset": world.dataset.pk, "seed": "5"}, follow=True)
+    assert (
+        Assignment.objects.get(sentence=old.sentence, annotator=extra).status
+        == AssignmentStatus.OPEN
+    )
+    response = client.post(
+        "/annotate/admin/assign/", {"dataset": world.dataset.pk, "seed": "5"}, follow=True
+    )
     assert "Assigned 0 sentence(s)" in response.content.decode()
 
 
@@ -93,13 +106,19 @@ def test_guideline_is_markdown_sanitised_and_edited_with_a_version_check() -> No
         assert f"<h3>{heading}</h3>" in page
     admin = _client(world.admin)
     version = admin.get("/api/guideline/").json()["version"]
-    response = admin.post("/guidelines/edit/", {"title": "Guide", "body": "# Hi\n<script>alert(1)</script>",
-                                                 "version": version}, follow=True)
+    response = admin.post(
+        "/guidelines/edit/",
+        {"title": "Guide", "body": "# Hi\n<script>alert(1)</script>", "version": version},
+        follow=True,
+    )
     assert "Guideline saved" in response.content.decode()
     page = _client(world.annotators[0]).get("/guidelines/").content.decode()
     assert "<h1>Hi</h1>" in page and "<script>alert(1)" not in page
-    stale = admin.put("/api/guideline/", json.dumps({"title": "T", "body": "B", "version": version}),
-                      content_type="application/json")
+    stale = admin.put(
+        "/api/guideline/",
+        json.dumps({"title": "T", "body": "B", "version": version}),
+        content_type="application/json",
+    )
     assert stale.status_code == 409 and "reload" in stale.json()["detail"]
     assert Guideline.objects.get().version == version + 1
     assert AuditLog.objects.filter(action="guideline.updated").count() == 1
@@ -110,7 +129,9 @@ def test_the_whole_loop_through_the_api_with_token_auth() -> None:
 
     def api(user):  # type: ignore[no-untyped-def]
         # A script gets its token with the user's password, then sends it on every call.
-        response = Client().post("/api/auth/token/", {"username": user.username, "password": PASSWORD})
+        response = Client().post(
+            "/api/auth/token/", {"username": user.username, "password": PASSWORD}
+        )
         assert response.status_code == 200, response.content
         assert Token.objects.get(user=user).key == response.json()["token"]
         return Client(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
@@ -119,7 +140,11 @@ def test_the_whole_loop_through_the_api_with_token_auth() -> None:
         return client.post(url, json.dumps(data), content_type="application/json")
 
     a1, a2, a3 = world.annotators
-    answers = {a1: {"texts": [FIX, "我昨天去了图书馆借书三本。"]}, a2: {"texts": [FIX]}, a3: {"tag": "error_free"}}
+    answers = {
+        a1: {"texts": [FIX, "我昨天去了图书馆借书三本。"]},
+        a2: {"texts": [FIX]},
+        a3: {"tag": "error_free"},
+    }
     for user, body in answers.items():
         client = api(user)
         assignment = client.post("/api/assignments/next/").json()
@@ -132,18 +157,40 @@ def test_the_whole_loop_through_the_api_with_token_auth() -> None:
     task = reviewer.get("/api/review-tasks/?status=open").json()[0]
     detail = reviewer.get(f"/api/review-tasks/{task['id']}/").json()
     assert [(c["text"], c["support"]) for c in detail["candidates"]] == [
-        (FIX, 2), ("我昨天去了图书馆借书三本。", 1), ("没有错误", 1)]
-    bad = post(reviewer, f"/api/review-tasks/{task['id']}/submit/",
-               {"version": task["version"], "judgement": "annotatable", "verdicts": [{"position": 0, "correct": True}]})
+        (FIX, 2),
+        ("我昨天去了图书馆借书三本。", 1),
+        ("没有错误", 1),
+    ]
+    bad = post(
+        reviewer,
+        f"/api/review-tasks/{task['id']}/submit/",
+        {
+            "version": task["version"],
+            "judgement": "annotatable",
+            "verdicts": [{"position": 0, "correct": True}],
+        },
+    )
     assert bad.status_code == 400 and bad.json()["field"] == "verdicts"
-    outcome = post(reviewer, f"/api/review-tasks/{task['id']}/submit/", {
-        "version": task["version"], "judgement": "annotatable",
-        "verdicts": [{"position": 0, "correct": True}, {"position": 1, "correct": False}]})
+    outcome = post(
+        reviewer,
+        f"/api/review-tasks/{task['id']}/submit/",
+        {
+            "version": task["version"],
+            "judgement": "annotatable",
+            "verdicts": [{"position": 0, "correct": True}, {"position": 1, "correct": False}],
+        },
+    )
     assert outcome.status_code == 201
     assert [r["text"] for r in outcome.json()["references"]] == [FIX]
-    stale = post(reviewer, f"/api/review-tasks/{task['id']}/submit/", {
-        "version": task["version"], "judgement": "annotatable",
-        "verdicts": [{"position": 0, "correct": True}, {"position": 1, "correct": True}]})
+    stale = post(
+        reviewer,
+        f"/api/review-tasks/{task['id']}/submit/",
+        {
+            "version": task["version"],
+            "judgement": "annotatable",
+            "verdicts": [{"position": 0, "correct": True}, {"position": 1, "correct": True}],
+        },
+    )
     assert stale.status_code == 409
     a1_client = api(a1)
     item = a1_client.get("/api/study-items/").json()[0]
@@ -151,10 +198,16 @@ def test_the_whole_loop_through_the_api_with_token_auth() -> None:
     assert [r["text"] for r in shown["references"]] == [FIX] and shown["references"][0]["edits"]
     revised = post(a1_client, f"/api/study-items/{item['id']}/revise/", {"texts": [FIX]})
     assert revised.status_code == 201 and revised.json()["revision"] == 2
-    complaint = post(a1_client, "/api/complaints/", {"study_item": item["id"], "text": "Why not mine?"})
+    complaint = post(
+        a1_client, "/api/complaints/", {"study_item": item["id"], "text": "Why not mine?"}
+    )
     assert complaint.status_code == 201
     cid = complaint.json()["id"]
-    resolved = post(reviewer, f"/api/complaints/{cid}/resolve/", {"accept": True, "references": [FIX, "我昨天去了图书馆借了三本书。"]})
+    resolved = post(
+        reviewer,
+        f"/api/complaints/{cid}/resolve/",
+        {"accept": True, "references": [FIX, "我昨天去了图书馆借了三本书。"]},
+    )
     assert resolved.status_code == 200 and resolved.json()["status"] == ComplaintStatus.ACCEPTED
     assert GoldenReference.objects.filter(is_current=True).count() == 2
     assert StudyItem.objects.count() == 2 and ReviewTask.objects.filter(status="done").count() == 1

@@ -33,7 +33,9 @@ class World:
         return self.dataset.sentences.get(position=position)
 
     def assignment(self, user: User, position: int = 0) -> Assignment:
-        return Assignment.objects.get(sentence=self.sentence(position), annotator=user, status__in=["open", "submitted"])
+        return Assignment.objects.get(
+            sentence=self.sentence(position), annotator=user, status__in=["open", "submitted"]
+        )
 
     def task(self, position: int = 0) -> ReviewTask:
         return ReviewTask.objects.get(sentence=self.sentence(position))
@@ -55,4 +57,6 @@ def make_world(*, sentences: list[str] | None = None, k: int = 3, seed: int = 7)
 def submit_all(world: World, position: int, answers: list[tuple[list[str], str]]) -> None:
     """answers[i] = (texts, tag) for world.annotators[i]."""
     for user, (texts, tag) in zip(world.annotators, answers, strict=True):
-        submit_correction(assignment_id=world.assignment(user, position).pk, user=user, texts=texts, tag=tag)
+        submit_correction(
+            assignment_id=world.assignment(user, position).pk, user=user, texts=texts, tag=tag
+        )

@@ -41,7 +41,9 @@ def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
         if os.environ.get("GEC_REQUIRE_BROWSER") == "1":
             pytest.fail(f"Chromium not found at {CHROMIUM}; install Debian's chromium package")
-        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium fonts-wqy-microhei)")
+        pytest.skip(
+            f"Chromium not found at {CHROMIUM} (apt-get install chromium fonts-wqy-microhei)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from annotate.models import Assignment, Submission
-from review.workflow import assign_dataset
 from core.roles import Role
 from datasets.models import GoldenReference, ReferenceOrigin
 from review.models import Complaint, ComplaintStatus, StudyItem
+from review.workflow import assign_dataset
 from scoring.gec import extract_edits
 from tests.browser.conftest import login
 from tests.factories import PASSWORD, make_dataset, make_user
@@ -77,7 +77,10 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     _wait_for_diff(boxes.nth(1), len(extract_edits(SOURCE, WRONG)))
     page.reload()
     page.wait_for_selector("#draft-note:not([hidden])")
-    assert [boxes.nth(i).locator("textarea").input_value() for i in range(boxes.count())] == [FIX_B, WRONG]
+    assert [boxes.nth(i).locator("textarea").input_value() for i in range(boxes.count())] == [
+        FIX_B,
+        WRONG,
+    ]
     _wait_for_diff(boxes.nth(1), len(extract_edits(SOURCE, WRONG)))
     screenshot("annotation-page")
     boxes.nth(1).locator("textarea").focus()
@@ -123,17 +126,26 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     _wait_for_diff(candidate(FIX_C), len(extract_edits(SOURCE, FIX_C_EDITED)))
     review.click("#add-reference")
     review.locator("[data-testid=added-reference] textarea").fill(ADDED)
-    _wait_for_diff(review.locator("[data-testid=added-reference]"), len(extract_edits(SOURCE, ADDED)))
+    _wait_for_diff(
+        review.locator("[data-testid=added-reference]"), len(extract_edits(SOURCE, ADDED))
+    )
     review.check("input[name=judgement][value=annotatable]")
     screenshot_page(review, "review-page")
     review.click("#review-submit")
     review.wait_for_selector("text=Review saved: 3 golden reference(s), 2 study item(s).")
     current = GoldenReference.objects.filter(is_current=True).order_by("position")
     assert [(r.text, r.origin) for r in current] == [
-        (FIX_B, ReferenceOrigin.ANNOTATORS), (FIX_C_EDITED, ReferenceOrigin.EDITED), (ADDED, ReferenceOrigin.ADDED)]
+        (FIX_B, ReferenceOrigin.ANNOTATORS),
+        (FIX_C_EDITED, ReferenceOrigin.EDITED),
+        (ADDED, ReferenceOrigin.ADDED),
+    ]
     review.goto(f"/review/t/{current[0].sentence.review_task.pk}/")
     golden = review.inner_text("[data-testid=golden-references]")
-    assert "from annotators as-is" in golden and "edited by the reviewer" in golden and "added by the reviewer" in golden
+    assert (
+        "from annotators as-is" in golden
+        and "edited by the reviewer" in golden
+        and "added by the reviewer" in golden
+    )
 
     # --- annotator 1 studies, revises (revision 2) and complains.
     page.goto("/annotate/")
@@ -147,7 +159,10 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     page.wait_for_selector("text=Revision 2 saved.")
     item = StudyItem.objects.get(assignment__annotator=a1)
     assert [s.revision for s in Submission.objects.filter(assignment=item.assignment)] == [1, 2]
-    assert [c.text for c in Submission.objects.get(assignment=item.assignment, revision=1).corrections.all()] == [FIX_B, WRONG]
+    assert [
+        c.text
+        for c in Submission.objects.get(assignment=item.assignment, revision=1).corrections.all()
+    ] == [FIX_B, WRONG]
     page.select_option("#complaint-reference", index=3)
     page.fill("#complaint-text", f"“{ADDED}” changes the meaning; “{COMPLAINT_FIX}” is closer.")
     page.click("#complaint-submit")
@@ -160,14 +175,20 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     review.click("#message-submit")
     review.wait_for_selector("text=Message posted.")
     review.locator("#resolve-references textarea").nth(2).fill(COMPLAINT_FIX)
-    _wait_for_diff(review.locator("#resolve-references .box").nth(2), len(extract_edits(SOURCE, COMPLAINT_FIX)))
+    _wait_for_diff(
+        review.locator("#resolve-references .box").nth(2), len(extract_edits(SOURCE, COMPLAINT_FIX))
+    )
     review.fill("#resolve-note", "Replaced.")
     screenshot_page(review, "complaint-page")
     review.click("#accept-button")
     review.wait_for_selector("text=Complaint accepted.")
     assert Complaint.objects.get().status == ComplaintStatus.ACCEPTED
     revised = list(GoldenReference.objects.filter(is_current=True).order_by("position"))
-    assert [(r.revision, r.text) for r in revised] == [(2, FIX_B), (2, FIX_C_EDITED), (2, COMPLAINT_FIX)]
+    assert [(r.revision, r.text) for r in revised] == [
+        (2, FIX_B),
+        (2, FIX_C_EDITED),
+        (2, COMPLAINT_FIX),
+    ]
     assert GoldenReference.objects.filter(revision=1, is_current=False).count() == 3
 
     # --- the annotator sees the resolution on their dashboard.

@@ -14,12 +14,16 @@ from tests.factories import PASSWORD, make_user
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_admin_imports_releases_and_reads_statistics(page, screenshot, tmp_path: Path, settings) -> None:
+def test_admin_imports_releases_and_reads_statistics(
+    page, screenshot, tmp_path: Path, settings
+) -> None:
     settings.MEDIA_ROOT = tmp_path / "media"
     admin = make_user(Role.ADMIN, username="dsadmin")
     data = tmp_path / "small.txt"
-    data.write_text("1\t他去学校。\t他去了学校。\t他去学校了。\n2\t我很好。\t没有错误\n3\t今天天气很好。\t今天的天气很好。\n",
-                    encoding="utf-8")
+    data.write_text(
+        "1\t他去学校。\t他去了学校。\t他去学校了。\n2\t我很好。\t没有错误\n3\t今天天气很好。\t今天的天气很好。\n",
+        encoding="utf-8",
+    )
     login(page, admin.username, PASSWORD)
     page.click("[data-testid=datasets-link]")
     page.click("[data-testid=import-link]")
@@ -40,5 +44,7 @@ def test_admin_imports_releases_and_reads_statistics(page, screenshot, tmp_path:
     assert overall.split()[1] == "3"  # sentences
     bars = page.locator("[data-testid=figure-1] svg rect.bar")
     assert bars.count() >= 1
-    assert "Erroneous sentences by number of references" in page.inner_html("[data-testid=figure-1]")
+    assert "Erroneous sentences by number of references" in page.inner_html(
+        "[data-testid=figure-1]"
+    )
     screenshot("datasets-stats")

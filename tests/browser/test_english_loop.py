@@ -85,8 +85,12 @@ def test_english_dataset_import_annotate_review_release_export_score(  # type: i
             expected = extract_edits_en(SOURCES[0], FIX)
             box.locator(f"[data-testid=diff][data-edits='{len(expected)}']").wait_for()
             diff_text = box.locator("[data-testid=diff]").inner_text()
-            assert "He go" in diff_text and "went" in diff_text and "to school yesterday" in diff_text
-            assert (box.locator(".edit-sub").first.get_attribute("title") or "").startswith(expected[0].type)
+            assert (
+                "He go" in diff_text and "went" in diff_text and "to school yesterday" in diff_text
+            )
+            assert (box.locator(".edit-sub").first.get_attribute("title") or "").startswith(
+                expected[0].type
+            )
             screenshot_page(work, "english-annotation")
         else:
             work.click("#tag-error-free")
@@ -108,7 +112,9 @@ def test_english_dataset_import_annotate_review_release_export_score(  # type: i
             review.check("input[name=judgement][value=error_free]")
         review.click("#review-submit")
         review.wait_for_selector("text=Review saved")
-    assert GoldenReference.objects.filter(sentence__dataset=dataset, is_current=True, text=FIX).exists()
+    assert GoldenReference.objects.filter(
+        sentence__dataset=dataset, is_current=True, text=FIX
+    ).exists()
 
     # --- the admin releases, exports ERRANT M2 and scores a system.
     page.goto("/datasets/en-loop/")
@@ -121,7 +127,10 @@ def test_english_dataset_import_annotate_review_release_export_score(  # type: i
     with page.expect_download() as download_info:
         page.click("[data-testid=download]")
     exported = Path(download_info.value.path()).read_text(encoding="utf-8")
-    assert "S He go to school yesterday .\nA 1 2|||R:VERB:TENSE|||went|||REQUIRED|||-NONE-|||0" in exported
+    assert (
+        "S He go to school yesterday .\nA 1 2|||R:VERB:TENSE|||went|||REQUIRED|||-NONE-|||0"
+        in exported
+    )
     assert "S She like apples .\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0" in exported
 
     page.goto("/scoring/")
@@ -138,5 +147,9 @@ def test_english_dataset_import_annotate_review_release_export_score(  # type: i
     page.wait_for_selector("[data-testid=leaderboard-row]")
     assert "errant" in page.inner_text("[data-testid=signature]")
     for column in ("m2", "sentm2", "gleu", "cleme"):
-        assert page.locator(f"[data-testid=leaderboard-row] [data-testid={column}]").inner_text().strip()
+        assert (
+            page.locator(f"[data-testid=leaderboard-row] [data-testid={column}]")
+            .inner_text()
+            .strip()
+        )
     screenshot("english-leaderboard")

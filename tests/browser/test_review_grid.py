@@ -6,9 +6,9 @@ import pytest
 
 from annotate.models import Assignment
 from annotate.services import submit_correction
-from review.workflow import assign_dataset
 from core.roles import Role
 from review.models import ReviewTask
+from review.workflow import assign_dataset
 from scoring.gec.cleme.grid import chunk_grid_from_texts
 from tests.browser.conftest import login
 from tests.factories import PASSWORD, make_dataset, make_user
@@ -48,9 +48,7 @@ def test_reviewer_compares_three_corrections_in_the_chunk_grid(page, screenshot)
     assert rows.count() == 3
     header_cells = grid.locator("thead th")
     assert header_cells.count() == len(expected.columns) + 1
-    shown_rows = {
-        tuple(rows.nth(r).locator("td").all_inner_texts()) for r in range(rows.count())
-    }
+    shown_rows = {tuple(rows.nth(r).locator("td").all_inner_texts()) for r in range(rows.count())}
     expected_rows = {tuple(cell.text or "∅" for cell in row) for row in expected.rows}
     assert shown_rows == expected_rows
     # Every correction changed something, and some column is one the three disagree on.

@@ -29,20 +29,35 @@ def _setup() -> Any:
     annotators = [make_user(Role.ANNOTATOR, username=f"bs-annotator{i}") for i in (1, 2)]
     for sentence, refs in zip(dataset.sentences.order_by("position"), REFERENCES, strict=True):
         for annotator, text in zip(annotators, (refs[0], sentence.text), strict=True):
-            assignment = Assignment.objects.create(sentence=sentence, annotator=annotator, status="submitted",
-                                                   time_spent_seconds=30)
+            assignment = Assignment.objects.create(
+                sentence=sentence, annotator=annotator, status="submitted", time_spent_seconds=30
+            )
             submission = Submission.objects.create(assignment=assignment, revision=1)
-            Correction.objects.create(submission=submission, position=0,
-                                      text=text if text != "没有错误" else sentence.text)
-        GoldenReference.objects.bulk_create([
-            GoldenReference(sentence=sentence, position=i, text=text, origin=ReferenceOrigin.EDITED,
-                            kind=ReferenceKind.ERROR_FREE if text == "没有错误" else ReferenceKind.CORRECTION)
-            for i, text in enumerate(refs)
-        ])
+            Correction.objects.create(
+                submission=submission,
+                position=0,
+                text=text if text != "没有错误" else sentence.text,
+            )
+        GoldenReference.objects.bulk_create(
+            [
+                GoldenReference(
+                    sentence=sentence,
+                    position=i,
+                    text=text,
+                    origin=ReferenceOrigin.EDITED,
+                    kind=ReferenceKind.ERROR_FREE
+                    if text == "没有错误"
+                    else ReferenceKind.CORRECTION,
+                )
+                for i, text in enumerate(refs)
+            ]
+        )
     return dataset, release_dataset(dataset=dataset)
 
 
-def test_leaderboard_system_and_annotator_pages_render_charts(page, screenshot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_leaderboard_system_and_annotator_pages_render_charts(
+    page, screenshot, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     admin = make_user(Role.ADMIN, username="bs-admin")
     dataset, version = _setup()
     login(page, admin.username, PASSWORD)
@@ -66,7 +81,9 @@ def test_leaderboard_system_and_annotator_pages_render_charts(page, screenshot, 
     assert page.locator(".hl [data-label=FP]").count() == 1
     assert page.locator("[data-testid=sentence] [data-label=FN]").count() == 1
     assert page.locator("[data-testid=type-chart] svg").first.is_visible()
-    assert page.locator("[data-testid=cleme2-chart] svg rect.bar").count() == 4  # hit/wrong/under/over
+    assert (
+        page.locator("[data-testid=cleme2-chart] svg rect.bar").count() == 4
+    )  # hit/wrong/under/over
     screenshot("scoring-system")
 
     # The leaderboard: the row, the signature, Figure 3 with the system and Human.

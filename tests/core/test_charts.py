@@ -10,9 +10,14 @@ NS = "{http://www.w3.org/2000/svg}"
 
 
 def test_grouped_bars_are_valid_svg_with_titles_and_scaled_heights() -> None:
-    svg = grouped_bar_chart(title="Share <by> refs", categories=["1", "2"],
-                            series=[("a", [0.5, 0.25]), ("b", [1.0, 0.0])], percent=True,
-                            x_label="references", y_label="share")
+    svg = grouped_bar_chart(
+        title="Share <by> refs",
+        categories=["1", "2"],
+        series=[("a", [0.5, 0.25]), ("b", [1.0, 0.0])],
+        percent=True,
+        x_label="references",
+        y_label="share",
+    )
     root = ET.fromstring(svg)
     assert root.find(f"{NS}title").text == "Share <by> refs"
     bars = root.findall(f".//{NS}rect[@class='bar']")

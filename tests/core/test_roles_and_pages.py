@@ -93,7 +93,10 @@ def test_log_action_records_actor_object_and_data() -> None:
     entry = log_action(user, user, "user.promoted", {"to": "admin"})
     stored = AuditLog.objects.get(pk=entry.pk)
     assert (stored.actor, stored.action, stored.object_type, stored.object_id) == (
-        user, "user.promoted", "core.user", str(user.pk)
+        user,
+        "user.promoted",
+        "core.user",
+        str(user.pk),
     )
     assert stored.data == {"to": "admin"}
 

@@ -51,10 +51,18 @@ def test_bad_database_url_is_refused_clearly(url: str) -> None:
 
 
 def _manage(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL", "REDIS_URL"))}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "DATABASE_URL", "REDIS_URL"))
+    }
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=REPO_ROOT, env={**clean, **env},
-        capture_output=True, text=True, timeout=120,
+        [sys.executable, "manage.py", *args],
+        cwd=REPO_ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -82,9 +90,16 @@ def test_quick_start_defaults_are_sqlite_and_in_process_tasks(tmp_path) -> None:
         "print(s.DATABASES['default']['ENGINE'], s.CELERY_TASK_ALWAYS_EAGER, "
         "__import__('os').environ['HF_HUB_OFFLINE'])"
     )
-    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "CELERY_TASK_ALWAYS_EAGER", "HF_HUB_OFFLINE"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "CELERY_TASK_ALWAYS_EAGER", "HF_HUB_OFFLINE"}
+    }
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True,
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
         env={**clean, "DJANGO_SETTINGS_MODULE": "config.settings", "GEC_VAR_DIR": str(tmp_path)},
         timeout=120,
     )

@@ -25,60 +25,109 @@ def f(name: str, text: str, encoding: str = "utf-8") -> ImportFile:
 
 def test_mucgec_dev_imports_with_every_reference(mucgec_dev: Path) -> None:
     rows = read_mucgec(mucgec_dev)
-    result = import_dataset(name="mucgec-dev", fmt="mucgec", files=[ImportFile.from_path(mucgec_dev)],
-                            source_name="mucgec", split="dev")
+    result = import_dataset(
+        name="mucgec-dev",
+        fmt="mucgec",
+        files=[ImportFile.from_path(mucgec_dev)],
+        source_name="mucgec",
+        split="dev",
+    )
     assert result.sentences == len(rows) == 1137
     assert result.references == sum(len(r) - 2 for r in rows) == 2467
     sentences = list(Sentence.objects.filter(dataset__name="mucgec-dev").order_by("position"))
     assert [(s.external_id, s.text) for s in sentences] == [(r[0], r[1]) for r in rows]
     assert {s.split for s in sentences} == {"dev"}
     refs = GoldenReference.objects.filter(sentence__dataset__name="mucgec-dev")
-    assert refs.filter(kind=ReferenceKind.ERROR_FREE).count() == sum(r[2:].count("没有错误") for r in rows)
-    assert refs.filter(kind=ReferenceKind.NOT_ANNOTATABLE).count() == sum(r[2:].count("无法标注") for r in rows)
+    assert refs.filter(kind=ReferenceKind.ERROR_FREE).count() == sum(
+        r[2:].count("没有错误") for r in rows
+    )
+    assert refs.filter(kind=ReferenceKind.NOT_ANNOTATABLE).count() == sum(
+        r[2:].count("无法标注") for r in rows
+    )
     # Per sentence, the references come back in file order.
     third = sentences[2]
-    assert list(third.golden_references.order_by("position").values_list("text", flat=True)) == rows[2][2:]
+    assert (
+        list(third.golden_references.order_by("position").values_list("text", flat=True))
+        == rows[2][2:]
+    )
     assert AuditLog.objects.filter(action="dataset.import").count() == 1
 
 
 def test_judgement_follows_the_references() -> None:
-    import_dataset(name="j", fmt="mucgec", files=[f("a.txt", "1\t我去了。\t没有错误\n2\t他去。\t他去了。\n3\t乱码\t无法标注\n4\t好。\n")])
+    import_dataset(
+        name="j",
+        fmt="mucgec",
+        files=[
+            f("a.txt", "1\t我去了。\t没有错误\n2\t他去。\t他去了。\n3\t乱码\t无法标注\n4\t好。\n")
+        ],
+    )
     judgements = dict(Sentence.objects.values_list("external_id", "judgement"))
-    assert judgements == {"1": Judgement.ERROR_FREE, "2": Judgement.ANNOTATABLE,
-                          "3": Judgement.NOT_ANNOTATABLE, "4": Judgement.UNSET}
+    assert judgements == {
+        "1": Judgement.ERROR_FREE,
+        "2": Judgement.ANNOTATABLE,
+        "3": Judgement.NOT_ANNOTATABLE,
+        "4": Judgement.UNSET,
+    }
 
 
 def test_text_import_numbers_lines_and_sets_source_and_split() -> None:
-    result = import_dataset(name="t", fmt="text", files=[f("s.txt", "第一句。\n第二句。\n")],
-                            source_name="lang8", split="test")
+    result = import_dataset(
+        name="t",
+        fmt="text",
+        files=[f("s.txt", "第一句。\n第二句。\n")],
+        source_name="lang8",
+        split="test",
+    )
     assert result.sentences == 2 and result.references == 0
     rows = list(Sentence.objects.values_list("external_id", "text", "source__name", "split"))
     assert rows == [("1", "第一句。", "lang8", "test"), ("2", "第二句。", "lang8", "test")]
 
 
 def test_parallel_import_pairs_lines_and_allows_missing_later_references() -> None:
-    import_dataset(name="p", fmt="parallel", files=[
-        f("src.txt", "他去。\n我来。\n"), f("ref1.txt", "他去了。\n我来了。\n"), f("ref2.txt", "他走了。\n\n"),
-    ])
-    refs = {s.external_id: list(s.golden_references.values_list("text", flat=True))
-            for s in Sentence.objects.all()}
+    import_dataset(
+        name="p",
+        fmt="parallel",
+        files=[
+            f("src.txt", "他去。\n我来。\n"),
+            f("ref1.txt", "他去了。\n我来了。\n"),
+            f("ref2.txt", "他走了。\n\n"),
+        ],
+    )
+    refs = {
+        s.external_id: list(s.golden_references.values_list("text", flat=True))
+        for s in Sentence.objects.all()
+    }
     assert refs == {"1": ["他去了。", "他走了。"], "2": ["我来了。"]}
 
 
 def test_jsonl_import_takes_per_row_source_and_split() -> None:
     lines = [
-        {"id": "a", "source": "他去。", "references": ["他去了。"], "source_name": "hsk", "split": "dev"},
+        {
+            "id": "a",
+            "source": "他去。",
+            "references": ["他去了。"],
+            "source_name": "hsk",
+            "split": "dev",
+        },
         {"id": 7, "source": "我来。", "extra": 1},
     ]
     text = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in lines)
-    import_dataset(name="jl", fmt="jsonl", files=[f("x.jsonl", text)], source_name="default", split="test")
-    rows = list(Sentence.objects.order_by("position").values_list("external_id", "source__name", "split"))
+    import_dataset(
+        name="jl", fmt="jsonl", files=[f("x.jsonl", text)], source_name="default", split="test"
+    )
+    rows = list(
+        Sentence.objects.order_by("position").values_list("external_id", "source__name", "split")
+    )
     assert rows == [("a", "hsk", "dev"), ("7", "default", "test")]
 
 
 def test_m2_import_rebuilds_sources_and_references(shared_data: Path, mucgec_dev: Path) -> None:
     rows = read_mucgec(mucgec_dev)
-    import_dataset(name="m2", fmt="m2", files=[ImportFile.from_path(shared_data / "mucgec-dev" / "MuCGEC_dev.m2")])
+    import_dataset(
+        name="m2",
+        fmt="m2",
+        files=[ImportFile.from_path(shared_data / "mucgec-dev" / "MuCGEC_dev.m2")],
+    )
     sentences = list(Sentence.objects.order_by("position"))
     assert len(sentences) == len(rows)
     t2s = opencc.OpenCC("t2s")
@@ -88,11 +137,14 @@ def test_m2_import_rebuilds_sources_and_references(shared_data: Path, mucgec_dev
         expected = []
         for ref in row[2:]:
             ref = "".join(ref.split())
-            expected.append(ref if ref in ("没有错误", "无法标注") or ref == sentence.text
-                            else t2s.convert(ref))
+            expected.append(
+                ref if ref in ("没有错误", "无法标注") or ref == sentence.text else t2s.convert(ref)
+            )
         got = list(sentence.golden_references.order_by("position").values_list("text", flat=True))
         # A reference equal to the source is written as `T<i> 没有错误` by ChERRANT.
-        assert [("没有错误" if e == sentence.text else e) for e in expected] == got, sentence.external_id
+        assert [("没有错误" if e == sentence.text else e) for e in expected] == got, (
+            sentence.external_id
+        )
 
 
 def test_plain_errant_m2_applies_each_annotators_edits(shared_data: Path) -> None:
@@ -103,27 +155,71 @@ def test_plain_errant_m2_applies_each_annotators_edits(shared_data: Path) -> Non
     source = first_block[0][2:]
     assert Sentence.objects.order_by("position").first().text == source
     annotators = {line.rsplit("|||", 1)[1] for line in first_block[1:]}
-    assert Sentence.objects.order_by("position").first().golden_references.count() == len(annotators)
+    assert Sentence.objects.order_by("position").first().golden_references.count() == len(
+        annotators
+    )
 
 
 # --- bad input: a clear message naming line and field, and nothing written ---------------------
 
 BAD_CASES = [
-    ("duplicate id", "mucgec", [("d.txt", "1\t他去。\n2\t我来。\n1\t你好。\n")], ["d.txt, line 3", "field id", "duplicate id '1'", "line 1"]),
-    ("empty line", "mucgec", [("e.txt", "1\t他去。\n\n2\t我来。\n")], ["e.txt, line 2", "empty line"]),
+    (
+        "duplicate id",
+        "mucgec",
+        [("d.txt", "1\t他去。\n2\t我来。\n1\t你好。\n")],
+        ["d.txt, line 3", "field id", "duplicate id '1'", "line 1"],
+    ),
+    (
+        "empty line",
+        "mucgec",
+        [("e.txt", "1\t他去。\n\n2\t我来。\n")],
+        ["e.txt, line 2", "empty line"],
+    ),
     ("empty line in text", "text", [("e.txt", "他去。\n   \n")], ["e.txt, line 2", "empty line"]),
-    ("trailing tab = empty reference", "mucgec", [("r.txt", "1\t他去。\t他去了。\t\n")], ["r.txt, line 1", "field ref2", "empty"]),
+    (
+        "trailing tab = empty reference",
+        "mucgec",
+        [("r.txt", "1\t他去。\t他去了。\t\n")],
+        ["r.txt, line 1", "field ref2", "empty"],
+    ),
     ("no tab", "mucgec", [("n.txt", "1 他去。\n")], ["n.txt, line 1", "field source"]),
-    ("mismatched line counts", "parallel", [("src.txt", "他去。\n我来。\n"), ("ref.txt", "他去了。\n")], ["ref.txt", "line count", "1 lines", "src.txt has 2"]),
-    ("bad json", "jsonl", [("j.jsonl", '{"source": "a"}\n{"source": \n')], ["j.jsonl, line 2", "field json"]),
-    ("json without source", "jsonl", [("j.jsonl", '{"id": 1, "references": []}\n')], ["j.jsonl, line 1", "field source"]),
-    ("json bad split", "jsonl", [("j.jsonl", '{"source": "他去。", "split": "final"}\n')], ["j.jsonl, line 1", "field split", "'final'"]),
-    ("m2 broken edit", "m2", [("x.m2", "S 他 去 。\nA 0 x|||M|||了|||REQUIRED|||-NONE-|||0\n")], ["x.m2, line 2", "field m2"]),
+    (
+        "mismatched line counts",
+        "parallel",
+        [("src.txt", "他去。\n我来。\n"), ("ref.txt", "他去了。\n")],
+        ["ref.txt", "line count", "1 lines", "src.txt has 2"],
+    ),
+    (
+        "bad json",
+        "jsonl",
+        [("j.jsonl", '{"source": "a"}\n{"source": \n')],
+        ["j.jsonl, line 2", "field json"],
+    ),
+    (
+        "json without source",
+        "jsonl",
+        [("j.jsonl", '{"id": 1, "references": []}\n')],
+        ["j.jsonl, line 1", "field source"],
+    ),
+    (
+        "json bad split",
+        "jsonl",
+        [("j.jsonl", '{"source": "他去。", "split": "final"}\n')],
+        ["j.jsonl, line 1", "field split", "'final'"],
+    ),
+    (
+        "m2 broken edit",
+        "m2",
+        [("x.m2", "S 他 去 。\nA 0 x|||M|||了|||REQUIRED|||-NONE-|||0\n")],
+        ["x.m2, line 2", "field m2"],
+    ),
 ]
 
 
 @pytest.mark.parametrize("case,fmt,files,fragments", BAD_CASES, ids=[c[0] for c in BAD_CASES])
-def test_bad_input_is_refused_with_line_and_field(case, fmt, files, fragments, assert_nothing_written) -> None:
+def test_bad_input_is_refused_with_line_and_field(
+    case, fmt, files, fragments, assert_nothing_written
+) -> None:
     with pytest.raises(ServiceError) as info:
         import_dataset(name="bad", fmt=fmt, files=[f(n, t) for n, t in files])
     for fragment in fragments:
@@ -136,14 +232,20 @@ def test_gbk_file_given_as_utf8_is_refused(assert_nothing_written) -> None:
     with pytest.raises(ServiceError) as info:
         import_dataset(name="gbk", fmt="mucgec", files=[ImportFile("g.txt", data)])
     message = info.value.message
-    assert "g.txt, line 1" in message and "field encoding" in message and "not valid UTF-8" in message
+    assert (
+        "g.txt, line 1" in message and "field encoding" in message and "not valid UTF-8" in message
+    )
     assert "GBK" in message
     assert_nothing_written()
 
 
 def test_bom_is_refused(assert_nothing_written) -> None:
     with pytest.raises(ServiceError) as info:
-        import_dataset(name="bom", fmt="mucgec", files=[ImportFile("b.txt", b"\xef\xbb\xbf" + "1\t他去。\n".encode())])
+        import_dataset(
+            name="bom",
+            fmt="mucgec",
+            files=[ImportFile("b.txt", b"\xef\xbb\xbf" + "1\t他去。\n".encode())],
+        )
     assert "b.txt, line 1" in info.value.message and "byte-order mark" in info.value.message
     assert_nothing_written()
 
@@ -182,9 +284,13 @@ def test_error_in_the_last_line_writes_nothing(assert_nothing_written) -> None:
 
 
 def test_files_without_ids_continue_the_numbering_when_appended() -> None:
-    import_dataset(name="multi", fmt="text", source_name="nlpcc18", files=[f("a.txt", "第一句。\n第二句。\n")])
+    import_dataset(
+        name="multi", fmt="text", source_name="nlpcc18", files=[f("a.txt", "第一句。\n第二句。\n")]
+    )
     import_dataset(name="multi", fmt="text", source_name="lang8", files=[f("b.txt", "第三句。\n")])
-    rows = list(Sentence.objects.order_by("position").values_list("external_id", "position", "source__name"))
+    rows = list(
+        Sentence.objects.order_by("position").values_list("external_id", "position", "source__name")
+    )
     assert rows == [("1", 0, "nlpcc18"), ("2", 1, "nlpcc18"), ("3", 2, "lang8")]
 
 

@@ -59,30 +59,71 @@ def _write_old_rows(apps: Any) -> dict[str, Any]:
     dataset.reviewers.add(reviewer)
     source = Source.objects.create(dataset=dataset, name="NLPCC18")
     sentences = [
-        Sentence.objects.create(dataset=dataset, source=source, external_id=str(n), position=n,
-                                text=text, status="reviewed", judgement="annotatable")
+        Sentence.objects.create(
+            dataset=dataset,
+            source=source,
+            external_id=str(n),
+            position=n,
+            text=text,
+            status="reviewed",
+            judgement="annotatable",
+        )
         for n, text in enumerate(["我今天去学校了了。", "他很高兴地的说。"])
     ]
-    golden = Golden.objects.create(sentence=sentences[0], revision=1, position=0, kind="correction",
-                                   text="我今天去学校了。", origin="imported", is_current=True)
-    version = Version.objects.create(dataset=dataset, number=1, checksum="c" * 64,
-                                     counts={"sentences": 2}, source_names=["NLPCC18"])
-    released = Released.objects.create(version=version, sentence=sentences[0], position=0,
-                                       external_id="0", source_name="NLPCC18", text=sentences[0].text,
-                                       judgement="annotatable", references=["我今天去学校了。"])
-    assignment = Assignment.objects.create(sentence=sentences[1], annotator=annotator, status="submitted")
+    golden = Golden.objects.create(
+        sentence=sentences[0],
+        revision=1,
+        position=0,
+        kind="correction",
+        text="我今天去学校了。",
+        origin="imported",
+        is_current=True,
+    )
+    version = Version.objects.create(
+        dataset=dataset,
+        number=1,
+        checksum="c" * 64,
+        counts={"sentences": 2},
+        source_names=["NLPCC18"],
+    )
+    released = Released.objects.create(
+        version=version,
+        sentence=sentences[0],
+        position=0,
+        external_id="0",
+        source_name="NLPCC18",
+        text=sentences[0].text,
+        judgement="annotatable",
+        references=["我今天去学校了。"],
+    )
+    assignment = Assignment.objects.create(
+        sentence=sentences[1], annotator=annotator, status="submitted"
+    )
     submission = Submission.objects.create(assignment=assignment, revision=1)
     Correction.objects.create(submission=submission, position=0, text="他很高兴地说。")
     task = ReviewTask.objects.create(sentence=sentences[1], reviewer=reviewer)
-    Guideline.objects.update_or_create(slug="old-guide", defaults={"title": "Old", "body": "# keep me"})
-    cache = Cache.objects.create(version=version, resources_key="default", m2_text="S 我\nA -1 -1|||noop\n\n")
-    system = SystemOutput.objects.create(version=version, name="sys", file_format="text",
-                                         hypotheses=["a", "b"], checksum="d" * 64)
+    Guideline.objects.update_or_create(
+        slug="old-guide", defaults={"title": "Old", "body": "# keep me"}
+    )
+    cache = Cache.objects.create(
+        version=version, resources_key="default", m2_text="S 我\nA -1 -1|||noop\n\n"
+    )
+    system = SystemOutput.objects.create(
+        version=version, name="sys", file_format="text", hypotheses=["a", "b"], checksum="d" * 64
+    )
     return {
-        "dataset": dataset.pk, "source": source.pk, "sentences": [s.pk for s in sentences],
-        "golden": golden.pk, "version": version.pk, "released": released.pk,
-        "assignment": assignment.pk, "task": task.pk, "cache": cache.pk, "system": system.pk,
-        "annotator": annotator.pk, "reviewer": reviewer.pk,
+        "dataset": dataset.pk,
+        "source": source.pk,
+        "sentences": [s.pk for s in sentences],
+        "golden": golden.pk,
+        "version": version.pk,
+        "released": released.pk,
+        "assignment": assignment.pk,
+        "task": task.pk,
+        "cache": cache.pk,
+        "system": system.pk,
+        "annotator": annotator.pk,
+        "reviewer": reviewer.pk,
     }
 
 
@@ -111,15 +152,27 @@ def test_database_of_the_previous_code_migrates_forward_with_every_row() -> None
     assert list(dataset.annotators.values_list("pk", flat=True)) == [ids["annotator"]]
     assert list(dataset.reviewers.values_list("pk", flat=True)) == [ids["reviewer"]]
     assert list(dataset.sources.values_list("pk", "name")) == [(ids["source"], "NLPCC18")]
-    assert list(Sentence.objects.filter(dataset=dataset).order_by("position").values_list("pk", "text")) == [
-        (ids["sentences"][0], "我今天去学校了了。"), (ids["sentences"][1], "他很高兴地的说。")]
+    assert list(
+        Sentence.objects.filter(dataset=dataset).order_by("position").values_list("pk", "text")
+    ) == [(ids["sentences"][0], "我今天去学校了了。"), (ids["sentences"][1], "他很高兴地的说。")]
     golden = Golden.objects.get(pk=ids["golden"])
-    assert (golden.sentence_id, golden.text, golden.is_current) == (ids["sentences"][0], "我今天去学校了。", True)
+    assert (golden.sentence_id, golden.text, golden.is_current) == (
+        ids["sentences"][0],
+        "我今天去学校了。",
+        True,
+    )
     version = Version.objects.get(pk=ids["version"])
-    assert (version.dataset_id, version.number, version.counts) == (ids["dataset"], 1, {"sentences": 2})
+    assert (version.dataset_id, version.number, version.counts) == (
+        ids["dataset"],
+        1,
+        {"sentences": 2},
+    )
     released = Released.objects.get(pk=ids["released"])
     assert (released.version_id, released.sentence_id, released.references) == (
-        ids["version"], ids["sentences"][0], ["我今天去学校了。"])
+        ids["version"],
+        ids["sentences"][0],
+        ["我今天去学校了。"],
+    )
     assert Cache.objects.get(pk=ids["cache"]).m2_text == "S 我\nA -1 -1|||noop\n\n"
     assert Guideline.objects.get(slug="old-guide").body == "# keep me"
     assert Assignment.objects.get(pk=ids["assignment"]).sentence_id == ids["sentences"][1]
@@ -127,7 +180,21 @@ def test_database_of_the_previous_code_migrates_forward_with_every_row() -> None
     assert SystemOutput.objects.get(pk=ids["system"]).version_id == ids["version"]
     # The tables carry the new apps' names now, and the old ones are gone.
     tables = set(connection.introspection.table_names())
-    assert {"datasets_dataset", "datasets_sentence", "datasets_goldenreference",
-            "datasets_referencem2cache", "datasets_dataset_annotators", "annotate_guideline"} <= tables
-    assert not {"annotate_dataset", "annotate_sentence", "review_goldenreference",
-                "scoring_referencem2cache", "review_guideline"} & tables
+    assert {
+        "datasets_dataset",
+        "datasets_sentence",
+        "datasets_goldenreference",
+        "datasets_referencem2cache",
+        "datasets_dataset_annotators",
+        "annotate_guideline",
+    } <= tables
+    assert (
+        not {
+            "annotate_dataset",
+            "annotate_sentence",
+            "review_goldenreference",
+            "scoring_referencem2cache",
+            "review_guideline",
+        }
+        & tables
+    )

@@ -37,15 +37,29 @@ def admin_client(settings, tmp_path: Path) -> Client:
 
 def small_dataset() -> Dataset:
     text = "1\t他去学校。\t他去了学校。\n2\t我很好。\t没有错误\n"
-    return import_dataset(name="small", fmt="mucgec", source_name="hsk", split="dev",
-                          files=[ImportFile("s.txt", text.encode())]).dataset
+    return import_dataset(
+        name="small",
+        fmt="mucgec",
+        source_name="hsk",
+        split="dev",
+        files=[ImportFile("s.txt", text.encode())],
+    ).dataset
 
 
 def test_import_page_runs_the_job_and_shows_the_dataset(admin_client: Client, on_commit) -> None:
     upload = SimpleUploadedFile("a.txt", "1\t他去。\t他去了。\n".encode())
     with on_commit():
-        response = admin_client.post("/datasets/import/", {"name": "web", "format": "mucgec", "files": upload,
-                                                        "source": "hsk", "split": "dev", "language": "zh"})
+        response = admin_client.post(
+            "/datasets/import/",
+            {
+                "name": "web",
+                "format": "mucgec",
+                "files": upload,
+                "source": "hsk",
+                "split": "dev",
+                "language": "zh",
+            },
+        )
     assert response.status_code == 302
     job = BackgroundJob.objects.get(kind="datasets.import")
     assert job.status == JobStatus.DONE and job.result["sentences"] == 1
@@ -59,7 +73,9 @@ def test_import_page_runs_the_job_and_shows_the_dataset(admin_client: Client, on
 def test_import_page_shows_the_error_and_writes_nothing(admin_client: Client, on_commit) -> None:
     upload = SimpleUploadedFile("bad.txt", "1\t他去。\n1\t我来。\n".encode())
     with on_commit():
-        response = admin_client.post("/datasets/import/", {"name": "web", "format": "mucgec", "files": upload})
+        response = admin_client.post(
+            "/datasets/import/", {"name": "web", "format": "mucgec", "files": upload}
+        )
     job = BackgroundJob.objects.get()
     assert job.status == JobStatus.FAILED
     assert "bad.txt, line 2, field id: duplicate id '1'" in job.message
@@ -82,11 +98,16 @@ def test_release_export_and_download_through_pages(admin_client: Client, on_comm
     version = DatasetVersion.objects.get()
     assert version.note == "web release" and version.created_by.username == "boss"
     with on_commit():
-        response = admin_client.post(f"/datasets/{dataset.name}/export/", {"format": "mucgec", "release": "1"})
+        response = admin_client.post(
+            f"/datasets/{dataset.name}/export/", {"format": "mucgec", "release": "1"}
+        )
     job = BackgroundJob.objects.get(kind="datasets.export")
     assert job.status == JobStatus.DONE
     download = admin_client.get(f"/datasets/exports/{job.pk}/download/")
-    assert b"".join(download.streaming_content).decode() == "1\t他去学校。\t他去了学校。\n2\t我很好。\t没有错误\n"
+    assert (
+        b"".join(download.streaming_content).decode()
+        == "1\t他去学校。\t他去了学校。\n2\t我很好。\t没有错误\n"
+    )
     assert "small-v1.txt" in download["Content-Disposition"]
     detail = admin_client.get(f"/datasets/{dataset.name}/").content.decode()
     assert "small@v1" in detail and version.checksum[:12] in detail
@@ -101,19 +122,31 @@ def test_stats_page_shows_table_and_svg_figure(admin_client: Client) -> None:
 
 
 def test_api_import_release_export_and_stats(admin_client: Client, on_commit) -> None:
-    upload = SimpleUploadedFile("a.jsonl", json.dumps({"id": "x", "source": "他去学校。", "references": ["他去了学校。"]},
-                                                     ensure_ascii=False).encode() + b"\n")
+    upload = SimpleUploadedFile(
+        "a.jsonl",
+        json.dumps(
+            {"id": "x", "source": "他去学校。", "references": ["他去了学校。"]}, ensure_ascii=False
+        ).encode()
+        + b"\n",
+    )
     with on_commit():
-        response = admin_client.post("/datasets/api/import/", {"name": "viaapi", "format": "jsonl", "files": upload})
+        response = admin_client.post(
+            "/datasets/api/import/", {"name": "viaapi", "format": "jsonl", "files": upload}
+        )
     assert response.status_code == 202
     job_id = response.json()["id"]
     state = admin_client.get(f"/jobs/{job_id}/").json()
     assert state["result"].get("sentences") == 1, state
-    response = admin_client.post("/datasets/api/viaapi/releases/", {"note": "n"}, content_type="application/json")
+    response = admin_client.post(
+        "/datasets/api/viaapi/releases/", {"note": "n"}, content_type="application/json"
+    )
     assert response.status_code == 201 and response.json()["label"] == "viaapi@v1"
     with on_commit():
-        response = admin_client.post("/datasets/api/viaapi/exports/", {"format": "jsonl", "release": 1},
-                                 content_type="application/json")
+        response = admin_client.post(
+            "/datasets/api/viaapi/exports/",
+            {"format": "jsonl", "release": 1},
+            content_type="application/json",
+        )
     assert response.status_code == 202
     body = b"".join(admin_client.get(response.json()["download"]).streaming_content)
     assert json.loads(body)["references"] == ["他去了学校。"]
@@ -126,7 +159,9 @@ def test_api_import_release_export_and_stats(admin_client: Client, on_commit) ->
 def test_api_import_error_is_reported_in_the_job(admin_client: Client, on_commit) -> None:
     upload = SimpleUploadedFile("g.txt", "1\t他去。\n".encode("gbk"))
     with on_commit():
-        response = admin_client.post("/datasets/api/import/", {"name": "g", "format": "mucgec", "files": upload})
+        response = admin_client.post(
+            "/datasets/api/import/", {"name": "g", "format": "mucgec", "files": upload}
+        )
     state = admin_client.get(f"/jobs/{response.json()['id']}/").json()
     assert state["status"] == "failed" and "g.txt, line 1, field encoding" in state["message"]
     assert not Dataset.objects.exists()
@@ -134,17 +169,27 @@ def test_api_import_error_is_reported_in_the_job(admin_client: Client, on_commit
 
 def test_api_validates_requests_by_field(admin_client: Client) -> None:
     small_dataset()
-    response = admin_client.post("/datasets/api/small/exports/", {"format": "xml"}, content_type="application/json")
+    response = admin_client.post(
+        "/datasets/api/small/exports/", {"format": "xml"}, content_type="application/json"
+    )
     assert response.status_code == 400 and "format" in response.json()
     response = admin_client.post("/datasets/api/import/", {"name": "x", "format": "mucgec"})
     assert response.status_code == 400 and "files" in response.json()
-    response = admin_client.post("/datasets/api/small/exports/", {"format": "m2", "release": "9"},
-                                 content_type="application/json")
-    assert response.status_code == 404 and response.json() == {"detail": "dataset 'small' has no release v9", "field": "release"}
+    response = admin_client.post(
+        "/datasets/api/small/exports/",
+        {"format": "m2", "release": "9"},
+        content_type="application/json",
+    )
+    assert response.status_code == 404 and response.json() == {
+        "detail": "dataset 'small' has no release v9",
+        "field": "release",
+    }
     assert not BackgroundJob.objects.exists()
 
 
-def test_release_stats_page_shows_cleme_chunks_from_the_stored_extraction(admin_client: Client) -> None:
+def test_release_stats_page_shows_cleme_chunks_from_the_stored_extraction(
+    admin_client: Client,
+) -> None:
     from datasets.models import ReferenceM2Cache
     from datasets.services.releases import release_dataset
 
@@ -157,15 +202,22 @@ def test_release_stats_page_shows_cleme_chunks_from_the_stored_extraction(admin_
     assert 'data-testid="cleme-chunks"' not in live
 
 
-def test_parallel_upload_takes_the_source_file_first_and_references_in_name_order(admin_client: Client, on_commit) -> None:
+def test_parallel_upload_takes_the_source_file_first_and_references_in_name_order(
+    admin_client: Client, on_commit
+) -> None:
     refs = [SimpleUploadedFile(f"ref{i}.txt", f"他去{'了' * i}。\n".encode()) for i in (10, 2, 1)]
     source = SimpleUploadedFile("src.txt", "他去。\n".encode())
     with on_commit():
-        admin_client.post("/datasets/import/", {"name": "par", "format": "parallel", "source_file": source,
-                                                 "files": refs})
+        admin_client.post(
+            "/datasets/import/",
+            {"name": "par", "format": "parallel", "source_file": source, "files": refs},
+        )
     job = BackgroundJob.objects.get()
     assert job.status == JobStatus.DONE, job.message
     sentence = Sentence.objects.get()
     assert sentence.text == "他去。"
-    assert list(sentence.golden_references.order_by("position").values_list("text", flat=True)) == \
-        ["他去了。", "他去了了。", "他去" + "了" * 10 + "。"]
+    assert list(sentence.golden_references.order_by("position").values_list("text", flat=True)) == [
+        "他去了。",
+        "他去了了。",
+        "他去" + "了" * 10 + "。",
+    ]

@@ -33,9 +33,16 @@ def wait_for(job_id: int, seconds: float = 180) -> BackgroundJob:
 
 def test_import_and_m2_export_run_in_the_worker(celery_worker, mucgec_dev: Path) -> None:
     admin = make_user(Role.ADMIN)
-    head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:200])
-    job = request_import(user=admin, name="svc", fmt="mucgec", source_name="mucgec",
-                         uploads=[("head.txt", SimpleUploadedFile("head.txt", head.encode()))])
+    head = "".join(
+        line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:200]
+    )
+    job = request_import(
+        user=admin,
+        name="svc",
+        fmt="mucgec",
+        source_name="mucgec",
+        uploads=[("head.txt", SimpleUploadedFile("head.txt", head.encode()))],
+    )
     job = wait_for(job.pk)
     assert job.status == JobStatus.DONE, job.message
     assert job.result["sentences"] == 200 and job.done == job.total == 200
@@ -51,37 +58,57 @@ def test_import_and_m2_export_run_in_the_worker(celery_worker, mucgec_dev: Path)
 
         resources = load_resources(settings.GEC_CHERRANT_RESOURCES or None)
         rows = [line.split("\t") for line in head.splitlines()]
-        expected = "".join(format_m2_block(annotate_sentence(r[1], r[2:], resources=resources)[0]) + "\n\n"
-                           for r in rows)
+        expected = "".join(
+            format_m2_block(annotate_sentence(r[1], r[2:], resources=resources)[0]) + "\n\n"
+            for r in rows
+        )
         assert export_path(export_job).read_text(encoding="utf-8") == expected
         assert export_job.result["label"] == "svc@v1" and export_job.result["sentences"] == 200
     finally:
-        shutil.rmtree(Path(settings.MEDIA_ROOT) / "exports" / str(export_job.pk), ignore_errors=True)
+        shutil.rmtree(
+            Path(settings.MEDIA_ROOT) / "exports" / str(export_job.pk), ignore_errors=True
+        )
 
 
 def test_a_bad_upload_fails_in_the_worker_and_writes_nothing(celery_worker) -> None:
     admin = make_user(Role.ADMIN)
-    job = request_import(user=admin, name="svcbad", fmt="mucgec",
-                         uploads=[("b.txt", SimpleUploadedFile("b.txt", "1\t他去。\r\n".encode()))])
+    job = request_import(
+        user=admin,
+        name="svcbad",
+        fmt="mucgec",
+        uploads=[("b.txt", SimpleUploadedFile("b.txt", "1\t他去。\r\n".encode()))],
+    )
     job = wait_for(job.pk)
     assert job.status == JobStatus.FAILED and "b.txt, line 1, field line end" in job.message
     assert not Dataset.objects.filter(name="svcbad").exists()
 
 
-def test_a_large_release_is_extracted_in_parts_across_workers(celery_worker, mucgec_dev: Path, settings) -> None:
+def test_a_large_release_is_extracted_in_parts_across_workers(
+    celery_worker, mucgec_dev: Path, settings
+) -> None:
     from datasets.models import ReferenceM2Cache
     from scoring.gec import annotate_sentence, load_resources
     from scoring.gec.m2 import format_m2_block
 
     settings.GEC_EXPORT_PART_SENTENCES = 40
     admin = make_user(Role.ADMIN)
-    head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:130])
-    job = wait_for(request_import(user=admin, name="fan", fmt="mucgec",
-                                  uploads=[("h.txt", SimpleUploadedFile("h.txt", head.encode()))]).pk)
+    head = "".join(
+        line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:130]
+    )
+    job = wait_for(
+        request_import(
+            user=admin,
+            name="fan",
+            fmt="mucgec",
+            uploads=[("h.txt", SimpleUploadedFile("h.txt", head.encode()))],
+        ).pk
+    )
     assert job.status == JobStatus.DONE, job.message
     dataset = Dataset.objects.get(name="fan")
     version = release_dataset(dataset=dataset, user=admin)
-    ReferenceM2Cache.objects.filter(version=version).delete()  # a background preparation may have run
+    ReferenceM2Cache.objects.filter(
+        version=version
+    ).delete()  # a background preparation may have run
     export_job = request_export(user=admin, dataset=dataset, fmt="m2", version=version)
     assert export_job.params["fanout_part"] == 40
     try:
@@ -89,18 +116,25 @@ def test_a_large_release_is_extracted_in_parts_across_workers(celery_worker, muc
         assert export_job.status == JobStatus.DONE, export_job.message
         assert "in 4 parts" in export_job.message and export_job.done == 130
         resources = load_resources(settings.GEC_CHERRANT_RESOURCES or None)
-        expected = "".join(format_m2_block(annotate_sentence(r[1], r[2:], resources=resources)[0]) + "\n\n"
-                           for r in (line.split("\t") for line in head.splitlines()))
+        expected = "".join(
+            format_m2_block(annotate_sentence(r[1], r[2:], resources=resources)[0]) + "\n\n"
+            for r in (line.split("\t") for line in head.splitlines())
+        )
         assert export_path(export_job).read_text(encoding="utf-8") == expected
         assert ReferenceM2Cache.objects.get(version=version).m2_text == expected
     finally:
-        shutil.rmtree(Path(settings.MEDIA_ROOT) / "exports" / str(export_job.pk), ignore_errors=True)
+        shutil.rmtree(
+            Path(settings.MEDIA_ROOT) / "exports" / str(export_job.pk), ignore_errors=True
+        )
 
 
 def _tasks_received(name_part: str) -> int:
     log = settings.BASE_DIR / "artifacts" / "celery-worker.log"
-    return sum(1 for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
-               if "received" in line and name_part in line)
+    return sum(
+        1
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
+        if "received" in line and name_part in line
+    )
 
 
 def test_a_release_is_extracted_once_with_one_trigger(celery_worker, mucgec_dev: Path) -> None:
@@ -112,7 +146,9 @@ def test_a_release_is_extracted_once_with_one_trigger(celery_worker, mucgec_dev:
 
     admin = make_user(Role.ADMIN)
     head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:60])
-    import_dataset(name="once", fmt="mucgec", files=[ImportFile("h.txt", head.encode())], user=admin)
+    import_dataset(
+        name="once", fmt="mucgec", files=[ImportFile("h.txt", head.encode())], user=admin
+    )
     received_before = _tasks_received("prepare_release_references")
     version = release_dataset(dataset=Dataset.objects.get(name="once"), user=admin)
     deadline = time.monotonic() + 120
@@ -121,5 +157,7 @@ def test_a_release_is_extracted_once_with_one_trigger(celery_worker, mucgec_dev:
         time.sleep(0.5)
     time.sleep(3)  # room for a second trigger's task to arrive and run
     assert _tasks_received("prepare_release_references") - received_before == 1
-    extractions = AuditLog.objects.filter(action="dataset.reference_m2.extracted", object_id=str(version.pk))
+    extractions = AuditLog.objects.filter(
+        action="dataset.reference_m2.extracted", object_id=str(version.pk)
+    )
     assert extractions.count() == 1

@@ -39,8 +39,9 @@ def expected_from_first_m2(path: Path) -> dict:
 @pytest.mark.slow
 def test_mucgec_dev_statistics(mucgec_dev: Path, shared_data: Path, settings) -> None:
     settings.GEC_CHERRANT_RESOURCES = str(shared_data / "cherrant-resources")
-    dataset = import_dataset(name="dev", fmt="mucgec", files=[ImportFile.from_path(mucgec_dev)],
-                             source_name="mucgec").dataset
+    dataset = import_dataset(
+        name="dev", fmt="mucgec", files=[ImportFile.from_path(mucgec_dev)], source_name="mucgec"
+    ).dataset
     version = release_dataset(dataset=dataset)
     stats = dataset_statistics(dataset=dataset, version=version, workers=2)
     assert stats["sentences"] == 1137
@@ -49,9 +50,13 @@ def test_mucgec_dev_statistics(mucgec_dev: Path, shared_data: Path, settings) ->
     truth = expected_from_first_m2(shared_data / "mucgec-dev" / "MuCGEC_dev.first.m2")
     assert stats["edit_types"] == {t: truth["types"][t] for t in "MRSW"}
     assert stats["erroneous_sentences"] == truth["erroneous"]
-    assert stats["edits_per_reference"] == round(sum(truth["types"].values()) / truth["references"], 4)
+    assert stats["edits_per_reference"] == round(
+        sum(truth["types"].values()) / truth["references"], 4
+    )
     rows = [line.split("\t") for line in mucgec_dev.read_text(encoding="utf-8").splitlines()]
-    assert stats["chars_per_sentence"] == round(sum(len("".join(r[1].split())) for r in rows) / 1137, 4)
+    assert stats["chars_per_sentence"] == round(
+        sum(len("".join(r[1].split())) for r in rows) / 1137, 4
+    )
     assert stats["by_source"]["mucgec"]["sentences"] == 1137
     assert stats["release"] == "dev@v1"
     figure = stats["erroneous_by_refs"]
@@ -60,9 +65,15 @@ def test_mucgec_dev_statistics(mucgec_dev: Path, shared_data: Path, settings) ->
 
 def test_identical_references_count_once_and_sources_are_separate(settings) -> None:
     settings.GEC_CHERRANT_RESOURCES = ""
-    import_dataset(name="s", fmt="mucgec", source_name="a", files=[f("a.txt",
-        "1\t他去学校。\t他去了学校。\t他去了学校。\n2\t我很好。\t没有错误\n")])
-    import_dataset(name="s", fmt="mucgec", source_name="b", files=[f("b.txt", "3\t乱七八糟\t无法标注\n")])
+    import_dataset(
+        name="s",
+        fmt="mucgec",
+        source_name="a",
+        files=[f("a.txt", "1\t他去学校。\t他去了学校。\t他去了学校。\n2\t我很好。\t没有错误\n")],
+    )
+    import_dataset(
+        name="s", fmt="mucgec", source_name="b", files=[f("b.txt", "3\t乱七八糟\t无法标注\n")]
+    )
     from datasets.models import Dataset
 
     stats = dataset_statistics(dataset=Dataset.objects.get(name="s"), workers=1)
@@ -72,17 +83,24 @@ def test_identical_references_count_once_and_sources_are_separate(settings) -> N
     assert stats["edit_types"] == {"M": 1, "R": 0, "S": 0, "W": 0}
     # 2 references can carry edits (the 无法标注 one cannot); 1 edit in total.
     assert stats["edits_per_reference"] == 0.5
-    assert stats["by_source"]["a"]["sentences"] == 2 and stats["by_source"]["b"]["not_annotatable_sentences"] == 1
+    assert (
+        stats["by_source"]["a"]["sentences"] == 2
+        and stats["by_source"]["b"]["not_annotatable_sentences"] == 1
+    )
     assert stats["by_source"]["a"]["error_free_sentences"] == 1
     assert stats["chars_per_sentence"] == round((5 + 4 + 4) / 3, 4)
 
 
-def test_statistics_from_the_stored_reference_m2_equal_fresh_ones(mucgec_dev: Path, shared_data: Path, tmp_path: Path, settings) -> None:
+def test_statistics_from_the_stored_reference_m2_equal_fresh_ones(
+    mucgec_dev: Path, shared_data: Path, tmp_path: Path, settings
+) -> None:
     from core.models import AuditLog
     from datasets.services.exports import export_dataset
 
     settings.GEC_CHERRANT_RESOURCES = str(shared_data / "cherrant-resources")
-    head = "".join(line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:120])
+    head = "".join(
+        line + "\n" for line in mucgec_dev.read_text(encoding="utf-8").splitlines()[:120]
+    )
     # A duplicated reference makes the distinct-reference mapping matter.
     head += "dup\t他去学校。\t他去了学校。\t他去了学校。\t他去学校了。\n"
     dataset = import_dataset(name="head", fmt="mucgec", files=[f("h.txt", head)]).dataset
@@ -105,16 +123,25 @@ def test_statistics_from_the_stored_reference_m2_equal_fresh_ones(mucgec_dev: Pa
 
 
 @pytest.mark.slow
-def test_cleme_chunk_statistics_of_mucgec_dev_match_the_spec(mucgec_dev: Path, shared_data: Path, settings) -> None:
+def test_cleme_chunk_statistics_of_mucgec_dev_match_the_spec(
+    mucgec_dev: Path, shared_data: Path, settings
+) -> None:
     from datasets.statistics import cleme_chunk_statistics
 
     settings.GEC_CHERRANT_RESOURCES = str(shared_data / "cherrant-resources")
-    dataset = import_dataset(name="dev", fmt="mucgec", files=[ImportFile.from_path(mucgec_dev)]).dataset
+    dataset = import_dataset(
+        name="dev", fmt="mucgec", files=[ImportFile.from_path(mucgec_dev)]
+    ).dataset
     version = release_dataset(dataset=dataset)
     chunks = cleme_chunk_statistics(dataset=dataset, version=version, workers=2)
     # specs/cleme.md section 7: 11,007 chunks = 5,994 unchanged (mean 7.24 chars)
     # + 3,247 corrected (mean source length 2.05) + 1,766 dummy.
-    assert (chunks["chunks"], chunks["unchanged"], chunks["corrected"], chunks["dummy"]) == (11007, 5994, 3247, 1766)
+    assert (chunks["chunks"], chunks["unchanged"], chunks["corrected"], chunks["dummy"]) == (
+        11007,
+        5994,
+        3247,
+        1766,
+    )
     assert round(chunks["unchanged_mean_length"], 2) == 7.24
     assert round(chunks["corrected_mean_length"], 2) == 2.05
     assert round(chunks["icc"] + chunks["iuc"] + chunks["cc"], 3) == 1.0

@@ -18,11 +18,23 @@ def make_user(*roles: Role, username: str | None = None, password: str = PASSWOR
     return create_user(username=name, password=password, roles=roles, is_superuser=False)
 
 
-def make_dataset(*, name: str | None = None, sentences: list[str] | None = None,
-                 source_name: str = "src", split: str = "dev", k: int = 3) -> Dataset:
+def make_dataset(
+    *,
+    name: str | None = None,
+    sentences: list[str] | None = None,
+    source_name: str = "src",
+    split: str = "dev",
+    k: int = 3,
+) -> Dataset:
     dataset = Dataset.objects.create(name=name or f"ds{next(_counter)}", annotators_per_sentence=k)
     source = Source.objects.create(dataset=dataset, name=source_name)
     for position, text in enumerate(sentences or []):
-        Sentence.objects.create(dataset=dataset, source=source, split=split,
-                                external_id=str(position + 1), position=position, text=text)
+        Sentence.objects.create(
+            dataset=dataset,
+            source=source,
+            split=split,
+            external_id=str(position + 1),
+            position=position,
+            text=text,
+        )
     return dataset

@@ -25,10 +25,22 @@ ROLES = ["anon", "owner", "outsider", "reviewer", "other_reviewer", "admin"]
 @pytest.fixture
 def world():  # type: ignore[no-untyped-def]
     world = make_world()
-    submit_all(world, 0, [(["我昨天去图书馆借了三本书。", "我昨天去了图书馆借书三本。"], ""),
-                          (["我昨天去图书馆借了三本书。"], ""), ([], "error_free")])
-    submit_review(task_id=world.task().pk, user=world.reviewer, version=0, judgement="annotatable",
-                  verdicts=[{"position": 0, "correct": True}, {"position": 1, "correct": False}])
+    submit_all(
+        world,
+        0,
+        [
+            (["我昨天去图书馆借了三本书。", "我昨天去了图书馆借书三本。"], ""),
+            (["我昨天去图书馆借了三本书。"], ""),
+            ([], "error_free"),
+        ],
+    )
+    submit_review(
+        task_id=world.task().pk,
+        user=world.reviewer,
+        version=0,
+        judgement="annotatable",
+        verdicts=[{"position": 0, "correct": True}, {"position": 1, "correct": False}],
+    )
     owner = world.annotators[0]
     item = StudyItem.objects.get(assignment__annotator=owner)
     file_complaint(item_id=item.pk, user=owner, text="please look again")
@@ -37,8 +49,14 @@ def world():  # type: ignore[no-untyped-def]
 
 def _client(world, role: str) -> Client:  # type: ignore[no-untyped-def]
     client = Client()
-    user = {"anon": None, "owner": world.annotators[0], "outsider": world.outsider, "reviewer": world.reviewer,
-            "other_reviewer": world.other_reviewer, "admin": world.admin}[role]
+    user = {
+        "anon": None,
+        "owner": world.annotators[0],
+        "outsider": world.outsider,
+        "reviewer": world.reviewer,
+        "other_reviewer": world.other_reviewer,
+        "admin": world.admin,
+    }[role]
     if user is not None:
         client.force_login(user)
     return client
@@ -76,11 +94,20 @@ PAGES = [
 ]
 
 API = [
-    ("post", "/api/diff/", {"source": "我去了。", "target": "我去。"}, [403, 200, 200, 200, 200, 200]),
+    (
+        "post",
+        "/api/diff/",
+        {"source": "我去了。", "target": "我去。"},
+        [403, 200, 200, 200, 200, 200],
+    ),
     ("get", "/api/assignments/", None, [403, 200, 200, 403, 403, 403]),
     ("get", "/api/assignments/{assignment}/", None, [403, 200, 404, 403, 403, 403]),
-    ("post", "/api/assignments/{open_assignment}/submit/", {"texts": ["他对中国的历史非常感兴趣。"]},
-     [403, 201, 404, 403, 403, 403]),
+    (
+        "post",
+        "/api/assignments/{open_assignment}/submit/",
+        {"texts": ["他对中国的历史非常感兴趣。"]},
+        [403, 201, 404, 403, 403, 403],
+    ),
     ("get", "/api/submissions/{submission}/", None, [403, 200, 404, 403, 403, 403]),
     ("get", "/api/progress/", None, [403, 200, 200, 403, 403, 403]),
     ("get", "/api/assignments/stale/", None, [403, 403, 403, 403, 403, 200]),
@@ -88,16 +115,45 @@ API = [
     ("post", "/api/assignments/{open_assignment}/reassign/", {}, [403, 403, 403, 403, 403, None]),
     ("get", "/api/review-tasks/{task}/", None, [403, 403, 403, 200, 404, 200]),
     ("post", "/api/review-tasks/{task}/reassign/", {}, [403, 403, 403, 403, 403, 409]),
-    ("post", "/api/review-tasks/{task}/submit/", {"version": 1, "judgement": "error_free", "verdicts": []},
-     [403, 403, 403, 409, 404, 409]),
-    ("post", "/api/study-items/{item}/revise/", {"texts": ["我昨天去图书馆借了三本书。"]}, [403, 201, 404, 403, 403, 403]),
-    ("post", "/api/complaints/", {"study_item": "{item}", "text": "again"}, [403, 409, 404, 403, 403, 403]),
+    (
+        "post",
+        "/api/review-tasks/{task}/submit/",
+        {"version": 1, "judgement": "error_free", "verdicts": []},
+        [403, 403, 403, 409, 404, 409],
+    ),
+    (
+        "post",
+        "/api/study-items/{item}/revise/",
+        {"texts": ["我昨天去图书馆借了三本书。"]},
+        [403, 201, 404, 403, 403, 403],
+    ),
+    (
+        "post",
+        "/api/complaints/",
+        {"study_item": "{item}", "text": "again"},
+        [403, 409, 404, 403, 403, 403],
+    ),
     ("get", "/api/study-items/{item}/", None, [403, 200, 404, 403, 403, 403]),
     ("get", "/api/complaints/{complaint}/", None, [403, 200, 404, 200, 404, 200]),
-    ("post", "/api/complaints/{complaint}/messages/", {"text": "ok"}, [403, 201, 404, 201, 404, 201]),
-    ("post", "/api/complaints/{complaint}/resolve/", {"accept": False}, [403, 403, 403, 200, 404, None]),
+    (
+        "post",
+        "/api/complaints/{complaint}/messages/",
+        {"text": "ok"},
+        [403, 201, 404, 201, 404, 201],
+    ),
+    (
+        "post",
+        "/api/complaints/{complaint}/resolve/",
+        {"accept": False},
+        [403, 403, 403, 200, 404, None],
+    ),
     ("get", "/api/guideline/", None, [403, 200, 200, 200, 200, 200]),
-    ("put", "/api/guideline/", {"title": "T", "body": "B", "version": 1}, [403, 403, 403, 403, 403, 200]),
+    (
+        "put",
+        "/api/guideline/",
+        {"title": "T", "body": "B", "version": 1},
+        [403, 403, 403, 403, 403, 200],
+    ),
 ]
 
 
@@ -107,24 +163,40 @@ def test_pages_permission_matrix(world, method, url, expected) -> None:  # type:
     for role, want in zip(ROLES, expected, strict=True):
         if want is None:
             continue  # a state-changing success checked by its own test
-        response = getattr(_client(world, role), method)(url.format(**ids), {"text": "x"} if method == "post" else None)
+        response = getattr(_client(world, role), method)(
+            url.format(**ids), {"text": "x"} if method == "post" else None
+        )
         if want == "L":
             assert response.status_code == 302 and "/accounts/login/" in response["Location"], role
         else:
             assert response.status_code == want, (role, url, response.status_code)
 
 
-@pytest.mark.parametrize(("method", "url", "data", "expected"), API, ids=[f"{a[0]} {a[1]}" for a in API])
+@pytest.mark.parametrize(
+    ("method", "url", "data", "expected"), API, ids=[f"{a[0]} {a[1]}" for a in API]
+)
 def test_api_permission_matrix(world, method, url, data, expected) -> None:  # type: ignore[no-untyped-def]
     for role, want in zip(ROLES, expected, strict=True):
         if want is None:
             continue  # a state-changing success checked by its own test
         ids = _ids(world)
         if data is not None:
-            data = {k: (int(v.format(**ids)) if isinstance(v, str) and v.startswith("{") else v) for k, v in data.items()}
-        kwargs = {"data": json.dumps(data), "content_type": "application/json"} if data is not None else {}
+            data = {
+                k: (int(v.format(**ids)) if isinstance(v, str) and v.startswith("{") else v)
+                for k, v in data.items()
+            }
+        kwargs = (
+            {"data": json.dumps(data), "content_type": "application/json"}
+            if data is not None
+            else {}
+        )
         response = getattr(_client(world, role), method)(url.format(**ids), **kwargs)
-        assert response.status_code == want, (role, url, response.status_code, response.content[:200])
+        assert response.status_code == want, (
+            role,
+            url,
+            response.status_code,
+            response.content[:200],
+        )
         if want == 404:
             assert set(response.json()) <= {"detail", "field"}
 
@@ -133,7 +205,9 @@ def test_annotator_never_sees_other_submissions_or_references_before_review(worl
     owner, second = world.annotators[0], world.annotators[1]
     client = _client(world, "owner")
     own = {row["id"] for row in client.get("/api/submissions/").json()}
-    assert own == set(Submission.objects.filter(assignment__annotator=owner).values_list("pk", flat=True))
+    assert own == set(
+        Submission.objects.filter(assignment__annotator=owner).values_list("pk", flat=True)
+    )
     other = Submission.objects.filter(assignment__annotator=second).first()
     assert client.get(f"/api/submissions/{other.pk}/").status_code == 404
     # The annotation page of a sentence not yet reviewed shows no one else's text.

@@ -41,9 +41,12 @@ R1 = "我喜欢吃苹果"
 
 
 def _submit(sentence, user, texts=(), tag=""):  # type: ignore[no-untyped-def]
-    assignment = Assignment.objects.create(sentence=sentence, annotator=user, status="submitted",
-                                           time_spent_seconds=60)
-    submission = Submission.objects.create(assignment=assignment, revision=1, tag=tag, time_spent_seconds=60)
+    assignment = Assignment.objects.create(
+        sentence=sentence, annotator=user, status="submitted", time_spent_seconds=60
+    )
+    submission = Submission.objects.create(
+        assignment=assignment, revision=1, tag=tag, time_spent_seconds=60
+    )
     for position, text in enumerate(texts):
         Correction.objects.create(submission=submission, position=position, text=text)
     return submission
@@ -52,11 +55,19 @@ def _submit(sentence, user, texts=(), tag=""):  # type: ignore[no-untyped-def]
 def _golden(sentence, texts, revision=1):  # type: ignore[no-untyped-def]
     GoldenReference.objects.filter(sentence=sentence, is_current=True).update(is_current=False)
     # bulk_create, as the review service writes them: no signal, found by stale detection.
-    GoldenReference.objects.bulk_create([
-        GoldenReference(sentence=sentence, revision=revision, position=i, kind=ReferenceKind.CORRECTION,
-                        text=text, origin=ReferenceOrigin.EDITED)
-        for i, text in enumerate(texts)
-    ])
+    GoldenReference.objects.bulk_create(
+        [
+            GoldenReference(
+                sentence=sentence,
+                revision=revision,
+                position=i,
+                kind=ReferenceKind.CORRECTION,
+                text=text,
+                origin=ReferenceOrigin.EDITED,
+            )
+            for i, text in enumerate(texts)
+        ]
+    )
 
 
 @pytest.fixture
@@ -82,7 +93,12 @@ def test_each_box_is_a_sample_scored_against_the_golden_references(reviewed) -> 
     assert services.refresh_stale_samples(dataset_id=dataset.pk) == 1
     assert AnnotatorSample.objects.filter(sentence=sentence).count() == 4
     rows = _by_name(selectors.annotator_quality(dataset))
-    assert (rows["alice"].tp, rows["alice"].fp, rows["alice"].fn, rows["alice"].f05) == (1, 0, 0, 1.0)
+    assert (rows["alice"].tp, rows["alice"].fp, rows["alice"].fn, rows["alice"].f05) == (
+        1,
+        0,
+        0,
+        1.0,
+    )
     assert (rows["bob"].tp, rows["bob"].fp, rows["bob"].fn) == (2, 1, 1)
     assert (rows["bob"].p, rows["bob"].r, rows["bob"].f05) == (0.6667, 0.6667, 0.6667)
     assert (rows["carol"].tp, rows["carol"].fp, rows["carol"].fn) == (0, 0, 1)
@@ -103,7 +119,9 @@ def test_human_row_pools_all_boxes_and_has_a_first_k_curve(reviewed) -> None:  #
 
 def test_changed_golden_references_rescore_only_that_sentence(reviewed) -> None:  # type: ignore[no-untyped-def]
     dataset, sentence, _ = reviewed
-    other = dataset.sentences.create(source=sentence.source, external_id="2", position=1, text="他是学生")
+    other = dataset.sentences.create(
+        source=sentence.source, external_id="2", position=1, text="他是学生"
+    )
     services.refresh_stale_samples(dataset_id=dataset.pk)
     assert services.stale_sentence_ids(dataset_id=dataset.pk) == []
     # A complaint resolution keeps only R1 (revision 2).
@@ -125,10 +143,17 @@ def test_saving_a_golden_reference_rescores_its_sentence_on_commit(
     services.refresh_stale_samples(dataset_id=dataset.pk)
     GoldenReference.objects.filter(sentence=sentence).update(is_current=False)
     with django_capture_on_commit_callbacks(execute=True):
-        GoldenReference.objects.create(sentence=sentence, revision=3, position=0,
-                                       kind=ReferenceKind.CORRECTION, text=R0,
-                                       origin=ReferenceOrigin.COMPLAINT)
-    assert set(AnnotatorSample.objects.filter(sentence=sentence).values_list("golden_revision", flat=True)) == {3}
+        GoldenReference.objects.create(
+            sentence=sentence,
+            revision=3,
+            position=0,
+            kind=ReferenceKind.CORRECTION,
+            text=R0,
+            origin=ReferenceOrigin.COMPLAINT,
+        )
+    assert set(
+        AnnotatorSample.objects.filter(sentence=sentence).values_list("golden_revision", flat=True)
+    ) == {3}
     rows = _by_name(selectors.annotator_quality(dataset))
     assert (rows["bob"].tp, rows["bob"].fp, rows["bob"].fn) == (1, 2, 1)
 
@@ -142,11 +167,21 @@ def test_pay_report_applies_the_quality_factor(reviewed) -> None:  # type: ignor
     dataset, _, users = reviewed
     services.refresh_stale_samples(dataset_id=dataset.pk)
     admin = make_user(Role.ADMIN)
-    rates = services.set_pay_rates(user=admin, per_submission=Decimal("2.00"), per_review=Decimal("1.00"),
-                                   target_f05=0.5, min_factor=0.5, max_factor=1.5)
+    rates = services.set_pay_rates(
+        user=admin,
+        per_submission=Decimal("2.00"),
+        per_review=Decimal("1.00"),
+        target_f05=0.5,
+        min_factor=0.5,
+        max_factor=1.5,
+    )
     now = timezone.now()
-    rows = {r.name: r for r in selectors.pay_report(start=now - timedelta(days=1), end=now + timedelta(days=1),
-                                                    dataset=dataset, rates=rates)}
+    rows = {
+        r.name: r
+        for r in selectors.pay_report(
+            start=now - timedelta(days=1), end=now + timedelta(days=1), dataset=dataset, rates=rates
+        )
+    }
     # alice F 1.0 -> factor min(1.5, 1.0/0.5) = 1.5 -> 1 x 2.00 x 1.5 = 3.00
     assert rows["alice"].quality_factor == 1.5 and rows["alice"].total == Decimal("3.00")
     # bob F 0.6667 -> factor 1.3334 -> 2.67
@@ -163,14 +198,28 @@ def test_bad_pay_rates_are_refused(reviewed) -> None:  # type: ignore[no-untyped
     from core.exceptions import ServiceError
 
     with pytest.raises(ServiceError, match="negative"):
-        services.set_pay_rates(user=None, per_submission=Decimal("-1"), per_review=Decimal("1"),
-                               target_f05=0.5, min_factor=0.5, max_factor=1.5)
+        services.set_pay_rates(
+            user=None,
+            per_submission=Decimal("-1"),
+            per_review=Decimal("1"),
+            target_f05=0.5,
+            min_factor=0.5,
+            max_factor=1.5,
+        )
     with pytest.raises(ServiceError, match="target"):
-        services.set_pay_rates(user=None, per_submission=Decimal("1"), per_review=Decimal("1"),
-                               target_f05=0, min_factor=0.5, max_factor=1.5)
+        services.set_pay_rates(
+            user=None,
+            per_submission=Decimal("1"),
+            per_review=Decimal("1"),
+            target_f05=0,
+            min_factor=0.5,
+            max_factor=1.5,
+        )
 
 
-def test_many_stale_sentences_go_to_a_background_job(reviewed, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_many_stale_sentences_go_to_a_background_job(
+    reviewed, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
     from core.models import BackgroundJob, JobStatus
 
     dataset, sentence, _ = reviewed
@@ -181,10 +230,14 @@ def test_many_stale_sentences_go_to_a_background_job(reviewed, django_capture_on
     assert job.status == JobStatus.DONE and job.result == {"sentences": 1}
     assert AnnotatorSample.objects.filter(sentence=sentence).count() == 4
     # Up to date now: nothing to do, no job.
-    assert services.refresh_annotator_scores(dataset_id=dataset.pk, user=None, inline_limit=0) is None
+    assert (
+        services.refresh_annotator_scores(dataset_id=dataset.pk, user=None, inline_limit=0) is None
+    )
 
 
-def test_annotator_page_shows_rows_and_admin_can_rescore_everything(reviewed, client, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_annotator_page_shows_rows_and_admin_can_rescore_everything(
+    reviewed, client, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
     from django.urls import reverse
 
     from tests.factories import PASSWORD
@@ -211,14 +264,29 @@ def test_annotator_scores_follow_the_real_review_workflow() -> None:
     from tests.annotate.workflow import make_world, submit_all
 
     world = make_world(sentences=[SOURCE])
-    submit_all(world, 0, [([R0], ""), (["我喜欢吃平果", "我很喜欢吃苹果。"], ""), ([], "error_free")])
+    submit_all(
+        world, 0, [([R0], ""), (["我喜欢吃平果", "我很喜欢吃苹果。"], ""), ([], "error_free")]
+    )
     task = world.task()
-    verdicts = [{"position": c.position, "correct": c.text == R0}
-                for c in merged_candidates(task, with_edits=False) if c.kind == "correction"]
-    submit_review(task_id=task.pk, user=world.reviewer, version=task.version, judgement="annotatable",
-                  verdicts=verdicts, added=[R1])
-    assert [r.text for r in GoldenReference.objects.filter(sentence=world.sentence(), is_current=True)
-            .order_by("position")] == [R0, R1]
+    verdicts = [
+        {"position": c.position, "correct": c.text == R0}
+        for c in merged_candidates(task, with_edits=False)
+        if c.kind == "correction"
+    ]
+    submit_review(
+        task_id=task.pk,
+        user=world.reviewer,
+        version=task.version,
+        judgement="annotatable",
+        verdicts=verdicts,
+        added=[R1],
+    )
+    assert [
+        r.text
+        for r in GoldenReference.objects.filter(
+            sentence=world.sentence(), is_current=True
+        ).order_by("position")
+    ] == [R0, R1]
     a1, a2, a3 = world.annotators
     assert services.stale_sentence_ids(dataset_id=world.dataset.pk) == [world.sentence().pk]
     services.refresh_annotator_scores(dataset_id=world.dataset.pk, user=None)

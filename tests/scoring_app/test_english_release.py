@@ -50,10 +50,16 @@ def english_release(shared_data: Path):  # type: ignore[no-untyped-def]
     kept = _kept(conll)
     admin = make_user(Role.ADMIN)
     import_dataset(
-        name="conll-head", fmt="parallel", language="en", user=admin, source_name="conll14",
-        files=[ImportFile("src", _head(conll / "conll14st-test.tok.src", kept)),
-               ImportFile("ref0", _head(conll / "refs/ptm2/ref0", kept)),
-               ImportFile("ref1", _head(conll / "refs/ptm2/ref1", kept))],
+        name="conll-head",
+        fmt="parallel",
+        language="en",
+        user=admin,
+        source_name="conll14",
+        files=[
+            ImportFile("src", _head(conll / "conll14st-test.tok.src", kept)),
+            ImportFile("ref0", _head(conll / "refs/ptm2/ref0", kept)),
+            ImportFile("ref1", _head(conll / "refs/ptm2/ref1", kept)),
+        ],
     )
     return admin, release_dataset(dataset=Dataset.objects.get(name="conll-head"), user=admin)
 
@@ -77,8 +83,9 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
     conll = shared_data / "conll14"
     kept = _kept(conll)
     hypotheses = _head(conll / "systems/AMU", kept)
-    system = services.upload_system_output(version=version, name="AMU", data=hypotheses, file_name="AMU",
-                                           user=admin)
+    system = services.upload_system_output(
+        version=version, name="AMU", data=hypotheses, file_name="AMU", user=admin
+    )
     score = services.score_now(system=system, user=admin)
     assert score.status == "done", score.error
 
@@ -93,9 +100,13 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
     extra = score.summary["extra"]
     assert (extra["m2"]["tp"], extra["m2"]["fp"], extra["m2"]["fn"]) == (m2.tp, m2.fp, m2.fn)
     assert extra["m2"]["sent_f05"] == round(m2.sent_f, 4)
-    sources = [line.strip() for line in _head(conll / "conll14st-test.tok.src", kept).decode().splitlines()]
-    refs = [[line.strip() for line in _head(conll / f"refs/ptm2/ref{k}", kept).decode().splitlines()]
-            for k in (0, 1)]
+    sources = [
+        line.strip() for line in _head(conll / "conll14st-test.tok.src", kept).decode().splitlines()
+    ]
+    refs = [
+        [line.strip() for line in _head(conll / f"refs/ptm2/ref{k}", kept).decode().splitlines()]
+        for k in (0, 1)
+    ]
     assert extra["gleu"]["score"] == round(corpus_gleu(sources, lines, refs).gleu, 4)
     assert {"cleme", "cleme2"} <= set(extra)
     # The stored per-sentence edits are labelled from the same comparison.
@@ -109,7 +120,9 @@ def test_conll_gold_m2_imports_with_its_annotators(shared_data: Path) -> None:
     gold = (shared_data / "conll14/conll14st-test.m2").read_text(encoding="utf-8")
     blocks = gold.split("\n\n")[:N]
     text = "\n\n".join(blocks) + "\n\n"
-    import_dataset(name="conll-gold", fmt="m2", language="en", files=[ImportFile("gold.m2", text.encode())])
+    import_dataset(
+        name="conll-gold", fmt="m2", language="en", files=[ImportFile("gold.m2", text.encode())]
+    )
     dataset = Dataset.objects.get(name="conll-gold")
     parsed = parse_m2(text, name="gold")
     for block, sentence in zip(parsed, dataset.sentences.order_by("position"), strict=True):

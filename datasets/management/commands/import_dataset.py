@@ -52,9 +52,13 @@ class Command(BaseCommand):
             files = [ImportFile.from_path(path) for path in options["files"]]
             with listen(job.pk, progress_line(self.stderr, "importing")):
                 result = import_dataset(
-                    name=options["name"], fmt=options["format"], files=files,
-                    source_name=options["source"], split=options["split"],
-                    language=options["language"], job_id=job.pk,
+                    name=options["name"],
+                    fmt=options["format"],
+                    files=files,
+                    source_name=options["source"],
+                    split=options["split"],
+                    language=options["language"],
+                    job_id=job.pk,
                 )
         except (ServiceError, JobCancelled) as exc:
             fail_job(job.pk, message=str(exc))

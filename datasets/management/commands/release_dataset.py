@@ -21,14 +21,21 @@ class Command(BaseCommand):
         parser.add_argument("name")
         parser.add_argument("--note", default="")
         parser.add_argument("--split", default="", choices=["", "dev", "test", "train"])
-        parser.add_argument("--source", action="append", default=[], dest="sources",
-                            help="only this source (repeatable)")
+        parser.add_argument(
+            "--source",
+            action="append",
+            default=[],
+            dest="sources",
+            help="only this source (repeatable)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             version = release_dataset(
-                dataset=get_dataset(options["name"]), note=options["note"],
-                split=options["split"], source_names=options["sources"],
+                dataset=get_dataset(options["name"]),
+                note=options["note"],
+                split=options["split"],
+                source_names=options["sources"],
             )
         except ServiceError as exc:
             raise CommandError(exc.message) from None

@@ -50,6 +50,8 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS("Demo ready. Log in at http://127.0.0.1:8000 as:"))
         for username, roles in DEMO_USERS:
             role_names = ", ".join(r.value for r in roles)
-            self.stdout.write(f"  {username:<11} password {demo_password(username):<16} ({role_names})")
+            self.stdout.write(
+                f"  {username:<11} password {demo_password(username):<16} ({role_names})"
+            )
         state = "created" if dataset_created else "already present"
         self.stdout.write(f"Demo dataset {DEMO_DATASET!r}: {state}.")

@@ -26,13 +26,22 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True, help="dataset name")
         parser.add_argument("--release", default=None, help="release number (default: newest)")
-        parser.add_argument("--hyp", required=True, help="MuCGEC 'id<TAB>source<TAB>hypothesis' file, or one hypothesis a line")
-        parser.add_argument("--name", required=True, help="system name (an existing output of this name is replaced)")
+        parser.add_argument(
+            "--hyp",
+            required=True,
+            help="MuCGEC 'id<TAB>source<TAB>hypothesis' file, or one hypothesis a line",
+        )
+        parser.add_argument(
+            "--name",
+            required=True,
+            help="system name (an existing output of this name is replaced)",
+        )
         parser.add_argument("--format", default="auto", choices=["auto", "mucgec", "lines"])
         parser.add_argument(
-            "--resources", default=None,
+            "--resources",
+            default=None,
             help="ChERRANT resources directory (cilin.txt, confusion_dict.txt); default: the "
-                 "GEC_CHERRANT_RESOURCES setting/environment variable",
+            "GEC_CHERRANT_RESOURCES setting/environment variable",
         )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -46,8 +55,13 @@ class Command(BaseCommand):
             dataset = selectors.get_dataset(options["dataset"])
             version = selectors.get_release(dataset, options["release"])
             system = services.upload_system_output(
-                version=version, name=options["name"], data=path.read_bytes(), file_name=str(path),
-                user=None, file_format=options["format"], replace=True,
+                version=version,
+                name=options["name"],
+                data=path.read_bytes(),
+                file_name=str(path),
+                user=None,
+                file_format=options["format"],
+                replace=True,
             )
             score = services.score_now(system=system, resources_dir=options["resources"])
         except ServiceError as exc:
@@ -61,7 +75,10 @@ class Command(BaseCommand):
         self.stdout.write(f"{system.name} on {version.label}  ({score.signature})")
         self.stdout.write("TP\tFP\tFN\tPrec\tRec\tF0.5")
         self.stdout.write(f"{score.tp}\t{score.fp}\t{score.fn}\t{score.p}\t{score.r}\t{score.f05}")
-        self.stdout.write("first-k references: " + " / ".join(f"{v}" for v in payload["ref_count_curve"]))
+        self.stdout.write(
+            "first-k references: " + " / ".join(f"{v}" for v in payload["ref_count_curve"])
+        )
         for name, row in payload["categories"].items():
-            self.stdout.write(f"{name}\t{row['tp']}\t{row['fp']}\t{row['fn']}\t{row['p']}\t{row['r']}\t{row['f05']}")
-
+            self.stdout.write(
+                f"{name}\t{row['tp']}\t{row['fp']}\t{row['fn']}\t{row['p']}\t{row['r']}\t{row['f05']}"
+            )

@@ -24,15 +24,21 @@ def _lines(path: Path) -> list[str]:
 
 
 def _run(*args: str) -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-m", "scoring.gec", *args, "--json"], cwd=REPO,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring.gec", *args, "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 @pytest.mark.parametrize("command", ["cleme", "cleme2"])
-def test_cleme_on_english_text_equals_cleme_on_errant_parallel_m2(shared_data: Path, tmp_path: Path,
-                                                                  command: str) -> None:
+def test_cleme_on_english_text_equals_cleme_on_errant_parallel_m2(
+    shared_data: Path, tmp_path: Path, command: str
+) -> None:
     conll = shared_data / "conll14"
     source = _lines(conll / "conll14st-test.tok.src")
     refs = [_lines(conll / f"refs/ptm2/ref{k}") for k in (0, 1)]
@@ -40,17 +46,34 @@ def test_cleme_on_english_text_equals_cleme_on_errant_parallel_m2(shared_data: P
     # Sentences whose references are both non-empty (an empty correction cannot be a column).
     kept = [i for i in range(N) if all(r[i].strip() for r in refs)]
     ref_text = tmp_path / "ref.txt"
-    ref_text.write_text("".join(f"{i}\t{source[i]}\t{refs[0][i]}\t{refs[1][i]}\n" for i in kept), encoding="utf-8")
+    ref_text.write_text(
+        "".join(f"{i}\t{source[i]}\t{refs[0][i]}\t{refs[1][i]}\n" for i in kept), encoding="utf-8"
+    )
     hyp_text = tmp_path / "hyp.txt"
-    hyp_text.write_text("".join(f"{i}\t{source[i]}\t{hyp[i].strip()}\n" for i in kept), encoding="utf-8")
+    hyp_text.write_text(
+        "".join(f"{i}\t{source[i]}\t{hyp[i].strip()}\n" for i in kept), encoding="utf-8"
+    )
     ref_m2 = tmp_path / "ref.m2"
-    ref_m2.write_text(write_m2([read_m2(conll / "errant302/conll14.ref.errant302.m2")[i] for i in kept]),
-                      encoding="utf-8")
+    ref_m2.write_text(
+        write_m2([read_m2(conll / "errant302/conll14.ref.errant302.m2")[i] for i in kept]),
+        encoding="utf-8",
+    )
     hyp_m2 = tmp_path / "hyp.m2"
-    hyp_m2.write_text(write_m2([read_m2(conll / "errant302/conll14-AMU.errant302.m2")[i] for i in kept]),
-                      encoding="utf-8")
+    hyp_m2.write_text(
+        write_m2([read_m2(conll / "errant302/conll14-AMU.errant302.m2")[i] for i in kept]),
+        encoding="utf-8",
+    )
 
-    from_text = _run(command, "--hyp", str(hyp_text), "--ref", str(ref_text), "--format", "text",
-                     "--granularity", "errant")
+    from_text = _run(
+        command,
+        "--hyp",
+        str(hyp_text),
+        "--ref",
+        str(ref_text),
+        "--format",
+        "text",
+        "--granularity",
+        "errant",
+    )
     from_m2 = _run(command, "--hyp", str(hyp_m2), "--ref", str(ref_m2))
     assert from_text == from_m2
