@@ -301,7 +301,9 @@ def test_fp16_autocast_path_states_its_measured_error(
 ) -> None:
     """fp16 runs only on CUDA; its code path (autocast + the error measurement) on the CPU."""
     provider = BertScoreWeights(
-        BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu", fp16=True)
+        # No oneDNN linears: they are a CPU-only swap (CUDA never has them) and refuse the
+        # fp16 autocast this test forces on the CPU.
+        BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu", fp16=True, onednn=False)
     )
     assert not provider.half and "|fp32|" in provider.signature  # a CPU worker computes fp32
     provider.half = True  # what a CUDA device sets
