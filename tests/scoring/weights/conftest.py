@@ -77,3 +77,17 @@ def tiny_bert_text(
 @pytest.fixture(scope="session")
 def tiny_bert(tmp_path_factory: pytest.TempPathFactory, tiny_bert_text: str) -> Path:
     return build_tiny_bert(tmp_path_factory.mktemp("tiny-bert"), tiny_bert_text)
+
+
+@pytest.fixture(autouse=True)
+def _bert_score_idf_pool_without_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bert-score counts IDF in a multiprocessing Pool forked from the calling process. In the
+    service-backed run the test process has used the broker, and a forked child can hang for
+    ever in kombu's after-fork clean-up (the product never forks for that reason, see
+    scoring/gec/processes.py). bert-score's reference computation runs unchanged here, in a
+    pool whose workers come from a fork server instead."""
+    import multiprocessing
+
+    import bert_score.utils
+
+    monkeypatch.setattr(bert_score.utils, "Pool", multiprocessing.get_context("forkserver").Pool)
