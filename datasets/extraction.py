@@ -15,9 +15,9 @@ from typing import Any
 from django.conf import settings
 
 from core.exceptions import ServiceError
+from datasets.models import Language
 from scoring.gec.resources import Resources, load_resources
 
-ENGLISH = "en"
 # The diff endpoint is called on every pause in typing; bound the work one call can ask for.
 MAX_DIFF_CHARS = 1000
 
@@ -61,7 +61,7 @@ def edits_between(source: str, target: str, *, language: str = "zh") -> list[dic
 
 def _extract(source: str, target: str, language: str) -> list[Any]:
     """The one extractor of `language` (the one the M2 export and the scorer use)."""
-    if language == ENGLISH:
+    if language == Language.ENGLISH:
         from scoring.gec.english.errant_edits import EnglishModelMissing, extract_edits_en
 
         try:
@@ -99,7 +99,7 @@ def _source_tokens(source: str, language: str) -> list[str]:
     # Edit spans index the extractor's tokens: for Chinese those of the normalised source
     # (whitespace removed, one token per character, "[缺失成分]" whole), for English the
     # whitespace tokens; segments are cut from the same tokens.
-    if language == ENGLISH:
+    if language == Language.ENGLISH:
         return source.split()
     from scoring.gec.tokenize import char_tokens, normalize_source
 
@@ -116,9 +116,9 @@ def diff_segments(
     English words keep their spaces: every segment's text ends with one.
     """
     segments = _segments(
-        _source_tokens(source, language), edits, "" if language != ENGLISH else " "
+        _source_tokens(source, language), edits, "" if language != Language.ENGLISH else " "
     )
-    if language != ENGLISH:
+    if language != Language.ENGLISH:
         return segments
     return [
         Segment(
@@ -177,7 +177,7 @@ def chunk_grid_between(
     (the grid is built from the char-level extractor; English reviews show the diffs)."""
     from scoring.gec.cleme.grid import chunk_grid_from_texts
 
-    if not labelled_texts or not source.strip() or language == ENGLISH:
+    if not labelled_texts or not source.strip() or language == Language.ENGLISH:
         return None
     try:
         grid = chunk_grid_from_texts(

@@ -202,39 +202,23 @@ def english_m2_chunks(rows: Iterable[DatasetRow], *, on_progress: Any = None) ->
     """ERRANT M2 of English rows in row order (annotator k = reference k, as
     ``errant_parallel -cor REF0 REF1 ...``): a reference equal to the source, or a marker
     (error free / not annotatable), is a ``noop`` line; a sentence with fewer references than
-    another simply has fewer annotators. Sentences are parsed in batches, grouped by their
-    number of references."""
-    from scoring.gec.english.errant_edits import EnglishModelMissing, parallel_to_m2_blocks
+    another simply has fewer annotators, and one without any gets a ``noop`` annotator.
+    Sentences are parsed in batches."""
+    from scoring.gec.english.errant_edits import EnglishModelMissing, ragged_m2_blocks
     from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, format_m2_block
 
+    markers = (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT)
     done = 0
     for chunk in chunked(rows, ENGLISH_BATCH):
-        by_count: dict[int, list[int]] = {}
-        for index, row in enumerate(chunk):
-            by_count.setdefault(max(1, len(row.references)), []).append(index)
-        blocks: dict[int, str] = {}
-        for count, indexes in by_count.items():
-            sources = [chunk[i].text for i in indexes]
-            corrections = [
-                [
-                    _english_reference(chunk[i], k, (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT))
-                    for i in indexes
-                ]
-                for k in range(count)
-            ]
-            try:
-                extracted = parallel_to_m2_blocks(sources, corrections)
-            except EnglishModelMissing as missing:
-                raise ServiceError(str(missing), field="language", status=503) from None
-            for i, block in zip(indexes, extracted, strict=True):
-                blocks[i] = format_m2_block(block) + "\n\n"
-        yield "".join(blocks[i] for i in range(len(chunk)))
+        corrections = [
+            [row.text if text in markers else text for text in row.references] or [row.text]
+            for row in chunk
+        ]
+        try:
+            blocks = ragged_m2_blocks([row.text for row in chunk], corrections)
+        except EnglishModelMissing as missing:
+            raise ServiceError(str(missing), field="language", status=503) from None
+        yield "".join(format_m2_block(block) + "\n\n" for block in blocks)
         done += len(chunk)
         if on_progress:
             on_progress(done)
-
-
-def _english_reference(row: DatasetRow, k: int, markers: tuple[str, ...]) -> str:
-    if k >= len(row.references) or row.references[k] in markers:
-        return row.text  # no edit: a noop line
-    return row.references[k]

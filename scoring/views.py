@@ -21,7 +21,7 @@ from core.exceptions import ServiceError
 from core.models import BackgroundJob
 from core.permissions import role_required
 from core.roles import Role, roles_of
-from datasets.models import Dataset, DatasetVersion
+from datasets.models import Dataset, DatasetVersion, Language
 from scoring import selectors, services
 from scoring.models import ScoreStatus, SystemOutput
 
@@ -98,7 +98,7 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
     series = [(c["name"], c["curve"]) for c in curves]
     show_human = request.GET.get("human", "1") == "1"
     human = None
-    english = version.dataset.language == "en"
+    english = version.dataset.language == Language.ENGLISH
     # Annotator samples are scored with the char-level metric: Chinese datasets only.
     if show_human and version.dataset_id and not english:
         services.refresh_annotator_scores(dataset_id=version.dataset_id, user=request.user)

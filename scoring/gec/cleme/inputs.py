@@ -100,23 +100,16 @@ ERRANT_GRANULARITY = "errant"
 
 
 def _errant_blocks(lines: Sequence[ParallelLine]) -> list[M2Block]:
-    """ERRANT M2 blocks of parallel lines in input order, one annotator per target; lines
-    are grouped by their number of targets so that no annotator is invented."""
-    from scoring.gec.english.errant_edits import parallel_to_m2_blocks
+    """ERRANT M2 blocks of parallel lines in input order, one annotator per target."""
+    from scoring.gec.english.errant_edits import ragged_m2_blocks
 
-    by_count: dict[int, list[int]] = {}
-    for index, line in enumerate(lines):
+    for line in lines:
         if not line.source.strip():
             raise ClemeInputError(f"line {line.line}: empty source")
-        by_count.setdefault(len(line.targets), []).append(index)
-    blocks: dict[int, M2Block] = {}
-    for count, indexes in by_count.items():
-        sources = [lines[i].source for i in indexes]
-        corrections = [[lines[i].targets[k] for i in indexes] for k in range(count)]
-        for index, block in zip(indexes, parallel_to_m2_blocks(sources, corrections), strict=True):
-            block.line = lines[index].line
-            blocks[index] = block
-    return [blocks[i] for i in range(len(lines))]
+    blocks = ragged_m2_blocks([line.source for line in lines], [line.targets for line in lines])
+    for line, block in zip(lines, blocks, strict=True):
+        block.line = line.line
+    return blocks
 
 
 def sentences_from_texts(

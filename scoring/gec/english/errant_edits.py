@@ -156,6 +156,30 @@ def _blocks_of_batch(
     return blocks
 
 
+def ragged_m2_blocks(sources: Sequence[str], corrections: Sequence[Sequence[str]]) -> list[M2Block]:
+    """M2 blocks of sentences that each have their own number of corrections, in input order.
+
+    ``corrections[i]`` are sentence i's corrections (annotator k = correction k); no annotator
+    is invented for a sentence with fewer. Sentences with the same number of corrections are
+    parsed together by ``parallel_to_m2_blocks``. Every source must be non-empty.
+    """
+    if len(corrections) != len(sources):
+        raise ValueError(f"{len(corrections)} correction lists for {len(sources)} sources")
+    by_count: dict[int, list[int]] = {}
+    for index, source in enumerate(sources):
+        if not source.strip():
+            raise ValueError(f"sentence {index + 1}: empty source")
+        by_count.setdefault(len(corrections[index]), []).append(index)
+    blocks: dict[int, M2Block] = {}
+    for count, indexes in by_count.items():
+        extracted = parallel_to_m2_blocks(
+            [sources[i] for i in indexes],
+            [[corrections[i][k] for i in indexes] for k in range(count)],
+        )
+        blocks.update(zip(indexes, extracted, strict=True))
+    return [blocks[i] for i in range(len(sources))]
+
+
 def parallel_to_m2_en(
     sources: Sequence[str], corrections_per_annotator: Sequence[Sequence[str]]
 ) -> str:
