@@ -1,0 +1,35 @@
+"""python manage.py export_judgments --campaign NAME -o FILE.xml"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from core.exceptions import ServiceError
+from datasets.formats.files import write_atomically
+from judgments import selectors, services
+
+
+class Command(BaseCommand):
+    help = "Export a judgment campaign as Appraise ranking XML (or WMT pairwise CSV)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--campaign", required=True, help="campaign name")
+        parser.add_argument("-o", "--output", required=True, help="file to write")
+        parser.add_argument(
+            "--format", choices=["xml", "csv"], default="xml", help="xml (Appraise) or csv"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            campaign = selectors.get_campaign(options["campaign"])
+            if options["format"] == "csv":
+                text = services.export_pairwise_csv(campaign=campaign)
+            else:
+                text = services.export_judgments(campaign=campaign)
+        except ServiceError as error:
+            raise CommandError(error.message) from None
+        write_atomically(Path(options["output"]), [text])
+        self.stdout.write(f"wrote {options['output']}")

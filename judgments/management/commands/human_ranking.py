@@ -1,0 +1,59 @@
+"""python manage.py human_ranking --campaign NAME [--method ew|trueskill|both] [--bootstrap N]
+[--seed S] --json"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from core.exceptions import ServiceError
+from judgments import selectors
+from scoring.gec.meta.report import METHODS
+
+
+class Command(BaseCommand):
+    help = "Human ranking of a judgment campaign: Expected Wins and/or TrueSkill, agreement."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--campaign", required=True, help="campaign name")
+        parser.add_argument("--method", choices=METHODS, default="both")
+        parser.add_argument(
+            "--bootstrap", type=int, default=0, help="EW bootstrap resamples (rank ranges)"
+        )
+        parser.add_argument("--seed", type=int, default=None, help="default: the campaign's")
+        parser.add_argument("--runs", type=int, default=selectors.TRUESKILL_RUNS)
+        parser.add_argument("--workers", type=int, default=1, help="processes for TrueSkill")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            campaign = selectors.get_campaign(options["campaign"])
+            report = selectors.campaign_results(
+                campaign,
+                method=options["method"],
+                bootstrap=options["bootstrap"],
+                seed=options["seed"],
+                runs=options["runs"],
+                workers=options["workers"],
+            )
+        except ServiceError as error:
+            raise CommandError(error.message) from None
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        if options["json"]:
+            self.stdout.write(json.dumps(report, ensure_ascii=False, indent=2))
+            return
+        for rank, (name, row) in enumerate(report["systems"].items(), start=1):
+            ew, ts = row["expected_wins"], row["trueskill"]
+            self.stdout.write(
+                f"{rank:>3} {name:<24} EW {'' if ew is None else f'{ew:.4f}':>8}"
+                f"  TS {'' if ts is None else f'{ts:.4f}':>8}"
+                f"  ranks {row['rank_range']}  cluster {row['cluster']}"
+            )
+        kappa = report["agreement"]
+        self.stdout.write(
+            f"{report['judgments']} pairwise judgments; inter kappa {kappa['inter_kappa']},"
+            f" intra kappa {kappa['intra_kappa']}"
+        )

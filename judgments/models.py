@@ -1,0 +1,181 @@
+"""Human judgment campaigns: judges rank system outputs (Appraise/WMT style) or judge edits
+(SEEDA style); the rankings become Expected Wins / TrueSkill scores through scoring.gec.meta.
+
+A campaign either sits on a release (its systems' output lines stored here, one per released
+sentence) or stands alone (imported Appraise XML: systems and sentences named by the file).
+System names live only in these tables; what a judge is shown never carries them.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from datasets.models import DatasetVersion, Language
+
+
+class CampaignMode(models.TextChoices):
+    RANKING = "ranking", "rank outputs"
+    EDITS = "edits", "judge edits, then rank"
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    mode = models.CharField(
+        max_length=8, choices=CampaignMode.choices, default=CampaignMode.RANKING
+    )
+    release = models.ForeignKey(
+        DatasetVersion,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="judgment_campaigns",
+        help_text="the release whose sentences are judged; empty for a stand-alone import",
+    )
+    language = models.CharField(max_length=2, choices=Language.choices, default=Language.CHINESE)
+    judges_per_item = models.PositiveSmallIntegerField(default=2)
+    outputs_per_item = models.PositiveSmallIntegerField(default=5)
+    agreement_share = models.FloatField(
+        default=0.0,
+        help_text="share of items given to one more judge (inter-annotator agreement)",
+    )
+    consistency_share = models.FloatField(
+        default=0.1,
+        help_text="share of a judge's items shown to them a second time (intra agreement)",
+    )
+    seed = models.IntegerField(default=0, help_text="seeds item building and output order")
+    guideline = models.TextField(blank=True)
+    judges = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="judging_campaigns"
+    )
+    admins = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="administered_campaigns"
+    )
+    # Attributes of each Appraise <error-correction-ranking-result> block, kept so that an
+    # imported file is exported with the same blocks (items carry their block index).
+    result_blocks = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CampaignSystem(models.Model):
+    """A judged system: its name and (on a release) its output line for each sentence."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=100)
+    position = models.PositiveSmallIntegerField(default=0)
+    outputs = models.JSONField(default=list, blank=True, help_text="one line per sentence")
+
+    class Meta:
+        ordering = ["campaign", "position", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="unique_campaign_system")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign.name}:{self.name}"
+
+
+class Item(models.Model):
+    """One source sentence with the outputs a judge ranks (identical outputs collapsed)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
+    number = models.PositiveIntegerField(help_text="order within the campaign")
+    src_id = models.CharField(max_length=100, help_text="sentence id (Appraise src-id)")
+    doc_id = models.CharField(max_length=100, blank=True)
+    source = models.TextField(blank=True)
+    block = models.PositiveSmallIntegerField(default=0, help_text="index in result_blocks")
+
+    class Meta:
+        ordering = ["campaign", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="unique_item_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign.name}#{self.number}"
+
+
+class ItemOutput(models.Model):
+    """One shown output: its text and the systems that produced it (more than one when
+    collapsed). `position` is the order it is shown in (shuffled when the item is built)."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="outputs")
+    position = models.PositiveSmallIntegerField()
+    text = models.TextField(blank=True)
+    systems = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["item", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "position"], name="unique_output_position")
+        ]
+
+
+class AssignmentStatus(models.TextChoices):
+    PENDING = "pending"
+    DONE = "done"
+    SKIPPED = "skipped"
+
+
+class Assignment(models.Model):
+    """An item handed to one judge (a platform user, or a judge named by an imported file)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    judge = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="judgment_assignments",
+    )
+    judge_name = models.CharField(max_length=150, help_text="Appraise user name")
+    repeat = models.BooleanField(default=False, help_text="second showing (intra agreement)")
+    order = models.PositiveIntegerField(default=0, help_text="place in the judge's queue")
+    status = models.CharField(
+        max_length=8, choices=AssignmentStatus.choices, default=AssignmentStatus.PENDING
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seconds_spent = models.FloatField(default=0.0)
+    appraise_id = models.CharField(max_length=100, blank=True, help_text="Appraise item id")
+    duration = models.CharField(max_length=32, blank=True, help_text="Appraise duration text")
+    extra = models.JSONField(default=list, blank=True, help_text="other Appraise attributes")
+
+    class Meta:
+        ordering = ["campaign", "order", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "judge", "repeat"],
+                condition=models.Q(judge__isnull=False),
+                name="unique_judge_item_showing",
+            )
+        ]
+        indexes = [models.Index(fields=["campaign", "judge", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.item} -> {self.judge_name}"
+
+
+class Judgment(models.Model):
+    """A judge's answer to one assignment: a rank per shown output (1 = best, ties allowed)
+    and, in edits mode, a verdict per edit. One per assignment (the constraint settles a
+    concurrent double submit)."""
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="judgment")
+    ranks = models.JSONField(default=list, help_text="rank of each output, by output position")
+    edit_verdicts = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='[{"output": position, "edit": index, "correct": bool}] in edits mode',
+    )
+    created_at = models.DateTimeField(auto_now_add=True)

@@ -1,0 +1,265 @@
+"""Reading judgment campaigns: what a judge may see, the judgments as the library's
+JudgmentSet, and the human scores the scoring side's meta-evaluation page uses."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+
+from core.exceptions import NotFound
+from core.roles import Role, has_role
+from datasets.models import DatasetVersion
+from judgments.models import Assignment, AssignmentStatus, Campaign, Item
+from scoring.gec.meta.judgments import JudgmentSet, RankedEntry, RankingItem, RankingResult
+from scoring.gec.meta.judgments import pairwise as pairwise_comparisons
+from scoring.gec.meta.rankings import agreement, expected_wins, rank_trueskill
+from scoring.gec.meta.report import human_ranking
+
+HUMAN_METHODS = ("ew", "trueskill")
+TRUESKILL_RUNS = 1000  # the published TrueSkill scores average 1,000 seeded orders
+
+
+# --- the selectors the scoring side calls (signatures are a contract) --------------------------
+
+
+def campaigns_for_release(version: DatasetVersion) -> QuerySet[Campaign]:
+    """The judgment campaigns on `version`, newest first."""
+    return Campaign.objects.filter(release=version).order_by("-created_at", "name")
+
+
+def campaign_judgment_set(campaign: Campaign) -> JudgmentSet:
+    """Every finished or skipped assignment of `campaign` as Appraise ranking items, in the
+    campaign's result blocks and item order (exported as XML, it reads back the same)."""
+    assignments = (
+        Assignment.objects.filter(
+            campaign=campaign, status__in=[AssignmentStatus.DONE, AssignmentStatus.SKIPPED]
+        )
+        .select_related("item", "judgment")
+        .prefetch_related("item__outputs")
+        .order_by("item__block", "item__number", "order", "id")
+    )
+    by_block: dict[int, list[RankingItem]] = defaultdict(list)
+    for assignment in assignments:
+        by_block[assignment.item.block].append(_ranking_item(assignment))
+    blocks = campaign.result_blocks or [[]]
+    count = max(len(blocks), max(by_block, default=-1) + 1)
+    results = tuple(
+        RankingResult(
+            attributes=tuple(
+                (str(name), str(value))
+                for name, value in (blocks[index] if index < len(blocks) else [])
+            ),
+            items=tuple(by_block.get(index, [])),
+        )
+        for index in range(count)
+    )
+    return JudgmentSet(results=results)
+
+
+def human_system_scores(campaign: Campaign, method: str = "ew") -> dict[str, float]:
+    """System name -> human score: Expected Wins ("ew", deterministic) or the mean TrueSkill
+    mu over 1,000 orders seeded with the campaign's seed ("trueskill")."""
+    if method not in HUMAN_METHODS:
+        raise ValueError(f"method must be one of {', '.join(HUMAN_METHODS)} (got {method!r})")
+    pairs = pairwise_comparisons(campaign_judgment_set(campaign).items)
+    if not pairs:
+        return {}
+    if method == "ew":
+        return expected_wins(pairs)
+    return rank_trueskill(pairs, runs=TRUESKILL_RUNS, seed=campaign.seed).scores()
+
+
+# --- the rest ----------------------------------------------------------------------------------
+
+
+def _ranking_item(assignment: Assignment) -> RankingItem:
+    extra = tuple((str(name), str(value)) for name, value in assignment.extra)
+    judgment = getattr(assignment, "judgment", None)
+    entries: tuple[RankedEntry, ...] = ()
+    if assignment.status == AssignmentStatus.SKIPPED:
+        if ("skipped", "true") not in extra:
+            extra = (*extra, ("skipped", "true"))
+    elif judgment is not None:
+        outputs = list(assignment.item.outputs.all())
+        entries = tuple(
+            RankedEntry(systems=tuple(output.systems), rank=int(rank))
+            for output, rank in zip(outputs, judgment.ranks, strict=True)
+        )
+    return RankingItem(
+        item_id=assignment.appraise_id or str(assignment.pk),
+        src_id=assignment.item.src_id,
+        user=assignment.judge_name,
+        entries=entries,
+        doc_id=assignment.item.doc_id,
+        duration=assignment.duration,
+        extra=extra,
+    )
+
+
+def get_campaign(name_or_id: str | int) -> Campaign:
+    lookup = Q(pk=name_or_id) if str(name_or_id).isdigit() else Q(name=name_or_id)
+    campaign = Campaign.objects.filter(lookup).select_related("release__dataset").first()
+    if campaign is None:
+        raise NotFound(f"no judgment campaign {name_or_id!r}", field="campaign")
+    return campaign
+
+
+def is_campaign_admin(user: Any, campaign: Campaign) -> bool:
+    """Campaign admins: platform admins named on the campaign, or its creator."""
+    if not has_role(user, Role.ADMIN):
+        return False
+    return bool(campaign.created_by_id == user.pk or campaign.admins.filter(pk=user.pk).exists())
+
+
+def campaigns_administered_by(user: Any) -> QuerySet[Campaign]:
+    if not has_role(user, Role.ADMIN):
+        return Campaign.objects.none()
+    return (
+        Campaign.objects.filter(Q(created_by=user) | Q(admins=user))
+        .distinct()
+        .select_related("release__dataset")
+        .annotate(item_count=Count("items", distinct=True))
+    )
+
+
+def campaigns_judged_by(user: Any) -> list[dict[str, Any]]:
+    """The campaigns `user` judges in, each with their own progress (done of all)."""
+    rows = (
+        Assignment.objects.filter(judge=user)
+        .values("campaign_id", "campaign__name")
+        .annotate(
+            total=Count("id"),
+            done=Count("id", filter=~Q(status=AssignmentStatus.PENDING)),
+        )
+        .order_by("campaign__name")
+    )
+    return [
+        {
+            "id": r["campaign_id"],
+            "name": r["campaign__name"],
+            "done": r["done"],
+            "total": r["total"],
+        }
+        for r in rows
+    ]
+
+
+def judge_progress(campaign: Campaign, judge: Any) -> tuple[int, int]:
+    """(finished or skipped, all) assignments of `judge` in `campaign`."""
+    mine = Assignment.objects.filter(campaign=campaign, judge=judge)
+    return mine.exclude(status=AssignmentStatus.PENDING).count(), mine.count()
+
+
+def assignment_for_judge(assignment_id: int, judge: Any) -> Assignment:
+    """The judge's own assignment (others' answer NotFound, as if they did not exist)."""
+    assignment = (
+        Assignment.objects.filter(pk=assignment_id, judge=judge)
+        .select_related("item", "campaign")
+        .prefetch_related("item__outputs")
+        .first()
+    )
+    if assignment is None:
+        raise NotFound(f"no assignment {assignment_id} of yours", field="assignment")
+    return assignment
+
+
+def judge_view_of_item(item: Item, *, language: str) -> dict[str, Any]:
+    """What a judge sees of an item: the source and the outputs with their edits and diff
+    segments from the product's one extractor. No system name, no other judge's answer."""
+    from datasets.extraction import diff_segments, edits_between, segments_as_dicts
+
+    outputs = []
+    for output in item.outputs.all():
+        edits = edits_between(item.source, output.text, language=language) if item.source else []
+        outputs.append(
+            {
+                "position": output.position,
+                "text": output.text,
+                "edits": [
+                    {
+                        "index": index,
+                        "source_text": edit["source_text"],
+                        "target_text": edit["target_text"],
+                        "type": edit["type"],
+                    }
+                    for index, edit in enumerate(edits)
+                ],
+                "segments": segments_as_dicts(diff_segments(item.source, edits, language=language))
+                if item.source
+                else [],
+            }
+        )
+    return {"source": item.source, "src_id": item.src_id, "outputs": outputs}
+
+
+def judge_statistics(campaign: Campaign, judgments: JudgmentSet) -> list[dict[str, Any]]:
+    """Per judge: items finished and skipped, time, and Cohen's kappa with the other judges and
+    with themself (pooled like the campaign's kappa, without the 50-decision floor)."""
+    rows = (
+        Assignment.objects.filter(campaign=campaign)
+        .values("judge_name")
+        .annotate(
+            assigned=Count("id"),
+            done=Count("id", filter=Q(status=AssignmentStatus.DONE)),
+            skipped=Count("id", filter=Q(status=AssignmentStatus.SKIPPED)),
+        )
+        .order_by("judge_name")
+    )
+    seconds: dict[str, float] = defaultdict(float)
+    for name, spent in Assignment.objects.filter(
+        campaign=campaign, status=AssignmentStatus.DONE
+    ).values_list("judge_name", "seconds_spent"):
+        seconds[name] += spent
+    kappa = agreement(judgments.items, min_overlap=1)
+    out = []
+    for row in rows:
+        name = row["judge_name"]
+        inter_sum = inter_weight = 0.0
+        intra: float | None = None
+        for (first, second), (value, weight) in kappa.per_pair.items():
+            if name not in (first, second) or not weight:
+                continue
+            if first == second:
+                intra = value
+            else:
+                inter_sum += value * weight
+                inter_weight += weight
+        out.append(
+            {
+                "judge": name,
+                "assigned": row["assigned"],
+                "done": row["done"],
+                "skipped": row["skipped"],
+                "seconds": round(seconds[name], 1),
+                "seconds_per_item": round(seconds[name] / row["done"], 1) if row["done"] else None,
+                "inter_kappa": inter_sum / inter_weight if inter_weight else None,
+                "intra_kappa": intra,
+            }
+        )
+    return out
+
+
+def campaign_results(
+    campaign: Campaign,
+    *,
+    method: str = "both",
+    bootstrap: int = 0,
+    seed: int | None = None,
+    runs: int = TRUESKILL_RUNS,
+    workers: int = 1,
+) -> dict[str, Any]:
+    """The human ranking of the library's report (``human_ranking``) plus per-judge stats.
+    Raises ValueError when there is no pairwise judgment yet."""
+    judgments = campaign_judgment_set(campaign)
+    report = human_ranking(
+        judgments.items,
+        method=method,
+        bootstrap=bootstrap,
+        seed=campaign.seed if seed is None else seed,
+        runs=runs,
+        workers=workers,
+    )
+    report["judges"] = judge_statistics(campaign, judgments)
+    return report
