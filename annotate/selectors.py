@@ -4,6 +4,7 @@ user may see; a lookup of someone else's object raises NotFound (HTTP 404, never
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
@@ -91,6 +92,23 @@ def stale_assignments(*, opened_before: Any) -> QuerySet[Assignment]:
         .filter(
             Q(opened_at__lt=opened_before) | Q(opened_at__isnull=True, created_at__lt=opened_before)
         )
+        .select_related("sentence", "sentence__dataset", "annotator")
+        .order_by("created_at", "id")
+    )
+
+
+def overdue_assignments(*, now: Any) -> QuerySet[Assignment]:
+    """Open assignments untouched for longer than their dataset's deadline
+    (`Dataset.stale_after_hours`, set on the annotation-project page)."""
+    condition = Q(pk__in=[])
+    for dataset_id, hours in Dataset.objects.values_list("pk", "stale_after_hours"):
+        cutoff = now - timedelta(hours=hours)
+        condition |= Q(sentence__dataset_id=dataset_id) & (
+            Q(opened_at__lt=cutoff) | Q(opened_at__isnull=True, created_at__lt=cutoff)
+        )
+    return (
+        Assignment.objects.filter(status=AssignmentStatus.OPEN)
+        .filter(condition)
         .select_related("sentence", "sentence__dataset", "annotator")
         .order_by("created_at", "id")
     )

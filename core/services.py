@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import re
+import secrets
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import Group
+from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
-from core.exceptions import ServiceError
+from core.audit import log_action
+from core.exceptions import NotFound, ServiceError
 from core.models import Notification, User
 from core.roles import GROUP_PERMISSIONS, Role
 
@@ -70,3 +78,161 @@ def mark_notifications_read(*, user: Any) -> int:
     return Notification.objects.filter(user_id=user.pk, read_at__isnull=True).update(
         read_at=timezone.now()
     )
+
+
+# --- user administration (the platform's own users page; Django admin is for superusers) ---
+
+MAX_ACCOUNTS_PER_REQUEST = 200
+_username_validator = UnicodeUsernameValidator()
+
+
+def parse_roles(values: Any) -> list[Role]:
+    """Role names from a form (checkboxes) or JSON; an unknown name is an error."""
+    roles: list[Role] = []
+    for value in values or ():
+        try:
+            role = Role(value)
+        except ValueError:
+            raise ServiceError(
+                f"unknown role {value!r}: use {', '.join(r.value for r in Role)}", field="roles"
+            ) from None
+        if role not in roles:
+            roles.append(role)
+    return roles
+
+
+def parse_account_lines(text: Any) -> list[tuple[str, str]]:
+    """`username` or `username e-mail` one a line (commas or semicolons also separate the
+    two); blank lines are skipped. Each line is checked, and the errors name their lines."""
+    if not isinstance(text, str):
+        raise ServiceError("list the new accounts as text, one a line", field="accounts")
+    accounts: list[tuple[str, str]] = []
+    errors: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        parts = [p for p in re.split(r"[\s,;]+", line.strip()) if p]
+        if not parts:
+            continue
+        if len(parts) > 2:
+            errors.append(f"line {number}: expected 'username' or 'username e-mail'")
+            continue
+        username, email = parts[0], parts[1] if len(parts) == 2 else ""
+        try:
+            _username_validator(username)
+        except ValidationError:
+            errors.append(
+                f"line {number}: {username!r} is not a valid username "
+                "(letters, digits and @ . + - _ only)"
+            )
+            continue
+        if len(username) > 150:
+            errors.append(f"line {number}: the username is longer than 150 characters")
+            continue
+        if email:
+            try:
+                validate_email(email)
+            except ValidationError:
+                errors.append(f"line {number}: {email!r} is not an e-mail address")
+                continue
+        if any(username.lower() == seen.lower() for seen, _ in accounts):
+            errors.append(f"line {number}: {username} is listed twice")
+            continue
+        accounts.append((username, email))
+    if errors:
+        raise ServiceError("; ".join(errors[:20]), field="accounts")
+    if not accounts:
+        raise ServiceError(
+            "list at least one account: 'username' or 'username e-mail'", field="accounts"
+        )
+    if len(accounts) > MAX_ACCOUNTS_PER_REQUEST:
+        raise ServiceError(
+            f"at most {MAX_ACCOUNTS_PER_REQUEST} accounts at a time; got {len(accounts)}",
+            field="accounts",
+        )
+    return accounts
+
+
+@dataclass(frozen=True)
+class CreatedAccount:
+    user: User
+    password: str  # shown once to the admin, who hands it to the person (the invitation)
+    generated: bool
+
+
+@transaction.atomic
+def create_accounts(
+    *, by: Any, accounts: Any, roles: Any, password: Any = ""
+) -> list[CreatedAccount]:
+    """Create several accounts with the same roles, all or nothing. Without `password`
+    each account gets its own generated one; with it, every account gets that one."""
+    lines = parse_account_lines(accounts)
+    chosen_roles = parse_roles(roles)
+    if not chosen_roles:
+        raise ServiceError("choose at least one role for the new accounts", field="roles")
+    if not isinstance(password, str):
+        raise ServiceError("the password must be text", field="password")
+    # Usernames differing only in case would be two accounts a person cannot tell apart.
+    taken = [u for u, _ in lines if User.objects.filter(username__iexact=u).exists()]
+    if taken:
+        raise ServiceError(
+            f"nothing was created; these usernames are taken: {', '.join(sorted(set(taken)))}",
+            field="accounts",
+        )
+    if password:
+        try:
+            validate_password(password)
+        except ValidationError as error:
+            raise ServiceError(" ".join(error.messages), field="password") from None
+    created = []
+    for username, email in lines:
+        secret = password or secrets.token_urlsafe(12)
+        user = create_user(username=username, password=secret, roles=chosen_roles, email=email)
+        created.append(CreatedAccount(user=user, password=secret, generated=not password))
+        log_action(
+            user,
+            by,
+            "user.created",
+            {"username": username, "email": email, "roles": [r.value for r in chosen_roles]},
+        )
+    return created
+
+
+def _managed_user(user_id: Any) -> User:
+    try:
+        return User.objects.get(pk=int(user_id))
+    except (TypeError, ValueError, User.DoesNotExist):
+        raise NotFound("no such user") from None
+
+
+@transaction.atomic
+def change_roles(*, by: Any, user_id: Any, roles: Any) -> User:
+    """Give a user exactly `roles`. An admin cannot take the admin role from themself (the
+    platform would be left without the person making the change)."""
+    user = _managed_user(user_id)
+    chosen = parse_roles(roles)
+    if user.pk == getattr(by, "pk", None) and Role.ADMIN not in chosen:
+        raise ServiceError(
+            "you cannot remove your own admin role; ask another admin", field="roles"
+        )
+    before = [g for g in user.groups.values_list("name", flat=True)]
+    set_roles(user=user, roles=chosen)
+    log_action(
+        user,
+        by,
+        "user.roles_changed",
+        {"before": sorted(before), "after": [r.value for r in chosen]},
+    )
+    return user
+
+
+@transaction.atomic
+def set_user_active(*, by: Any, user_id: Any, active: bool) -> User:
+    """Deactivate (no sign-in, left out of new assignments) or reactivate an account. Work
+    already handed to a deactivated user shows as stale on the progress page."""
+    user = _managed_user(user_id)
+    if user.pk == getattr(by, "pk", None) and not active:
+        raise ServiceError("you cannot deactivate your own account", field="active")
+    if user.is_active != active:
+        user.is_active = active
+        user.save(update_fields=["is_active"])
+        log_action(user, by, "user.activated" if active else "user.deactivated", {})
+    return user

@@ -32,6 +32,9 @@ class Dataset(models.Model):
     description = models.TextField(blank=True)
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.CHINESE)
     annotators_per_sentence = models.PositiveSmallIntegerField(default=3)
+    # The project's deadline: an open assignment (or a review ready) untouched for this many
+    # hours counts as stale on the admin's progress page, where it can be reassigned.
+    stale_after_hours = models.PositiveIntegerField(default=48)
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="annotation_datasets"
     )
