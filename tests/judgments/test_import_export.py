@@ -1,0 +1,184 @@
+"""The Appraise XML side through the real commands: published human rankings reproduced from
+an imported campaign, export -> import round trip, and bad files refused whole."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from judgments.models import Assignment, Campaign, CampaignSystem, Item, ItemOutput, Judgment
+from judgments.selectors import campaign_judgment_set, human_system_scores
+from scoring.gec.meta.judgments import pairwise, read_judgments_xml
+from scoring.gec.meta.rankings import rank_trueskill
+
+pytestmark = pytest.mark.django_db
+
+CASE_IDS = ["gjg15", "seeda-sent", "seeda-edit"]
+
+
+def _human_ranking(*args: str) -> dict:  # type: ignore[type-arg]
+    out = io.StringIO()
+    call_command("human_ranking", *args, "--json", stdout=out)
+    return json.loads(out.getvalue())  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("case", CASE_IDS)
+def test_imported_campaign_gives_the_published_expected_wins_and_kappa(cases, case) -> None:  # type: ignore[no-untyped-def]
+    path, published_ew, _, inter, intra = cases[case]
+    call_command("import_judgments", str(path), "--campaign", case, stdout=io.StringIO())
+    report = _human_ranking("--campaign", case, "--method", "ew")
+    assert set(report["systems"]) == set(published_ew)
+    for system, value in published_ew.items():
+        assert abs(report["systems"][system]["expected_wins"] - value) <= 0.001, system
+    kappa = report["agreement"]
+    assert (f"{kappa['inter_kappa']:.2f}", f"{kappa['intra_kappa']:.2f}") == (inter, intra)
+    assert report["judgments"] == len(pairwise(read_judgments_xml(path).items))
+    # the selector the meta-evaluation page uses gives the same numbers
+    scores = human_system_scores(Campaign.objects.get(name=case), "ew")
+    assert scores == {name: row["expected_wins"] for name, row in report["systems"].items()}
+
+
+def test_trueskill_and_rank_ranges_of_a_campaign_are_the_librarys(cases) -> None:  # type: ignore[no-untyped-def]
+    path = cases["seeda-sent"][0]
+    call_command("import_judgments", str(path), "--campaign", "s", stdout=io.StringIO())
+    report = _human_ranking(
+        "--campaign", "s", "--method", "trueskill", "--runs", "40", "--seed", "3"
+    )
+    library = rank_trueskill(pairwise(read_judgments_xml(path).items), runs=40, seed=3)
+    assert [s.system for s in library.systems] == list(report["systems"])
+    for entry in library.systems:
+        row = report["systems"][entry.system]
+        assert row["trueskill"] == pytest.approx(entry.score, abs=1e-12)
+        assert row["rank_range"] == list(entry.rank_range or ())
+        assert row["cluster"] == entry.cluster
+        assert row["expected_wins"] is None
+
+
+def test_bootstrap_gives_ew_rank_ranges_and_clusters(cases) -> None:  # type: ignore[no-untyped-def]
+    call_command(
+        "import_judgments", str(cases["gjg15"][0]), "--campaign", "g", stdout=io.StringIO()
+    )
+    report = _human_ranking("--campaign", "g", "--method", "ew", "--bootstrap", "50", "--seed", "1")
+    rows = list(report["systems"].values())
+    assert all(row["rank_range"][0] <= row["rank_range"][1] for row in rows)
+    assert rows[0]["cluster"] == 1 and rows[-1]["cluster"] >= rows[0]["cluster"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASE_IDS)
+def test_trueskill_over_1000_orders_is_within_0_003_of_the_published(cases, case) -> None:  # type: ignore[no-untyped-def]
+    path, _, published_ts, _, _ = cases[case]
+    call_command("import_judgments", str(path), "--campaign", case, stdout=io.StringIO())
+    report = _human_ranking("--campaign", case, "--method", "trueskill", "--workers", "2")
+    for system, value in published_ts.items():
+        assert abs(report["systems"][system]["trueskill"] - value) <= 0.003, system
+
+
+@pytest.mark.parametrize("case", CASE_IDS)
+def test_export_then_import_gives_identical_judgments(cases, case, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = cases[case][0]
+    call_command("import_judgments", str(path), "--campaign", "first", stdout=io.StringIO())
+    exported = tmp_path / "out.xml"
+    call_command(
+        "export_judgments", "--campaign", "first", "-o", str(exported), stdout=io.StringIO()
+    )
+    assert read_judgments_xml(exported) == read_judgments_xml(path)
+    call_command("import_judgments", str(exported), "--campaign", "second", stdout=io.StringIO())
+    first, second = (Campaign.objects.get(name=n) for n in ("first", "second"))
+    assert campaign_judgment_set(second) == campaign_judgment_set(first)
+
+
+def _counts() -> tuple[int, ...]:
+    return tuple(
+        model.objects.count()
+        for model in (Campaign, CampaignSystem, Item, ItemOutput, Assignment, Judgment)
+    )
+
+
+GOOD_ITEM = (
+    '<ranking-item src-id="1" id="{id}" user="ann1">'
+    '<translation rank="1" system="A"/><translation rank="2" system="B C"/></ranking-item>'
+)
+
+
+def _xml(*items: str) -> str:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<appraise-results>\n'
+        '<error-correction-ranking-result id="t">\n'
+        + "\n".join(items)
+        + "\n</error-correction-ranking-result>\n</appraise-results>\n"
+    )
+
+
+def _import(tmp_path: Path, text: str, campaign: str = "bad") -> None:
+    path = tmp_path / "in.xml"
+    path.write_text(text, encoding="utf-8")
+    call_command("import_judgments", str(path), "--campaign", campaign, stdout=io.StringIO())
+
+
+def test_malformed_xml_names_the_line_and_imports_nothing(tmp_path: Path) -> None:
+    before = _counts()
+    broken = _xml(GOOD_ITEM.format(id=1), '<ranking-item src-id="2" id="2" user="ann1">')
+    with pytest.raises(CommandError, match=r"line \d+, column \d+: malformed XML"):
+        _import(tmp_path, broken)
+    assert _counts() == before
+
+
+def test_duplicate_item_is_refused_with_its_place(tmp_path: Path) -> None:
+    before = _counts()
+    with pytest.raises(CommandError, match=r"#2 \(id='7'\).*duplicate item"):
+        _import(tmp_path, _xml(GOOD_ITEM.format(id=7), GOOD_ITEM.format(id=7)))
+    assert _counts() == before
+
+
+def test_importing_the_same_items_again_is_a_duplicate_and_changes_nothing(tmp_path: Path) -> None:
+    _import(tmp_path, _xml(GOOD_ITEM.format(id=1)), campaign="c")
+    before = _counts()
+    with pytest.raises(CommandError, match="duplicate item: user 'ann1' already has id '1'"):
+        _import(tmp_path, _xml(GOOD_ITEM.format(id=2), GOOD_ITEM.format(id=1)), campaign="c")
+    assert _counts() == before
+
+
+def test_unknown_system_of_an_existing_campaign_is_refused(tmp_path: Path) -> None:
+    _import(tmp_path, _xml(GOOD_ITEM.format(id=1)), campaign="c")
+    before = _counts()
+    unknown = GOOD_ITEM.format(id=2).replace('system="A"', 'system="Z"')
+    with pytest.raises(CommandError, match=r"#1 \(id='2'\).*unknown system 'Z'"):
+        _import(tmp_path, _xml(unknown), campaign="c")
+    assert _counts() == before
+
+
+def test_unknown_sentence_of_the_release_is_refused(tmp_path: Path) -> None:
+    from tests.judgments.factories import make_release
+
+    release = make_release(["我很喜欢吃平果", "他是一个好学升"])
+    before = _counts()
+    path = tmp_path / "in.xml"
+    path.write_text(_xml(GOOD_ITEM.format(id=1).replace('src-id="1"', 'src-id="99"')))
+    with pytest.raises(CommandError, match=f"sentence '99' is not in {release.label}"):
+        call_command(
+            "import_judgments",
+            str(path),
+            "--campaign",
+            "r",
+            "--release",
+            release.label,
+            stdout=io.StringIO(),
+        )
+    assert _counts() == before
+    path.write_text(_xml(GOOD_ITEM.format(id=1)))
+    call_command(
+        "import_judgments",
+        str(path),
+        "--campaign",
+        "r",
+        "--release",
+        release.label,
+        stdout=io.StringIO(),
+    )
+    item = Item.objects.get(campaign__name="r")
+    assert item.source == "我很喜欢吃平果" and item.campaign.release == release
