@@ -17,3 +17,7 @@ urlpatterns += [
     path("api/", include("review.api")),
 ]
 urlpatterns += [path("", include("scoring.urls"))]
+urlpatterns += [
+    path("", include("judgments.urls")),
+    path("api/", include("judgments.api")),
+]

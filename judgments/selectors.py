@@ -263,3 +263,29 @@ def campaign_results(
     )
     report["judges"] = judge_statistics(campaign, judgments)
     return report
+
+
+def release_system_outputs(version: DatasetVersion) -> dict[str, list[str]]:
+    """{system name: lines} of the systems stored for `version`, asked of the higher apps
+    through the `release_system_outputs` signal (the scoring app's system outputs)."""
+    from judgments.signals import release_system_outputs as signal
+
+    found: dict[str, list[str]] = {}
+    for _, answer in signal.send(sender=Campaign, version=version):
+        if not isinstance(answer, dict):
+            continue
+        for name, lines in answer.items():
+            found.setdefault(str(name), list(lines))
+    return dict(sorted(found.items()))
+
+
+def campaign_progress(campaign: Campaign) -> dict[str, int]:
+    counts = dict(
+        Assignment.objects.filter(campaign=campaign).values_list("status").annotate(n=Count("id"))
+    )
+    return {
+        "pending": counts.get(AssignmentStatus.PENDING, 0),
+        "done": counts.get(AssignmentStatus.DONE, 0),
+        "skipped": counts.get(AssignmentStatus.SKIPPED, 0),
+        "total": sum(counts.values()),
+    }

@@ -7,3 +7,4 @@ class ScoringConfig(AppConfig):
 
     def ready(self) -> None:
         from scoring import signals  # noqa: F401  (connects the receivers)
+        from scoring import judgment_receivers  # noqa: F401  (judgment campaigns' systems)

@@ -1,0 +1,371 @@
+"""REST API of judgment campaigns (DRF; session or token auth).
+
+Judges see their own items only: the source and the outputs in their shown order, never a
+system name, never another judge's answer. Campaign admins (role admin, named on the
+campaign) see systems, results and exports. Others' objects answer 404.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.http import HttpResponse
+from django.urls import path
+from rest_framework import serializers
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.exceptions import NotFound, ServiceError
+from core.models import User
+from core.permissions import IsPlatformAdmin
+from datasets.models import DatasetVersion
+from judgments import selectors, services
+from judgments.models import Assignment, Campaign, CampaignMode
+
+# --- serializers ---------------------------------------------------------------------------
+
+
+class CampaignCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    name = serializers.CharField(max_length=100)
+    mode = serializers.ChoiceField(choices=CampaignMode.values, default=CampaignMode.RANKING)
+    release = serializers.IntegerField(help_text="DatasetVersion id")
+    systems = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="names of the release's stored system outputs to judge",
+    )
+    system_outputs = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField(allow_blank=True)),
+        required=False,
+        help_text="{name: one line per released sentence}, instead of `systems`",
+    )
+    judges = serializers.ListField(child=serializers.CharField(), help_text="user names")
+    admins = serializers.ListField(child=serializers.CharField(), required=False, default=list)
+    judges_per_item = serializers.IntegerField(default=2, min_value=1)
+    outputs_per_item = serializers.IntegerField(default=5, min_value=2)
+    agreement_share = serializers.FloatField(default=0.0, min_value=0, max_value=1)
+    consistency_share = serializers.FloatField(default=0.1, min_value=0, max_value=1)
+    seed = serializers.IntegerField(default=0)
+    guideline = serializers.CharField(required=False, default="", allow_blank=True)
+
+
+def users_named(names: list[str], field: str) -> list[User]:
+    users = list(User.objects.filter(username__in=names, is_active=True))
+    missing = sorted(set(names) - {u.username for u in users})
+    if missing:
+        raise ServiceError(f"no active user {', '.join(missing)}", field=field)
+    return users
+
+
+def campaign_for_admin(campaign_id: int, user: Any) -> Campaign:
+    campaign = Campaign.objects.filter(pk=campaign_id).select_related("release__dataset").first()
+    if campaign is None or not selectors.is_campaign_admin(user, campaign):
+        raise NotFound(f"no judgment campaign {campaign_id}", field="campaign")
+    return campaign
+
+
+def admin_campaign_data(campaign: Campaign) -> dict[str, Any]:
+    return {
+        "id": campaign.pk,
+        "name": campaign.name,
+        "mode": campaign.mode,
+        "release": campaign.release.label if campaign.release else None,
+        "release_id": campaign.release_id,
+        "language": campaign.language,
+        "judges_per_item": campaign.judges_per_item,
+        "outputs_per_item": campaign.outputs_per_item,
+        "agreement_share": campaign.agreement_share,
+        "consistency_share": campaign.consistency_share,
+        "systems": list(campaign.systems.values_list("name", flat=True)),
+        "judges": list(campaign.judges.values_list("username", flat=True)),
+        "items": campaign.items.count(),
+        "assignments": campaign.assignments.count(),
+    }
+
+
+def judge_item_data(assignment: Assignment) -> dict[str, Any]:
+    """What a judge gets: no system name, no repeat flag, no other judge."""
+    campaign = assignment.campaign
+    done, total = selectors.judge_progress(campaign, assignment.judge)
+    return {
+        "assignment": assignment.pk,
+        "campaign": campaign.pk,
+        "mode": campaign.mode,
+        "language": campaign.language,
+        "status": assignment.status,
+        "progress": {"done": done, "total": total},
+        **selectors.judge_view_of_item(assignment.item, language=campaign.language),
+    }
+
+
+# --- views ---------------------------------------------------------------------------------
+
+
+class CampaignListView(APIView):
+    """GET: campaigns you administer (with systems) and campaigns you judge (your progress).
+    POST (admin): create a campaign on a release."""
+
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: Request) -> Response:
+        return Response(
+            {
+                "administered": [
+                    admin_campaign_data(c)
+                    for c in selectors.campaigns_administered_by(request.user)
+                ],
+                "judging": selectors.campaigns_judged_by(request.user),
+            }
+        )
+
+    def post(self, request: Request) -> Response:
+        if not IsPlatformAdmin().has_permission(request, self):
+            return Response({"detail": "only admins create campaigns"}, status=403)
+        data = CampaignCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        release = DatasetVersion.objects.filter(pk=values["release"]).first()
+        if release is None:
+            raise NotFound(f"no release {values['release']}", field="release")
+        outputs = values.get("system_outputs")
+        if outputs is None:
+            stored = selectors.release_system_outputs(release)
+            names = values.get("systems") or []
+            unknown = [n for n in names if n not in stored]
+            if unknown:
+                raise ServiceError(
+                    f"{release.label} has no system output {', '.join(unknown)}", field="systems"
+                )
+            outputs = {n: stored[n] for n in names}
+        campaign = services.create_campaign(
+            name=values["name"],
+            mode=values["mode"],
+            release=release,
+            system_outputs=outputs,
+            judges=users_named(values["judges"], "judges"),
+            admins=users_named(values["admins"], "admins"),
+            judges_per_item=values["judges_per_item"],
+            outputs_per_item=values["outputs_per_item"],
+            agreement_share=values["agreement_share"],
+            consistency_share=values["consistency_share"],
+            seed=values["seed"],
+            guideline=values["guideline"],
+            created_by=request.user,
+        )
+        return Response(admin_campaign_data(campaign), status=201)
+
+
+class CampaignDetailView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    def get(self, request: Request, campaign_id: int) -> Response:
+        return Response(admin_campaign_data(campaign_for_admin(campaign_id, request.user)))
+
+
+class CampaignImportView(APIView):
+    """POST multipart {campaign: name, file: Appraise XML, release?: "dataset@vN"}: all or
+    nothing; an error names the place in the file."""
+
+    permission_classes = [IsPlatformAdmin]
+    parser_classes = [MultiPartParser, FormParser]
+
+    def post(self, request: Request) -> Response:
+        name = str(request.data.get("campaign", "")).strip()
+        upload = request.FILES.get("file")
+        if not name:
+            raise ServiceError("name the campaign", field="campaign")
+        if upload is None:
+            raise ServiceError("attach the XML file", field="file")
+        existing = Campaign.objects.filter(name=name).first()
+        if existing is not None and not selectors.is_campaign_admin(request.user, existing):
+            raise NotFound(f"no judgment campaign {name!r} of yours", field="campaign")
+        release = None
+        label = str(request.data.get("release", "")).strip()
+        if label:
+            release = _release_from_label(label)
+        campaign = services.import_judgments(
+            campaign_name=name,
+            source=upload.read(),
+            release=release,
+            label=upload.name,
+            by=request.user,
+        )
+        return Response(admin_campaign_data(campaign), status=201)
+
+
+def _release_from_label(label: str) -> DatasetVersion:
+    from datasets.selectors import get_dataset, get_version
+
+    dataset_name, _, number = label.partition("@")
+    version = get_version(get_dataset(dataset_name), number) if number else None
+    if version is None:
+        raise NotFound(f"no release {label!r} (write dataset@vN)", field="release")
+    return version
+
+
+class CampaignExportView(APIView):
+    """GET ?format=xml (Appraise) | csv (WMT pairwise)."""
+
+    permission_classes = [IsPlatformAdmin]
+
+    def get(self, request: Request, campaign_id: int) -> HttpResponse:
+        campaign = campaign_for_admin(campaign_id, request.user)
+        if request.query_params.get("format", "xml") == "csv":
+            text = services.export_pairwise_csv(campaign=campaign, by=request.user)
+            kind, suffix = "text/csv", "csv"
+        else:
+            text = services.export_judgments(campaign=campaign, by=request.user)
+            kind, suffix = "application/xml", "xml"
+        response = HttpResponse(text, content_type=f"{kind}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{campaign.name}.{suffix}"'
+        return response
+
+
+class CampaignResultsView(APIView):
+    """GET ?method=ew|trueskill|both&bootstrap=N&seed=S&runs=R: the human_ranking JSON plus
+    per-judge statistics."""
+
+    permission_classes = [IsPlatformAdmin]
+
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = campaign_for_admin(campaign_id, request.user)
+        params = request.query_params
+        try:
+            report = selectors.campaign_results(
+                campaign,
+                method=params.get("method", "both"),
+                bootstrap=int(params.get("bootstrap", 0)),
+                seed=int(params["seed"]) if "seed" in params else None,
+                runs=min(int(params.get("runs", selectors.TRUESKILL_RUNS)), 10_000),
+            )
+        except ValueError as error:
+            raise ServiceError(str(error), field="method") from None
+        return Response(report)
+
+
+class ReassignStaleView(APIView):
+    """POST {minutes}: items opened longer ago than that and not finished go to other judges."""
+
+    permission_classes = [IsPlatformAdmin]
+
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = campaign_for_admin(campaign_id, request.user)
+        try:
+            minutes = float(request.data.get("minutes", 60))
+        except (TypeError, ValueError):
+            raise ServiceError("minutes must be a number", field="minutes") from None
+        moved = services.reassign_stale(
+            campaign=campaign, older_than=timedelta(minutes=minutes), by=request.user
+        )
+        return Response({"reassigned": [a.pk for a in moved]})
+
+
+class NextItemView(APIView):
+    """GET: your next item in the campaign (204 when you are done)."""
+
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = Campaign.objects.filter(pk=campaign_id, judges=request.user).first()
+        if campaign is None:
+            raise NotFound(f"no judgment campaign {campaign_id} of yours", field="campaign")
+        assignment = services.next_assignment(campaign=campaign, judge=request.user)
+        if assignment is None:
+            return Response(status=204)
+        return Response(judge_item_data(assignment))
+
+
+class AssignmentView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: Request, assignment_id: int) -> Response:
+        assignment = selectors.assignment_for_judge(assignment_id, request.user)
+        services.start_assignment(assignment)
+        return Response(judge_item_data(assignment))
+
+
+class SubmitSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    ranks = serializers.ListField(child=serializers.IntegerField())
+    edit_verdicts = serializers.ListField(
+        child=serializers.DictField(), required=False, default=list
+    )
+
+
+class SubmitView(APIView):
+    """POST {ranks: [rank per shown output], edit_verdicts?: [{output, edit, correct}]}."""
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+
+    def post(self, request: Request, assignment_id: int) -> Response:
+        data = SubmitSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        judgment = services.submit_judgment(
+            assignment_id=assignment_id,
+            judge=request.user,
+            ranks=data.validated_data["ranks"],
+            edit_verdicts=data.validated_data["edit_verdicts"],
+        )
+        return Response({"assignment": assignment_id, "ranks": judgment.ranks}, status=201)
+
+
+class SkipView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: Request, assignment_id: int) -> Response:
+        services.skip_assignment(assignment_id=assignment_id, judge=request.user)
+        return Response({"assignment": assignment_id, "status": "skipped"})
+
+
+urlpatterns = [
+    path("judgments/campaigns/", CampaignListView.as_view(), name="api-judgment-campaigns"),
+    path(
+        "judgments/campaigns/import/",
+        CampaignImportView.as_view(),
+        name="api-judgment-import",
+    ),
+    path(
+        "judgments/campaigns/<int:campaign_id>/",
+        CampaignDetailView.as_view(),
+        name="api-judgment-campaign",
+    ),
+    path(
+        "judgments/campaigns/<int:campaign_id>/export/",
+        CampaignExportView.as_view(),
+        name="api-judgment-export",
+    ),
+    path(
+        "judgments/campaigns/<int:campaign_id>/results/",
+        CampaignResultsView.as_view(),
+        name="api-judgment-results",
+    ),
+    path(
+        "judgments/campaigns/<int:campaign_id>/reassign-stale/",
+        ReassignStaleView.as_view(),
+        name="api-judgment-reassign-stale",
+    ),
+    path(
+        "judgments/campaigns/<int:campaign_id>/next/",
+        NextItemView.as_view(),
+        name="api-judgment-next",
+    ),
+    path(
+        "judgments/assignments/<int:assignment_id>/",
+        AssignmentView.as_view(),
+        name="api-judgment-assignment",
+    ),
+    path(
+        "judgments/assignments/<int:assignment_id>/submit/",
+        SubmitView.as_view(),
+        name="api-judgment-submit",
+    ),
+    path(
+        "judgments/assignments/<int:assignment_id>/skip/",
+        SkipView.as_view(),
+        name="api-judgment-skip",
+    ),
+]

@@ -1,0 +1,261 @@
+"""Judgment pages: campaign list and creation (admins), the keyboard-first judging page
+(judges), results (campaign admins), exports. Thin: parse, call a service or selector,
+render."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.views.decorators.http import require_POST
+
+from core.markdown import render_markdown
+from core.models import User
+from core.permissions import role_required
+from core.roles import Role, has_role
+from core.web import call_service, lookup
+from datasets.models import DatasetVersion
+from judgments import selectors, services
+from judgments.forms import CampaignForm
+from judgments.models import AssignmentStatus, Campaign, CampaignMode
+
+DEFAULT_GUIDELINE = """Rank the corrections of the source sentence from best (1) to worst.
+Give equal ranks to corrections that are equally good. A correction should fix the errors
+and keep the writer's meaning; do not prefer a longer rewrite for its own sake.
+
+按照从好（1）到差的顺序给各个修改结果排名；同样好的结果可以并列。好的修改应当改正错误并保留原意。"""
+
+
+def _user(request: HttpRequest) -> User:
+    """The signed-in user (every view here is behind login_required or role_required)."""
+    return cast(User, request.user)
+
+
+def _campaign_for_admin(campaign_id: int, user: Any) -> Campaign:
+    campaign = Campaign.objects.filter(pk=campaign_id).select_related("release__dataset").first()
+    if campaign is None or not selectors.is_campaign_admin(user, campaign):
+        raise Http404("no such campaign of yours")
+    return campaign
+
+
+@login_required
+def index(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "judgments/index.html",
+        {
+            "administered": selectors.campaigns_administered_by(_user(request)),
+            "judging": selectors.campaigns_judged_by(_user(request)),
+            "is_admin": has_role(_user(request), Role.ADMIN),
+        },
+    )
+
+
+@role_required(Role.ADMIN)
+def create(request: HttpRequest) -> HttpResponse:
+    release_id = request.POST.get("release") or request.GET.get("release")
+    release = (
+        DatasetVersion.objects.filter(pk=release_id).select_related("dataset").first()
+        if release_id and str(release_id).isdigit()
+        else None
+    )
+    outputs = selectors.release_system_outputs(release) if release else {}
+    initial = {"release": release, "guideline": DEFAULT_GUIDELINE}
+    if request.method == "POST" and request.POST.get("step") == "create":
+        form = CampaignForm(request.POST, system_names=list(outputs))
+        if form.is_valid():
+            data = form.cleaned_data
+            campaign = call_service(
+                request,
+                services.create_campaign,
+                name=data["name"],
+                mode=data["mode"],
+                release=data["release"],
+                system_outputs={name: outputs[name] for name in data["systems"]},
+                judges=list(data["judges"]),
+                judges_per_item=data["judges_per_item"],
+                outputs_per_item=data["outputs_per_item"],
+                agreement_share=data["agreement_share"],
+                consistency_share=data["consistency_share"],
+                seed=data["seed"],
+                guideline=data["guideline"],
+                created_by=_user(request),
+            )
+            if campaign is not None:
+                messages.success(
+                    request, f"Campaign {campaign.name} created: {campaign.items.count()} items."
+                )
+                return redirect("judgments:results", campaign_id=campaign.pk)
+    else:
+        form = CampaignForm(initial=initial, system_names=list(outputs))
+    return render(
+        request,
+        "judgments/create.html",
+        {"form": form, "release": release, "system_count": len(outputs)},
+    )
+
+
+@login_required
+def judge_next(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = Campaign.objects.filter(pk=campaign_id, judges=_user(request)).first()
+    if campaign is None:
+        raise Http404("you do not judge in this campaign")
+    assignment = call_service(
+        request, services.next_assignment, campaign=campaign, judge=_user(request)
+    )
+    if assignment is None:
+        messages.info(request, f"Nothing left to judge in {campaign.name}. Thank you!")
+        return redirect("judgments:index")
+    return redirect("judgments:judge", assignment_id=assignment.pk)
+
+
+@login_required
+def judge(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    assignment = lookup(selectors.assignment_for_judge, assignment_id, _user(request))
+    campaign = assignment.campaign
+    if request.method == "POST":
+        return _answer(request, assignment.pk, campaign)
+    services.start_assignment(assignment)
+    view = selectors.judge_view_of_item(assignment.item, language=campaign.language)
+    done, total = selectors.judge_progress(campaign, _user(request))
+    return render(
+        request,
+        "judgments/judge.html",
+        {
+            "assignment": assignment,
+            "campaign": campaign,
+            "item": view,
+            "edits_mode": campaign.mode == CampaignMode.EDITS,
+            "pending": assignment.status == AssignmentStatus.PENDING,
+            "position": done + 1 if assignment.status == AssignmentStatus.PENDING else done,
+            "total": total,
+            "rank_choices": range(1, len(view["outputs"]) + 1),
+            "guideline_html": render_markdown(campaign.guideline or DEFAULT_GUIDELINE),
+            "page_config": {
+                "outputs": len(view["outputs"]),
+                "editsMode": campaign.mode == CampaignMode.EDITS,
+            },
+        },
+    )
+
+
+def _answer(request: HttpRequest, assignment_id: int, campaign: Campaign) -> HttpResponse:
+    done: object | None
+    if request.POST.get("action") == "skip":
+        done = call_service(
+            request, services.skip_assignment, assignment_id=assignment_id, judge=_user(request)
+        )
+    else:
+        ranks: list[Any] = []
+        verdicts: list[dict[str, Any]] = []
+        for key, value in request.POST.items():
+            if key.startswith("verdict-"):
+                _, output, edit = key.split("-", 2)
+                if output.isdigit() and edit.isdigit():
+                    verdicts.append(
+                        {"output": int(output), "edit": int(edit), "correct": value == "correct"}
+                    )
+        count = sum(1 for key in request.POST if key.startswith("rank-"))
+        for position in range(count):
+            value = request.POST.get(f"rank-{position}", "")
+            ranks.append(int(value) if value.strip().isdigit() else value)
+        done = call_service(
+            request,
+            services.submit_judgment,
+            assignment_id=assignment_id,
+            judge=_user(request),
+            ranks=ranks,
+            edit_verdicts=verdicts,
+        )
+    if done is None:
+        return redirect("judgments:judge", assignment_id=assignment_id)
+    return redirect("judgments:next", campaign_id=campaign.pk)
+
+
+def _meta_evaluation_url(campaign: Campaign) -> str | None:
+    """The release's meta-evaluation page with this campaign as the human side (None while
+    that page does not exist or the campaign stands alone)."""
+    if campaign.release_id is None:
+        return None
+    try:
+        base = reverse("scoring:meta-evaluation", args=[campaign.release_id])
+    except NoReverseMatch:
+        return None
+    return f"{base}?campaign={campaign.pk}"
+
+
+@role_required(Role.ADMIN)
+def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = _campaign_for_admin(campaign_id, _user(request))
+    bootstrap = request.GET.get("bootstrap", "200")
+    report = None
+    error = ""
+    try:
+        report = selectors.campaign_results(
+            campaign,
+            method="both",
+            bootstrap=min(int(bootstrap), 2000) if bootstrap.isdigit() else 200,
+        )
+    except ValueError as exc:
+        error = str(exc)
+    progress = selectors.campaign_progress(campaign)
+    return render(
+        request,
+        "judgments/results.html",
+        {
+            "campaign": campaign,
+            "report": report,
+            "rows": _result_rows(report) if report else [],
+            "error": error,
+            "progress": progress,
+            "systems": list(campaign.systems.values_list("name", flat=True)),
+            "meta_url": _meta_evaluation_url(campaign),
+        },
+    )
+
+
+def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for rank, (name, row) in enumerate(report["systems"].items(), start=1):
+        rows.append({"rank": rank, "system": name, **row})
+    return rows
+
+
+@role_required(Role.ADMIN)
+def export(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
+    campaign = _campaign_for_admin(campaign_id, _user(request))
+    if fmt not in ("xml", "csv"):
+        raise Http404("export as .xml or .csv")
+    if fmt == "csv":
+        text = services.export_pairwise_csv(campaign=campaign, by=_user(request))
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    else:
+        text = services.export_judgments(campaign=campaign, by=_user(request))
+        response = HttpResponse(text, content_type="application/xml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.name}.{fmt}"'
+    return response
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def reassign_stale(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    from datetime import timedelta
+
+    campaign = _campaign_for_admin(campaign_id, _user(request))
+    minutes = request.POST.get("minutes", "60")
+    moved = call_service(
+        request,
+        services.reassign_stale,
+        campaign=campaign,
+        older_than=timedelta(
+            minutes=float(minutes) if minutes.replace(".", "", 1).isdigit() else 60
+        ),
+        by=_user(request),
+    )
+    if moved is not None:
+        messages.success(request, f"{len(moved)} stale items handed to other judges.")
+    return redirect("judgments:results", campaign_id=campaign.pk)
