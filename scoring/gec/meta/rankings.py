@@ -536,6 +536,10 @@ def _kappa(
         return 0.0, 0
     p_agree = agree / total
     p_chance = sum((count / seen) ** 2 for count in tally.values())
+    if p_chance >= 1.0:
+        # Every decision of the pair is the same relation: kappa is undefined (0/0); the pair
+        # is left out like a pair with no common decision (small platform campaigns hit this).
+        return 0.0, 0
     return (p_agree - p_chance) / (1 - p_chance), total
 
 

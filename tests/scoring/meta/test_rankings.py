@@ -156,3 +156,15 @@ def test_trueskill_runs_do_not_depend_on_the_worker_count(seeda: Path) -> None:
     two = trueskill_mu(pairs, runs=runs, seed=5, workers=2, matches=40)
     assert one.shape == (runs, 15)
     assert np.array_equal(one, two)
+
+
+def test_kappa_of_judges_who_always_give_the_same_relation_is_left_out() -> None:
+    from scoring.gec.meta.judgments import RankedEntry, RankingItem
+
+    def item(user: str, item_id: str) -> RankingItem:
+        entries = (RankedEntry(("A",), 1), RankedEntry(("B",), 2))
+        return RankingItem(item_id=item_id, src_id="1", user=user, entries=entries)
+
+    kappa = agreement([item("x", "1"), item("y", "2"), item("x", "3")], min_overlap=1)
+    assert np.isnan(kappa.inter_kappa) and np.isnan(kappa.intra_kappa)
+    assert kappa.per_pair[("x", "y")] == (0.0, 0)
