@@ -10,6 +10,15 @@ from core.models import AuditLog, Notification, User
 admin.site.register(User, UserAdmin)
 
 
+def superusers_only(request: Any) -> bool:
+    """Django admin is a superuser's tool: admins run the platform on its own pages (users,
+    annotation projects), which check the rules and write the audit log."""
+    return bool(request.user.is_active and request.user.is_superuser)
+
+
+admin.site.has_permission = superusers_only  # type: ignore[method-assign]
+
+
 class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """For rows written only by services (which check the rules and write the audit log):
     the admin is for looking."""

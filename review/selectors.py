@@ -8,12 +8,14 @@ the reviewer of its sentence and admins. Anything else is NotFound (404), never 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
-from annotate.models import AssignmentStatus, Submission, SubmissionTag
+from annotate.models import Assignment, AssignmentStatus, Submission, SubmissionTag
 from core.exceptions import NotFound
+from core.models import User
 from core.roles import Role, has_role
 from datasets.extraction import (
     ReviewGrid,
@@ -22,7 +24,7 @@ from datasets.extraction import (
     diff_segments,
     edits_between,
 )
-from datasets.models import GoldenReference, ReferenceKind
+from datasets.models import Dataset, GoldenReference, Judgement, ReferenceKind
 from review.models import Complaint, ReviewStatus, ReviewTask, StudyItem
 
 NO_ERROR_TEXT = "没有错误"
@@ -263,3 +265,195 @@ def can_resolve(user: Any, complaint: Complaint) -> bool:
     return has_role(user, Role.ADMIN) or (
         has_role(user, Role.REVIEWER) and complaint.study_item.task.reviewer_id == user.pk
     )
+
+
+# --- annotation projects (admin): who is assigned what --------------------------------------
+
+
+def project_list() -> QuerySet[Dataset]:
+    """Every dataset with its pool sizes (active members) and sentence count."""
+    return Dataset.objects.order_by("name").annotate(
+        annotator_count=Count("annotators", filter=Q(annotators__is_active=True), distinct=True),
+        reviewer_count=Count("reviewers", filter=Q(reviewers__is_active=True), distinct=True),
+        sentence_count=Count("sentences", distinct=True),
+    )
+
+
+@dataclass
+class MemberLoad:
+    """One person's share of a dataset's work, in either pool (or holding work while out)."""
+
+    user: Any
+    in_annotator_pool: bool
+    in_reviewer_pool: bool
+    open: int = 0
+    submitted: int = 0
+    withdrawn: int = 0
+    reviews_waiting: int = 0
+    reviews_open: int = 0
+    reviews_done: int = 0
+
+
+def project_members(dataset: Any) -> list[MemberLoad]:
+    """Pool members and anyone else holding work of `dataset`, with their counts."""
+    annotator_ids = set(dataset.annotators.values_list("pk", flat=True))
+    reviewer_ids = set(dataset.reviewers.values_list("pk", flat=True))
+    assignment_counts = (
+        Assignment.objects.filter(sentence__dataset=dataset)
+        .values("annotator_id")
+        .annotate(
+            open=Count("id", filter=Q(status=AssignmentStatus.OPEN)),
+            submitted=Count("id", filter=Q(status=AssignmentStatus.SUBMITTED)),
+            withdrawn=Count("id", filter=Q(status=AssignmentStatus.WITHDRAWN)),
+        )
+    )
+    review_counts = (
+        ReviewTask.objects.filter(sentence__dataset=dataset)
+        .values("reviewer_id")
+        .annotate(
+            waiting=Count("id", filter=Q(status=ReviewStatus.WAITING)),
+            open=Count("id", filter=Q(status=ReviewStatus.OPEN)),
+            done=Count("id", filter=Q(status=ReviewStatus.DONE)),
+        )
+    )
+    by_annotator: dict[int, dict[str, Any]] = {
+        row["annotator_id"]: dict(row) for row in assignment_counts
+    }
+    by_reviewer: dict[int, dict[str, Any]] = {
+        row["reviewer_id"]: dict(row) for row in review_counts
+    }
+    ids = annotator_ids | reviewer_ids | set(by_annotator) | set(by_reviewer)
+    members = []
+    for user in User.objects.filter(pk__in=ids).order_by("username"):
+        work = by_annotator.get(user.pk, {})
+        reviews = by_reviewer.get(user.pk, {})
+        members.append(
+            MemberLoad(
+                user=user,
+                in_annotator_pool=user.pk in annotator_ids,
+                in_reviewer_pool=user.pk in reviewer_ids,
+                open=work.get("open", 0),
+                submitted=work.get("submitted", 0),
+                withdrawn=work.get("withdrawn", 0),
+                reviews_waiting=reviews.get("waiting", 0),
+                reviews_open=reviews.get("open", 0),
+                reviews_done=reviews.get("done", 0),
+            )
+        )
+    return members
+
+
+@dataclass(frozen=True)
+class SentenceHolders:
+    sentence: Any
+    annotators: list[tuple[str, str]]  # (username, assignment status), withdrawn left out
+    reviewer: str
+    review_status: str
+
+
+def sentence_holders(dataset: Any, *, limit: int = 100) -> list[SentenceHolders]:
+    """The first `limit` assigned sentences of `dataset` with who annotates and reviews them."""
+    sentences = list(
+        dataset.sentences.filter(assignments__isnull=False)
+        .distinct()
+        .order_by("position")
+        .select_related("review_task__reviewer")
+        .prefetch_related("assignments__annotator")[:limit]
+    )
+    rows = []
+    for sentence in sentences:
+        holders = [
+            (a.annotator.username, a.status)
+            for a in sorted(sentence.assignments.all(), key=lambda a: a.pk)
+            if a.status != AssignmentStatus.WITHDRAWN
+        ]
+        task = getattr(sentence, "review_task", None)
+        rows.append(
+            SentenceHolders(
+                sentence=sentence,
+                annotators=holders,
+                reviewer=task.reviewer.username if task else "",
+                review_status=task.status if task else "",
+            )
+        )
+    return rows
+
+
+def overdue_review_tasks(*, now: Any) -> QuerySet[ReviewTask]:
+    """Reviews ready for longer than their dataset's deadline (`stale_after_hours`)."""
+    condition = Q(pk__in=[])
+    for dataset_id, hours in Dataset.objects.values_list("pk", "stale_after_hours"):
+        condition |= Q(sentence__dataset_id=dataset_id, opened_at__lt=now - timedelta(hours=hours))
+    return (
+        ReviewTask.objects.filter(status=ReviewStatus.OPEN)
+        .filter(condition)
+        .select_related("sentence", "sentence__dataset", "reviewer")
+        .order_by("opened_at", "id")
+    )
+
+
+# --- the review page at annotator speed -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueueProgress:
+    """ "n of m": this task's place among the reviewer's tasks that are ready or done."""
+
+    number: int
+    total: int
+    done: int
+
+
+def queue_progress(user: Any, task: ReviewTask) -> QueueProgress | None:
+    """Where `task` stands in the reviewer's own queue (done first, then the open ones in
+    queue order); None when it is not the user's task (an admin looking in)."""
+    if task.reviewer_id != getattr(user, "pk", None):
+        return None
+    mine = ReviewTask.objects.filter(reviewer_id=user.pk)
+    done = mine.filter(status=ReviewStatus.DONE).count()
+    open_ids = list(review_queue_for(user).values_list("pk", flat=True))
+    total = done + len(open_ids)
+    if task.pk in open_ids:
+        number = done + open_ids.index(task.pk) + 1
+    else:
+        done_ids = list(
+            mine.filter(status=ReviewStatus.DONE)
+            .order_by("submitted_at", "id")
+            .values_list("pk", flat=True)
+        )
+        number = done_ids.index(task.pk) + 1 if task.pk in done_ids else 0
+    return QueueProgress(number=number, total=total, done=done)
+
+
+@dataclass(frozen=True)
+class SuggestedStatus:
+    """The sentence status the annotators' answers point to, and why."""
+
+    judgement: str  # a Judgement value, "" when there is no majority
+    reason: str
+
+
+def suggested_status(candidates: list[Candidate]) -> SuggestedStatus:
+    """The sentence status most annotators chose: a strict majority of the k annotators who
+    answered (ERROR FREE, NOT ANNOTATABLE, or corrected = annotatable); without one,
+    nothing is preselected and the split is shown."""
+    if not candidates:
+        return SuggestedStatus("", "")
+    answered = candidates[0].of
+    correctors = {name for c in candidates if c.is_correction for name in c.annotators}
+    votes: list[tuple[str, int, str]] = [
+        (Judgement.ANNOTATABLE, len(correctors), "corrected the sentence"),
+    ]
+    for candidate in candidates:
+        if candidate.kind == ReferenceKind.ERROR_FREE:
+            votes.append((Judgement.ERROR_FREE, candidate.support, "tagged ERROR FREE"))
+        elif candidate.kind == ReferenceKind.NOT_ANNOTATABLE:
+            votes.append((Judgement.NOT_ANNOTATABLE, candidate.support, "tagged NOT ANNOTATABLE"))
+    plural = "s" if answered != 1 else ""
+    for judgement, count, what in votes:
+        if count * 2 > answered:
+            return SuggestedStatus(
+                str(judgement), f"{count} of {answered} annotator{plural} {what}"
+            )
+    split = ", ".join(f"{count} {what}" for _, count, what in votes if count)
+    return SuggestedStatus("", f"no majority among {answered} annotator{plural}: {split}")

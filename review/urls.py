@@ -1,6 +1,6 @@
 from django.urls import path
 
-from review import views
+from review import project_views, views
 
 app_name = "review"
 
@@ -13,6 +13,23 @@ urlpatterns = [
         "annotate/admin/reassign-review/<int:task_id>/",
         views.reassign_review_view,
         name="reassign-review",
+    ),
+    path("annotate/admin/projects/", project_views.projects_page, name="projects"),
+    path("annotate/admin/projects/<slug:name>/", project_views.project_page, name="project"),
+    path(
+        "annotate/admin/projects/<slug:name>/settings/",
+        project_views.project_settings,
+        name="project-settings",
+    ),
+    path(
+        "annotate/admin/projects/<slug:name>/pool/add/",
+        project_views.project_pool_add,
+        name="project-pool-add",
+    ),
+    path(
+        "annotate/admin/projects/<slug:name>/pool/remove/",
+        project_views.project_pool_remove,
+        name="project-pool-remove",
     ),
     path("review/t/<int:task_id>/", views.task_page, name="task"),
     path("review/complaints/", views.complaints, name="complaints"),

@@ -4,27 +4,33 @@ admin's progress / assignment page. Thin views."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from annotate import selectors as annotate_selectors
 from annotate import services as annotate_services
+from core.exceptions import ServiceError
 from core.permissions import role_required
 from core.roles import Role
 from core.selectors import recent_notifications
 from core.web import call_service, lookup
 from datasets.extraction import MAX_DIFF_CHARS, diff_segments, edits_between
 from datasets.models import Dataset
+from datasets.services.projects import MAX_STALE_AFTER_HOURS
 from review import selectors, services, verdicts
 from review.models import ComplaintStatus, ReviewStatus
 from review.workflow import assign_dataset
 
-# An open assignment or review untouched for this long shows up as stale on the admin page.
-STALE_HOURS = int(getattr(settings, "GEC_STALE_ASSIGNMENT_HOURS", 48))
+# ?stale_hours= on the progress page: at most the longest project deadline (a year).
+MAX_STALE_HOURS = MAX_STALE_AFTER_HOURS
+# Assignment errors about these are fixed on the dataset's project page.
+PROJECT_FIELDS = {"annotators", "reviewers", "annotators_per_sentence"}
 
 
 @role_required(Role.REVIEWER)
@@ -91,6 +97,7 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
             nxt = selectors.review_queue_for(request.user).first()
             return redirect("review:task", task_id=nxt.pk) if nxt else redirect("review:queue")
         task.refresh_from_db()
+    suggestion = selectors.suggested_status(candidates)
     return render(
         request,
         "review/task.html",
@@ -98,6 +105,10 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
             "task": task,
             "sentence": task.sentence,
             "candidates": candidates,
+            "progress": selectors.queue_progress(request.user, task),
+            "suggestion": suggestion,
+            # A re-shown form keeps the reviewer's choice; a fresh one starts from the majority.
+            "chosen_judgement": posted.get("judgement") or suggestion.judgement,
             "chunk_grid": selectors.chunk_grid_for(
                 task.sentence.text, candidates, language=task.sentence.dataset.language
             ),
@@ -250,23 +261,38 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
 
 @role_required(Role.ADMIN)
 def admin_dashboard(request: HttpRequest) -> HttpResponse:
-    hours = STALE_HOURS
-    try:
-        hours = max(0, int(request.GET.get("stale_hours", hours)))
-    except ValueError:
-        messages.error(request, "stale_hours must be a whole number of hours")
+    # Without ?stale_hours= each dataset's own deadline (set on its project page) applies.
+    hours: int | None = None
+    raw_hours = request.GET.get("stale_hours", "").strip()
+    if raw_hours:
+        try:
+            hours = int(raw_hours)
+        except ValueError:
+            messages.error(request, "stale_hours must be a whole number of hours")
+        else:
+            if not 0 <= hours <= MAX_STALE_HOURS:
+                messages.error(
+                    request, f"stale_hours must be between 0 and {MAX_STALE_HOURS}; got {hours}"
+                )
+                hours = None
+    if hours is None:
+        stale = annotate_selectors.overdue_assignments(now=timezone.now())
+        stale_reviews = selectors.overdue_review_tasks(now=timezone.now())
+    else:
+        stale = annotate_selectors.stale_assignments(
+            opened_before=annotate_services.stale_cutoff(hours)
+        )
+        stale_reviews = selectors.stale_review_tasks(
+            opened_before=annotate_services.stale_cutoff(hours)
+        )
     return render(
         request,
         "review/admin_dashboard.html",
         {
             "datasets": annotate_selectors.dataset_progress(),
             "annotators": annotate_selectors.annotator_stats(),
-            "stale": annotate_selectors.stale_assignments(
-                opened_before=annotate_services.stale_cutoff(hours)
-            )[:200],
-            "stale_reviews": selectors.stale_review_tasks(
-                opened_before=annotate_services.stale_cutoff(hours)
-            )[:200],
+            "stale": stale[:200],
+            "stale_reviews": stale_reviews[:200],
             "stale_hours": hours,
             "all_datasets": Dataset.objects.order_by("name"),
         },
@@ -282,14 +308,34 @@ def assign_dataset_view(request: HttpRequest) -> HttpResponse:
     except (Dataset.DoesNotExist, ValueError):
         messages.error(request, "choose a dataset and a whole-number seed")
         return redirect("review:admin-dashboard")
-    summary = call_service(request, assign_dataset, dataset=dataset, seed=seed, by=request.user)
-    if summary is not None:
-        messages.success(
-            request,
-            f"Assigned {summary.sentences} sentence(s) of {dataset}: {summary.assignments} "
-            f"assignments, {summary.review_tasks} review tasks (seed {summary.seed}).",
-        )
-    return redirect("review:admin-dashboard")
+    back = (
+        redirect("review:project", name=dataset.name)
+        if request.POST.get("return_to") == "project"
+        else redirect("review:admin-dashboard")
+    )
+    try:
+        summary = assign_dataset(dataset=dataset, seed=seed, by=request.user)
+    except ServiceError as error:
+        if error.field in PROJECT_FIELDS:
+            # The fix is on the project page: say where, with a link.
+            messages.error(
+                request,
+                format_html(
+                    '{} <a href="{}" data-testid="fix-pools">Set the pools and k of {}</a>.',
+                    error.message,
+                    reverse("review:project", args=[dataset.name]),
+                    dataset.name,
+                ),
+            )
+        else:
+            messages.error(request, error.message)
+        return back
+    messages.success(
+        request,
+        f"Assigned {summary.sentences} sentence(s) of {dataset}: {summary.assignments} "
+        f"assignments, {summary.review_tasks} review tasks (seed {summary.seed}).",
+    )
+    return back
 
 
 @role_required(Role.ADMIN)
