@@ -208,13 +208,13 @@ def _release_from_label(label: str) -> DatasetVersion:
 
 
 class CampaignExportView(APIView):
-    """GET ?format=xml (Appraise) | csv (WMT pairwise)."""
+    """GET ?as=xml (Appraise, the default) | csv (WMT pairwise). (DRF keeps `format` for itself.)"""
 
     permission_classes = [IsPlatformAdmin]
 
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         campaign = campaign_for_admin(campaign_id, request.user)
-        if request.query_params.get("format", "xml") == "csv":
+        if request.query_params.get("as", "xml") == "csv":
             text = services.export_pairwise_csv(campaign=campaign, by=request.user)
             kind, suffix = "text/csv", "csv"
         else:

@@ -21,3 +21,31 @@ def make_release(sentences: list[str], references: list[str] | None = None) -> D
             origin=ReferenceOrigin.IMPORTED,
         )
     return release_dataset(dataset=dataset)
+
+
+SOURCES = ["我很喜欢吃平果", "他是一个好学升", "今天天汽很好", "我们一起去公圆"]
+SYSTEMS = {
+    "sysA": ["我很喜欢吃苹果", "他是一个好学生", "今天天气很好", "我们一起去公园"],
+    "sysB": ["我很喜欢吃平果", "他是一个好学生", "今天天汽很好", "我们一起去公园"],
+    "sysC": ["我很喜欢吃苹果", "他是个好学生", "今天天气很好", "我们一起去公圆"],
+}
+
+
+def make_campaign(
+    *, judges: list, mode: str = "ranking", k: int = 2, consistency: float = 0.0, **extra
+):  # type: ignore[no-untyped-def]
+    """A campaign on a four-sentence Chinese release with three systems (sentence 3 has two
+    identical outputs, collapsed into one shown output)."""
+    from judgments.services import create_campaign
+
+    release = make_release(SOURCES)
+    return create_campaign(
+        name=extra.pop("name", "camp"),
+        release=release,
+        system_outputs=SYSTEMS,
+        mode=mode,
+        judges=judges,
+        judges_per_item=k,
+        consistency_share=consistency,
+        **extra,
+    )
