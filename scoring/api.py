@@ -27,7 +27,14 @@ from core.exceptions import NotFound, ServiceError
 from core.permissions import IsPlatformAdmin
 from datasets.models import Dataset, DatasetVersion
 from scoring import selectors, services
-from scoring.models import ScoreStatus, SystemOutput, SystemScore
+from scoring.models import (
+    HumanSystemScores,
+    MetaEvaluation,
+    ScoreStatus,
+    SystemOutput,
+    SystemScore,
+)
+from scoring.services import meta as meta_services
 
 
 def _truthy(value: Any) -> bool:
@@ -245,3 +252,140 @@ class AnnotatorQualityView(APIView):
                 "human": selectors.human_scores(dataset),
             }
         )
+
+
+# --- meta-evaluation (issue 18) ---------------------------------------------------------------
+#
+#   GET  /api/scoring/releases/<id>/meta/          metrics, human sources, runs of the release
+#   POST /api/scoring/releases/<id>/meta/          {"metrics": [...], "human_scores": id |
+#                                                   "campaign": id, "method"?, "bootstrap"?,
+#                                                   "window"?, "seed"?, "wait"?} -> the run
+#   POST /api/scoring/releases/<id>/human-scores/  multipart: file, name?, replace?
+#   GET  /api/scoring/meta/<id>/                   status + the stored report when done
+
+
+def _release(version_id: int) -> DatasetVersion:
+    version = DatasetVersion.objects.select_related("dataset").filter(pk=version_id).first()
+    if version is None:
+        raise NotFound(f"no release {version_id}")
+    return version
+
+
+def _human_scores_state(human: HumanSystemScores) -> dict[str, Any]:
+    return {
+        "id": human.pk,
+        "name": human.name,
+        "file_name": human.file_name,
+        "layout": human.layout,
+        "scores": human.scores,
+    }
+
+
+class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    metrics = serializers.ListField(child=serializers.CharField(), min_length=1)
+    human_scores = serializers.IntegerField(required=False)
+    campaign = serializers.IntegerField(required=False)
+    method = serializers.ChoiceField(choices=list(meta_services.HUMAN_METHODS), default="ew")
+    bootstrap = serializers.IntegerField(
+        min_value=0, max_value=meta_services.MAX_BOOTSTRAP, default=meta_services.DEFAULT_BOOTSTRAP
+    )
+    window = serializers.IntegerField(min_value=2, required=False)
+    seed = serializers.IntegerField(default=0)
+    wait = serializers.BooleanField(default=False)
+
+
+class MetaEvaluationListView(APIView):
+    permission_classes = [IsPlatformAdmin]
+    parser_classes = [JSONParser, FormParser, MultiPartParser]
+
+    @extend_schema(responses={200: serializers.DictField()})
+    def get(self, request: Request, version_id: int) -> Response:
+        version = _release(version_id)
+        return Response(
+            {
+                "release": version.label,
+                "metrics": [
+                    {"key": c.key, "label": c.label, "systems": c.systems}
+                    for c in meta_services.available_metrics(version)
+                ],
+                "human_scores": [
+                    _human_scores_state(h)
+                    for h in HumanSystemScores.objects.filter(version=version)
+                ],
+                "campaigns": [
+                    {"id": c.pk, "name": str(c)}
+                    for c in meta_services.campaigns_for_release(version)
+                ],
+                "evaluations": [
+                    meta_services.evaluation_state(e)
+                    for e in MetaEvaluation.objects.filter(version=version)[:20]
+                ],
+            }
+        )
+
+    @extend_schema(request=MetaEvaluationSerializer, responses={202: serializers.DictField()})
+    def post(self, request: Request, version_id: int) -> Response:
+        version = _release(version_id)
+        form = MetaEvaluationSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        human = None
+        if "human_scores" in data:
+            human = HumanSystemScores.objects.filter(pk=data["human_scores"]).first()
+            if human is None:
+                raise NotFound(f"no human scores {data['human_scores']}", field="human_scores")
+        evaluation = meta_services.request_meta_evaluation(
+            version=version,
+            user=request.user,
+            metrics=data["metrics"],
+            human_scores=human,
+            campaign_id=data.get("campaign"),
+            method=data["method"],
+            bootstrap=data["bootstrap"],
+            window=data.get("window"),
+            seed=data["seed"],
+            queue=not data["wait"],
+        )
+        if data["wait"]:
+            evaluation = meta_services.run_meta_evaluation(
+                evaluation_id=evaluation.pk, job_id=evaluation.background_job_id
+            )
+            return Response(meta_services.evaluation_state(evaluation))
+        evaluation.refresh_from_db()
+        return Response(meta_services.evaluation_state(evaluation), status=202)
+
+
+class HumanScoresUploadView(APIView):
+    permission_classes = [IsPlatformAdmin]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(responses={201: serializers.DictField()})
+    def post(self, request: Request, version_id: int) -> Response:
+        version = _release(version_id)
+        uploaded = request.FILES.get("file")
+        if uploaded is None:
+            raise ServiceError("choose a human score file to upload", field="file")
+        human = meta_services.upload_human_scores(
+            version=version,
+            name=str(request.data.get("name", "")),
+            data=uploaded.read(),
+            file_name=uploaded.name or "",
+            user=request.user,
+            replace=_truthy(request.data.get("replace", "")),
+        )
+        return Response(_human_scores_state(human), status=201)
+
+
+class MetaEvaluationDetailView(APIView):
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(responses={200: serializers.DictField()})
+    def get(self, request: Request, evaluation_id: int) -> Response:
+        evaluation = (
+            MetaEvaluation.objects.select_related("version__dataset")
+            .filter(pk=evaluation_id)
+            .first()
+        )
+        if evaluation is None:
+            raise NotFound(f"no meta-evaluation {evaluation_id}")
+        return Response(meta_services.evaluation_state(evaluation))

@@ -175,3 +175,93 @@ class PayRates(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "pay rates"
+
+
+class HumanScoreLayout(models.TextChoices):
+    WMT = "wmt", "WMT metrics-task layout (NAME LANGPAIR TESTSET SYSTEM SCORE)"
+    SEEDA = "seeda", "SEEDA layout (one score a line, systems in ASCII order)"
+
+
+class HumanSystemScores(models.Model):
+    """An uploaded human system-score file for a release (GJG15's Expected Wins or
+    TrueSkill, SEEDA's ``scores/human/*.txt``, ...), parsed by ``scoring.gec.meta.scorefiles``.
+
+    ``scores`` keeps every system of the file, including ones the release has no output for
+    (INPUT, a reference): a meta-evaluation uses the systems both sides have."""
+
+    version = models.ForeignKey(
+        DatasetVersion, on_delete=models.CASCADE, related_name="human_system_scores"
+    )
+    name = models.CharField(max_length=100)
+    file_name = models.CharField(max_length=255, blank=True)
+    layout = models.CharField(max_length=8, choices=HumanScoreLayout.choices)
+    scores = models.JSONField(default=dict, help_text="system name -> human score")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["version", "name"]
+        verbose_name_plural = "human system scores"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["version", "name"], name="unique_human_scores_name_per_release"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({len(self.scores)} systems) on {self.version.label}"
+
+
+class HumanSource(models.TextChoices):
+    UPLOAD = "upload", "uploaded human system scores"
+    CAMPAIGN = "campaign", "judgment campaign"
+
+
+class MetaEvaluation(models.Model):
+    """One meta-evaluation run: which stored metric scores agree with the human scores.
+
+    What went in is kept beside what came out, so a result can be reproduced: the human
+    scores used (``human``, a snapshot), their source, the systems, and the signature(s) of
+    every metric (``signatures``: metric key -> the distinct signatures of the stored scores).
+    ``report`` is ``scoring.gec.meta.report.system_report``'s JSON plus ``metric_scores`` and
+    ``best``."""
+
+    version = models.ForeignKey(
+        DatasetVersion, on_delete=models.CASCADE, related_name="meta_evaluations"
+    )
+    status = models.CharField(
+        max_length=16, choices=ScoreStatus.choices, default=ScoreStatus.QUEUED, db_index=True
+    )
+    background_job_id = models.PositiveBigIntegerField(null=True, blank=True)
+    human_source = models.CharField(max_length=16, choices=HumanSource.choices)
+    human_scores = models.ForeignKey(
+        HumanSystemScores, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The judgments app's campaign id (an id, not a foreign key: the campaign may be deleted
+    # and the result should stay readable).
+    campaign_id = models.PositiveBigIntegerField(null=True, blank=True)
+    human_method = models.CharField(max_length=16, blank=True, help_text="ew / trueskill / file")
+    human_label = models.CharField(max_length=200, blank=True)
+    metrics = models.JSONField(default=list, help_text="metric keys, in the order chosen")
+    bootstrap = models.PositiveIntegerField(default=1000)
+    window = models.PositiveIntegerField(null=True, blank=True)
+    seed = models.IntegerField(default=0)
+    human = models.JSONField(default=dict, blank=True)
+    systems = models.JSONField(default=list, blank=True)
+    signatures = models.JSONField(default=dict, blank=True)
+    report = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"meta-evaluation {self.pk} of {self.version.label} ({self.status})"

@@ -42,3 +42,11 @@ def gpu_weighted_score(
 ) -> dict[str, Any]:
     score = services.run_weighted_scoring(score_id=score_id, job_id=job_id, model=model)
     return {"score": score.pk, "ptm2": score.summary.get("extra", {}).get("ptm2")}
+
+
+@shared_task(name="scoring.meta_evaluate")
+def meta_evaluate(evaluation_id: int, job_id: int | None = None) -> dict[str, Any]:
+    from scoring.services import meta
+
+    evaluation = meta.run_meta_evaluation(evaluation_id=evaluation_id, job_id=job_id)
+    return {"evaluation": evaluation.pk, "status": evaluation.status}

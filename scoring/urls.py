@@ -18,6 +18,12 @@ urlpatterns = [
     path("scoring/systems/<int:system_id>/delete/", views.delete, name="delete"),
     path("scoring/datasets/<int:dataset_id>/annotators/", views.annotators, name="annotators"),
     path("scoring/pay/", views.pay, name="pay"),
+    path("scoring/releases/<int:version_id>/meta/", views.meta_evaluation, name="meta-evaluation"),
+    path(
+        "scoring/releases/<int:version_id>/meta/human/",
+        views.meta_human_upload,
+        name="meta-human-upload",
+    ),
     # API
     path("api/scoring/systems/", api.SystemListView.as_view(), name="api-systems"),
     path("api/scoring/systems/<int:system_id>/", api.SystemDetailView.as_view(), name="api-system"),
@@ -37,6 +43,21 @@ urlpatterns = [
         name="api-leaderboard",
     ),
     path("api/scoring/ensembles/", api.EnsembleView.as_view(), name="api-ensembles"),
+    path(
+        "api/scoring/releases/<int:version_id>/meta/",
+        api.MetaEvaluationListView.as_view(),
+        name="api-meta-evaluations",
+    ),
+    path(
+        "api/scoring/releases/<int:version_id>/human-scores/",
+        api.HumanScoresUploadView.as_view(),
+        name="api-human-scores",
+    ),
+    path(
+        "api/scoring/meta/<int:evaluation_id>/",
+        api.MetaEvaluationDetailView.as_view(),
+        name="api-meta-evaluation",
+    ),
     path(
         "api/scoring/datasets/<int:dataset_id>/annotators/",
         api.AnnotatorQualityView.as_view(),

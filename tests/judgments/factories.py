@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from core.models import User
 from datasets.models import DatasetVersion, GoldenReference, ReferenceKind, ReferenceOrigin
 from datasets.services.releases import release_dataset
+from judgments.models import Campaign
 from tests.factories import make_dataset
 
 
@@ -32,8 +36,13 @@ SYSTEMS = {
 
 
 def make_campaign(
-    *, judges: list, mode: str = "ranking", k: int = 2, consistency: float = 0.0, **extra
-):  # type: ignore[no-untyped-def]
+    *,
+    judges: list[User],
+    mode: str = "ranking",
+    k: int = 2,
+    consistency: float = 0.0,
+    **extra: Any,
+) -> Campaign:
     """A campaign on a four-sentence Chinese release with three systems (sentence 3 has two
     identical outputs, collapsed into one shown output)."""
     from judgments.services import create_campaign

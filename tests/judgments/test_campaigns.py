@@ -12,6 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from core.exceptions import Conflict, PermissionDenied, ServiceError
+from core.models import User
 from core.roles import Role
 from judgments import selectors, services
 from judgments.models import Assignment, AssignmentStatus, Campaign, Judgment
@@ -27,7 +28,7 @@ def judges():  # type: ignore[no-untyped-def]
     return [make_user(Role.ANNOTATOR) for _ in range(3)]
 
 
-def _judge_everything(campaign: Campaign, judge) -> int:  # type: ignore[no-untyped-def]
+def _judge_everything(campaign: Campaign, judge: User) -> int:
     done = 0
     while (assignment := services.next_assignment(campaign=campaign, judge=judge)) is not None:
         outputs = list(assignment.item.outputs.all())
@@ -38,8 +39,8 @@ def _judge_everything(campaign: Campaign, judge) -> int:  # type: ignore[no-unty
 
 
 def test_items_collapse_identical_outputs_and_keep_system_names_out_of_the_judges_view(
-    judges,
-) -> None:  # type: ignore[no-untyped-def]
+    judges: list[User],
+) -> None:
     campaign = make_campaign(judges=judges)
     items = list(campaign.items.order_by("number"))
     assert [i.source for i in items] == SOURCES
@@ -63,8 +64,8 @@ def test_each_item_goes_to_k_distinct_judges_and_repeats_come_last(judges) -> No
         repeats = [a for a in mine if a.repeat]
         assert len(repeats) == round(sum(not a.repeat for a in mine) * 0.5)
         assert all(a.repeat for a in mine[len(mine) - len(repeats) :])
-        firsts = {a.item_id for a in mine if not a.repeat}
-        assert {a.item_id for a in repeats} <= firsts
+        first_items = {a.item_id for a in mine if not a.repeat}
+        assert {a.item_id for a in repeats} <= first_items
 
 
 def test_too_few_judges_for_k_is_refused_and_nothing_is_created(judges) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,579 @@
+"""The platform's meta-evaluation of a release (issue 18): stored metric scores of systems
+scored through the real scoring service, correlated with uploaded human system scores.
+
+The expected numbers are the metric library's own (`system_report`) on the values read
+straight from the stored SystemScore rows, so the service must add nothing of its own."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from core.exceptions import ServiceError
+from core.models import BackgroundJob, JobStatus
+from core.roles import Role
+from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.services.releases import release_dataset
+from scoring import services
+from scoring.gec.meta.report import system_report
+from scoring.models import (
+    HumanScoreLayout,
+    HumanSystemScores,
+    MetaEvaluation,
+    ScoreStatus,
+    SystemOutput,
+    SystemScore,
+)
+from scoring.services import meta
+from tests.factories import PASSWORD, make_dataset, make_user
+
+pytestmark = pytest.mark.django_db
+
+SENTENCES = [
+    "我很喜欢吃平果",
+    "他是一个好学升",
+    "今天天气很好",
+    "我们明天去公圆玩",
+    "这个问题很复杂的",
+    "她每天都跑部",
+]
+REFERENCES = [
+    "我很喜欢吃苹果",
+    "他是一个好学生",
+    "今天天气很好",
+    "我们明天去公园玩",
+    "这个问题很复杂",
+    "她每天都跑步",
+]
+# Seven systems of different quality (corrections, misses and false positives), so the
+# metrics differ from one another and from the human order.
+OUTPUTS = {
+    "alpha": REFERENCES,
+    "beta": [
+        "我很喜欢吃苹果",
+        "他是一个好学生",
+        "今天天气很好。",
+        "我们明天去公圆玩",
+        "这个问题很复杂",
+        "她每天都跑部",
+    ],
+    "gamma": [
+        "我很喜欢吃苹果",
+        "他是一个好学升",
+        "今天的天气很好",
+        "我们明天去公圆玩",
+        "这个问题很复杂的",
+        "她每天都跑步",
+    ],
+    "delta": [
+        "我很喜欢吃平果",
+        "他是一个学生",
+        "今天天气很好",
+        "我们明天去公园玩",
+        "这个问题非常复杂的",
+        "她每天都跑部",
+    ],
+    "epsilon": SENTENCES,
+    "zeta": [
+        "我很喜欢吃苹果",
+        "他是一个好学升",
+        "今天天气很好",
+        "我们明天去公园玩",
+        "这个问题很复杂的",
+        "她每天都跑部",
+    ],
+    "eta": [
+        "我很喜欢吃苹果",
+        "他是一个好学生们",
+        "今天天气非常好",
+        "我们明天去公园玩耍",
+        "这个问题很复杂",
+        "他每天都跑步",
+    ],
+}
+# Human scores in the WMT layout; INPUT has no output on the release and is left out.
+HUMAN = {
+    "alpha": 0.91,
+    "beta": 0.42,
+    "gamma": 0.55,
+    "delta": -0.3,
+    "epsilon": -0.62,
+    "zeta": 0.12,
+    "eta": 0.2,
+    "INPUT": -0.8,
+}
+SYSTEMS = sorted(OUTPUTS)
+METRICS = ["f05", "p", "cleme", "cleme2"]
+BOOTSTRAP = 200
+
+
+def _wmt(scores: dict[str, float]) -> bytes:
+    return "".join(f"HUMAN\tzh\ttest\t{s}\t{v}\n" for s, v in scores.items()).encode()
+
+
+@pytest.fixture
+def release():  # type: ignore[no-untyped-def]
+    dataset = make_dataset(sentences=SENTENCES, source_name="hsk")
+    for sentence, ref in zip(dataset.sentences.order_by("position"), REFERENCES, strict=True):
+        GoldenReference.objects.create(
+            sentence=sentence,
+            position=0,
+            text=ref,
+            kind=ReferenceKind.ERROR_FREE if ref == sentence.text else ReferenceKind.CORRECTION,
+            origin=ReferenceOrigin.IMPORTED,
+        )
+    version = release_dataset(dataset=dataset)
+    for name, hypotheses in OUTPUTS.items():
+        system = services.upload_system_output(
+            version=version,
+            name=name,
+            data="".join(f"{h}\n" for h in hypotheses).encode(),
+            file_name=f"{name}.txt",
+            user=None,
+            file_format="lines",
+        )
+        assert services.score_now(system=system).status == ScoreStatus.DONE
+    return version
+
+
+@pytest.fixture
+def human(release):  # type: ignore[no-untyped-def]
+    return meta.upload_human_scores(
+        version=release, name="ew", data=_wmt(HUMAN), file_name="human.tsv", user=None
+    )
+
+
+def _stored(release, key: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """The metric as the leaderboard shows it, read straight from the rows."""
+    out = {}
+    for score in SystemScore.objects.filter(system__version=release):
+        extra = score.summary["extra"]
+        out[score.system.name] = {
+            "f05": score.f05,
+            "p": score.p,
+            "cleme": extra["cleme"]["f05"],
+            "cleme2": extra["cleme2"]["score"],
+        }[key]
+    return out
+
+
+def _run(release, human, **kw: Any) -> MetaEvaluation:  # type: ignore[no-untyped-def]
+    evaluation = meta.request_meta_evaluation(
+        version=release,
+        user=None,
+        metrics=kw.pop("metrics", METRICS),
+        human_scores=human,
+        bootstrap=kw.pop("bootstrap", BOOTSTRAP),
+        queue=False,
+        **kw,
+    )
+    return meta.run_meta_evaluation(
+        evaluation_id=evaluation.pk, job_id=evaluation.background_job_id
+    )
+
+
+def test_service_gives_the_library_numbers_on_the_stored_scores(release, human) -> None:  # type: ignore[no-untyped-def]
+    evaluation = _run(release, human, window=3)
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    systems = SYSTEMS
+    assert evaluation.systems == systems  # INPUT has no output on the release
+    metric_scores = {key: _stored(release, key) for key in METRICS}
+    # The metrics must really differ, or the comparison would prove little.
+    assert len({tuple(sorted(v.values())) for v in metric_scores.values()}) == len(METRICS)
+    expected = system_report(
+        HUMAN,
+        metric_scores,
+        systems,
+        run_williams=True,
+        bootstrap=BOOTSTRAP,
+        seed=0,
+        window=3,
+    )
+    report = evaluation.report
+    for key in METRICS:
+        got, want = report["metrics"][key], expected["metrics"][key]
+        assert got["pearson"] == pytest.approx(want["pearson"], abs=1e-12), key
+        assert got["spearman"] == pytest.approx(want["spearman"], abs=1e-12), key
+        assert got["pearson_ci"] == pytest.approx(want["pearson_ci"], abs=1e-12), key
+        assert got["spearman_ci"] == pytest.approx(want["spearman_ci"], abs=1e-12), key
+        assert [(w["from"], w["to"], w["systems"]) for w in got["window"]] == [
+            (w["from"], w["to"], w["systems"]) for w in want["window"]
+        ]
+        assert [w["pearson"] for w in got["window"]] == pytest.approx(
+            [w["pearson"] for w in want["window"]], abs=1e-12
+        )
+        for other in METRICS:
+            if other != key:
+                assert got_or_none(report["williams"][key][other]) == pytest.approx(
+                    got_or_none(expected["williams"][key][other]), abs=1e-12
+                ), (key, other)
+    best = max(METRICS, key=lambda k: abs(expected["metrics"][k]["pearson"]))
+    assert report["best"] == best
+    for key in METRICS:
+        vs_best = report["metrics"][key]["williams_vs_best"]
+        assert vs_best == (None if key == best else expected["williams"][best][key])
+    assert report["metric_scores"] == {
+        k: {s: metric_scores[k][s] for s in systems} for k in METRICS
+    }
+    assert evaluation.human == HUMAN
+
+
+def got_or_none(value: float | None) -> float:
+    return -1.0 if value is None else value
+
+
+def test_every_metric_used_keeps_the_signatures_of_its_stored_scores(release, human) -> None:  # type: ignore[no-untyped-def]
+    evaluation = _run(release, human, metrics=["f05", "cleme", "detection"])
+    scores = list(SystemScore.objects.filter(system__version=release))
+    assert evaluation.signatures["f05"] == sorted({s.signature for s in scores})
+    assert evaluation.signatures["cleme"] == sorted(
+        {s.summary["extra"]["cleme"]["signature"] for s in scores}
+    )
+    assert evaluation.signatures["detection"] == [f"{scores[0].signature}|mode=ds"]
+    assert "cherrant-f0.5" in evaluation.signatures["f05"][0]
+    assert evaluation.human_label.startswith("uploaded: ew")
+
+
+def test_available_metrics_lists_what_the_stored_scores_carry(release) -> None:  # type: ignore[no-untyped-def]
+    choices = {c.key: c for c in meta.available_metrics(release)}
+    assert {"f05", "p", "r", "detection", "cleme", "cleme2"} <= set(choices)
+    assert choices["f05"].label == "ChERRANT F0.5 (char)" and choices["f05"].systems == len(OUTPUTS)
+    assert "ptm2" not in choices  # PT-M2 was never run on these outputs
+    # A weighted metric stored later under "extra" (as the gpu queue does) is offered too.
+    score = SystemScore.objects.get(system__name="alpha")
+    score.summary = {
+        **score.summary,
+        "extra": {**score.summary["extra"], "ptm2": {"f05": 0.7, "signature": "ptm2|x"}},
+    }
+    score.save()
+    assert meta.available_metrics(release)[-1].key == "ptm2"
+
+
+def test_job_reports_progress_to_the_end(release, human) -> None:  # type: ignore[no-untyped-def]
+    evaluation = _run(release, human)
+    job = BackgroundJob.objects.get(pk=evaluation.background_job_id)
+    assert job.kind == meta.JOB_KIND_META and job.status == JobStatus.DONE
+    assert job.total == len(METRICS) + 2 and job.done == job.total
+    assert job.result["evaluation"] == evaluation.pk and job.result["systems"] == len(OUTPUTS)
+    assert job.result["best"] == evaluation.report["best"]
+
+
+def test_a_queued_run_goes_through_the_celery_task(
+    release, human, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    with django_capture_on_commit_callbacks(execute=True):
+        evaluation = meta.request_meta_evaluation(
+            version=release, user=None, metrics=["f05"], human_scores=human, bootstrap=10
+        )
+    evaluation.refresh_from_db()
+    assert evaluation.status == ScoreStatus.DONE
+    assert evaluation.report["metrics"]["f05"]["pearson"] is not None
+
+
+def test_rerun_replaces_the_report(release, human) -> None:  # type: ignore[no-untyped-def]
+    evaluation = _run(release, human, metrics=["f05"])
+    first = evaluation.report
+    again = meta.run_meta_evaluation(evaluation_id=evaluation.pk)
+    assert again.report == first and MetaEvaluation.objects.count() == 1
+
+
+def test_seeda_layout_is_read_in_the_ascii_order_of_the_release_systems(release) -> None:  # type: ignore[no-untyped-def]
+    # alpha, beta, delta, epsilon, eta, gamma, zeta
+    data = gzip.compress(b"0.9\n0.4\n-0.3\n-0.6\n0.2\n0.5\n0.1\n")
+    human = meta.upload_human_scores(
+        version=release, name="", data=data, file_name="TS_sent.txt.gz", user=None
+    )
+    assert human.name == "TS_sent" and human.layout == HumanScoreLayout.SEEDA
+    assert human.scores == {
+        "alpha": 0.9,
+        "beta": 0.4,
+        "delta": -0.3,
+        "epsilon": -0.6,
+        "eta": 0.2,
+        "gamma": 0.5,
+        "zeta": 0.1,
+    }
+
+
+def test_bad_human_files_give_the_line_and_store_nothing(release) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ServiceError, match=r"bad\.tsv, line 2: score 'x' is not a number"):
+        meta.upload_human_scores(
+            version=release,
+            name="bad",
+            data=b"H\tzh\tt\talpha\t0.1\nH\tzh\tt\tbeta\tx\n",
+            file_name="bad.tsv",
+            user=None,
+        )
+    with pytest.raises(ServiceError, match="one per system in order"):
+        meta.upload_human_scores(
+            version=release, name="short", data=b"0.1\n0.2\n", file_name="s.txt", user=None
+        )
+    with pytest.raises(ServiceError, match="none of its systems"):
+        meta.upload_human_scores(
+            version=release, name="other", data=_wmt({"x": 1.0}), file_name="o.tsv", user=None
+        )
+    assert not HumanSystemScores.objects.exists()
+
+
+def test_too_few_common_systems_fail_with_a_clear_message(release) -> None:  # type: ignore[no-untyped-def]
+    human = meta.upload_human_scores(
+        version=release,
+        name="two",
+        data=_wmt({"alpha": 1.0, "beta": 0.5, "INPUT": 0.0}),
+        file_name="two.tsv",
+        user=None,
+    )
+    evaluation = _run(release, human, metrics=["f05"])
+    assert evaluation.status == ScoreStatus.FAILED
+    assert "only 2 system(s) have both a human score and every chosen metric" in evaluation.error
+    job = BackgroundJob.objects.get(pk=evaluation.background_job_id)
+    assert job.status == JobStatus.FAILED and "at least 3 are needed" in job.message
+
+
+def test_request_checks_metrics_and_human_source(release, human) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ServiceError, match="carries gleu"):
+        meta.request_meta_evaluation(
+            version=release, user=None, metrics=["gleu"], human_scores=human
+        )
+    with pytest.raises(ServiceError, match="pick at least one metric"):
+        meta.request_meta_evaluation(version=release, user=None, metrics=[], human_scores=human)
+    with pytest.raises(ServiceError, match="choose one human source"):
+        meta.request_meta_evaluation(version=release, user=None, metrics=["f05"])
+    assert not MetaEvaluation.objects.exists()
+
+
+# --- pages and API ---------------------------------------------------------------------------
+
+
+def _client(*roles: Role) -> Client:
+    client = Client()
+    user = make_user(*roles)
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+def test_meta_page_and_endpoints_are_for_admins_only(client, release, human) -> None:  # type: ignore[no-untyped-def]
+    page = reverse("scoring:meta-evaluation", args=[release.pk])
+    upload = reverse("scoring:meta-human-upload", args=[release.pk])
+    assert client.get(page).status_code == 302  # anonymous: to the login page
+    for role in (Role.ANNOTATOR, Role.REVIEWER):
+        other = _client(role)
+        assert other.get(page).status_code == 403
+        assert (
+            other.post(page, {"metrics": "f05", "human": f"upload:{human.pk}"}).status_code == 403
+        )
+        assert (
+            other.post(upload, {"file": SimpleUploadedFile("h.tsv", _wmt(HUMAN))}).status_code
+            == 403
+        )
+    assert not MetaEvaluation.objects.exists()
+    api = APIClient()
+    api.force_authenticate(make_user(Role.REVIEWER))
+    assert api.get(reverse("scoring:api-meta-evaluations", args=[release.pk])).status_code == 403
+    assert (
+        api.post(
+            reverse("scoring:api-meta-evaluations", args=[release.pk]),
+            {"metrics": ["f05"], "human_scores": human.pk},
+            format="json",
+        ).status_code
+        == 403
+    )
+    assert api.get(reverse("scoring:api-meta-evaluation", args=[1])).status_code == 403
+    assert (
+        api.post(
+            reverse("scoring:api-human-scores", args=[release.pk]),
+            {"file": SimpleUploadedFile("h.tsv", _wmt(HUMAN))},
+            format="multipart",
+        ).status_code
+        == 403
+    )
+    assert _client(Role.ADMIN).get(page).status_code == 200
+
+
+def test_admin_uploads_runs_and_sees_table_scatters_and_window_chart(
+    release, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    client = _client(Role.ADMIN)
+    url = reverse("scoring:meta-evaluation", args=[release.pk])
+    response = client.post(
+        reverse("scoring:meta-human-upload", args=[release.pk]),
+        {"name": "EW", "file": SimpleUploadedFile("human.tsv", _wmt(HUMAN))},
+        follow=True,
+    )
+    assert f"human scores EW stored ({len(HUMAN)} systems)" in response.content.decode()
+    human = HumanSystemScores.objects.get(name="EW")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            url,
+            {"metrics": ["f05", "cleme"], "human": f"upload:{human.pk}", "bootstrap": "50"},
+        )
+    evaluation = MetaEvaluation.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"{url}?run={evaluation.pk}"
+    html = client.get(response["Location"]).content.decode()
+    assert html.count('data-testid="meta-row"') == 2
+    assert html.count('data-testid="scatter"') == 2
+    assert html.count('class="point"') == 2 * len(OUTPUTS)
+    assert 'data-testid="window-chart"><svg' in html
+    assert f"{evaluation.report['metrics']['f05']['pearson']:.3f}" in html
+    assert "cherrant-f0.5" in html  # the signature is shown
+    # The Content-Security-Policy forbids inline code and styles.
+    assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
+    assert " style=" not in html and "<style" not in html
+
+
+def test_page_shows_a_bad_request_as_a_message(release, human) -> None:  # type: ignore[no-untyped-def]
+    client = _client(Role.ADMIN)
+    url = reverse("scoring:meta-evaluation", args=[release.pk])
+    response = client.post(url, {"human": f"upload:{human.pk}"}, follow=True)
+    assert "pick at least one metric" in response.content.decode()
+    response = client.post(
+        url, {"metrics": "f05", "human": f"upload:{human.pk}", "window": "x"}, follow=True
+    )
+    assert "window must be a whole number" in response.content.decode()
+    assert not MetaEvaluation.objects.exists()
+
+
+def test_api_uploads_human_scores_runs_with_wait_and_reads_the_result(release) -> None:  # type: ignore[no-untyped-def]
+    api = APIClient()
+    api.force_authenticate(make_user(Role.ADMIN))
+    uploaded = api.post(
+        reverse("scoring:api-human-scores", args=[release.pk]),
+        {"name": "ts", "file": SimpleUploadedFile("ts.tsv", _wmt(HUMAN))},
+        format="multipart",
+    )
+    assert uploaded.status_code == 201, uploaded.content
+    listing = api.get(reverse("scoring:api-meta-evaluations", args=[release.pk])).json()
+    assert "cleme2" in {m["key"] for m in listing["metrics"]}
+    assert listing["human_scores"][0]["scores"]["alpha"] == 0.91
+    response = api.post(
+        reverse("scoring:api-meta-evaluations", args=[release.pk]),
+        {"metrics": ["f05", "r"], "human_scores": uploaded.json()["id"], "wait": True},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["status"] == "done" and body["systems"] == SYSTEMS
+    assert set(body["report"]["metrics"]) == {"f05", "r"}
+    assert set(body["signatures"]) == {"f05", "r"}
+    detail = api.get(reverse("scoring:api-meta-evaluation", args=[body["id"]])).json()
+    assert detail["report"] == body["report"]
+    bad = api.post(
+        reverse("scoring:api-meta-evaluations", args=[release.pk]),
+        {"metrics": ["nope"], "human_scores": uploaded.json()["id"]},
+        format="json",
+    )
+    assert bad.status_code == 400 and "nope" in bad.json()["detail"]
+
+
+def test_system_outputs_of_another_release_do_not_leak_in(release, human) -> None:  # type: ignore[no-untyped-def]
+    other = make_dataset(sentences=SENTENCES[:2])
+    for sentence, ref in zip(other.sentences.order_by("position"), REFERENCES[:2], strict=True):
+        GoldenReference.objects.create(
+            sentence=sentence,
+            position=0,
+            text=ref,
+            kind=ReferenceKind.CORRECTION,
+            origin=ReferenceOrigin.IMPORTED,
+        )
+    other_release = release_dataset(dataset=other)
+    stranger = services.upload_system_output(
+        version=other_release,
+        name="INPUT",  # a name the human file scores, but on another release
+        data="".join(f"{h}\n" for h in SENTENCES[:2]).encode(),
+        file_name="input.txt",
+        user=None,
+        file_format="lines",
+    )
+    assert services.score_now(system=stranger).status == ScoreStatus.DONE
+    evaluation = _run(release, human, metrics=["f05"])
+    assert set(evaluation.report["metric_scores"]["f05"]) == set(OUTPUTS)
+    assert "INPUT" not in evaluation.systems
+
+
+# --- human side (b): a judgments campaign on the release -------------------------------------
+
+
+def _judged_campaign(release):  # type: ignore[no-untyped-def]
+    """A campaign over the release's seven outputs, judged through the judgments services by
+    a judge who ranks each shown output by the hidden quality HUMAN (best = rank 1)."""
+    from judgments import services as judgment_services
+
+    judge = make_user(Role.ANNOTATOR)
+    outputs = {s.name: list(s.hypotheses) for s in SystemOutput.objects.filter(version=release)}
+    campaign = judgment_services.create_campaign(
+        name="meta-campaign",
+        system_outputs=outputs,
+        release=release,
+        judges=[judge],
+        judges_per_item=1,
+        outputs_per_item=5,
+        consistency_share=0.0,
+    )
+    while (
+        assignment := judgment_services.next_assignment(campaign=campaign, judge=judge)
+    ) is not None:
+        shown = list(assignment.item.outputs.order_by("position"))
+        quality = [max(HUMAN[s] for s in output.systems) for output in shown]
+        ranks = [1 + sum(other > q for other in quality) for q in quality]
+        judgment_services.submit_judgment(assignment_id=assignment.pk, judge=judge, ranks=ranks)
+    return campaign
+
+
+def test_campaign_scores_are_the_judgments_selectors_and_correlate_as_the_library(release) -> None:  # type: ignore[no-untyped-def]
+    from judgments.selectors import human_system_scores
+
+    campaign = _judged_campaign(release)
+    evaluation = meta.request_meta_evaluation(
+        version=release,
+        user=None,
+        metrics=["f05", "cleme"],
+        campaign_id=campaign.pk,
+        method="ew",
+        bootstrap=BOOTSTRAP,
+        queue=False,
+    )
+    evaluation = meta.run_meta_evaluation(
+        evaluation_id=evaluation.pk, job_id=evaluation.background_job_id
+    )
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    human = human_system_scores(campaign, method="ew")
+    assert evaluation.human == pytest.approx(human) and len(human) == len(OUTPUTS)
+    assert evaluation.human_label == "campaign: meta-campaign (Expected Wins)"
+    expected = system_report(
+        human,
+        {k: _stored(release, k) for k in ("f05", "cleme")},
+        sorted(human),
+        bootstrap=BOOTSTRAP,
+        window=meta.auto_window(len(human)),
+    )
+    for key in ("f05", "cleme"):
+        got, want = evaluation.report["metrics"][key], expected["metrics"][key]
+        assert got["pearson"] == pytest.approx(want["pearson"], abs=1e-12)
+        assert got["spearman"] == pytest.approx(want["spearman"], abs=1e-12)
+        assert got["pearson_ci"] == pytest.approx(want["pearson_ci"], abs=1e-12)
+        assert [w["pearson"] for w in got["window"]] == pytest.approx(
+            [w["pearson"] for w in want["window"]], abs=1e-12
+        )
+
+
+def test_campaign_is_preselected_from_the_judgments_link_and_checked(release) -> None:  # type: ignore[no-untyped-def]
+    campaign = _judged_campaign(release)
+    client = _client(Role.ADMIN)
+    url = reverse("scoring:meta-evaluation", args=[release.pk])
+    html = client.get(f"{url}?campaign={campaign.pk}").content.decode()
+    assert f'value="campaign:{campaign.pk}" selected' in html
+    with pytest.raises(ServiceError, match="has no judgment campaign 999"):
+        meta.request_meta_evaluation(
+            version=release, user=None, metrics=["f05"], campaign_id=999, method="ew"
+        )
+    with pytest.raises(ServiceError, match="method must be one of ew, trueskill"):
+        meta.request_meta_evaluation(
+            version=release, user=None, metrics=["f05"], campaign_id=campaign.pk, method="x"
+        )
