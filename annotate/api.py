@@ -22,6 +22,7 @@ from core.markdown import render_markdown
 from core.models import User
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
+from core.web import parse_id
 from datasets.extraction import diff_segments, edits_between, segments_as_dicts
 
 # --- serializers ---------------------------------------------------------------------------
@@ -246,10 +247,11 @@ class StaleAssignmentsView(APIView):
 
     @extend_schema(responses=AssignmentSerializer(many=True))
     def get(self, request: Request) -> Response:
-        try:
-            hours = int(request.query_params.get("hours", 48))
-        except ValueError:
-            raise ServiceError("hours must be a whole number", field="hours") from None
+        hours = parse_id(str(request.query_params.get("hours", "48")).strip())
+        if hours is None:
+            raise ServiceError(
+                f"hours must be a whole number from 0 to {services.MAX_STALE_HOURS}", field="hours"
+            )
         stale = selectors.stale_assignments(opened_before=services.stale_cutoff(hours))[:1000]
         rows = AssignmentSerializer(stale, many=True).data
         for row, assignment in zip(rows, stale, strict=True):

@@ -9,7 +9,6 @@ act on, and writes an audit-log entry.
 from __future__ import annotations
 
 import random
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -31,10 +30,11 @@ from annotate.signals import annotations_complete, staff_of
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.roles import Role, has_role
-from datasets.extraction import MAX_DIFF_CHARS
 from datasets.models import Sentence
+from datasets.textrules import max_sentence_chars, text_problem
 
-MAX_CORRECTION_CHARS = MAX_DIFF_CHARS
+# The one maximum sentence length (setting GEC_MAX_SENTENCE_CHARS), read when loaded.
+MAX_CORRECTION_CHARS = max_sentence_chars()
 MAX_CORRECTIONS = 10
 # Active time is measured by the page; a day is an upper bound that catches broken clients.
 MAX_TIME_SPENT_SECONDS = 24 * 3600
@@ -49,18 +49,12 @@ def clean_text(text: Any, *, field: str, source: str | None = None) -> str:
         raise ServiceError(f"{field}: expected text, got {type(text).__name__}", field=field)
     # Outer spaces come from the text box, never from the learner's sentence.
     text = text.strip()
-    if len(text) > MAX_CORRECTION_CHARS:
+    # The one text rule (datasets.textrules): the import, the box and the API agree.
+    problem = text_problem(text)
+    if problem is not None:
         raise ServiceError(
-            f"{field} is {len(text)} characters long; at most {MAX_CORRECTION_CHARS} are allowed",
-            field=field,
+            f"{field}: {problem}; a correction is one line of visible text", field=field
         )
-    for index, char in enumerate(text):
-        if unicodedata.category(char) in {"Cc", "Cf", "Cs", "Co"}:
-            raise ServiceError(
-                f"{field} contains the control character U+{ord(char):04X} at position "
-                f"{index + 1}; a correction is one line of visible text",
-                field=field,
-            )
     return text
 
 
@@ -325,7 +319,16 @@ def reassign_assignment(
     return replacement
 
 
+# Ten years: any longer "stale after" is a typo, and timedelta overflows past ~10^8 days.
+MAX_STALE_HOURS = 24 * 365 * 10
+
+
 def stale_cutoff(hours: int) -> Any:
+    if not 0 <= hours <= MAX_STALE_HOURS:
+        raise ServiceError(
+            f"hours must be between 0 and {MAX_STALE_HOURS} (ten years), got {hours}",
+            field="hours",
+        )
     return timezone.now() - timedelta(hours=hours)
 
 

@@ -19,8 +19,8 @@ from core.markdown import render_markdown
 from core.permissions import role_required
 from core.roles import Role
 from core.selectors import recent_notifications
-from core.web import call_service, lookup
-from datasets.extraction import MAX_DIFF_CHARS
+from core.web import call_service, lookup, parse_id
+from datasets.textrules import max_sentence_chars
 
 
 @role_required(Role.ANNOTATOR)
@@ -47,9 +47,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @role_required(Role.ANNOTATOR)
 def next_sentence(request: HttpRequest) -> HttpResponse:
     skip = request.GET.get("skip", "")
-    assignment = services.next_assignment(
-        user=request.user, skip_id=int(skip) if skip.isdigit() else None
-    )
+    assignment = services.next_assignment(user=request.user, skip_id=parse_id(skip))
     if assignment is None:
         messages.info(request, "Nothing left to annotate. Thank you!")
         return redirect("annotate:dashboard")
@@ -72,7 +70,10 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
         if result is not None:
             for note in result.notes:
                 messages.info(request, note)
-            messages.success(request, f"Saved sentence {assignment.sentence.external_id}.")
+            messages.success(
+                request,
+                f"Saved sentence {assignment.sentence.external_id} of {assignment.sentence.dataset}.",
+            )
             return redirect("annotate:next")
         assignment.refresh_from_db()
     else:
@@ -92,7 +93,7 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
             "page_config": {
                 "assignmentId": assignment.pk,
                 "source": sentence.text,
-                "maxChars": MAX_DIFF_CHARS,
+                "maxChars": max_sentence_chars(),
                 "language": sentence.dataset.language,
                 "maxBoxes": services.MAX_CORRECTIONS,
                 "open": assignment.status == AssignmentStatus.OPEN,

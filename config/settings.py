@@ -43,6 +43,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # ReDoc served by the app, pinned (no CDN)
+    "csp",
     "core",
     "datasets",
     "annotate",
@@ -54,6 +56,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -141,6 +144,9 @@ STORAGES = {
 }
 # Uploads above this size are refused with a clear message rather than read into memory.
 GEC_MAX_UPLOAD_BYTES = env_int("GEC_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+# The one maximum sentence length (characters) at import, in the annotation box, in the
+# APIs and in system uploads (datasets.textrules).
+GEC_MAX_SENTENCE_CHARS = env_int("GEC_MAX_SENTENCE_CHARS", 5000)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
 
@@ -174,6 +180,27 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Build multi-reference GEC datasets; score annotators and systems.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/docs/ renders offline: ReDoc from drf-spectacular-sidecar, served by whitenoise.
+    "REDOC_DIST": "SIDECAR",
+}
+
+# --- Content-Security-Policy (django-csp) -----------------------------------------------
+# Scripts and styles come from the app only: templates carry no inline <script>, style=""
+# or <style> (JSON data goes in <script type="application/json">, which is never run). The
+# API docs page alone adds what ReDoc needs (core.views.ApiDocsView).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'self'"],
+    }
 }
 
 # --- Celery -----------------------------------------------------------------------------

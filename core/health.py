@@ -31,3 +31,18 @@ def broker_status() -> dict[str, Any]:
     except Exception as error:
         return {"ok": False, "mode": "redis", "error": str(error)}
     return {"ok": True, "mode": "redis"}
+
+
+def health_report(*, detailed: bool) -> tuple[dict[str, Any], int]:
+    """The /healthz answer and its status code. Anonymous callers (a load balancer) learn
+    only whether the service is healthy; the database engine, broker mode and error text are
+    for platform admins (they help an attacker more than a load balancer)."""
+    database = database_status()
+    broker = broker_status()
+    healthy = bool(database["ok"] and broker["ok"])
+    body: dict[str, Any] = {"status": "ok" if healthy else "error"}
+    if detailed:
+        body.update(database=database, broker=broker)
+    else:
+        body.update(database={"ok": database["ok"]}, broker={"ok": broker["ok"]})
+    return body, 200 if healthy else 503

@@ -30,3 +30,18 @@ def lookup(fn: Callable[..., T], *args: Any) -> T:
         return fn(*args)
     except NotFound as error:
         raise Http404(error.message) from None
+
+
+# A database id fits a signed 64-bit integer: 18 decimal digits always do.
+MAX_ID_DIGITS = 18
+
+
+def parse_id(raw: Any) -> int | None:
+    """An id from a query parameter or form field, or None when it is not one: ASCII digits
+    only (str.isdigit() also accepts "²", which int() refuses) and short enough for the
+    database (a longer one overflows the query instead of matching nothing)."""
+    if not isinstance(raw, str) or not raw.isascii() or not raw.isdigit():
+        return None
+    if len(raw) > MAX_ID_DIGITS:
+        return None
+    return int(raw)

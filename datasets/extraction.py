@@ -16,10 +16,8 @@ from django.conf import settings
 
 from core.exceptions import ServiceError
 from datasets.models import Language
+from datasets.textrules import text_problem
 from scoring.gec.resources import Resources, load_resources
-
-# The diff endpoint is called on every pause in typing; bound the work one call can ask for.
-MAX_DIFF_CHARS = 1000
 
 
 def resources_dir_setting(override: str | None = None) -> str | None:
@@ -41,12 +39,12 @@ def extraction_resources(override: str | None = None) -> Resources:
 def edits_between(source: str, target: str, *, language: str = "zh") -> list[dict[str, Any]]:
     """Edits turning `source` into `target`, as plain dicts (JSON-ready): char-level for
     Chinese, ERRANT's word-level edits for English (whitespace tokens)."""
+    # The diff endpoint is called on every pause in typing; its work is bounded by the one
+    # text rule: a sentence that could be imported can always be diffed.
     for field, value in (("source", source), ("target", target)):
-        if len(value) > MAX_DIFF_CHARS:
-            raise ServiceError(
-                f"{field} is {len(value)} characters; the diff accepts at most {MAX_DIFF_CHARS}",
-                field=field,
-            )
+        problem = text_problem(value)
+        if problem is not None:
+            raise ServiceError(f"{field}: {problem}", field=field)
     if source == target or not source.strip():
         return []
     if not target.strip():

@@ -14,6 +14,7 @@ from itertools import islice
 from typing import Any
 
 from core.exceptions import NotFound
+from core.web import parse_id
 from datasets.models import Dataset, DatasetVersion, GoldenReference, ReleasedSentence, Sentence
 
 READ_CHUNK = 5000
@@ -45,7 +46,7 @@ def get_version(dataset: Dataset, number: int | str | None) -> DatasetVersion | 
     if "@" in raw:
         raw = raw.split("@", 1)[1]
     raw = raw.lstrip("vV")
-    if not raw.isdigit():
+    if parse_id(raw) is None:
         raise NotFound(f"release {number!r} is not a version number like 3 or v3", field="release")
     version = DatasetVersion.objects.filter(dataset=dataset, number=int(raw)).first()
     if version is None:

@@ -266,7 +266,8 @@ def file_complaint(*, item_id: Any, user: Any, text: Any, reference_id: Any = No
     ComplaintMessage.objects.create(complaint=complaint, author=user, text=body)
     notify(
         item.task.reviewer_id,
-        f"{user.username} complained about the references of sentence {item.task.sentence.external_id}",
+        f"{user.username} complained about the references of sentence "
+        f"{item.task.sentence.external_id} of {item.task.sentence.dataset}",
         reverse("review:complaint", args=[complaint.pk]),
     )
     log_action(

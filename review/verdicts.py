@@ -393,7 +393,8 @@ def _create_study_items(
         items.append(item)
         notify(
             submission.assignment.annotator_id,
-            f"Study: your annotation of sentence {task.sentence.external_id} differs from the review",
+            f"Study: your annotation of sentence {task.sentence.external_id} of "
+            f"{task.sentence.dataset} differs from the review",
             reverse("review:study", args=[item.pk]),
         )
     return items

@@ -20,9 +20,10 @@ from core.permissions import role_required
 from core.roles import Role
 from core.selectors import recent_notifications
 from core.web import call_service, lookup
-from datasets.extraction import MAX_DIFF_CHARS, diff_segments, edits_between
+from datasets.extraction import diff_segments, edits_between
 from datasets.models import Dataset
 from datasets.services.projects import MAX_STALE_AFTER_HOURS
+from datasets.textrules import max_sentence_chars
 from review import selectors, services, verdicts
 from review.models import ComplaintStatus, ReviewStatus
 from review.workflow import assign_dataset
@@ -120,7 +121,7 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
             "posted": posted,
             "page_config": {
                 "source": task.sentence.text,
-                "maxChars": MAX_DIFF_CHARS,
+                "maxChars": max_sentence_chars(),
                 "language": task.sentence.dataset.language,
             },
         },
@@ -197,7 +198,7 @@ def complaint_page(request: HttpRequest, complaint_id: int) -> HttpResponse:
             "can_resolve": selectors.can_resolve(request.user, complaint),
             "page_config": {
                 "source": sentence.text,
-                "maxChars": MAX_DIFF_CHARS,
+                "maxChars": max_sentence_chars(),
                 "language": sentence.dataset.language,
             },
         },
@@ -249,7 +250,7 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
             "complaints": item.complaints.all(),
             "page_config": {
                 "source": sentence.text,
-                "maxChars": MAX_DIFF_CHARS,
+                "maxChars": max_sentence_chars(),
                 "maxBoxes": annotate_services.MAX_CORRECTIONS,
                 "language": sentence.dataset.language,
                 "open": item.status == "open",
@@ -345,6 +346,7 @@ def reassign_review_view(request: HttpRequest, task_id: int) -> HttpResponse:
     if task is not None:
         messages.success(
             request,
-            f"Review of sentence {task.sentence.external_id} reassigned to {task.reviewer}.",
+            f"Review of sentence {task.sentence.external_id} of {task.sentence.dataset} "
+            f"reassigned to {task.reviewer}.",
         )
     return redirect("review:admin-dashboard")

@@ -16,6 +16,7 @@ from django.db.models import Count, QuerySet, Sum
 from annotate.models import Assignment, Submission
 from core.exceptions import NotFound
 from core.models import User
+from core.web import parse_id
 from datasets.models import Dataset, DatasetVersion
 from review.models import ReviewStatus, ReviewTask
 from scoring import metric
@@ -46,7 +47,7 @@ def get_release(dataset: Dataset, number: int | str | None = None) -> DatasetVer
             )
         return version
     raw = str(number).split("@", 1)[-1].lstrip("vV")
-    if not raw.isdigit():
+    if parse_id(raw) is None:
         raise NotFound(f"release {number!r} is not a version number like 3 or v3", field="release")
     version = dataset.versions.filter(number=int(raw)).first()
     if version is None:

@@ -19,6 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.exceptions import ServiceError
+from datasets.textrules import (
+    BINARY_MESSAGE,
+    describe_character,
+    looks_binary,
+    refused_character,
+    text_problem,
+)
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -47,6 +54,8 @@ def decode_upload(data: bytes, *, file_name: str) -> str:
     """UTF-8 text with a BOM dropped and CRLF/CR line ends normalised."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if looks_binary(data):
+        raise ServiceError(f"{file_name}: {BINARY_MESSAGE}", field="file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -55,7 +64,19 @@ def decode_upload(data: bytes, *, file_name: str) -> str:
             f"{file_name}, line {line}: the file is not UTF-8 (save it as UTF-8 and upload again)",
             field="file",
         ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # The one text rule (datasets.textrules): a NUL or another control or invisible
+    # character is refused here with its line, before anything is stored.
+    found = refused_character(text, allow="\t\n")
+    if found is not None:
+        position, char = found
+        line = text.count("\n", 0, position - 1) + 1
+        raise ServiceError(
+            f"{file_name}, line {line}: {describe_character(char)}; control and invisible "
+            "characters cannot be scored or stored: remove it",
+            field="file",
+        )
+    return text
 
 
 def _squash(text: str) -> str:
@@ -82,10 +103,22 @@ def parse_system_output(
     if file_format == "auto":
         file_format = "mucgec" if all(line.count("\t") >= 2 for line in lines if line) else "lines"
     if file_format == "mucgec":
-        return ParsedOutput("mucgec", _parse_mucgec(lines, release, file_name))
+        return ParsedOutput("mucgec", _checked(_parse_mucgec(lines, release, file_name), file_name))
     if file_format == "lines":
-        return ParsedOutput("lines", _parse_lines(lines, release, file_name))
+        return ParsedOutput("lines", _checked(_parse_lines(lines, release, file_name), file_name))
     raise ServiceError(f"unknown format {file_format!r} (use mucgec or lines)", field="format")
+
+
+def _checked(hypotheses: list[str], file_name: str) -> list[str]:
+    """The length half of the text rule on every hypothesis (release order)."""
+    for number, hypothesis in enumerate(hypotheses, start=1):
+        problem = text_problem(hypothesis)
+        if problem is not None:
+            raise ServiceError(
+                f"{file_name}, hypothesis of released sentence {number}: {problem}",
+                field="file",
+            )
+    return hypotheses
 
 
 def _parse_lines(lines: list[str], release: Sequence[ReleasedRow], file_name: str) -> list[str]:

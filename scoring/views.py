@@ -29,6 +29,7 @@ from core.exceptions import ServiceError
 from core.models import BackgroundJob
 from core.permissions import role_required
 from core.roles import Role, roles_of
+from core.web import parse_id
 from datasets.models import Dataset, DatasetVersion, Language
 from scoring import selectors, services
 from scoring.models import HumanSystemScores, MetaEvaluation, ScoreStatus, SystemOutput
@@ -102,7 +103,7 @@ def index(request: HttpRequest) -> HttpResponse:
 def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
     version = _version(version_id)
     rows = selectors.leaderboard(version)
-    chosen = {int(v) for v in request.GET.getlist("systems") if v.isdigit()}
+    chosen = {i for i in map(parse_id, request.GET.getlist("systems")) if i is not None}
     curves = selectors.reference_curves(version, chosen or None)
     series = [(c["name"], c["curve"]) for c in curves]
     show_human = request.GET.get("human", "1") == "1"
@@ -169,7 +170,7 @@ def upload(request: HttpRequest, version_id: int) -> HttpResponse:
 @require_POST
 def ensemble(request: HttpRequest, version_id: int) -> HttpResponse:
     version = _version(version_id)
-    ids = [int(v) for v in request.POST.getlist("systems") if v.isdigit()]
+    ids = [i for i in map(parse_id, request.POST.getlist("systems")) if i is not None]
     systems = list(SystemOutput.objects.filter(pk__in=ids, version=version))
     try:
         combined = services.create_ensemble(
@@ -401,10 +402,9 @@ def pay(request: HttpRequest) -> HttpResponse:
         if end <= start:
             raise ServiceError("the end of the period must be after its start", field="end")
         if request.GET.get("dataset"):
+            dataset_id = parse_id(request.GET["dataset"])
             dataset = (
-                Dataset.objects.filter(pk=request.GET["dataset"]).first()
-                if request.GET["dataset"].isdigit()
-                else None
+                Dataset.objects.filter(pk=dataset_id).first() if dataset_id is not None else None
             )
             if dataset is None:
                 raise ServiceError("no such dataset", field="dataset")

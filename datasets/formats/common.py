@@ -17,6 +17,13 @@ from pathlib import Path
 from django.conf import settings
 
 from core.exceptions import ServiceError
+from datasets.textrules import (
+    BINARY_MESSAGE,
+    describe_character,
+    looks_binary,
+    refused_character,
+    text_problem,
+)
 
 MAX_ID_LENGTH = 100
 
@@ -93,6 +100,8 @@ def decode_lines(file: ImportFile) -> list[str]:
             "encoding",
             "the file is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8",
         )
+    if looks_binary(data):
+        raise format_error(file.name, None, "encoding", BINARY_MESSAGE)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -123,6 +132,20 @@ def decode_lines(file: ImportFile) -> list[str]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # the newline that ends the last line
+    # One scan of the whole file (tab separates MuCGEC fields, each checked whole by
+    # `check_text`); the line of the first refused character is named.
+    found = refused_character(text, allow="\t\n")
+    if found is not None:
+        position, char = found
+        line_number = text.count("\n", 0, position - 1) + 1
+        line_start = text.rfind("\n", 0, position - 1) + 1
+        raise format_error(
+            file.name,
+            line_number,
+            "text",
+            f"{describe_character(char)} at column {position - line_start}; control and "
+            "invisible characters cannot be annotated or stored: remove it",
+        )
     return lines
 
 
@@ -150,8 +173,18 @@ def check_id(external_id: str, name: str, line: int, seen: dict[str, int]) -> No
 
 
 def check_text(text: str, name: str, line: int, field_name: str) -> None:
+    """A sentence or reference: not empty, and within the one text rule (length, characters:
+    `datasets.textrules`), so nothing is imported that the annotation box would refuse."""
     if not text.strip():
         raise format_error(name, line, field_name, "empty text")
+    check_rule(text, name, line, field_name)
+
+
+def check_rule(text: str, name: str, line: int, field_name: str) -> None:
+    """The text rule alone (length, characters), for texts that may be empty."""
+    problem = text_problem(text)
+    if problem is not None:
+        raise format_error(name, line, field_name, problem)
 
 
 def single_file(files: Sequence[ImportFile], fmt: ImportFormat) -> ImportFile:

@@ -14,6 +14,8 @@ from datasets.formats.common import (
     ImportFile,
     ImportFormat,
     ParsedSentence,
+    check_rule,
+    check_text,
     decode_lines,
     format_error,
     single_file,
@@ -56,9 +58,11 @@ def parse_m2_files(
         if not block.targets:
             # No A line at all: as m2scorer reads it, one annotator who changed nothing.
             references.append(joiner.join(tokens))
-        rows.append(
-            ParsedSentence(str(number), joiner.join(tokens), references, block.line, auto_id=True)
-        )
+        source = joiner.join(tokens)
+        check_text(source, file.name, block.line, "source")
+        for index, reference in enumerate(references, start=1):
+            check_rule(reference, file.name, block.line, f"reference {index}")
+        rows.append(ParsedSentence(str(number), source, references, block.line, auto_id=True))
     return rows
 
 

@@ -21,6 +21,7 @@ from core.exceptions import ServiceError
 from datasets.formats.common import (
     ImportFile,
     ParsedSentence,
+    check_text,
     decode_lines,
     format_error,
     reject_empty,
@@ -48,6 +49,10 @@ def parse_parallel(files: Sequence[ImportFile]) -> list[ParsedSentence]:
                 "line count",
                 f"{len(lines)} lines, but the source file {files[0].name} has {len(sources)}",
             )
+    for file, lines in zip(files, decoded, strict=True):
+        for number, line in enumerate(lines, start=1):
+            if line.strip():  # an empty reference line means "fewer references"
+                check_text(line, file.name, number, "text")
     rows = []
     for index, text in enumerate(sources):
         references = [lines[index] for lines in decoded[1:] if lines[index].strip()]

@@ -22,6 +22,11 @@
     }, 1000);
   }
 
+  // The text rule of datasets/textrules.py: control (Cc), format (Cf: U+200B, U+FEFF ...),
+  // private-use (Co) characters and lone surrogates (Cs) are refused. No maxlength on the
+  // box: a browser would cut a longer paste silently; the length is reported instead.
+  var REFUSED = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}]/u;
+
   function allBoxes() { return Array.prototype.slice.call(boxes.querySelectorAll(".box")); }
 
   function renumber() {
@@ -39,7 +44,8 @@
       allBoxes().forEach(function (box, i) {
         var text = box.querySelector("textarea").value.trim();
         if (!text) problems.push("Correction " + (i + 1) + " is empty: type the sentence or delete the box.");
-        else if (text.length > config.maxChars) problems.push("Correction " + (i + 1) + " is longer than " + config.maxChars + " characters.");
+        else if (text.length > config.maxChars) problems.push("Correction " + (i + 1) + " is " + text.length + " characters long, above the maximum of " + config.maxChars + ": shorten it (nothing is cut off for you).");
+        else if (REFUSED.test(text)) problems.push("Correction " + (i + 1) + " holds a control or invisible character (such as U+200B) at character " + (text.search(REFUSED) + 1) + ": remove it.");
         else if (seen[text]) problems.push("Correction " + (i + 1) + " duplicates correction " + seen[text] + " and will be merged.");
         else seen[text] = i + 1;
         if (text === source.trim() && allBoxes().length > 1) problems.push("Correction " + (i + 1) + " is identical to the source.");

@@ -151,7 +151,7 @@ def test_duplicate_boxes_are_merged_with_a_note() -> None:
     [
         (["我昨天去图书馆借了三本书。", "  "], "", "correction 2 is empty"),
         ([], "", "give at least one correction"),
-        (["x" * (MAX_CORRECTION_CHARS + 1)], "", f"at most {MAX_CORRECTION_CHARS}"),
+        (["x" * (MAX_CORRECTION_CHARS + 1)], "", "above the maximum sentence length"),
         (["我昨天去图书馆\x07借了三本书。"], "", "control character U\\+0007 at position 8"),
         (["我昨天去图书馆\n借了三本书。"], "", "control character U\\+000A"),
         (["我昨天去图书馆\u200b借了三本书。"], "", "control character U\\+200B"),

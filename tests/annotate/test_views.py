@@ -39,7 +39,7 @@ def test_annotation_form_submits_and_moves_to_the_next_sentence() -> None:
         url, {"text": [FIX, FIX], "tag": "", "time_spent_seconds": "42"}, follow=True
     )
     page = response.content.decode()
-    assert "duplicated correction 1 and was merged" in page and "Saved sentence 1." in page
+    assert "duplicated correction 1 and was merged" in page and "Saved sentence 1 of " in page
     assert response.redirect_chain[-1][0] == f"/annotate/a/{world.assignment(a1, 1).pk}/"
     assignment = world.assignment(a1)
     assert (assignment.status, assignment.time_spent_seconds) == (AssignmentStatus.SUBMITTED, 42)
