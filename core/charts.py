@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 PALETTE = ("#2456c7", "#e07b39", "#3a9a5b", "#b3261e", "#7a4fc2", "#8c6d1f", "#2b8c9e", "#d1499b")
@@ -395,8 +395,11 @@ def scatter_chart(
             f'data-name="{escape(name)}" data-x="{x}" data-y="{y}">'
             f"<title>{escape(f'{name}: {x:.4g}, {y:.4g}')}</title></circle>"
         )
+        # Labels of points in the right half go to their left, so they stay inside the chart.
+        right_half = px(x) > box.left + box.plot_width / 2
         parts.append(
-            f'<text x="{px(x) + 6:.1f}" y="{py(y) - 6:.1f}" font-size="10" fill="#1d2330">'
+            f'<text x="{px(x) + (-6 if right_half else 6):.1f}" y="{py(y) - 6:.1f}" '
+            f'text-anchor="{"end" if right_half else "start"}" font-size="10" fill="#1d2330">'
             f"{escape(name)}</text>"
         )
     parts.append("</svg>")
@@ -462,6 +465,7 @@ def range_line_chart(
                 f"<title>{escape(f'{name}, {_fmt(x)}: {v:.3g}')}</title></circle>"
             )
     if len(series) > 1:
-        parts.extend(_legend(box, [name for name, _ in series]))
+        # Above the plot: a correlation of 1 runs along its top edge.
+        parts.extend(_legend(replace(box, top=box.top - 14), [name for name, _ in series]))
     parts.append("</svg>")
     return "".join(parts)

@@ -258,7 +258,7 @@ def test_available_metrics_lists_what_the_stored_scores_carry(release) -> None: 
 
 def test_job_reports_progress_to_the_end(release, human) -> None:  # type: ignore[no-untyped-def]
     evaluation = _run(release, human)
-    job = BackgroundJob.objects.get(pk=evaluation.background_job_id)
+    job = BackgroundJob.objects.get(pk=evaluation.background_job_id or 0)
     assert job.kind == meta.JOB_KIND_META and job.status == JobStatus.DONE
     assert job.total == len(METRICS) + 2 and job.done == job.total
     assert job.result["evaluation"] == evaluation.pk and job.result["systems"] == len(OUTPUTS)
@@ -266,8 +266,8 @@ def test_job_reports_progress_to_the_end(release, human) -> None:  # type: ignor
 
 
 def test_a_queued_run_goes_through_the_celery_task(
-    release, human, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+    release: Any, human: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         evaluation = meta.request_meta_evaluation(
             version=release, user=None, metrics=["f05"], human_scores=human, bootstrap=10
@@ -333,7 +333,7 @@ def test_too_few_common_systems_fail_with_a_clear_message(release) -> None:  # t
     evaluation = _run(release, human, metrics=["f05"])
     assert evaluation.status == ScoreStatus.FAILED
     assert "only 2 system(s) have both a human score and every chosen metric" in evaluation.error
-    job = BackgroundJob.objects.get(pk=evaluation.background_job_id)
+    job = BackgroundJob.objects.get(pk=evaluation.background_job_id or 0)
     assert job.status == JobStatus.FAILED and "at least 3 are needed" in job.message
 
 
@@ -398,8 +398,8 @@ def test_meta_page_and_endpoints_are_for_admins_only(client, release, human) -> 
 
 
 def test_admin_uploads_runs_and_sees_table_scatters_and_window_chart(
-    release, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+    release: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     client = _client(Role.ADMIN)
     url = reverse("scoring:meta-evaluation", args=[release.pk])
     response = client.post(
