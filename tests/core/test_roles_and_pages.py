@@ -72,6 +72,7 @@ def test_login_page_renders(client: Client) -> None:
 
 def test_healthz_reports_database_and_in_process_broker(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
     settings.REDIS_URL = ""
+    client.force_login(make_user(Role.ADMIN))  # the detail is for admins (issue 15)
     response = client.get("/healthz")
     body = json.loads(response.content)
     assert response.status_code == 200
@@ -85,6 +86,10 @@ def test_healthz_says_503_when_the_broker_is_unreachable(client: Client, setting
     response = client.get("/healthz")
     body = json.loads(response.content)
     assert response.status_code == 503
+    # Anonymous callers learn that the broker is down, not which broker it is.
+    assert body["broker"] == {"ok": False} and "vendor" not in body["database"]
+    client.force_login(make_user(Role.ADMIN))
+    body = json.loads(client.get("/healthz").content)
     assert body["broker"]["ok"] is False and body["broker"]["mode"] == "redis"
 
 
