@@ -15,9 +15,9 @@ Semantics kept exactly, because the published MuCGEC numbers depend on them:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from scoring.gec.m2 import M2Block
+from scoring.gec.m2 import M2Block, M2Edit
 
 MODES = ("correction", "ds", "dt", "cse")
 CAT_LEVELS = (1, 2, 3)
@@ -31,8 +31,11 @@ class CompareError(ValueError):
     """Hypothesis and reference M2 files that cannot be compared; names the block."""
 
 
-@dataclass(frozen=True)
-class Scores:
+# Result types are NamedTuples, not frozen dataclasses: importing dataclasses costs ~12 ms
+# of each `compare` run, which issue #17 times against ChERRANT's whole script.
+
+
+class Scores(NamedTuple):
     tp: int
     fp: int
     fn: int
@@ -53,9 +56,9 @@ def scores(tp: int, fp: int, fn: int, beta: float = 0.5) -> Scores:
     return Scores(tp, fp, fn, *f_score(tp, fp, fn, beta))
 
 
-@dataclass(frozen=True)
-class SentenceResult:
-    index: int  # 0-based block index
+class SentenceResult(NamedTuple):
+    # The field shadows tuple.index(), which has no use on a result.
+    index: int  # type: ignore[assignment]  # 0-based block index
     line: int  # 1-based line of the hypothesis S line (0 if unknown)
     tp: int
     fp: int
@@ -63,11 +66,10 @@ class SentenceResult:
     hyp_annotator: int | None  # chosen pair; None when the sentence was skipped
     ref_annotator: int | None
     skipped: str | None  # "not-annotatable" / "reference-count" or None
-    categories: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    categories: dict[str, tuple[int, int, int]]  # of the chosen pair; empty when skipped
 
 
-@dataclass(frozen=True)
-class CompareResult:
+class CompareResult(NamedTuple):
     tp: int
     fp: int
     fn: int
@@ -81,28 +83,43 @@ class CompareResult:
     categories: dict[str, Scores]  # empty unless cat was given
     sentences: list[SentenceResult]
     signature: str
-    source_mismatches: list[int] = field(default_factory=list)  # block indices, 0-based
+    source_mismatches: list[int]  # block indices, 0-based
 
 
-def _block_edits(block: M2Block, max_refs: int | None) -> list[tuple[int, int, str, str, int]]:
-    edits = [
-        (edit.start, edit.end, edit.type, edit.correction.replace(" ", ""), edit.annotator)
-        for edit in block.edits
-    ]
+# What a block without edits stands for: one noop edit of annotator 0 (never counted).
+_NOOP_EDIT = M2Edit(-1, -1, "noop", "-NONE-", 0)
+
+
+def _edit_dicts(block: M2Block, max_refs: int | None, mode: str) -> dict[int, EditDict]:
+    """Per annotator: edit key -> the categories of the edits with that key, in file order.
+
+    Written as one loop per mode because it runs for every block of both files (issue #17:
+    ``compare`` must not be slower than ChERRANT's own script).
+    """
+    edits = [edit for target in block.targets for edit in target.edits]
     if max_refs is not None:
-        edits = [edit for edit in edits if edit[4] < max_refs]
-    return edits
-
-
-def _edit_dicts(edits: list[tuple[int, int, str, str, int]], mode: str) -> dict[int, EditDict]:
-    by_annotator: dict[int, EditDict] = {}
+        edits = [edit for edit in edits if edit.annotator < max_refs]
     if not edits:
-        edits = [(-1, -1, "noop", "-NONE-", 0)]
-    detection = mode in ("ds", "dt")
+        edits = [_NOOP_EDIT]
+    by_annotator: dict[int, EditDict] = {}
+    keyed: EditDict | None
+    key: Key
+    if mode == "correction":
+        for start, end, cat, cor, coder in edits:
+            keyed = by_annotator.get(coder)
+            if keyed is None:
+                keyed = by_annotator[coder] = {}
+            if cat == "UNK":
+                continue  # UNK edits only make sense for detection
+            key = (start, end, cor.replace(" ", ""))
+            cats = keyed.get(key)
+            if cats is None:
+                keyed[key] = [cat]
+            else:
+                cats.append(cat)
+        return by_annotator
     for start, end, cat, cor, coder in edits:
         keyed = by_annotator.setdefault(coder, {})
-        if not detection and cat == "UNK":
-            continue  # UNK edits only make sense for detection
         if mode == "dt":
             if start == -1:
                 keyed.setdefault((start, start), []).append(cat)
@@ -113,11 +130,27 @@ def _edit_dicts(edits: list[tuple[int, int, str, str, int]], mode: str) -> dict[
                     keyed.setdefault((token, token + 1), []).append(cat)
         elif mode == "ds":
             keyed.setdefault((start, end), []).append(cat)
-        elif mode == "cse":
-            keyed.setdefault((start, end, cat, cor), []).append(cat)
-        else:
-            keyed.setdefault((start, end, cor), []).append(cat)
+        elif cat != "UNK":  # cse
+            keyed.setdefault((start, end, cat, cor.replace(" ", "")), []).append(cat)
     return by_annotator
+
+
+def _pair_counts(hyp: EditDict, ref: EditDict) -> tuple[int, int, int]:
+    """TP, FP, FN of one (hypothesis, reference) annotator pair: ``_compare_pair`` without
+    the categories, which are only needed for the pair finally chosen."""
+    tp = fp = fn = 0
+    for key, hyp_cats in hyp.items():
+        if hyp_cats[0] == "noop":
+            continue
+        ref_cats = ref.get(key)
+        if ref_cats is not None:
+            tp += len(ref_cats)  # the reference's categories count the TPs
+        else:
+            fp += len(hyp_cats)
+    for key, ref_cats in ref.items():
+        if ref_cats[0] != "noop" and key not in hyp:
+            fn += len(ref_cats)
+    return tp, fp, fn
 
 
 def _compare_pair(hyp: EditDict, ref: EditDict) -> tuple[int, int, int, dict[str, list[int]]]:
@@ -201,36 +234,47 @@ def compare_m2(
             # ChERRANT does not check sources (its own demo files differ in one character),
             # so a mismatch is reported, not fatal.
             mismatches.append(index)
-        hyp = _edit_dicts(_block_edits(hyp_block, max_refs), mode)
-        ref = _edit_dicts(_block_edits(ref_block, max_refs), mode)
+        hyp = _edit_dicts(hyp_block, max_refs, mode)
+        ref = _edit_dicts(ref_block, max_refs, mode)
         if reference_num is not None and len(ref) != reference_num:
             sentences.append(
-                SentenceResult(index, hyp_block.line, 0, 0, 0, None, None, "reference-count")
+                SentenceResult(index, hyp_block.line, 0, 0, 0, None, None, "reference-count", {})
             )
             continue
         if len(ref) == 1:
             only = next(iter(ref.values()))
             if len(only) == 1 and next(iter(only.values()))[0] == "NA":
                 sentences.append(
-                    SentenceResult(index, hyp_block.line, 0, 0, 0, None, None, "not-annotatable")
+                    SentenceResult(
+                        index, hyp_block.line, 0, 0, 0, None, None, "not-annotatable", {}
+                    )
                 )
                 continue
-        best: tuple[int, int, int] = (0, 0, 0)
-        best_f = -1.0
-        best_pair: tuple[int | None, int | None] = (None, None)
+        if len(hyp) == 1 and len(ref) == 1:
+            # One candidate pair: it is the best whatever its F (saves the F computation).
+            hyp_id, hyp_edits = next(iter(hyp.items()))
+            ref_id, ref_edits = next(iter(ref.items()))
+            best = _pair_counts(hyp_edits, ref_edits)
+            best_pair: tuple[int | None, int | None] = (hyp_id, ref_id)
+        else:
+            best = (0, 0, 0)
+            best_f = -1.0
+            best_pair = (None, None)
+            for hyp_id, hyp_edits in hyp.items():
+                for ref_id, ref_edits in ref.items():
+                    tp, fp, fn = candidate = _pair_counts(hyp_edits, ref_edits)
+                    _, _, f = f_score(total_tp + tp, total_fp + fp, total_fn + fn, beta)
+                    b_tp, b_fp, b_fn = best
+                    if (
+                        f > best_f
+                        or (f == best_f and tp > b_tp)
+                        or (f == best_f and tp == b_tp and fp < b_fp)
+                        or (f == best_f and tp == b_tp and fp == b_fp and fn < b_fn)
+                    ):
+                        best, best_f, best_pair = candidate, f, (hyp_id, ref_id)
         best_cats: dict[str, list[int]] = {}
-        for hyp_id, hyp_edits in hyp.items():
-            for ref_id, ref_edits in ref.items():
-                tp, fp, fn, cats = _compare_pair(hyp_edits, ref_edits)
-                _, _, f = f_score(total_tp + tp, total_fp + fp, total_fn + fn, beta)
-                b_tp, b_fp, b_fn = best
-                if (
-                    f > best_f
-                    or (f == best_f and tp > b_tp)
-                    or (f == best_f and tp == b_tp and fp < b_fp)
-                    or (f == best_f and tp == b_tp and fp == b_fp and fn < b_fn)
-                ):
-                    best, best_f, best_pair, best_cats = (tp, fp, fn), f, (hyp_id, ref_id), cats
+        if best_pair[0] is not None and best_pair[1] is not None:
+            best_cats = _compare_pair(hyp[best_pair[0]], ref[best_pair[1]])[3]
         total_tp += best[0]
         total_fp += best[1]
         total_fn += best[2]

@@ -13,10 +13,11 @@ Errors name the file and the 1-based line so a person can fix the input.
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from scoring.gec.errors import InputFormatError, decode_utf8
 
@@ -38,8 +39,10 @@ class M2FormatError(InputFormatError):
     """An M2 file that cannot be read; carries the file name and 1-based line."""
 
 
-@dataclass(frozen=True)
-class M2Edit:
+class M2Edit(NamedTuple):
+    """One ``A`` line. A NamedTuple rather than a frozen dataclass: a corpus has tens of
+    thousands of edits and tuple construction is about three times cheaper (issue #17)."""
+
     start: int  # source token index, end exclusive; -1, -1 for noop / NA
     end: int
     type: str  # "M"/"R"/"S"/"W"/"noop"/"NA" or ERRANT types such as "R:NOUN"
@@ -53,14 +56,44 @@ class M2Edit:
         )
 
 
-@dataclass
+# M2Target and M2Block are plain slotted classes, not dataclasses: importing dataclasses
+# (and building the classes) costs ~15 ms of every `compare` run, a run that issue #17
+# measures against ChERRANT's whole script. They behave as the dataclasses did (keyword or
+# positional construction, field equality, no hash, the same repr).
+
+
 class M2Target:
     """One ``T`` line (ChERRANT) or, for plain M2, one annotator's ``A`` lines."""
 
-    annotator: int
-    alternative: int  # k in T<r>-A<k>; 0 when absent
-    text: str | None  # text of the T line; None when the file has no T lines
-    edits: list[M2Edit] = field(default_factory=list)
+    __slots__ = ("annotator", "alternative", "text", "edits")
+
+    def __init__(
+        self,
+        annotator: int,
+        alternative: int,  # k in T<r>-A<k>; 0 when absent
+        text: str | None,  # text of the T line; None when the file has no T lines
+        edits: list[M2Edit] | None = None,
+    ) -> None:
+        self.annotator = annotator
+        self.alternative = alternative
+        self.text = text
+        self.edits: list[M2Edit] = [] if edits is None else edits
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.annotator, self.alternative, self.text, self.edits)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, M2Target) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as an eq dataclass
+
+    def __repr__(self) -> str:
+        return (
+            f"M2Target(annotator={self.annotator!r}, alternative={self.alternative!r}, "
+            f"text={self.text!r}, edits={self.edits!r})"
+        )
 
     @property
     def is_special(self) -> bool:
@@ -77,11 +110,28 @@ class M2Target:
         return f"T{self.annotator}-A{self.alternative} {self.text or ''}"
 
 
-@dataclass
 class M2Block:
-    source: str  # S line without the leading "S "
-    targets: list[M2Target]
-    line: int = 0  # 1-based line number of the S line, for error messages
+    """One sentence: the ``S`` line and its targets."""
+
+    __slots__ = ("source", "targets", "line")
+
+    def __init__(self, source: str, targets: list[M2Target], line: int = 0) -> None:
+        self.source = source  # S line without the leading "S "
+        self.targets = targets
+        self.line = line  # 1-based line number of the S line, for error messages
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.source, self.targets, self.line)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, M2Block) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as an eq dataclass
+
+    def __repr__(self) -> str:
+        return f"M2Block(source={self.source!r}, targets={self.targets!r}, line={self.line!r})"
 
     @property
     def source_tokens(self) -> list[str]:
@@ -135,79 +185,105 @@ def _check_span(edit: M2Edit, n_tokens: int, name: str, line_no: int) -> None:
         )
 
 
-def _parse_lines(lines: Iterable[str], name: str) -> list[M2Block]:
+def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
+    """Blocks of M2 lines (without line ends or a BOM).
+
+    The loop is the hot path of every command that reads M2 (issue #17: it was most of
+    ``compare``'s time), so well-formed ``A`` lines are parsed inline and anything unusual
+    goes to ``_parse_edit`` / ``_check_span``, which raise the error that names the line.
+    """
     blocks: list[M2Block] = []
     block: M2Block | None = None
-    has_t_lines = False
-    plain_targets: dict[int, M2Target] = {}
+    targets: list[M2Target] = []  # block.targets
+    plain_targets: dict[int, M2Target] | None = None  # None once the block has a T line
     n_tokens = 0
-
-    def finish() -> None:
-        nonlocal block
-        if block is not None:
-            if not has_t_lines:
-                block.targets = list(plain_targets.values())
-            blocks.append(block)
-        block = None
-
-    for line_no, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r\n")
-        if line_no == 1 and line.startswith("\ufeff"):
-            line = line[1:]
-        line = line.rstrip("\r")
-        if not line.strip():
-            finish()
-            continue
-        if line.startswith("S ") or line == "S":
-            finish()
-            block = M2Block(source=line[2:], targets=[], line=line_no)
+    target_edits: list[M2Edit] = []  # of the last T line's target
+    add_edit = target_edits.append
+    new_edit = tuple.__new__  # M2Edit._make without its length check: 5 fields here
+    for line_no, line in enumerate(lines, start=1):
+        if line[:2] == "A ":
+            if block is None:
+                raise M2FormatError(
+                    name, line_no, f"expected an 'S ' line to start a block, got {line[:40]!r}"
+                )
+            fields = line.split("|||")
+            edit: M2Edit | None = None
+            if len(fields) == 6:
+                span = fields[0].split()  # ["A", start, end]
+                if len(span) == 3:
+                    try:
+                        start, end, annotator = int(span[1]), int(span[2]), int(fields[5])
+                    except ValueError:
+                        pass  # _parse_edit says which field
+                    else:
+                        if 0 <= start <= end <= n_tokens or start == end == -1:
+                            edit = new_edit(M2Edit, (start, end, fields[1], fields[2], annotator))
+            if edit is None:
+                edit = _parse_edit(line[2:], name, line_no)
+                _check_span(edit, n_tokens, name, line_no)
+            if plain_targets is None:
+                add_edit(edit)
+            else:
+                target = plain_targets.get(edit.annotator)
+                if target is None:
+                    target = plain_targets[edit.annotator] = M2Target(edit.annotator, 0, None, [])
+                    targets.append(target)
+                target.edits.append(edit)
+        elif line[:2] == "S " or line == "S":
+            if block is not None:
+                blocks.append(block)
+            targets = []
+            block = M2Block(line[2:], targets, line_no)
             n_tokens = len(block.source.split())
-            has_t_lines = False
             plain_targets = {}
-        elif block is None:
-            raise M2FormatError(
-                name, line_no, f"expected an 'S ' line to start a block, got {line[:40]!r}"
-            )
-        elif line.startswith("T"):
+        elif line[:1] == "T" and block is not None:
             match = _TARGET_HEADER.match(line)
             if match is None:
                 raise M2FormatError(
                     name, line_no, f"a T line must look like 'T<r>-A<k> text', got {line[:40]!r}"
                 )
-            if block.targets and not has_t_lines:
+            if plain_targets:
                 raise M2FormatError(name, line_no, "T line after A lines that had no T line")
-            has_t_lines = True
-            block.targets.append(
-                M2Target(
-                    annotator=int(match.group(1)),
-                    alternative=int(match.group(2) or 0),
-                    text=match.group(3) if match.group(3) is not None else "",
-                    edits=[],
-                )
+            plain_targets = None
+            reference, alternative, text = match.groups()
+            target_edits = []
+            add_edit = target_edits.append
+            targets.append(
+                M2Target(int(reference), int(alternative or 0), text or "", target_edits)
             )
-        elif line.startswith("A "):
-            edit = _parse_edit(line[2:], name, line_no)
-            _check_span(edit, n_tokens, name, line_no)
-            if has_t_lines:
-                block.targets[-1].edits.append(edit)
-            else:
-                target = plain_targets.get(edit.annotator)
-                if target is None:
-                    target = M2Target(edit.annotator, 0, None, [])
-                    plain_targets[edit.annotator] = target
-                    block.targets.append(target)
-                target.edits.append(edit)
+        elif not line.strip():
+            if block is not None:
+                blocks.append(block)
+            block = None
+        elif block is None:
+            raise M2FormatError(
+                name, line_no, f"expected an 'S ' line to start a block, got {line[:40]!r}"
+            )
         else:
             raise M2FormatError(
                 name, line_no, f"unknown line kind (expected S, T or A), got {line[:40]!r}"
             )
-    finish()
+    if block is not None:
+        blocks.append(block)
     return blocks
 
 
 def parse_m2(text: str, *, name: str = "<text>") -> list[M2Block]:
     """Parse M2 text; blocks are separated by blank lines. CRLF and a BOM are accepted."""
-    return _parse_lines(text.split("\n"), name)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line.rstrip("\r") for line in lines]
+    # The parser allocates tens of thousands of acyclic objects; the collector's passes over
+    # them find nothing and cost ~15% of the parse (issue #17), so it is paused meanwhile.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse_lines(lines, name)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def read_m2(path_or_file: str | os.PathLike[str] | TextIO) -> list[M2Block]:
