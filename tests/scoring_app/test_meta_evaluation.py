@@ -577,3 +577,106 @@ def test_campaign_is_preselected_from_the_judgments_link_and_checked(release) ->
         meta.request_meta_evaluation(
             version=release, user=None, metrics=["f05"], campaign_id=campaign.pk, method="x"
         )
+
+
+# --- one check on real data: SEEDA's systems and human scores on an English release ------------
+
+SEEDA_SENTENCES = 24  # of the 391-sentence subset: enough to separate 15 systems, quick
+
+
+@pytest.mark.slow
+def test_seeda_human_file_and_english_metrics_correlate_as_the_library(shared_data: Any) -> None:
+    """An English release of the first SEEDA subset sentences (CoNLL-14 sources, the two ptm2
+    references), SEEDA's 15 system outputs uploaded and scored by the platform (ERRANT, M2,
+    SentM2, GLEU, CLEME), and SEEDA's own ``scores/human/EW_edit.txt`` uploaded unchanged (its
+    one-score-a-line layout in ASCII order): the stored report is the library's on the stored
+    scores and the file's numbers, for SEEDA's ``all`` set."""
+    from datasets.formats import ImportFile
+    from datasets.models import Dataset
+    from datasets.services.imports import import_dataset
+    from scoring.gec.meta.scorefiles import SEEDA_SYSTEMS, read_system_scores, select_systems
+
+    conll, seeda = shared_data / "conll14", shared_data / "seeda"
+    numbers = [int(n) for n in (seeda / "subset_conll14_lines.txt").read_text().split()]
+    refs = [(conll / f"refs/ptm2/ref{k}").read_text(encoding="utf-8").splitlines() for k in (0, 1)]
+    outputs = {
+        name: (seeda / f"outputs/subset/{name}.txt").read_text(encoding="utf-8").split("\n")
+        for name in SEEDA_SYSTEMS
+    }
+    # Subset sentences whose two references and 15 outputs are non-empty (the platform stores
+    # no empty reference and refuses an empty hypothesis).
+    kept = [
+        k
+        for k, n in enumerate(numbers)
+        if all(r[n - 1].strip() for r in refs) and all(o[k].strip() for o in outputs.values())
+    ][:SEEDA_SENTENCES]
+    source = (conll / "conll14st-test.tok.src").read_text(encoding="utf-8").splitlines()
+
+    def lines(rows: list[str], pick: list[int]) -> bytes:
+        return "".join(rows[i] + "\n" for i in pick).encode()
+
+    full = [numbers[k] - 1 for k in kept]
+    admin = make_user(Role.ADMIN)
+    import_dataset(
+        name="seeda-head",
+        fmt="parallel",
+        language="en",
+        user=admin,
+        source_name="conll14",
+        files=[
+            ImportFile("src", lines(source, full)),
+            ImportFile("ref0", lines(refs[0], full)),
+            ImportFile("ref1", lines(refs[1], full)),
+        ],
+    )
+    release = release_dataset(dataset=Dataset.objects.get(name="seeda-head"), user=admin)
+    for name, output in outputs.items():
+        system = services.upload_system_output(
+            version=release,
+            name=name,
+            data=lines(output, kept),
+            file_name=f"{name}.txt",
+            user=None,
+            file_format="lines",
+        )
+        assert services.score_now(system=system).status == ScoreStatus.DONE
+    human_path = seeda / "scores/human/EW_edit.txt"
+    human = meta.upload_human_scores(
+        version=release,
+        name="EW_edit",
+        data=human_path.read_bytes(),
+        file_name="EW_edit.txt",
+        user=None,
+    )
+    assert human.layout == HumanScoreLayout.SEEDA
+    assert human.scores == read_system_scores(human_path).scores
+    keys = ["f05", "m2", "sentm2", "gleu", "cleme"]
+    evaluation = _run(release, human, metrics=keys, bootstrap=100, window=4)
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    systems = select_systems(SEEDA_SYSTEMS, "all")
+    assert evaluation.systems == systems
+    stored: dict[str, dict[str, float]] = {k: {} for k in keys}
+    for score in SystemScore.objects.filter(system__version=release).select_related("system"):
+        extra = score.summary["extra"]
+        stored["f05"][score.system.name] = score.f05
+        stored["m2"][score.system.name] = extra["m2"]["f05"]
+        stored["sentm2"][score.system.name] = extra["m2"]["sent_f05"]
+        stored["gleu"][score.system.name] = extra["gleu"]["score"]
+        stored["cleme"][score.system.name] = extra["cleme"]["f05"]
+    expected = system_report(
+        human.scores, stored, systems, run_williams=True, bootstrap=100, seed=0, window=4
+    )
+    for key in keys:
+        got, want = evaluation.report["metrics"][key], expected["metrics"][key]
+        for field in ("pearson", "spearman", "pearson_ci", "spearman_ci"):
+            assert got[field] == pytest.approx(want[field], abs=1e-12), (key, field)
+        assert [w["pearson"] for w in got["window"]] == pytest.approx(
+            [w["pearson"] for w in want["window"]], abs=1e-12
+        )
+        for other in keys:
+            if other != key:
+                assert got_or_none(evaluation.report["williams"][key][other]) == pytest.approx(
+                    got_or_none(expected["williams"][key][other]), abs=1e-12
+                ), (key, other)
+    # Real systems separate: the metrics do not all agree with the judges equally.
+    assert len({round(evaluation.report["metrics"][k]["pearson"], 6) for k in keys}) > 1
