@@ -98,8 +98,8 @@ def _judge_with_keyboard(page, judge_number: int) -> int:  # type: ignore[no-unt
 
 
 def test_admin_creates_a_campaign_judges_rank_with_the_keyboard_admin_sees_the_ranking(
-    page, screenshot
-) -> None:  # type: ignore[no-untyped-def]
+    page: Any, screenshot: Any
+) -> None:
     release, admin, judges = _setup()
 
     login(page, admin.username, PASSWORD)
@@ -163,4 +163,11 @@ def test_admin_creates_a_campaign_judges_rank_with_the_keyboard_admin_sees_the_r
     meta.click()
     option = page.locator(f"option[value='campaign:{campaign.pk}']")
     if option.count():  # the release's meta-evaluation page (scoring) offers the campaign
+        page.select_option("select[name=human]", f"campaign:{campaign.pk}")
+        for box in page.locator("input[name=metrics]").all():
+            box.check()
+        with page.expect_navigation():
+            page.click("button:has-text('Run meta-evaluation')")
+        page.wait_for_selector("table", timeout=60000)
+        assert "ChERRANT" in page.inner_text("table")
         screenshot("judgments-meta")
