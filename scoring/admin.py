@@ -1,6 +1,14 @@
 from django.contrib import admin
 
-from scoring.models import AnnotatorSample, PayRates, SentenceResult, SystemOutput, SystemScore
+from scoring.models import (
+    AnnotatorSample,
+    HumanSystemScores,
+    MetaEvaluation,
+    PayRates,
+    SentenceResult,
+    SystemOutput,
+    SystemScore,
+)
 
 
 @admin.register(SystemOutput)
@@ -39,3 +47,17 @@ class AnnotatorSampleAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 admin.site.register(SentenceResult)
+
+
+@admin.register(HumanSystemScores)
+class HumanSystemScoresAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("name", "version", "layout", "file_name", "created_at")
+    readonly_fields = ("scores",)
+
+
+@admin.register(MetaEvaluation)
+class MetaEvaluationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("pk", "version", "human_source", "human_label", "status", "created_at")
+    list_filter = ("status", "human_source")
+    # Results are written by the job only; the admin shows them.
+    readonly_fields = ("human", "systems", "signatures", "report", "background_job_id", "error")

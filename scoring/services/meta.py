@@ -412,6 +412,11 @@ def run_meta_evaluation(*, evaluation_id: int, job_id: int | None = None) -> Met
         job_id is not None
         and BackgroundJob.objects.filter(pk=job_id, status=JobStatus.CANCELLED).exists()
     ):
+        # Cancelled while queued: nothing to compute.
+        MetaEvaluation.objects.filter(pk=evaluation.pk).update(
+            status=ScoreStatus.CANCELLED, finished_at=timezone.now()
+        )
+        evaluation.refresh_from_db()
         return evaluation
     MetaEvaluation.objects.filter(pk=evaluation.pk).update(
         status=ScoreStatus.RUNNING, started_at=timezone.now(), error=""

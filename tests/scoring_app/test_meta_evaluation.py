@@ -680,3 +680,17 @@ def test_seeda_human_file_and_english_metrics_correlate_as_the_library(shared_da
                 ), (key, other)
     # Real systems separate: the metrics do not all agree with the judges equally.
     assert len({round(evaluation.report["metrics"][k]["pearson"], 6) for k in keys}) > 1
+
+
+def test_a_cancelled_job_stops_the_run_and_keeps_no_report(release, human) -> None:  # type: ignore[no-untyped-def]
+    from core.jobs import cancel_job
+
+    admin = make_user(Role.ADMIN)
+    evaluation = meta.request_meta_evaluation(
+        version=release, user=admin, metrics=["f05"], human_scores=human, queue=False
+    )
+    cancel_job(evaluation.background_job_id or 0, user=admin)
+    evaluation = meta.run_meta_evaluation(
+        evaluation_id=evaluation.pk, job_id=evaluation.background_job_id
+    )
+    assert evaluation.status == ScoreStatus.CANCELLED and evaluation.report == {}
