@@ -28,7 +28,15 @@ def limit_torch_threads(**_: Any) -> None:
     torch.set_num_threads(1)
 
 
-@app.task(name="core.ping")
+@app.task(name="core.ping", ignore_result=False)
 def ping(value: str = "pong") -> dict[str, Any]:
     """Round-trip check used by /healthz and the service tests."""
     return {"echo": value, "pid": os.getpid()}
+
+
+@app.task(name="core.sweep_expired_jobs")
+def sweep_expired_jobs() -> int:
+    """Beat's backstop for the sweeper that also runs on every read of a job."""
+    from core.jobs import sweep_expired_jobs as sweep
+
+    return sweep()

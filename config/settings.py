@@ -65,6 +65,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.RequestLogMiddleware",
+    "core.middleware.ServiceErrorMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -211,12 +212,49 @@ CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
 # on Redis sets CELERY_TASK_ALWAYS_EAGER=1 and sends only the worker tests to a real worker.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
+# Delivery (docs/operations.md, "Background jobs and faults"): a message is acknowledged
+# after its task ends (acks_late), and a task whose pool child died is re-queued
+# (reject_on_worker_lost); when the whole worker dies, Redis hands unacknowledged messages
+# out again after `visibility_timeout`. Re-delivery is safe: a task first claims its job row
+# (core.jobs.run_claimed) and does nothing for a job that is finished or running elsewhere.
+# A running job holds a lease its worker renews; the sweeper fails a job whose lease ran out
+# as retryable, so no job shows "running" without a live worker for longer than the lease.
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
+GEC_JOB_LEASE_SECONDS = env_int("GEC_JOB_LEASE_SECONDS", 60)
+GEC_JOB_RETRY_HOURS = env_int("GEC_JOB_RETRY_HOURS", 24)
+# Seconds a web request waits for the broker before answering 503 (nothing changed).
+GEC_BROKER_TIMEOUT = float(env_str("GEC_BROKER_TIMEOUT", "3"))
+CELERY_BROKER_CONNECTION_TIMEOUT = GEC_BROKER_TIMEOUT
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("GEC_VISIBILITY_TIMEOUT", 600),
+    "socket_connect_timeout": GEC_BROKER_TIMEOUT,
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+# Jobs report through the database, not the result backend: a queued task does not
+# subscribe to a result, so a dead result store cannot hold a web request. The tasks whose
+# results are read (the M2 export's chord parts, the ping check) opt in.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = GEC_BROKER_TIMEOUT
+CELERY_REDIS_SOCKET_TIMEOUT = max(GEC_BROKER_TIMEOUT, 5.0)
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+}
+# The sweeper also runs on every read of a job; beat (`celery -A config beat`) is the backstop.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-expired-jobs": {"task": "core.sweep_expired_jobs", "schedule": 30.0},
+}
 CELERY_TASK_DEFAULT_QUEUE = "default"
 # Model-backed (BERTScore) work goes to the gpu queue, named by the task's `gpu_` prefix.
 CELERY_TASK_ROUTES = {"*.gpu_*": {"queue": "gpu"}}
-CELERY_WORKER_PREFETCH_MULTIPLIER = env_int("CELERY_WORKER_PREFETCH_MULTIPLIER", 4)
+# One message per process at a time: jobs are long, and a prefetched message would wait
+# behind a long job (and, unacknowledged, be handed out again after visibility_timeout).
+CELERY_WORKER_PREFETCH_MULTIPLIER = env_int("CELERY_WORKER_PREFETCH_MULTIPLIER", 1)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -226,7 +264,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # --- Caches -----------------------------------------------------------------------------
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # A dead cache must fail fast: its readers fall back to computing (core.cache).
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )

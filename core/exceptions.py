@@ -32,3 +32,9 @@ class Conflict(ServiceError):
     """Someone else changed the object first (optimistic concurrency) or it is closed."""
 
     status = 409
+
+
+class ServiceUnavailable(ServiceError):
+    """A service the request needs (the task broker) cannot be reached; nothing was changed."""
+
+    status = 503

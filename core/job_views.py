@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, JsonResponse
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from core.exceptions import ServiceError
-from core.jobs import cancel_job, get_job_for, job_state
+from core.jobs import cancel_job, get_job_for, job_state, retry_job
 
 
 def _json_error(exc: ServiceError) -> JsonResponse:
@@ -35,3 +38,29 @@ def job_cancel(request: HttpRequest, job_id: int) -> JsonResponse:
     except ServiceError as exc:
         return _json_error(exc)
     return JsonResponse(job_state(job))
+
+
+@require_POST
+def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
+    """Queue a failed-and-retryable job again: JSON for scripts, back to the page for a form."""
+    if not request.user.is_authenticated:
+        return JsonResponse({"detail": "log in first"}, status=401)
+    wants_json = "json" in request.headers.get("Accept", "")
+    try:
+        job = retry_job(job_id=job_id, user=request.user)
+    except ServiceError as exc:
+        if wants_json:
+            return _json_error(exc)
+        messages.error(request, exc.message)
+        return _back(request)
+    if wants_json:
+        return JsonResponse(job_state(job), status=202)
+    messages.success(request, f"job {job.pk} queued again")
+    return _back(request)
+
+
+def _back(request: HttpRequest) -> HttpResponse:
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        target = "/"
+    return redirect(target)

@@ -7,24 +7,70 @@ through that transaction's connection would stay invisible until the end. On Pos
 second writer would wait on the first one's lock, so there progress is written through the
 work's own connection and shows when its transaction ends (the quick start runs tasks
 in-process anyway).
+
+Faults (docs/operations.md): a job is a small state machine, queued -> running (with a lease
+its worker renews) -> done | failed (retryable or not) | cancelled. A task claims its job row
+under a lock before it works (`run_claimed`), so a re-delivered message for a job that is
+finished or running elsewhere does nothing. `sweep_expired_jobs` fails running jobs whose
+lease ran out (their worker died) as retryable; `retry_job` queues such a job again. Tasks
+are sent with `send_task` inside the transaction that writes the job: if the broker cannot
+be reached the transaction rolls back and the user gets a 503, nothing half made.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
 
-from django.db import DatabaseError, connection, connections
+from django.conf import settings
+from django.db import DatabaseError, connection, connections, transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
-from core.exceptions import NotFound
+from core.exceptions import Conflict, NotFound, ServiceUnavailable
 from core.models import BackgroundJob, JobStatus
 from core.roles import Role, has_role
+
+logger = logging.getLogger("gec.jobs")
+T = TypeVar("T")
+
+LIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
+
+# Sent (job=...) when the sweeper fails a job whose worker died: an app whose rows mirror a
+# job's state (a SystemScore) marks them failed too. Lower apps never import upward.
+job_expired = Signal()
 
 
 class JobCancelled(Exception):
     """Raised by work that noticed its job was cancelled; the work's transaction rolls back."""
+
+
+def lease_seconds() -> int:
+    return max(2, int(getattr(settings, "GEC_JOB_LEASE_SECONDS", 60)))
+
+
+def _leases_apply() -> bool:
+    """Leases need a second connection that sees the job row while the work's transaction
+    is open: PostgreSQL. On SQLite (the quick start, in-process) jobs are not leased."""
+    return connection.vendor != "sqlite"
+
+
+def _new_lease() -> Any:
+    return timezone.now() + timedelta(seconds=lease_seconds()) if _leases_apply() else None
+
+
+# The claims this process holds: job id -> claim token (set by run_claimed for its work).
+_claims: dict[int, str] = {}
 
 
 @contextmanager
@@ -75,16 +121,21 @@ def start_job(
 
 
 def _write(job_id: int, fields: dict[str, Any]) -> None:
+    """Progress and heartbeat: only a live job is written, and only by its own claim."""
     fields = {**fields, "updated_at": timezone.now()}
-    live = [JobStatus.QUEUED, JobStatus.RUNNING]
+    if _leases_apply():
+        fields["lease_expires_at"] = _new_lease()
+    token = _claims.get(job_id)
     if connection.in_atomic_block and connection.vendor != "sqlite":
         table = BackgroundJob._meta.db_table
         columns = ", ".join(f"{name} = %s" for name in fields)
+        claim_sql, claim_args = (" AND claim = %s", [token]) if token else ("", [])
         try:
             with _side_cursor() as cursor:
                 cursor.execute(
-                    f"UPDATE {table} SET {columns} WHERE id = %s AND status IN (%s, %s)",
-                    [*fields.values(), job_id, *live],
+                    f"UPDATE {table} SET {columns} WHERE id = %s AND status IN (%s, %s)"
+                    + claim_sql,
+                    [*fields.values(), job_id, *LIVE, *claim_args],
                 )
                 if cursor.rowcount:
                     return
@@ -92,7 +143,10 @@ def _write(job_id: int, fields: dict[str, Any]) -> None:
             pass  # progress is best effort; the work goes on
         # The job row was created inside this same transaction (not visible elsewhere):
         # write it here, it becomes visible with the transaction.
-    BackgroundJob.objects.filter(pk=job_id, status__in=live).update(**fields)
+    rows = BackgroundJob.objects.filter(pk=job_id, status__in=LIVE)
+    if token:
+        rows = rows.filter(claim=token)
+    rows.update(**fields)
 
 
 def _status_of(job_id: int) -> str | None:
@@ -141,37 +195,111 @@ def report_progress(
     _write(job_id, fields)
 
 
+def _end(job_id: int, fields: dict[str, Any]) -> bool:
+    """Move a live job to an end state. A run that lost its claim (the sweeper failed it, a
+    re-delivery took it over) changes nothing. True when this call ended the job."""
+    rows = BackgroundJob.objects.filter(pk=job_id, status__in=LIVE)
+    token = _claims.get(job_id)
+    if token:
+        rows = rows.filter(claim=token)
+    ended = bool(
+        rows.update(
+            **fields, lease_expires_at=None, finished_at=timezone.now(), updated_at=timezone.now()
+        )
+    )
+    if ended and not fields.get("retryable"):
+        job = BackgroundJob.objects.filter(pk=job_id).first()
+        if job is not None:
+            transaction.on_commit(lambda: discard_temporary_files(job.params))
+    return ended
+
+
 def finish_job(job_id: int, *, result: dict[str, Any] | None = None, message: str = "") -> None:
-    job = BackgroundJob.objects.get(pk=job_id)
-    if job.status == JobStatus.CANCELLED:
+    job = BackgroundJob.objects.filter(pk=job_id).only("total", "done").first()
+    if job is None:
         return
+    _end(
+        job_id,
+        {
+            "status": JobStatus.DONE,
+            "done": max(job.done, job.total),
+            "result": result or {},
+            "message": message,
+            "retryable": False,
+        },
+    )
+
+
+def fail_job(
+    job_id: int, *, message: str, result: dict[str, Any] | None = None, retryable: bool = False
+) -> None:
+    _end(
+        job_id,
+        {
+            "status": JobStatus.FAILED,
+            "message": message,
+            "result": result or {},
+            "retryable": retryable,
+        },
+    )
+
+
+def settle_job(job_id: int | None, *, result: dict[str, Any], message: str) -> None:
+    """Mark the job done inside the work's own transaction, under a lock on its row, after
+    checking it is still this run's: the rows and "done" commit together, so a job cannot
+    be seen unfinished with its rows written (and imported twice by a retry or a
+    re-delivery). Raises JobCancelled, rolling the work back, when the job was cancelled,
+    failed by the sweeper or taken over by another claim."""
+    if job_id is None:
+        return
+    job = BackgroundJob.objects.select_for_update().filter(pk=job_id).first()
+    token = _claims.get(job_id)
+    if job is None or job.status not in LIVE or (token and job.claim != token):
+        raise JobCancelled(f"job {job_id} is no longer this worker's to finish")
     job.status = JobStatus.DONE
     job.done = max(job.done, job.total)
-    job.result = result or {}
+    job.result = result
     job.message = message
+    job.retryable = False
+    job.lease_expires_at = None
     job.finished_at = timezone.now()
     job.save()
+    params = job.params
+    transaction.on_commit(lambda: discard_temporary_files(params))
 
 
-def fail_job(job_id: int, *, message: str, result: dict[str, Any] | None = None) -> None:
-    job = BackgroundJob.objects.get(pk=job_id)
-    if job.status == JobStatus.CANCELLED:
-        return
-    job.status = JobStatus.FAILED
-    job.message = message
-    job.result = result or {}
-    job.finished_at = timezone.now()
-    job.save()
+def discard_temporary_files(params: dict[str, Any]) -> None:
+    """Delete a job's uploads (`params["files"]`: [{"path": ...}]) and their folder if empty.
+    Only files under MEDIA_ROOT are the job's own copies; a command's input files are not."""
+    media = Path(settings.MEDIA_ROOT).resolve()
+    for entry in params.get("files", []) or []:
+        path = Path(str(entry.get("path", ""))) if isinstance(entry, dict) else None
+        if path is None or not path.name or not path.resolve().is_relative_to(media):
+            continue
+        path.unlink(missing_ok=True)
+        # Not empty (another file of the job) or already gone: left alone.
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
 
 
 def cancel_job(job_id: int, *, user: Any) -> BackgroundJob:
     """Ask running work to stop; it notices at its next progress report and rolls back."""
     job = get_job_for(user=user, job_id=job_id)
     if not job.is_finished:
-        job.status = JobStatus.CANCELLED
-        job.message = "cancelled"
-        job.finished_at = timezone.now()
-        job.save()
+        BackgroundJob.objects.filter(pk=job.pk, status__in=LIVE).update(
+            status=JobStatus.CANCELLED,
+            message="cancelled",
+            retryable=False,
+            lease_expires_at=None,
+            finished_at=timezone.now(),
+        )
+        job.refresh_from_db()
+        discard_temporary_files(job.params)
+    elif job.status == JobStatus.FAILED and job.retryable:
+        # Cancelling a failed job gives up on retrying it: its uploads go.
+        BackgroundJob.objects.filter(pk=job.pk).update(retryable=False)
+        job.refresh_from_db()
+        discard_temporary_files(job.params)
     return job
 
 
@@ -184,6 +312,7 @@ def can_view_job(user: Any, job: BackgroundJob) -> bool:
 def get_job_for(*, user: Any, job_id: int) -> BackgroundJob:
     """The job if `user` may see it (its creator or an admin); NotFound otherwise, so ids
     of other people's jobs are not revealed."""
+    sweep_expired_jobs()
     job = BackgroundJob.objects.filter(pk=job_id).first()
     if job is None or not can_view_job(user, job):
         raise NotFound(f"no job {job_id}")
@@ -201,7 +330,241 @@ def job_state(job: BackgroundJob) -> dict[str, Any]:
         "message": job.message,
         "result": job.result,
         "finished": job.is_finished,
+        "retryable": job.status == JobStatus.FAILED and job.retryable and bool(job.task_name),
+        "attempts": job.attempts,
+        "lease_expires_at": job.lease_expires_at.isoformat() if job.lease_expires_at else None,
         "created_at": job.created_at.isoformat() if job.created_at else None,
         "started_at": job.started_at.isoformat() if job.started_at else None,
         "finished_at": job.finished_at.isoformat() if job.finished_at else None,
     }
+
+
+# --- queuing ---------------------------------------------------------------------------------
+
+
+def tasks_run_in_process() -> bool:
+    """True when Celery runs tasks eagerly (the quick start): there is no broker to reach."""
+    from celery import current_app
+
+    return bool(current_app.conf.task_always_eager)
+
+
+def broker_timeout() -> float:
+    return float(getattr(settings, "GEC_BROKER_TIMEOUT", 3.0))
+
+
+def send_task(task: Any, *args: Any) -> None:
+    """Send `task(*args)` to the broker now, inside the caller's transaction.
+
+    With a broker the caller's transaction must still be open: if the broker does not answer
+    within GEC_BROKER_TIMEOUT seconds this raises ServiceUnavailable (503) and the caller's
+    writes (the job row, a release, an upload) roll back with it. A worker that receives the
+    message before the commit waits for the job row (`claim_job`). In-process (the quick
+    start) the task runs after the commit, as before.
+    """
+    if tasks_run_in_process():
+        transaction.on_commit(lambda: task.apply_async(args))
+        return
+    if not connection.in_atomic_block:
+        raise RuntimeError("send_task needs the transaction that writes the job (atomic)")
+    started = time.monotonic()
+    try:
+        task.apply_async(args, connect_timeout=broker_timeout())
+    except Exception as exc:  # kombu OperationalError, redis ConnectionError/TimeoutError, OSError
+        logger.warning(
+            "broker unreachable, %s not queued after %.1f s: %s",
+            task.name,
+            time.monotonic() - started,
+            exc,
+        )
+        raise ServiceUnavailable(
+            "the task queue cannot be reached right now, so the work was not started and "
+            "nothing was changed; try again in a minute (an operator can check /healthz)"
+        ) from exc
+
+
+def send_best_effort(task: Any, *args: Any) -> bool:
+    """Send after the commit and swallow a broker outage (logged): for follow-up work that
+    something else recovers (stale annotator samples are rescored on the next read)."""
+
+    def send() -> None:
+        try:
+            task.apply_async(args, connect_timeout=broker_timeout())
+        except Exception as exc:
+            logger.warning("broker unreachable, %s(%s) skipped: %s", task.name, args, exc)
+
+    transaction.on_commit(send)
+    return True
+
+
+def queue_job(job: BackgroundJob, task: Any, *args: Any) -> None:
+    """Record which task runs `job` (for Retry) and send it (see send_task)."""
+    BackgroundJob.objects.filter(pk=job.pk).update(task_name=task.name, task_args=list(args))
+    job.task_name, job.task_args = task.name, list(args)
+    send_task(task, *args)
+
+
+# --- claiming, heartbeat, sweeping -------------------------------------------------------------
+
+
+def _claim_token() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
+def claim_job(job_id: int, *, wait_for_row: float = 15.0) -> BackgroundJob | None:
+    """Take a job for this worker: lock its row, check its state, mark it running with a
+    fresh lease and claim. None (do nothing) when it is finished, cancelled, failed, or
+    running under a live lease elsewhere. A queued job, or a running one whose lease ran
+    out (its worker died and Redis handed the message out again), is taken.
+
+    The message can arrive before the transaction that wrote the job commits (send_task
+    publishes inside it): a missing row is waited for, up to `wait_for_row` seconds."""
+    deadline = time.monotonic() + wait_for_row
+    while True:
+        with transaction.atomic():
+            job = BackgroundJob.objects.select_for_update().filter(pk=job_id).first()
+            if job is not None:
+                now = timezone.now()
+                expired = (
+                    job.status == JobStatus.RUNNING
+                    and job.lease_expires_at is not None
+                    and job.lease_expires_at < now
+                )
+                if job.status != JobStatus.QUEUED and not expired:
+                    logger.info("job %s is %s: nothing to do", job_id, job.status)
+                    return None
+                job.status = JobStatus.RUNNING
+                job.claim = _claim_token()
+                job.attempts += 1
+                job.lease_expires_at = _new_lease()
+                job.started_at = now
+                job.retryable = False
+                job.save()
+                return job
+        if time.monotonic() >= deadline:
+            logger.warning("job %s not found: its request rolled back", job_id)
+            return None
+        time.sleep(0.2)
+
+
+@contextmanager
+def keep_alive(job_id: int, token: str | None = None) -> Iterator[None]:
+    """Renew the job's lease every third of its length from a thread while the block runs,
+    so a long step without progress reports keeps the job alive; a dead process stops it."""
+    if not _leases_apply():
+        yield
+        return
+    stop = threading.Event()
+    table = BackgroundJob._meta.db_table
+
+    def beat() -> None:
+        while not stop.wait(lease_seconds() / 3):
+            claim_sql, claim_args = (" AND claim = %s", [token]) if token else ("", [])
+            try:
+                with _side_cursor() as cursor:
+                    cursor.execute(
+                        f"UPDATE {table} SET lease_expires_at = %s "
+                        f"WHERE id = %s AND status = %s" + claim_sql,
+                        [_new_lease(), job_id, JobStatus.RUNNING, *claim_args],
+                    )
+            except Exception:  # a missed beat is retried; the lease has slack for two
+                logger.warning("heartbeat of job %s not written", job_id, exc_info=True)
+
+    thread = threading.Thread(target=beat, name=f"job-{job_id}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+def run_claimed(job_id: int, work: Callable[[int], T]) -> T | None:
+    """The body of every job task: claim the job (or do nothing), keep its lease alive while
+    `work(job_id)` runs, and fail the job (not retryable, uploads deleted) on an unexpected
+    error instead of leaving it running."""
+    job = claim_job(job_id)
+    if job is None:
+        return None
+    _claims[job_id] = job.claim
+    try:
+        with keep_alive(job_id, job.claim):
+            return work(job_id)
+    except Exception as exc:
+        logger.exception("job %s failed", job_id)
+        fail_job(
+            job_id, message=f"the work stopped on an internal error: {type(exc).__name__}: {exc}"
+        )
+        return None
+    finally:
+        _claims.pop(job_id, None)
+
+
+def sweep_expired_jobs() -> int:
+    """Fail (as retryable) every running job whose lease ran out: its worker is gone. Also
+    stop keeping uploads of retryable jobs older than GEC_JOB_RETRY_HOURS. Cheap (indexed);
+    runs on every read of a job and from Celery beat. Returns how many jobs it failed."""
+    now = timezone.now()
+    failed = 0
+    expired = list(
+        BackgroundJob.objects.filter(
+            status=JobStatus.RUNNING, lease_expires_at__lt=now
+        ).values_list("pk", flat=True)
+    )
+    for pk in expired:
+        with transaction.atomic():
+            # skip_locked: a job whose work is committing holds its row; it is not dead.
+            job = (
+                BackgroundJob.objects.select_for_update(skip_locked=True)
+                .filter(pk=pk, status=JobStatus.RUNNING, lease_expires_at__lt=now)
+                .first()
+            )
+            if job is None:
+                continue
+            job.status = JobStatus.FAILED
+            job.retryable = bool(job.task_name)
+            job.message = (
+                f"the worker running this job stopped (killed, crashed or restarted) at "
+                f"{job.done}/{job.total}; nothing of the unfinished work was kept"
+                + ("; retry it" if job.retryable else "")
+            )
+            job.lease_expires_at = None
+            job.claim = ""
+            job.finished_at = now
+            job.save()
+            job_expired.send(sender=BackgroundJob, job=job)
+            failed += 1
+            logger.warning("job %s: lease expired, failed as retryable", pk)
+    old = now - timedelta(hours=int(getattr(settings, "GEC_JOB_RETRY_HOURS", 24)))
+    for job in BackgroundJob.objects.filter(
+        status=JobStatus.FAILED, retryable=True, finished_at__lt=old
+    ):
+        BackgroundJob.objects.filter(pk=job.pk).update(retryable=False)
+        discard_temporary_files(job.params)
+    return failed
+
+
+def retry_job(*, job_id: int, user: Any) -> BackgroundJob:
+    """Queue a failed-and-retryable job again (same row, same task). 503 and no change when
+    the broker cannot be reached."""
+    get_job_for(user=user, job_id=job_id)
+    with transaction.atomic():
+        job = BackgroundJob.objects.select_for_update().get(pk=job_id)
+        if job.status != JobStatus.FAILED or not job.retryable or not job.task_name:
+            raise Conflict(f"job {job_id} is {job.status} and cannot be retried")
+        from celery import current_app
+
+        job.status = JobStatus.QUEUED
+        job.retryable = False
+        job.done = 0
+        job.claim = ""
+        job.finished_at = None
+        job.message = f"queued again (attempt {job.attempts + 1})"
+        job.save()
+        job_retried.send(sender=BackgroundJob, job=job)
+        send_task(current_app.tasks[job.task_name], *job.task_args)
+    return job
+
+
+# Sent (job=...) inside the retry's transaction, so a mirror row (SystemScore) is queued too.
+job_retried = Signal()

@@ -4,7 +4,10 @@ import logging
 import time
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+
+from core.exceptions import ServiceError
 
 logger = logging.getLogger("gec.request")
 
@@ -30,3 +33,27 @@ class RequestLogMiddleware:
             },
         )
         return response
+
+
+class ServiceErrorMiddleware:
+    """A service error that no view caught (ServiceUnavailable when the task broker cannot
+    be reached, for one) answers with its own status and message instead of a bare 500:
+    JSON for the API, a short page otherwise."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, ServiceError):
+            return None
+        if request.path.startswith("/api/") or "json" in request.headers.get("Accept", ""):
+            return JsonResponse({"detail": exception.message}, status=exception.status)
+        return render(
+            request,
+            "core/service_error.html",
+            {"message": exception.message, "status": exception.status},
+            status=exception.status,
+        )

@@ -92,6 +92,19 @@ class BackgroundJob(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The lease: a running job's worker pushes `lease_expires_at` forward (every progress
+    # report and a heartbeat thread); once it lies in the past the worker is gone and the
+    # sweeper (core.jobs.sweep_expired_jobs) fails the job as retryable. Null = not leased
+    # (work run in-process on SQLite, the quick start), never swept.
+    lease_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Which claim (worker host, pid, random part) runs the job: a re-delivered task or a
+    # worker whose lease was taken over cannot finish or fail someone else's run.
+    claim = models.CharField(max_length=128, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    retryable = models.BooleanField(default=False)
+    # The Celery task (name and arguments) that runs the job, so "Retry" can queue it again.
+    task_name = models.CharField(max_length=128, blank=True)
+    task_args = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

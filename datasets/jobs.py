@@ -10,6 +10,7 @@ order, writes the file, stores the extraction for the scorer and finishes the jo
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,16 @@ from django.db import transaction
 
 from core.audit import log_action
 from core.exceptions import ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, mark_running, start_job
+from core.jobs import (
+    JobCancelled,
+    fail_job,
+    finish_job,
+    keep_alive,
+    mark_running,
+    queue_job,
+    start_job,
+    tasks_run_in_process,
+)
 from core.models import BackgroundJob, JobStatus
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.formats import ImportFile
@@ -56,47 +66,53 @@ def request_import(
         size = getattr(upload, "size", None)
         if size is not None:
             check_size(filename, int(size))
-    job = start_job(
-        kind=JOB_KIND_IMPORT,
-        user=user,
-        params={
-            "name": name,
-            "format": fmt,
-            "source_name": source_name,
-            "split": split,
-            "language": language,
-            "files": [],
-        },
-    )
-    folder = Path(settings.MEDIA_ROOT) / "imports" / str(job.pk)
-    folder.mkdir(parents=True, exist_ok=True)
-    stored = []
-    for index, (filename, upload) in enumerate(uploads):
-        safe = Path(filename).name or f"file{index}"
-        target = folder / f"{index:02d}-{safe}"
-        with open(target, "wb") as out:
-            if hasattr(upload, "chunks"):
-                for piece in upload.chunks():
-                    out.write(piece)
-            else:
-                out.write(upload.read())
-        stored.append({"path": str(target), "name": safe})
-    job.params = {**job.params, "files": stored}
-    job.save(update_fields=["params"])
-    job_id = job.pk
+    from datasets.tasks import import_dataset_task
 
-    def send() -> None:
-        from datasets.tasks import import_dataset_task
-
-        import_dataset_task.delay(job_id)
-
-    transaction.on_commit(send)
+    # The job row, the stored files and the message go together: if the broker cannot be
+    # reached the row rolls back and the files are removed (ServiceUnavailable, a 503).
+    folder: Path | None = None
+    try:
+        with transaction.atomic():
+            job = start_job(
+                kind=JOB_KIND_IMPORT,
+                user=user,
+                params={
+                    "name": name,
+                    "format": fmt,
+                    "source_name": source_name,
+                    "split": split,
+                    "language": language,
+                    "files": [],
+                },
+            )
+            folder = Path(settings.MEDIA_ROOT) / "imports" / str(job.pk)
+            folder.mkdir(parents=True, exist_ok=True)
+            stored = []
+            for index, (filename, upload) in enumerate(uploads):
+                safe = Path(filename).name or f"file{index}"
+                target = folder / f"{index:02d}-{safe}"
+                with open(target, "wb") as out:
+                    if hasattr(upload, "chunks"):
+                        for piece in upload.chunks():
+                            out.write(piece)
+                    else:
+                        out.write(upload.read())
+                stored.append({"path": str(target), "name": safe})
+            job.params = {**job.params, "files": stored}
+            job.save(update_fields=["params"])
+            queue_job(job, import_dataset_task, job.pk)
+    except BaseException:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
     return job
 
 
 def run_import_job(job_id: int) -> dict[str, Any] | None:
-    """The body of the import task: idempotent (a finished job is left alone; a failed
-    import wrote nothing, so running it again is safe)."""
+    """The body of the import task (run under the job's claim, core.jobs.run_claimed):
+    the rows and the job's "done" commit in one transaction with the job row locked
+    (settle_job in import_dataset), so a re-delivered or retried import never writes twice;
+    a failed import wrote nothing. The uploads are deleted when the job ends."""
     job = BackgroundJob.objects.filter(pk=job_id).first()
     if job is None or job.is_finished:
         return None
@@ -122,23 +138,17 @@ def run_import_job(job_id: int) -> dict[str, Any] | None:
             message=getattr(exc, "message", str(exc)),
             result={"field": getattr(exc, "field", None)},
         )
-        _remove_uploads(params)
         return None
     except OSError as exc:
         fail_job(job_id, message=f"stored upload unreadable: {exc}")
         return None
-    finish_job(
-        job_id,
-        result=result.as_dict(),
-        message=f"imported {result.sentences} sentences, {result.references} references",
-    )
-    _remove_uploads(params)
+    # Already done (settle_job, in the import's transaction) unless run without a job.
+    finish_job(job_id, result=result.as_dict(), message=import_message(result))
     return result.as_dict()
 
 
-def _remove_uploads(params: dict[str, Any]) -> None:
-    for f in params.get("files", []):
-        Path(f["path"]).unlink(missing_ok=True)
+def import_message(result: Any) -> str:
+    return f"imported {result.sentences} sentences, {result.references} references"
 
 
 JOB_KIND_EXPORT = "datasets.export"
@@ -159,27 +169,23 @@ def request_export(
         ExportFormat(fmt)
     except ValueError:
         raise ServiceError(f"unknown export format {fmt!r}", field="format") from None
-    job = start_job(
-        kind=JOB_KIND_EXPORT,
-        user=user,
-        params={
-            "dataset_id": dataset.pk,
-            "version_id": version.pk if version is not None else None,
-            "format": fmt,
-            "include_annotations": include_annotations,
-            "filename": export_filename(dataset, version, fmt),
-            # Decided here (where the settings of the request are) and carried to the workers.
-            "fanout_part": fanout_part_size(version, fmt),
-        },
-    )
-    job_id = job.pk
+    from datasets.tasks import export_dataset_task
 
-    def send() -> None:
-        from datasets.tasks import export_dataset_task
-
-        export_dataset_task.delay(job_id)
-
-    transaction.on_commit(send)
+    with transaction.atomic():
+        job = start_job(
+            kind=JOB_KIND_EXPORT,
+            user=user,
+            params={
+                "dataset_id": dataset.pk,
+                "version_id": version.pk if version is not None else None,
+                "format": fmt,
+                "include_annotations": include_annotations,
+                "filename": export_filename(dataset, version, fmt),
+                # Decided here (where the settings of the request are) and carried to the workers.
+                "fanout_part": fanout_part_size(version, fmt),
+            },
+        )
+        queue_job(job, export_dataset_task, job.pk)
     return job
 
 
@@ -188,12 +194,16 @@ def export_path(job: Any) -> Path:
 
 
 def run_export_job(job_id: int) -> dict[str, Any] | None:
-    """The body of the export task. Idempotent: a re-run rewrites the same file."""
+    """The body of the export task. Idempotent: a re-run replaces the same file (written to
+    a temporary name and renamed, so a reader never sees half a file)."""
     job = BackgroundJob.objects.filter(pk=job_id).first()
     if job is None or job.is_finished:
         return None
     params = job.params
     mark_running(job_id)
+    # A worker killed while writing leaves its temporary file behind: the re-run clears it.
+    for leftover in export_path(job).parent.glob(f".{export_path(job).name}.*"):
+        leftover.unlink(missing_ok=True)
     if params.get("fanout_part"):
         return _start_fanout(job)
     try:
@@ -222,13 +232,6 @@ def run_export_job(job_id: int) -> dict[str, Any] | None:
     data = result.as_dict()
     finish_job(job_id, result=data, message=f"exported {result.label}")
     return data
-
-
-def tasks_run_in_process() -> bool:
-    """True when Celery runs tasks eagerly (the quick start): nothing to fan out to."""
-    from celery import current_app
-
-    return bool(current_app.conf.task_always_eager)
 
 
 def fanout_part_size(version: DatasetVersion | None, fmt: str) -> int:
@@ -267,8 +270,22 @@ def _start_fanout(job: Any) -> dict[str, Any] | None:
 
 def export_m2_part(
     *, job_id: int, version_id: int, first: int, last: int, resources_dir: str | None
+) -> tuple[int, str]:
+    """(first, M2 text) of released positions [first, last): pure, so a retried part is
+    harmless. Parts renew the export job's lease while they run (its first task is over)."""
+    with keep_alive(job_id):
+        return first, _m2_part_text(
+            job_id=job_id,
+            version_id=version_id,
+            first=first,
+            last=last,
+            resources_dir=resources_dir,
+        )
+
+
+def _m2_part_text(
+    *, job_id: int, version_id: int, first: int, last: int, resources_dir: str | None
 ) -> str:
-    """M2 text of released positions [first, last): pure, so a retried part is harmless."""
     from django.db.models import F
 
     rows = [
@@ -290,15 +307,29 @@ def export_m2_part(
 
 
 def assemble_m2_parts(
-    *, parts: Sequence[str], job_id: int, resources_dir: str | None
+    *, parts: Sequence[Sequence[Any]], job_id: int, resources_dir: str | None
 ) -> dict[str, Any] | None:
     job = BackgroundJob.objects.filter(pk=job_id).first()
     if job is None or job.is_finished:
         return None
     version = DatasetVersion.objects.select_related("dataset").get(pk=job.params["version_id"])
+    # A part re-delivered after a worker died can report twice (and the chord then fire with
+    # another part missing): order by position, drop repeats, and refuse a file with a gap.
+    by_first = {int(first): str(text) for first, text in parts}
+    expected = range(
+        0, count_rows(dataset=version.dataset, version=version), int(job.params["fanout_part"])
+    )
+    if sorted(by_first) != list(expected):
+        fail_job(
+            job_id,
+            message="parts of the M2 export went missing (a worker died); retry it",
+            retryable=True,
+        )
+        return None
+    texts = [by_first[first] for first in expected]
     out = export_path(job)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(out, parts)
+    write_atomically(out, texts)
     signature = extraction_resources(resources_dir).signature
     store_reference_m2_file(version, signature, out)
     result = ExportResult(
@@ -311,8 +342,8 @@ def assemble_m2_parts(
         resources=signature,
     )
     data = result.as_dict()
-    log_action(version, job.created_by, "dataset.export", {**data, "parts": len(parts)})
-    finish_job(job_id, result=data, message=f"exported {result.label} in {len(parts)} parts")
+    log_action(version, job.created_by, "dataset.export", {**data, "parts": len(texts)})
+    finish_job(job_id, result=data, message=f"exported {result.label} in {len(texts)} parts")
     return data
 
 
@@ -324,19 +355,36 @@ def queue_reference_extraction(version_id: int) -> None:
     (the first export or score extracts instead)."""
     if tasks_run_in_process():
         return
+    from datasets.tasks import prepare_release_references_task
 
-    def send() -> None:
-        from datasets.tasks import prepare_release_references_task
+    # A job like any other: claimed once (re-deliveries do nothing), swept if its worker dies;
+    # queued in the release's transaction, so no release exists without its extraction queued.
+    job = start_job(
+        kind=JOB_KIND_REFERENCES,
+        params={"version_id": version_id},
+        message="extracting the release's reference M2",
+    )
+    queue_job(job, prepare_release_references_task, job.pk)
 
-        prepare_release_references_task.delay(version_id)
 
-    transaction.on_commit(send)
+JOB_KIND_REFERENCES = "datasets.references"
 
 
-def prepare_release_references(version_id: int) -> int:
+def prepare_release_references(job_id: int) -> int:
     """Extract and store the reference M2 of a release (idempotent); returns its sentences."""
-    version = DatasetVersion.objects.select_related("dataset").filter(pk=version_id).first()
+    job = BackgroundJob.objects.filter(pk=job_id).first()
+    version_id = job.params.get("version_id") if job is not None else None
+    version = (
+        DatasetVersion.objects.select_related("dataset").filter(pk=int(version_id)).first()
+        if version_id
+        else None
+    )
     if version is None:
+        fail_job(job_id, message="the release was deleted")
         return 0
     reference_m2(version)
-    return int(version.counts.get("sentences", 0))
+    sentences = int(version.counts.get("sentences", 0))
+    finish_job(
+        job_id, result={"sentences": sentences}, message=f"{version.label}: {sentences} sentences"
+    )
+    return sentences

@@ -1,4 +1,7 @@
-"""Celery tasks of the datasets app: take an id, call the job function, nothing else."""
+"""Celery tasks of the datasets app: take an id, call the job function, nothing else.
+
+A job's task runs under the job's claim (core.jobs.run_claimed): a re-delivered message for
+a job that is finished or running elsewhere does nothing."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from typing import Any
 
 from celery import shared_task
 
-from core.jobs import fail_job
+from core.jobs import fail_job, run_claimed
 from datasets.jobs import (
     assemble_m2_parts,
     export_m2_part,
@@ -18,26 +21,27 @@ from datasets.jobs import (
 
 @shared_task(name="datasets.import_dataset")
 def import_dataset_task(job_id: int) -> dict[str, Any] | None:
-    return run_import_job(job_id)
+    return run_claimed(job_id, run_import_job)
 
 
 @shared_task(name="datasets.export_dataset")
 def export_dataset_task(job_id: int) -> dict[str, Any] | None:
-    return run_export_job(job_id)
+    return run_claimed(job_id, run_export_job)
 
 
-@shared_task(name="datasets.export_m2_part", acks_late=True)
+# The chord reads its parts' results: these two keep theirs (task_ignore_result is global).
+@shared_task(name="datasets.export_m2_part", acks_late=True, ignore_result=False)
 def export_m2_part_task(
     job_id: int, version_id: int, first: int, last: int, resources_dir: str | None
-) -> str:
+) -> tuple[int, str]:
     return export_m2_part(
         job_id=job_id, version_id=version_id, first=first, last=last, resources_dir=resources_dir
     )
 
 
-@shared_task(name="datasets.export_m2_assemble")
+@shared_task(name="datasets.export_m2_assemble", ignore_result=False)
 def export_m2_assemble_task(
-    parts: list[str], job_id: int, resources_dir: str | None
+    parts: list[list[Any]], job_id: int, resources_dir: str | None
 ) -> dict[str, Any] | None:
     return assemble_m2_parts(parts=parts, job_id=job_id, resources_dir=resources_dir)
 
@@ -48,5 +52,5 @@ def export_m2_failed_task(request: Any, exc: Any, traceback: Any, job_id: int) -
 
 
 @shared_task(name="datasets.prepare_release_references")
-def prepare_release_references_task(version_id: int) -> int:
-    return prepare_release_references(version_id)
+def prepare_release_references_task(job_id: int) -> int | None:
+    return run_claimed(job_id, prepare_release_references)

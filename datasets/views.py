@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.cache import cache
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.cache import cached
 from core.charts import grouped_bar_chart
 from core.exceptions import ServiceError
 from core.jobs import get_job_for, job_state
@@ -129,12 +129,13 @@ def statistics_for(dataset: Any, version: Any) -> dict[str, Any]:
     if version is None:
         return dataset_statistics(dataset=dataset)
     key = f"datasets:stats:{version.pk}:{version.checksum}:{resources_dir_setting() or 'default'}"
-    stats = cache.get(key)
-    if stats is None:
-        # One extraction (stored by the one builder) serves the export, the scorer and the statistics.
-        stats = dataset_statistics(dataset=dataset, version=version, chunks=True)
-        cache.set(key, stats, STATS_CACHE_SECONDS)
-    return stats
+    # One extraction (stored by the one builder) serves the export, the scorer and the
+    # statistics; with the cache down the statistics are computed on each request.
+    return cached(
+        key,
+        lambda: dataset_statistics(dataset=dataset, version=version, chunks=True),
+        STATS_CACHE_SECONDS,
+    )
 
 
 def figure_one(stats: dict[str, Any]) -> str:

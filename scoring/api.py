@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -94,19 +95,24 @@ class SystemListView(APIView):
         data = form.validated_data
         dataset = selectors.get_dataset(data["dataset"])
         version = selectors.get_release(dataset, data.get("release") or None)
-        system = services.upload_system_output(
-            version=version,
-            name=data["name"],
-            data=data["file"].read(),
-            file_name=data["file"].name,
-            user=request.user,
-            file_format=data["format"],
-            replace=data["replace"],
-        )
-        if data["wait"]:
+        # Upload and queue in one transaction: with the broker down (503) nothing is stored.
+        with transaction.atomic():
+            system = services.upload_system_output(
+                version=version,
+                name=data["name"],
+                data=data["file"].read(),
+                file_name=data["file"].name,
+                user=request.user,
+                file_format=data["format"],
+                replace=data["replace"],
+            )
+            queued = (
+                None if data["wait"] else services.request_scoring(system=system, user=request.user)
+            )
+        if queued is None:
             score = services.score_now(system=system, user=request.user)
         else:
-            score = services.request_scoring(system=system, user=request.user)
+            score = queued
             score.refresh_from_db()
         return Response(system_state(system, score), status=201)
 
@@ -195,13 +201,16 @@ class EnsembleView(APIView):
         missing = sorted(set(ids) - {s.pk for s in systems})
         if missing:
             raise NotFound(f"no system output {missing[0]}", field="systems")
-        combined = services.create_ensemble(
-            systems=systems, name=form.validated_data["name"], user=request.user
-        )
-        if form.validated_data["wait"]:
+        wait = form.validated_data["wait"]
+        with transaction.atomic():
+            combined = services.create_ensemble(
+                systems=systems, name=form.validated_data["name"], user=request.user
+            )
+            queued = None if wait else services.request_scoring(system=combined, user=request.user)
+        if queued is None:
             score = services.score_now(system=combined, user=request.user)
         else:
-            score = services.request_scoring(system=combined, user=request.user)
+            score = queued
             score.refresh_from_db()
         return Response(system_state(combined, score), status=201)
 

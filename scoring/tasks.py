@@ -1,6 +1,8 @@
 """Celery tasks of the scoring app: load by id, call a service, nothing else.
 
-All are idempotent: re-running one replaces the rows it wrote before.
+All are idempotent: re-running one replaces the rows it wrote before. A task with a job runs
+under the job's claim (core.jobs.run_claimed): a re-delivered message for a job that is
+finished or running elsewhere does nothing.
 
 Weighted metrics (BERTScore edit weights: PT-M2) run as tasks named `scoring.gpu_*`, which
 config/settings.py routes to the `gpu` queue; they add their numbers under
@@ -13,15 +15,21 @@ from typing import Any
 
 from celery import shared_task
 
+from core.jobs import run_claimed
 from scoring import services
 
 
 @shared_task(name="scoring.score_system_output")
 def score_system_output(
     score_id: int, job_id: int | None = None, resources_dir: str | None = None
-) -> dict[str, Any]:
-    score = services.run_scoring(score_id=score_id, job_id=job_id, resources_dir=resources_dir)
-    return {"score": score.pk, "status": score.status, "f05": score.f05}
+) -> dict[str, Any] | None:
+    def work(claimed_job_id: int | None) -> dict[str, Any]:
+        score = services.run_scoring(
+            score_id=score_id, job_id=claimed_job_id, resources_dir=resources_dir
+        )
+        return {"score": score.pk, "status": score.status, "f05": score.f05}
+
+    return work(None) if job_id is None else run_claimed(job_id, work)
 
 
 @shared_task(name="scoring.rescore_annotator_sentence")
@@ -32,16 +40,24 @@ def rescore_annotator_sentence(sentence_id: int) -> int:
 @shared_task(name="scoring.rescore_annotator_dataset")
 def rescore_annotator_dataset(
     dataset_id: int, job_id: int | None = None, only_stale: bool = False
-) -> int:
-    return services.rescore_dataset(dataset_id=dataset_id, job_id=job_id, only_stale=only_stale)
+) -> int | None:
+    def work(claimed_job_id: int | None) -> int:
+        return services.rescore_dataset(
+            dataset_id=dataset_id, job_id=claimed_job_id, only_stale=only_stale
+        )
+
+    return work(None) if job_id is None else run_claimed(job_id, work)
 
 
 @shared_task(name="scoring.gpu_weighted_score")
 def gpu_weighted_score(
     score_id: int, job_id: int | None = None, model: str | None = None
-) -> dict[str, Any]:
-    score = services.run_weighted_scoring(score_id=score_id, job_id=job_id, model=model)
-    return {"score": score.pk, "ptm2": score.summary.get("extra", {}).get("ptm2")}
+) -> dict[str, Any] | None:
+    def work(claimed_job_id: int | None) -> dict[str, Any]:
+        score = services.run_weighted_scoring(score_id=score_id, job_id=claimed_job_id, model=model)
+        return {"score": score.pk, "ptm2": score.summary.get("extra", {}).get("ptm2")}
+
+    return work(None) if job_id is None else run_claimed(job_id, work)
 
 
 @shared_task(name="scoring.meta_evaluate")

@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -148,17 +149,19 @@ def upload(request: HttpRequest, version_id: int) -> HttpResponse:
     try:
         if uploaded is None:
             raise ServiceError("choose a file to upload", field="file")
-        system = services.upload_system_output(
-            version=version,
-            name=request.POST.get("name", ""),
-            data=uploaded.read(),
-            file_name=uploaded.name or "",
-            user=request.user,
-            file_format=request.POST.get("format", "auto"),
-            description=request.POST.get("description", ""),
-            replace=request.POST.get("replace") == "1",
-        )
-        services.request_scoring(system=system, user=request.user)
+        # Upload and queue in one transaction: with the broker down nothing is stored.
+        with transaction.atomic():
+            system = services.upload_system_output(
+                version=version,
+                name=request.POST.get("name", ""),
+                data=uploaded.read(),
+                file_name=uploaded.name or "",
+                user=request.user,
+                file_format=request.POST.get("format", "auto"),
+                description=request.POST.get("description", ""),
+                replace=request.POST.get("replace") == "1",
+            )
+            services.request_scoring(system=system, user=request.user)
     except ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("scoring:leaderboard", version_id=version.pk)
@@ -173,10 +176,11 @@ def ensemble(request: HttpRequest, version_id: int) -> HttpResponse:
     ids = [i for i in map(parse_id, request.POST.getlist("systems")) if i is not None]
     systems = list(SystemOutput.objects.filter(pk__in=ids, version=version))
     try:
-        combined = services.create_ensemble(
-            systems=systems, name=request.POST.get("name", ""), user=request.user
-        )
-        services.request_scoring(system=combined, user=request.user)
+        with transaction.atomic():
+            combined = services.create_ensemble(
+                systems=systems, name=request.POST.get("name", ""), user=request.user
+            )
+            services.request_scoring(system=combined, user=request.user)
     except ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("scoring:leaderboard", version_id=version.pk)

@@ -17,7 +17,7 @@ from django.db.models import Max
 
 from core.audit import log_action
 from core.exceptions import Conflict, ServiceError
-from core.jobs import report_progress
+from core.jobs import report_progress, settle_job
 from datasets.bulk import insert_rows
 from datasets.formats import ImportFile, ParsedSentence, parse_files
 from datasets.formats.common import format_error
@@ -186,6 +186,13 @@ def import_dataset(
                     "source": source_name,
                     "split": split,
                 },
+            )
+            # The job turns "done" in this transaction, its row locked and its claim checked:
+            # a re-delivered or retried import can never add these rows a second time.
+            settle_job(
+                job_id,
+                result=result.as_dict(),
+                message=f"imported {len(rows)} sentences, {n_references} references",
             )
     except IntegrityError as exc:
         # Only a concurrent import of the same dataset gets here (every check above ran

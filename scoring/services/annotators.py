@@ -13,7 +13,16 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 
 from annotate.models import Submission, SubmissionTag
-from core.jobs import JobCancelled, finish_job, mark_running, report_progress, start_job
+from core.exceptions import ServiceUnavailable
+from core.jobs import (
+    JobCancelled,
+    finish_job,
+    mark_running,
+    queue_job,
+    report_progress,
+    send_best_effort,
+    start_job,
+)
 from core.models import BackgroundJob, JobStatus
 from datasets.models import (
     GoldenReference,
@@ -143,12 +152,11 @@ def rescore_sentence_on_commit(sentence_id: int) -> None:
     Several calls for one sentence are cheap: a sample set already built from the current
     references is left alone."""
 
-    def send() -> None:
-        from scoring.tasks import rescore_annotator_sentence
+    from scoring.tasks import rescore_annotator_sentence
 
-        rescore_annotator_sentence.delay(sentence_id)
-
-    transaction.on_commit(send)
+    # Best effort: with the broker down the review still saves; the sentence stays stale and
+    # `refresh_annotator_scores` recomputes it on the next read of the annotator pages.
+    send_best_effort(rescore_annotator_sentence, sentence_id)
 
 
 def stale_sentence_ids(*, dataset_id: int) -> list[int]:
@@ -248,19 +256,16 @@ def rescore_dataset(
 def start_annotator_rescoring(*, dataset_id: int, user: Any) -> BackgroundJob:
     """Admin action: recompute every annotator sample of a dataset in the background (after
     the resources changed, for instance)."""
-    job = start_job(
-        kind=JOB_KIND_ANNOTATORS,
-        user=user,
-        params={"dataset": dataset_id, "all": True},
-        message="re-scoring all annotator samples",
-    )
+    from scoring.tasks import rescore_annotator_dataset
 
-    def send() -> None:
-        from scoring.tasks import rescore_annotator_dataset
-
-        rescore_annotator_dataset.delay(dataset_id, job.pk, False)
-
-    transaction.on_commit(send)
+    with transaction.atomic():
+        job = start_job(
+            kind=JOB_KIND_ANNOTATORS,
+            user=user,
+            params={"dataset": dataset_id, "all": True},
+            message="re-scoring all annotator samples",
+        )
+        queue_job(job, rescore_annotator_dataset, dataset_id, job.pk, False)
     return job
 
 
@@ -288,18 +293,19 @@ def refresh_annotator_scores(
     ).first()
     if running is not None:
         return running
-    job = start_job(
-        kind=JOB_KIND_ANNOTATORS,
-        user=user,
-        total=len(stale),
-        params={"dataset": dataset_id},
-        message=f"re-scoring {len(stale)} sentences",
-    )
+    from scoring.tasks import rescore_annotator_dataset
 
-    def send() -> None:
-        from scoring.tasks import rescore_annotator_dataset
-
-        rescore_annotator_dataset.delay(dataset_id, job.pk, True)
-
-    transaction.on_commit(send)
+    try:
+        with transaction.atomic():
+            job = start_job(
+                kind=JOB_KIND_ANNOTATORS,
+                user=user,
+                total=len(stale),
+                params={"dataset": dataset_id},
+                message=f"re-scoring {len(stale)} sentences",
+            )
+            queue_job(job, rescore_annotator_dataset, dataset_id, job.pk, True)
+    except ServiceUnavailable:
+        # A page read: it shows the samples stored so far; the next read tries again.
+        return None
     return job

@@ -18,7 +18,16 @@ from django.utils import timezone
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, mark_running, report_progress, start_job
+from core.jobs import (
+    JobCancelled,
+    fail_job,
+    finish_job,
+    mark_running,
+    queue_job,
+    report_progress,
+    start_job,
+    sweep_expired_jobs,
+)
 from core.models import BackgroundJob, JobStatus
 from datasets.extraction import extraction_resources
 from datasets.models import (
@@ -155,33 +164,33 @@ def request_scoring(
     The job row is committed first so the browser can poll it; the Celery task is sent on
     commit. A score that is already queued or running is not queued twice.
     """
-    job = start_job(
-        kind=JOB_KIND_SYSTEM,
-        user=user,
-        total=len(system.hypotheses),
-        params={"system": system.pk},
-        message=f"scoring {system.name}",
-    )
+    from scoring.tasks import score_system_output
+
+    # A score shown queued or running whose worker died is failed first (and may be queued
+    # again below); with a live one the request changes nothing.
+    sweep_expired_jobs()
+    # One decision: the job, the score's new state and the message go together. If the
+    # broker cannot be reached, ServiceUnavailable rolls all of it back (a finished score
+    # stays finished).
     with transaction.atomic():
         score, _ = SystemScore.objects.select_for_update().get_or_create(system=system)
         if score.status in (ScoreStatus.QUEUED, ScoreStatus.RUNNING) and score.background_job_id:
             running = BackgroundJob.objects.filter(pk=score.background_job_id).first()
             if running is not None and not running.is_finished:
-                BackgroundJob.objects.filter(pk=job.pk).delete()
                 return score
+        job = start_job(
+            kind=JOB_KIND_SYSTEM,
+            user=user,
+            total=len(system.hypotheses),
+            params={"system": system.pk},
+            message=f"scoring {system.name}",
+        )
         score.status = ScoreStatus.QUEUED
         score.background_job_id = job.pk
         score.error = ""
         score.save(update_fields=["status", "background_job_id", "error"])
         log_action(system, user, "scoring.request", {"job": job.pk})
-        score_id, job_id = score.pk, job.pk
-
-        def send() -> None:
-            from scoring.tasks import score_system_output
-
-            score_system_output.delay(score_id, job_id, resources_dir)
-
-        transaction.on_commit(send)
+        queue_job(job, score_system_output, score.pk, job.pk, resources_dir)
     return score
 
 

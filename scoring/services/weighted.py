@@ -9,7 +9,15 @@ from django.db import transaction
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, mark_running, report_progress, start_job
+from core.jobs import (
+    JobCancelled,
+    fail_job,
+    finish_job,
+    mark_running,
+    queue_job,
+    report_progress,
+    start_job,
+)
 from core.models import BackgroundJob
 from scoring import metric
 from scoring.models import (
@@ -40,21 +48,17 @@ def request_weighted_scoring(
     score = SystemScore.objects.filter(system=system, status=ScoreStatus.DONE).first()
     if score is None:
         raise Conflict(f"score {system.name} first; weighted scores are added to a finished score")
-    job = start_job(
-        kind=JOB_KIND_WEIGHTED,
-        user=user,
-        params={"system": system.pk, "model": chosen},
-        message=f"PT-M2 of {system.name}",
-    )
-    score_id = score.pk
+    from scoring.tasks import gpu_weighted_score
 
-    def send() -> None:
-        from scoring.tasks import gpu_weighted_score
-
-        gpu_weighted_score.delay(score_id, job.pk, chosen)
-
-    transaction.on_commit(send)
-    log_action(system, user, "scoring.weighted_request", {"job": job.pk, "model": chosen})
+    with transaction.atomic():
+        job = start_job(
+            kind=JOB_KIND_WEIGHTED,
+            user=user,
+            params={"system": system.pk, "model": chosen},
+            message=f"PT-M2 of {system.name}",
+        )
+        queue_job(job, gpu_weighted_score, score.pk, job.pk, chosen)
+        log_action(system, user, "scoring.weighted_request", {"job": job.pk, "model": chosen})
     return job
 
 

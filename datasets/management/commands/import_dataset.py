@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.exceptions import ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, listen, start_job
+from core.jobs import JobCancelled, fail_job, finish_job, keep_alive, listen, start_job
 from datasets.formats import ImportFile, ImportFormat
 from datasets.services.imports import import_dataset
 
@@ -50,7 +50,8 @@ class Command(BaseCommand):
         job = start_job(kind="datasets.import", total=0, params={"files": options["files"]})
         try:
             files = [ImportFile.from_path(path) for path in options["files"]]
-            with listen(job.pk, progress_line(self.stderr, "importing")):
+            # The lease stays alive while the command works (a long parse reports nothing).
+            with listen(job.pk, progress_line(self.stderr, "importing")), keep_alive(job.pk):
                 result = import_dataset(
                     name=options["name"],
                     fmt=options["format"],

@@ -1,0 +1,469 @@
+"""Fault injection (issue 16): a whole Celery worker killed with SIGKILL mid-import,
+mid-export and mid-scoring, then restarted; a web process whose broker (and cache) is a
+closed port. Real PostgreSQL, Redis and `celery worker` processes; nothing is mocked.
+
+The workers here consume a queue of their own (the suite's session worker, if one runs, never
+takes these jobs) and run with a short lease and visibility timeout, so a dead worker's job
+is failed by the sweeper within seconds and its message is handed out again within seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from core.models import BackgroundJob, JobStatus
+from core.roles import Role
+from datasets.jobs import export_path, request_export, request_import
+from datasets.models import Dataset, DatasetVersion, GoldenReference, Sentence
+from datasets.services.releases import release_dataset
+from scoring import services as scoring
+from scoring.models import ScoreStatus, SentenceResult, SystemScore
+from tests.factories import make_user
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LEASE_SECONDS = 3
+VISIBILITY_SECONDS = 6
+# Jobs must end (done, or failed and retryable) within this after the kill (issue: 2 min).
+BOUND_SECONDS = 60.0
+CHARS = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质"
+
+
+def random_sentence(rng: random.Random) -> str:
+    return "".join(rng.choice(CHARS) for _ in range(rng.randint(12, 30))) + "。"
+
+
+def corrected(text: str, rng: random.Random) -> str:
+    at = rng.randrange(len(text) - 1)
+    return text[:at] + rng.choice(CHARS) + text[at + 1 :]
+
+
+def mucgec_lines(n: int, seed: int) -> tuple[list[str], list[str]]:
+    """(MuCGEC import lines "id<TAB>source<TAB>reference", references) of n sentences."""
+    rng = random.Random(seed)
+    lines, references = [], []
+    for index in range(n):
+        source = random_sentence(rng)
+        reference = corrected(source, rng)
+        lines.append(f"{index + 1}\t{source}\t{reference}")
+        references.append(reference)
+    return lines, references
+
+
+class Upload:
+    """An uploaded file as request_import receives it (name, object with .read())."""
+
+    def __init__(self, data: bytes):
+        self._data = data
+        self.size = len(data)
+
+    def read(self) -> bytes:
+        return self._data
+
+
+# --- a worker we may kill -------------------------------------------------------------------
+
+
+class Worker:
+    def __init__(self, queue: str, log: Path):
+        self.queue = queue
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    def start(self) -> None:
+        env = dict(
+            os.environ,
+            DATABASE_URL=_test_database_url(),
+            CELERY_TASK_ALWAYS_EAGER="0",
+            GEC_JOB_LEASE_SECONDS=str(LEASE_SECONDS),
+            GEC_VISIBILITY_TIMEOUT=str(VISIBILITY_SECONDS),
+            PYTHONUNBUFFERED="1",
+        )
+        self.starts += 1
+        handle = self.log.open("a")
+        # Its own process group: SIGKILL to the group kills the whole worker (main process
+        # and pool children) at once, with no chance to requeue or acknowledge anything.
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-Q",
+                self.queue,
+                "--pool",
+                "prefork",
+                "--concurrency",
+                "1",
+                "--loglevel",
+                "INFO",
+                "-n",
+                f"{self.queue}-{self.starts}@%h",
+            ],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        handle.close()
+        from config.celery import app
+
+        deadline = time.monotonic() + 60
+        name = f"{self.queue}-{self.starts}@"
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"worker exited with {self.process.returncode}; see {self.log}")
+            replies = app.control.ping(timeout=1.0)
+            if any(name in key for reply in replies for key in reply):
+                return
+        pytest.fail(f"worker did not answer within 60 s; see {self.log}")
+
+    def kill(self) -> None:
+        assert self.process is not None
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+
+
+def _test_database_url() -> str:
+    base_url = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
+    return f"{base_url}/{connection.settings_dict['NAME']}"
+
+
+@pytest.fixture
+def worker(django_db_setup, django_db_blocker) -> Iterator[Worker]:  # type: ignore[no-untyped-def]
+    """A killable worker on a queue of its own; this test process sends every task there."""
+    from config.celery import app
+
+    queue = f"faults-{os.getpid()}-{random.randrange(10**6)}"
+    log = REPO_ROOT / "artifacts" / "fault-worker.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    previous = (app.conf.task_always_eager, app.conf.task_routes)
+    app.conf.task_always_eager = False
+    app.conf.task_routes = {"*": {"queue": queue}}
+    _reload_routes(app)
+    subject = Worker(queue, log)
+    subject.start()
+    yield subject
+    subject.stop()
+    app.conf.task_always_eager, app.conf.task_routes = previous
+    _reload_routes(app)
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(queue)  # what a failed test left queued
+
+
+def _reload_routes(app: Any) -> None:
+    app.amqp.flush_routes()
+    app.amqp.__dict__.pop("router", None)  # a cached_property holding the old routes
+
+
+def wait_for(predicate: Any, *, timeout: float, what: str, step: float = 0.05) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    pytest.fail(f"timed out after {timeout} s waiting for {what}")
+
+
+def running(job_id: int) -> bool:
+    job = BackgroundJob.objects.get(pk=job_id)
+    assert not job.is_finished, f"the job ended before the kill: {job.status} {job.message}"
+    return job.status == JobStatus.RUNNING and bool(job.claim)
+
+
+def job_state_from_api(client: Any, job_id: int) -> dict[str, Any]:
+    """Read the job the way its page polls it (the read runs the sweeper)."""
+    response = client.get(f"/jobs/{job_id}/")
+    assert response.status_code == 200, response.content
+    return dict(response.json())
+
+
+def ended(client: Any, job_id: int) -> dict[str, Any] | None:
+    state = job_state_from_api(client, job_id)
+    return state if state["finished"] else None
+
+
+# --- killed worker --------------------------------------------------------------------------
+
+
+def test_worker_killed_mid_import_ends_retryable_and_imports_once(worker, client) -> None:  # type: ignore[no-untyped-def]
+    admin = make_user(Role.ADMIN)
+    client.force_login(admin)
+    n = 30000
+    lines, _ = mucgec_lines(n, seed=16)
+    data = ("\n".join(lines) + "\n").encode()
+    job = request_import(
+        user=admin, name="faults-import", fmt="mucgec", uploads=[("big.txt", Upload(data))]
+    )
+    uploads = [Path(f["path"]) for f in BackgroundJob.objects.get(pk=job.pk).params["files"]]
+    assert all(path.is_file() for path in uploads)
+    wait_for(lambda: running(job.pk), timeout=30, what="the import to run")
+    time.sleep(0.5)  # into the work (parsing or writing)
+    killed_at = time.monotonic()
+    worker.kill()
+
+    state = wait_for(lambda: ended(client, job.pk), timeout=BOUND_SECONDS, what="the sweeper")
+    assert time.monotonic() - killed_at < BOUND_SECONDS
+    assert state["status"] == JobStatus.FAILED and state["retryable"], state
+    assert "worker" in state["message"]
+    assert Sentence.objects.filter(dataset__name="faults-import").count() == 0  # rolled back
+    assert all(path.is_file() for path in uploads)  # kept for the retry
+
+    worker.start()
+    response = client.post(f"/jobs/{job.pk}/retry/", HTTP_ACCEPT="application/json")
+    assert response.status_code == 202, response.content
+    state = wait_for(lambda: ended(client, job.pk), timeout=BOUND_SECONDS, what="the retry")
+    assert state["status"] == JobStatus.DONE, state
+    assert Sentence.objects.filter(dataset__name="faults-import").count() == n
+    assert not any(path.exists() for path in uploads)
+
+    # The killed run's message is handed out again after the visibility timeout: it finds
+    # the job done and writes nothing.
+    time.sleep(VISIBILITY_SECONDS + 3)
+    assert Sentence.objects.filter(dataset__name="faults-import").count() == n
+    assert GoldenReference.objects.filter(sentence__dataset__name="faults-import").count() == n
+    assert BackgroundJob.objects.get(pk=job.pk).status == JobStatus.DONE
+
+
+def _released(n: int, seed: int) -> tuple[DatasetVersion, list[str]]:
+    """A release of n sentences with one reference each, imported in-process."""
+    from datasets.formats import ImportFile
+    from datasets.services.imports import import_dataset
+
+    lines, references = mucgec_lines(n, seed=seed)
+    name = f"faults-{seed}"
+    import_dataset(
+        name=name,
+        fmt="mucgec",
+        files=[ImportFile(name="data.txt", data=("\n".join(lines) + "\n").encode())],
+    )
+    from config.celery import app
+
+    # Released as in the quick start (no reference extraction queued): the export and the
+    # scoring below then extract the references themselves, long enough to be killed midway.
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        version = release_dataset(dataset=Dataset.objects.get(name=name))
+    finally:
+        app.conf.task_always_eager = previous
+    return version, references
+
+
+def test_worker_killed_mid_export_redelivery_takes_over_and_writes_one_whole_file(
+    worker: Worker,
+    client: Any,
+) -> None:
+    admin = make_user(Role.ADMIN)
+    client.force_login(admin)
+    n = 4000
+    version, _ = _released(n, seed=17)
+    job = request_export(user=admin, dataset=version.dataset, fmt="m2", version=version)
+    wait_for(lambda: running(job.pk), timeout=30, what="the export to run")
+    time.sleep(0.5)
+    killed_at = time.monotonic()
+    worker.kill()
+    worker.start()
+    # Nobody reads the job here: the restarted worker gets the message again after the
+    # visibility timeout, finds the lease expired, takes the job over and finishes it.
+    job = wait_for(
+        lambda: (j := BackgroundJob.objects.get(pk=job.pk)).is_finished and j,
+        timeout=BOUND_SECONDS,
+        what="the re-delivered export",
+        step=0.5,
+    )
+    assert time.monotonic() - killed_at < BOUND_SECONDS
+    assert job.status == JobStatus.DONE, job.message
+    assert job.attempts == 2
+    out = export_path(job)
+    text = out.read_text(encoding="utf-8")
+    assert text.count("\nS ") + text.startswith("S ") == n  # every sentence exactly once
+    assert not list(out.parent.glob(f".{out.name}.*"))  # no temporary half file left
+
+
+def test_worker_killed_mid_scoring_fails_the_score_and_score_again_replaces(
+    worker: Worker,
+    client: Any,
+) -> None:
+    admin = make_user(Role.ADMIN)
+    client.force_login(admin)
+    n = 4000
+    version, references = _released(n, seed=18)
+    rng = random.Random(5)
+    hypotheses = [r if rng.random() < 0.5 else corrected(r, rng) for r in references]
+    system = scoring.upload_system_output(
+        version=version,
+        name="sys",
+        data=("\n".join(hypotheses) + "\n").encode(),
+        file_name="sys.txt",
+        user=admin,
+    )
+    score = scoring.request_scoring(system=system, user=admin)
+    job_id = score.background_job_id
+    assert job_id is not None
+    wait_for(lambda: running(job_id), timeout=30, what="the scoring to run")
+    time.sleep(0.5)
+    worker.kill()
+
+    state = wait_for(lambda: ended(client, job_id), timeout=BOUND_SECONDS, what="the sweeper")
+    assert state["status"] == JobStatus.FAILED and state["retryable"], state
+    score.refresh_from_db()
+    assert score.status == ScoreStatus.FAILED  # not "queued" or "running" for ever
+
+    worker.start()
+    response = client.post(f"/api/scoring/systems/{system.pk}/score/")
+    assert response.status_code == 202, response.content
+    score.refresh_from_db()
+    assert score.background_job_id != job_id  # a new job was really queued
+    new_job_id = score.background_job_id
+    assert new_job_id is not None
+    state = wait_for(lambda: ended(client, new_job_id), timeout=BOUND_SECONDS, what="the rescore")
+    assert state["status"] == JobStatus.DONE, state
+    score.refresh_from_db()
+    assert score.status == ScoreStatus.DONE
+    assert SentenceResult.objects.filter(score=score).count() == n  # replaced, not added
+    time.sleep(VISIBILITY_SECONDS + 3)  # the killed run's message comes back: no effect
+    assert SentenceResult.objects.filter(score=score).count() == n
+    assert BackgroundJob.objects.get(pk=job_id).status == JobStatus.FAILED
+
+
+# --- dead broker ----------------------------------------------------------------------------
+
+DEAD_BROKER_SCRIPT = r"""
+import json, os, time
+import django
+django.setup()
+from django.test import Client
+from core.models import User
+
+client = Client()
+client.force_login(User.objects.get(username=os.environ["FAULT_USER"]))
+results = {}
+
+def timed(name, method, path, **kwargs):
+    started = time.monotonic()
+    response = getattr(client, method)(path, **kwargs)
+    results[name] = {
+        "status": response.status_code,
+        "seconds": round(time.monotonic() - started, 2),
+        "body": response.content.decode("utf-8", "replace")[:400],
+    }
+
+args = json.loads(os.environ["FAULT_ARGS"])
+timed("score", "post", f"/api/scoring/systems/{args['system']}/score/")
+timed("rescore_page", "post", f"/scoring/systems/{args['system']}/rescore/")
+with open(args["upload"], "rb") as handle:
+    timed("upload", "post", "/api/scoring/systems/", data={
+        "dataset": args["dataset"], "name": "new-sys", "file": handle, "format": "auto"})
+with open(args["import_file"], "rb") as handle:
+    timed("import", "post", "/datasets/api/import/", data={
+        "name": "never-imported", "format": "mucgec", "files": handle})
+timed("export", "post", f"/datasets/api/{args['dataset']}/exports/",
+      data={"format": "m2", "release": args["release"]}, content_type="application/json")
+timed("release", "post", f"/datasets/api/{args['dataset']}/releases/",
+      data={"note": "x"}, content_type="application/json")
+timed("stats_api", "get", f"/datasets/api/{args['dataset']}/stats/?release={args['release']}")
+timed("stats_page", "get", f"/datasets/{args['dataset']}/stats/?release={args['release']}")
+timed("job", "get", f"/jobs/{args['job']}/")
+print("RESULTS " + json.dumps(results))
+"""
+
+
+def test_dead_broker_answers_503_fast_and_changes_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    admin = make_user(Role.ADMIN)
+    version, references = _released(40, seed=19)
+    system = scoring.upload_system_output(
+        version=version,
+        name="done-sys",
+        data=("\n".join(references) + "\n").encode(),
+        file_name="s.txt",
+        user=admin,
+    )
+    finished = scoring.score_now(system=system, user=admin)
+    assert finished.status == ScoreStatus.DONE
+    upload = tmp_path / "other.txt"
+    upload.write_text("\n".join(references) + "\n", encoding="utf-8")
+    import_file = tmp_path / "import.txt"
+    import_file.write_text("\n".join(mucgec_lines(5, seed=3)[0]) + "\n", encoding="utf-8")
+    media = Path(settings.MEDIA_ROOT)
+    imports_before = sorted((media / "imports").rglob("*")) if (media / "imports").exists() else []
+    jobs_before = BackgroundJob.objects.count()
+    versions_before = DatasetVersion.objects.count()
+    env = dict(
+        os.environ,
+        DATABASE_URL=_test_database_url(),
+        REDIS_URL="redis://127.0.0.1:1/0",  # nothing listens there: broker, results, cache
+        CELERY_TASK_ALWAYS_EAGER="0",
+        GEC_BROKER_TIMEOUT="2",
+        DJANGO_SETTINGS_MODULE="config.settings",
+        FAULT_USER=admin.username,
+        FAULT_ARGS=json.dumps(
+            {
+                "system": system.pk,
+                "dataset": version.dataset.name,
+                "release": version.number,
+                "upload": str(upload),
+                "import_file": str(import_file),
+                "job": finished.background_job_id or 0,
+            }
+        ),
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", DEAD_BROKER_SCRIPT],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    line = next((x for x in run.stdout.splitlines() if x.startswith("RESULTS ")), None)
+    assert line is not None, run.stdout[-2000:] + run.stderr[-4000:]
+    results = json.loads(line.removeprefix("RESULTS "))
+    print({k: (v["status"], v["seconds"]) for k, v in results.items()})  # shown with -s
+    for name in ("score", "upload", "import", "export", "release"):
+        assert results[name]["status"] == 503, (name, results[name])
+        assert results[name]["seconds"] < 5, (name, results[name])
+        assert "task queue cannot be reached" in results[name]["body"], results[name]
+    # A page gets the same message on a page, not a bare 500.
+    assert results["rescore_page"]["status"] == 503, results["rescore_page"]
+    assert results["rescore_page"]["seconds"] < 5
+    # Cache down: statistics are computed without it.
+    assert results["stats_api"]["status"] == 200, results["stats_api"]
+    assert results["stats_page"]["status"] == 200, results["stats_page"]
+    # Nothing changed: the finished score stays finished, no job, release or upload was left.
+    finished.refresh_from_db()
+    assert finished.status == ScoreStatus.DONE
+    assert SystemScore.objects.get(pk=finished.pk).background_job_id == finished.background_job_id
+    assert BackgroundJob.objects.count() == jobs_before
+    assert DatasetVersion.objects.count() == versions_before
+    assert not version.system_outputs.filter(name="new-sys").exists()
+    imports_after = sorted((media / "imports").rglob("*")) if (media / "imports").exists() else []
+    assert imports_after == imports_before
+    assert not Dataset.objects.filter(name="never-imported").exists()
