@@ -33,7 +33,7 @@ SHARED_LINKS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 ADMIN_LINKS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Datasets", ("datasets:list",), ""),
-    ("Projects", ("datasets:projects", "projects", "projects:list"), ""),
+    ("Projects", ("review:projects", "datasets:projects", "projects", "projects:list"), ""),
     ("Users", ("users",), ""),
     ("Progress", ("review:admin-dashboard",), ""),
     ("Scoring", ("scoring:index",), ""),

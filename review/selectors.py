@@ -240,7 +240,10 @@ def get_study_item_for(user: Any, item_id: Any) -> StudyItem:
 
 def complaints_for(user: Any) -> QuerySet[Complaint]:
     complaints = Complaint.objects.select_related(
-        "author", "reference", "study_item__task__sentence", "study_item__task__reviewer"
+        "author",
+        "reference",
+        "study_item__task__sentence__dataset",
+        "study_item__task__reviewer",
     )
     if has_role(user, Role.ADMIN):
         return complaints

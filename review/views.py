@@ -37,11 +37,16 @@ PROJECT_FIELDS = {"annotators", "reviewers", "annotators_per_sentence"}
 @role_required(Role.REVIEWER)
 def queue(request: HttpRequest) -> HttpResponse:
     mine = selectors.review_tasks_for(request.user).filter(reviewer_id=request.user.pk)
+    open_tasks = list(selectors.review_queue_for(request.user))
+    done_count = mine.filter(status=ReviewStatus.DONE).count()
     return render(
         request,
         "review/queue.html",
         {
-            "open_tasks": selectors.review_queue_for(request.user),
+            "open_tasks": open_tasks,
+            "done_count": done_count,
+            # The same "m" as the "n of m" on the review page: ready plus reviewed.
+            "queue_total": done_count + len(open_tasks),
             "waiting": mine.filter(status=ReviewStatus.WAITING).count(),
             "done_tasks": mine.filter(status=ReviewStatus.DONE).order_by("-submitted_at")[:50],
             "complaints": selectors.complaints_for(request.user).filter(

@@ -111,6 +111,8 @@ def test_queue_progress_counts_the_reviewers_own_tasks() -> None:
     client.login(username=world.reviewer.username, password=PASSWORD)
     page = client.get(f"/review/t/{queue[2].pk}/").content.decode()
     assert "3 of 3</strong> in your review queue · 1 reviewed" in page
+    queue_page = client.get("/review/").content.decode()
+    assert '<span data-testid="queue-done">1 of 3</span> reviewed' in queue_page
 
 
 def test_header_names_what_it_shows_and_skips_empty_parts() -> None:
