@@ -25,7 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.exceptions import NotFound, ServiceError
-from core.permissions import IsPlatformAdmin
+from core.permissions import IsPlatformAdmin, IsReviewerOrAdmin
 from datasets.models import Dataset, DatasetVersion
 from scoring import selectors, services
 from scoring.models import (
@@ -154,7 +154,8 @@ class SystemCancelView(APIView):
 
 
 class LeaderboardView(APIView):
-    permission_classes = [IsPlatformAdmin]
+    # The leaderboard page is open to reviewers too (scoring.views.leaderboard).
+    permission_classes = [IsReviewerOrAdmin]
 
     @extend_schema(
         responses={
