@@ -269,7 +269,8 @@ class AnnotatorQualityView(APIView):
 #   GET  /api/scoring/releases/<id>/meta/          metrics, human sources, runs of the release
 #   POST /api/scoring/releases/<id>/meta/          {"metrics": [...], "human_scores": id |
 #                                                   "campaign": id, "method"?, "bootstrap"?,
-#                                                   "window"?, "seed"?, "wait"?} -> the run
+#                                                   "window"?, "seed"?, "exclude"?: [system],
+#                                                   "wait"?} -> the run
 #   POST /api/scoring/releases/<id>/human-scores/  multipart: file, name?, replace?
 #   GET  /api/scoring/meta/<id>/                   status + the stored report when done
 
@@ -301,6 +302,7 @@ class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg
     )
     window = serializers.IntegerField(min_value=2, required=False)
     seed = serializers.IntegerField(default=0)
+    exclude = serializers.ListField(child=serializers.CharField(), default=list)
     wait = serializers.BooleanField(default=False)
 
 
@@ -354,6 +356,7 @@ class MetaEvaluationListView(APIView):
             bootstrap=data["bootstrap"],
             window=data.get("window"),
             seed=data["seed"],
+            exclude=data["exclude"],
             queue=not data["wait"],
         )
         if data["wait"]:

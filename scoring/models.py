@@ -249,6 +249,8 @@ class MetaEvaluation(models.Model):
     window = models.PositiveIntegerField(null=True, blank=True)
     seed = models.IntegerField(default=0)
     human = models.JSONField(default=dict, blank=True)
+    # Systems left out on request (e.g. INPUT or a human reference, as in GJG15 / SEEDA's sets).
+    excluded_systems = models.JSONField(default=list, blank=True)
     systems = models.JSONField(default=list, blank=True)
     signatures = models.JSONField(default=dict, blank=True)
     report = models.JSONField(default=dict, blank=True)

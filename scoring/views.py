@@ -444,20 +444,16 @@ def pay(request: HttpRequest) -> HttpResponse:
 # --- meta-evaluation (issue 18) -------------------------------------------------------------
 
 
-def _parse_id(raw: str) -> int | None:
-    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 19 else None
-
-
 def _int_or_none(value: str | None) -> int | None:
     value = (value or "").strip()
-    return _parse_id(value)
+    return parse_id(value)
 
 
 def _whole_number(value: str | None, field: str, default: int | None) -> int | None:
     value = (value or "").strip()
     if not value:
         return default
-    if _parse_id(value) is None:
+    if parse_id(value) is None:
         raise ServiceError(f"{field} must be a whole number (got {value!r})", field=field)
     return int(value)
 
@@ -551,6 +547,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
                 )
                 or 0,
                 window=_whole_number(request.POST.get("window"), "window", None),
+                exclude=request.POST.getlist("exclude"),
             )
         except ServiceError as exc:
             messages.error(request, exc.message)
@@ -575,6 +572,11 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         "runs": runs,
         "evaluation": shown,
         "default_bootstrap": meta_services.DEFAULT_BOOTSTRAP,
+        "system_names": list(
+            SystemOutput.objects.filter(version=version)
+            .order_by("name")
+            .values_list("name", flat=True)
+        ),
     }
     if shown is not None and shown.background_job_id:
         context["job"] = BackgroundJob.objects.filter(pk=shown.background_job_id).first()

@@ -320,6 +320,7 @@ def request_meta_evaluation(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     window: int | None = None,
     seed: int = 0,
+    exclude: list[str] | tuple[str, ...] = (),
     queue: bool = True,
 ) -> MetaEvaluation:
     """Check the request and queue the run (the Celery task is sent on commit). With
@@ -350,6 +351,14 @@ def request_meta_evaluation(
                 field="method",
             )
         _campaign(version, campaign_id)
+    exclude = list(dict.fromkeys(exclude))
+    names = set(SystemOutput.objects.filter(version=version).values_list("name", flat=True))
+    unknown = [name for name in exclude if name not in names]
+    if unknown:
+        raise ServiceError(
+            f"cannot leave out {', '.join(unknown)}: not a system output of {version.label}",
+            field="exclude",
+        )
     if not 0 <= bootstrap <= MAX_BOOTSTRAP:
         raise ServiceError(f"bootstrap samples must be 0 to {MAX_BOOTSTRAP}", field="bootstrap")
     if window is not None and window < 2:
@@ -373,6 +382,7 @@ def request_meta_evaluation(
             bootstrap=bootstrap,
             window=window,
             seed=seed,
+            excluded_systems=exclude,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         job.params = {**job.params, "evaluation": evaluation.pk}
@@ -461,8 +471,11 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
     report_progress(job_id, 1, message="reading stored metric scores")
     keys = list(evaluation.metrics)
     metric_scores, signatures = stored_metric_scores(version, keys)
+    excluded = set(evaluation.excluded_systems)
     systems = sorted(
-        s for s in human if all(s in metric_scores[key] for key in keys) and _finite(human[s])
+        s
+        for s in human
+        if s not in excluded and all(s in metric_scores[key] for key in keys) and _finite(human[s])
     )
     if len(systems) < 3:
         scored = sorted({s for scores in metric_scores.values() for s in scores})
@@ -471,6 +484,7 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
             f"({', '.join(systems) or 'none'}); at least 3 are needed. Human scores name "
             f"{', '.join(sorted(human)) or 'no system'}; scored systems: "
             f"{', '.join(scored) or 'none'}"
+            + (f"; left out on request: {', '.join(sorted(excluded))}" if excluded else "")
         )
     window = evaluation.window if evaluation.window is not None else auto_window(len(systems))
     window = min(window, len(systems))
@@ -478,6 +492,7 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
         "n_systems": len(systems),
         "systems": systems,
         "metrics": {},
+        "excluded": sorted(excluded),
         "window_size": window,
         "bootstrap": evaluation.bootstrap,
         "seed": evaluation.seed,
@@ -566,6 +581,7 @@ def evaluation_state(evaluation: MetaEvaluation) -> dict[str, Any]:
         "campaign_id": evaluation.campaign_id,
         "human_method": evaluation.human_method,
         "metrics": evaluation.metrics,
+        "excluded_systems": evaluation.excluded_systems,
         "bootstrap": evaluation.bootstrap,
         "window": evaluation.window,
         "seed": evaluation.seed,

@@ -694,3 +694,42 @@ def test_a_cancelled_job_stops_the_run_and_keeps_no_report(release, human) -> No
         evaluation_id=evaluation.pk, job_id=evaluation.background_job_id
     )
     assert evaluation.status == ScoreStatus.CANCELLED and evaluation.report == {}
+
+
+def test_left_out_systems_are_not_correlated(release, human) -> None:  # type: ignore[no-untyped-def]
+    evaluation = _run(release, human, metrics=["f05"], exclude=["epsilon"], window=3)
+    kept = [s for s in SYSTEMS if s != "epsilon"]
+    assert evaluation.systems == kept and evaluation.report["excluded"] == ["epsilon"]
+    expected = system_report(
+        HUMAN, {"f05": _stored(release, "f05")}, kept, bootstrap=BOOTSTRAP, window=3
+    )
+    assert evaluation.report["metrics"]["f05"]["pearson"] == pytest.approx(
+        expected["metrics"]["f05"]["pearson"], abs=1e-12
+    )
+    with pytest.raises(ServiceError, match="cannot leave out INPUT: not a system output"):
+        meta.request_meta_evaluation(
+            version=release, user=None, metrics=["f05"], human_scores=human, exclude=["INPUT"]
+        )
+
+
+def test_page_form_leaves_out_the_ticked_systems(
+    release: Any, human: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    client = _client(Role.ADMIN)
+    url = reverse("scoring:meta-evaluation", args=[release.pk])
+    assert 'data-testid="exclude-epsilon"' in client.get(url).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            url,
+            {
+                "metrics": ["f05"],
+                "human": f"upload:{human.pk}",
+                "exclude": ["epsilon", "zeta"],
+                "bootstrap": "0",
+            },
+        )
+    evaluation = MetaEvaluation.objects.get()
+    assert evaluation.status == ScoreStatus.DONE
+    assert evaluation.excluded_systems == ["epsilon", "zeta"]
+    assert "epsilon" not in evaluation.systems and len(evaluation.systems) == len(OUTPUTS) - 2
+    assert evaluation.report["metrics"]["f05"]["pearson_ci"] is None  # 0 samples: no interval
