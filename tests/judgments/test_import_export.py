@@ -76,6 +76,12 @@ def test_trueskill_over_1000_orders_is_within_0_003_of_the_published(cases, case
     report = _human_ranking("--campaign", case, "--method", "trueskill", "--workers", "2")
     for system, value in published_ts.items():
         assert abs(report["systems"][system]["trueskill"] - value) <= 0.003, system
+    # the published order, except pairs closer than 0.001 (values printed to 3 decimals)
+    order = list(report["systems"])
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:
+            if abs(published_ts[a] - published_ts[b]) > 0.001 + 1e-9:
+                assert published_ts[a] > published_ts[b], (a, b)
 
 
 @pytest.mark.parametrize("case", CASE_IDS)
