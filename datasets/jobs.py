@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core.audit import log_action
-from core.exceptions import ServiceError
+from core.exceptions import ServiceError, ServiceUnavailable
 from core.jobs import (
     JobCancelled,
     fail_job,
@@ -101,9 +101,13 @@ def request_import(
             job.params = {**job.params, "files": stored}
             job.save(update_fields=["params"])
             queue_job(job, import_dataset_task, job.pk)
-    except BaseException:
+    except BaseException as exc:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(exc, OSError):  # a full disk: a clear message, nothing kept
+            raise ServiceUnavailable(
+                f"the upload could not be stored ({exc.strerror or exc}); nothing was imported"
+            ) from exc
         raise
     return job
 

