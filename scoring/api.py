@@ -394,11 +394,5 @@ class MetaEvaluationDetailView(APIView):
 
     @extend_schema(responses={200: serializers.DictField()})
     def get(self, request: Request, evaluation_id: int) -> Response:
-        evaluation = (
-            MetaEvaluation.objects.select_related("version__dataset")
-            .filter(pk=evaluation_id)
-            .first()
-        )
-        if evaluation is None:
-            raise NotFound(f"no meta-evaluation {evaluation_id}")
+        evaluation = meta_services.settle_with_job(meta_services.get_evaluation(evaluation_id))
         return Response(meta_services.evaluation_state(evaluation))

@@ -61,8 +61,16 @@ def gpu_weighted_score(
 
 
 @shared_task(name="scoring.meta_evaluate")
-def meta_evaluate(evaluation_id: int, job_id: int | None = None) -> dict[str, Any]:
+def meta_evaluate(evaluation_id: int, job_id: int | None = None) -> dict[str, Any] | None:
     from scoring.services import meta
 
-    evaluation = meta.run_meta_evaluation(evaluation_id=evaluation_id, job_id=job_id)
-    return {"evaluation": evaluation.pk, "status": evaluation.status}
+    def work(claimed_job_id: int | None) -> dict[str, Any]:
+        evaluation = meta.run_meta_evaluation(evaluation_id=evaluation_id, job_id=claimed_job_id)
+        return {"evaluation": evaluation.pk, "status": evaluation.status}
+
+    if job_id is None:
+        return work(None)
+    result = run_claimed(job_id, work)
+    if result is None:  # not taken (cancelled, done elsewhere) or stopped on an internal error
+        meta.settle_with_job(meta.get_evaluation(evaluation_id))
+    return result

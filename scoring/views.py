@@ -563,6 +563,8 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         shown = MetaEvaluation.objects.filter(pk=chosen_id, version=version).first()
     if shown is None and chosen_id is None:
         shown = next((r for r in runs if r.status == ScoreStatus.DONE), None)
+    if shown is not None:
+        shown = meta_services.settle_with_job(shown)
     context: dict[str, Any] = {
         "version": version,
         "metric_choices": meta_services.available_metrics(version),

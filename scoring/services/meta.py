@@ -464,6 +464,27 @@ def run_meta_evaluation(*, evaluation_id: int, job_id: int | None = None) -> Met
     return evaluation
 
 
+def settle_with_job(evaluation: MetaEvaluation) -> MetaEvaluation:
+    """A run still queued or running whose job ended without it (cancelled before a worker
+    took it, failed on an internal error, or its lease ran out) takes the job's end state,
+    so neither the page nor the API shows it running forever."""
+    if evaluation.status not in (ScoreStatus.QUEUED, ScoreStatus.RUNNING):
+        return evaluation
+    job = BackgroundJob.objects.filter(pk=evaluation.background_job_id or 0).first()
+    if job is None or job.status not in (JobStatus.CANCELLED, JobStatus.FAILED):
+        return evaluation
+    status = ScoreStatus.CANCELLED if job.status == JobStatus.CANCELLED else ScoreStatus.FAILED
+    MetaEvaluation.objects.filter(
+        pk=evaluation.pk, status__in=[ScoreStatus.QUEUED, ScoreStatus.RUNNING]
+    ).update(
+        status=status,
+        error="" if status == ScoreStatus.CANCELLED else job.message,
+        finished_at=job.finished_at or timezone.now(),
+    )
+    evaluation.refresh_from_db()
+    return evaluation
+
+
 def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, Any]:
     version = evaluation.version
     english = version.dataset.language == Language.ENGLISH
@@ -565,6 +586,17 @@ def _williams(
 
 
 # --- reading ----------------------------------------------------------------------------------
+
+
+def get_evaluation(evaluation_id: int) -> MetaEvaluation:
+    evaluation = (
+        MetaEvaluation.objects.select_related("version__dataset", "human_scores")
+        .filter(pk=evaluation_id)
+        .first()
+    )
+    if evaluation is None:
+        raise NotFound(f"no meta-evaluation {evaluation_id}")
+    return evaluation
 
 
 def evaluation_state(evaluation: MetaEvaluation) -> dict[str, Any]:

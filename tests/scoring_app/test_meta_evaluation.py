@@ -733,3 +733,22 @@ def test_page_form_leaves_out_the_ticked_systems(
     assert evaluation.excluded_systems == ["epsilon", "zeta"]
     assert "epsilon" not in evaluation.systems and len(evaluation.systems) == len(OUTPUTS) - 2
     assert evaluation.report["metrics"]["f05"]["pearson_ci"] is None  # 0 samples: no interval
+
+
+def test_a_run_cancelled_before_a_worker_took_it_is_shown_cancelled(release, human) -> None:  # type: ignore[no-untyped-def]
+    from core.jobs import cancel_job
+    from scoring.tasks import meta_evaluate
+
+    admin = make_user(Role.ADMIN)
+    evaluation = meta.request_meta_evaluation(
+        version=release, user=admin, metrics=["f05"], human_scores=human, queue=False
+    )
+    cancel_job(evaluation.background_job_id or 0, user=admin)
+    # The task does not take a cancelled job (core.jobs.run_claimed); the run follows the job.
+    assert meta_evaluate.delay(evaluation.pk, evaluation.background_job_id).get() is None
+    evaluation.refresh_from_db()
+    assert evaluation.status == ScoreStatus.CANCELLED and evaluation.report == {}
+    api = APIClient()
+    api.force_authenticate(admin)
+    body = api.get(reverse("scoring:api-meta-evaluation", args=[evaluation.pk])).json()
+    assert body["status"] == "cancelled"
