@@ -31,7 +31,7 @@ migrate: install
 	$(BIN)/python manage.py migrate --noinput
 
 demo: migrate
-	$(BIN)/python manage.py seed_demo
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/python manage.py seed_demo
 
 run: demo
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)

@@ -52,3 +52,9 @@ class IsAnnotator(_HasRole):
 
 class IsPlatformAdmin(_HasRole):
     roles = (Role.ADMIN,)
+
+
+class IsReviewerOrAdmin(_HasRole):
+    """For what the reviewer-or-admin pages show (the leaderboard): page and API agree."""
+
+    roles = (Role.REVIEWER, Role.ADMIN)

@@ -10,6 +10,7 @@ from django.db.models import Count, Q, QuerySet
 
 from core.exceptions import NotFound
 from core.roles import Role, has_role
+from core.web import parse_id
 from datasets.models import DatasetVersion
 from judgments.models import Assignment, AssignmentStatus, Campaign, Item
 from scoring.gec.meta.judgments import JudgmentSet, RankedEntry, RankingItem, RankingResult
@@ -99,7 +100,8 @@ def _ranking_item(assignment: Assignment) -> RankingItem:
 
 
 def get_campaign(name_or_id: str | int) -> Campaign:
-    lookup = Q(pk=name_or_id) if str(name_or_id).isdigit() else Q(name=name_or_id)
+    campaign_id = parse_id(str(name_or_id))
+    lookup = Q(pk=campaign_id) if campaign_id is not None else Q(name=name_or_id)
     campaign = Campaign.objects.filter(lookup).select_related("release__dataset").first()
     if campaign is None:
         raise NotFound(f"no judgment campaign {name_or_id!r}", field="campaign")

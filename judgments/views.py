@@ -17,7 +17,7 @@ from core.markdown import render_markdown
 from core.models import User
 from core.permissions import role_required
 from core.roles import Role, has_role
-from core.web import call_service, lookup
+from core.web import call_service, lookup, parse_id
 from datasets.models import DatasetVersion
 from judgments import selectors, services
 from judgments.forms import CampaignForm
@@ -57,10 +57,10 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @role_required(Role.ADMIN)
 def create(request: HttpRequest) -> HttpResponse:
-    release_id = request.POST.get("release") or request.GET.get("release")
+    release_id = parse_id(request.POST.get("release") or request.GET.get("release"))
     release = (
         DatasetVersion.objects.filter(pk=release_id).select_related("dataset").first()
-        if release_id and str(release_id).isdigit()
+        if release_id is not None
         else None
     )
     outputs = selectors.release_system_outputs(release) if release else {}

@@ -229,6 +229,11 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
         item.refresh_from_db()
     sentence = item.task.sentence
     original = annotate_selectors.first_submission(item.assignment)
+    # The revision box starts from what the annotator wrote (or what they just posted), not
+    # from the source: they revise their own answer.
+    texts = request.POST.getlist("text") if request.method == "POST" else []
+    if not texts and original is not None:
+        texts = [correction.text for correction in original.corrections.all()]
     original_rows = []
     if original is not None:
         for correction in original.corrections.all():
@@ -249,6 +254,7 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
             "sentence": sentence,
             "original": original,
             "original_rows": original_rows,
+            "texts": texts,
             "revisions": revisions,
             "references": selectors.references_with_edits(sentence),
             "verdicts": item.task.verdicts.all(),

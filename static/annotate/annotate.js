@@ -26,6 +26,7 @@
   // private-use (Co) characters and lone surrogates (Cs) are refused. No maxlength on the
   // box: a browser would cut a longer paste silently; the length is reported instead.
   var REFUSED = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}]/u;
+  var touched = false;
 
   function allBoxes() { return Array.prototype.slice.call(boxes.querySelectorAll(".box")); }
 
@@ -50,7 +51,9 @@
         else seen[text] = i + 1;
         if (text === source.trim() && allBoxes().length > 1) problems.push("Correction " + (i + 1) + " is identical to the source.");
       });
-      if (allBoxes().length === 1 && allBoxes()[0].querySelector("textarea").value.trim() === source.trim()) {
+      // Only once the person has typed: a page that opens with the source in the box (or the
+      // self-study page) must not greet them with "Unchanged" before they did anything.
+      if (touched && allBoxes().length === 1 && allBoxes()[0].querySelector("textarea").value.trim() === source.trim()) {
         problems.push("Unchanged: this will be recorded as ERROR FREE.");
       }
     }
@@ -75,7 +78,7 @@
   function wireBox(box) {
     var area = box.querySelector("textarea");
     GEC.attachLiveDiff(area, box.querySelector(".diff"), source, undefined, config.language);
-    area.addEventListener("input", function () { checkBoxes(); saveDraft(); });
+    area.addEventListener("input", function () { touched = true; checkBoxes(); saveDraft(); });
     box.querySelector(".delete-box").addEventListener("click", function () {
       if (allBoxes().length > 1) { box.remove(); renumber(); checkBoxes(); saveDraft(); }
     });

@@ -35,3 +35,12 @@ def test_seed_demo_creates_users_who_can_log_in_and_is_idempotent(client: Client
     dataset = Dataset.objects.get(name="demo-zh")
     assert dataset.sentences.count() == 12
     assert Dataset.objects.filter(name="demo-zh").count() == 1
+
+
+@pytest.mark.django_db
+def test_seed_demo_prints_the_address_make_run_serves(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOST", "0.0.0.0")
+    monkeypatch.setenv("PORT", "9123")
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    assert "Log in at http://0.0.0.0:9123 as:" in out.getvalue()

@@ -136,9 +136,13 @@ def test_api_rejects_bad_uploads_with_the_line_and_non_admins(release) -> None: 
     )
     assert response.status_code == 400
     assert "1 lines, but the release has 2 sentences" in response.json()["detail"]
-    other = APIClient()
-    other.force_authenticate(make_user(Role.REVIEWER))
-    assert other.get(reverse("scoring:api-leaderboard", args=[release.pk])).status_code == 403
+    # Page and API agree (issue 15): reviewers read the leaderboard in both, annotators in none.
+    reviewer = APIClient()
+    reviewer.force_authenticate(make_user(Role.REVIEWER))
+    assert reviewer.get(reverse("scoring:api-leaderboard", args=[release.pk])).status_code == 200
+    annotator = APIClient()
+    annotator.force_authenticate(make_user(Role.ANNOTATOR))
+    assert annotator.get(reverse("scoring:api-leaderboard", args=[release.pk])).status_code == 403
 
 
 def test_pay_csv_is_for_admins(release) -> None:  # type: ignore[no-untyped-def]

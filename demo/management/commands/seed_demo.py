@@ -5,6 +5,7 @@ Safe to run again: existing users and the demo dataset are left as they are.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,11 @@ class Command(BaseCommand):
             )
         admin = User.objects.get(username="admin")
         dataset_created = seed_demo_dataset(name=DEMO_DATASET, path=DEMO_FILE, admin=admin)
-        self.stdout.write(self.style.SUCCESS("Demo ready. Log in at http://127.0.0.1:8000 as:"))
+        # `make run` serves on $(HOST):$(PORT) and passes both here, so the address printed is
+        # the one the server listens on.
+        host = os.environ.get("HOST", "127.0.0.1")
+        port = os.environ.get("PORT", "8000")
+        self.stdout.write(self.style.SUCCESS(f"Demo ready. Log in at http://{host}:{port} as:"))
         for username, roles in DEMO_USERS:
             role_names = ", ".join(r.value for r in roles)
             self.stdout.write(
