@@ -752,3 +752,29 @@ def test_a_run_cancelled_before_a_worker_took_it_is_shown_cancelled(release, hum
     api.force_authenticate(admin)
     body = api.get(reverse("scoring:api-meta-evaluation", args=[evaluation.pk])).json()
     assert body["status"] == "cancelled"
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_real_worker_runs_the_meta_evaluation(release, human, celery_worker) -> None:  # type: ignore[no-untyped-def]
+    """PostgreSQL + Redis + a real Celery worker: the run is queued on commit, the worker
+    claims the job and writes the report, the job endpoint's state ends done."""
+    import time
+
+    evaluation = meta.request_meta_evaluation(
+        version=release, user=None, metrics=["f05", "cleme"], human_scores=human, bootstrap=50
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        job = BackgroundJob.objects.get(pk=evaluation.background_job_id or 0)
+        if job.is_finished:
+            break
+        time.sleep(0.2)
+    assert job.status == JobStatus.DONE, job.message
+    assert job.done == job.total == 4
+    evaluation.refresh_from_db()
+    assert evaluation.status == ScoreStatus.DONE and evaluation.systems == SYSTEMS
+    expected = system_report(HUMAN, {"f05": _stored(release, "f05")}, SYSTEMS, bootstrap=50)
+    assert evaluation.report["metrics"]["f05"]["pearson_ci"] == pytest.approx(
+        expected["metrics"]["f05"]["pearson_ci"], abs=1e-12
+    )
