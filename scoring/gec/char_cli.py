@@ -207,20 +207,23 @@ def _warn_mismatches(result: CompareResult) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from scoring.gec.collector import collector_paused
     from scoring.gec.compare import compare_m2
     from scoring.gec.m2 import read_m2
 
-    hyp, ref = read_m2(args.hyp), read_m2(args.ref)
-    result = compare_m2(
-        hyp,
-        ref,
-        max_refs=args.max_refs,
-        reference_num=args.reference_num,
-        mode=args.mode,
-        beta=args.beta,
-        cat=args.cat,
-        signature_extra="input=m2",
-    )
+    # Reading and comparing build no reference cycles (scoring/gec/collector.py).
+    with collector_paused():
+        hyp, ref = read_m2(args.hyp), read_m2(args.ref)
+        result = compare_m2(
+            hyp,
+            ref,
+            max_refs=args.max_refs,
+            reference_num=args.reference_num,
+            mode=args.mode,
+            beta=args.beta,
+            cat=args.cat,
+            signature_extra="input=m2",
+        )
     _warn_mismatches(result)
     _print_result(result, args)
     return 0

@@ -52,6 +52,13 @@ def f_score(tp: int, fp: int, fn: int, beta: float = 0.5) -> tuple[float, float,
     return round(p, 4), round(r, 4), round(f, 4)
 
 
+def _rounded_f(tp: int, fp: int, fn: int, beta: float) -> float:
+    """The F of ``f_score`` alone (what choosing a reference compares), same arithmetic."""
+    p = float(tp) / (tp + fp) if fp else 1.0
+    r = float(tp) / (tp + fn) if fn else 1.0
+    return round(float((1 + (beta**2)) * p * r) / (((beta**2) * p) + r), 4) if p + r else 0.0
+
+
 def scores(tp: int, fp: int, fn: int, beta: float = 0.5) -> Scores:
     return Scores(tp, fp, fn, *f_score(tp, fp, fn, beta))
 
@@ -263,7 +270,7 @@ def compare_m2(
             for hyp_id, hyp_edits in hyp.items():
                 for ref_id, ref_edits in ref.items():
                     tp, fp, fn = candidate = _pair_counts(hyp_edits, ref_edits)
-                    _, _, f = f_score(total_tp + tp, total_fp + fp, total_fn + fn, beta)
+                    f = _rounded_f(total_tp + tp, total_fp + fp, total_fn + fn, beta)
                     b_tp, b_fp, b_fn = best
                     if (
                         f > best_f

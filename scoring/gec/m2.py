@@ -13,12 +13,12 @@ Errors name the file and the 1-based line so a person can fix the input.
 
 from __future__ import annotations
 
-import gc
 import io
 import os
 import re
 from typing import NamedTuple
 
+from scoring.gec.collector import collector_paused
 from scoring.gec.errors import InputFormatError, decode_utf8
 
 TYPE_CHECKING = False  # typing and pathlib are imported where needed: start-up of the CLI
@@ -275,15 +275,8 @@ def parse_m2(text: str, *, name: str = "<text>") -> list[M2Block]:
     lines = text.split("\n")
     if "\r" in text:
         lines = [line.rstrip("\r") for line in lines]
-    # The parser allocates tens of thousands of acyclic objects; the collector's passes over
-    # them find nothing and cost ~15% of the parse (issue #17), so it is paused meanwhile.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():  # tens of thousands of acyclic objects (see collector.py)
         return _parse_lines(lines, name)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def read_m2(path_or_file: str | os.PathLike[str] | TextIO) -> list[M2Block]:

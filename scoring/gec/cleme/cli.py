@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 
 from scoring.gec.cleme.inputs import detect_format, read_sentences
+from scoring.gec.collector import collector_paused
 
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
@@ -153,15 +154,18 @@ def _print(payload: dict[str, Any], as_json: bool, order: list[str]) -> None:
 def run_cleme(args: argparse.Namespace) -> int:
     from scoring.gec.cleme.scorers import cleme
 
-    score = cleme(
-        _read(args.hyp, args),
-        _read(args.ref, args),
-        level=args.level,
-        assumption=args.assumption,
-        length_weighting=args.length_weighting,
-        max_refs=args.max_refs,
-        select=args.select,
-    )
+    # The whole run builds no reference cycles: collector passes would only re-scan the
+    # corpus (scoring/gec/collector.py).
+    with collector_paused():
+        score = cleme(
+            _read(args.hyp, args),
+            _read(args.ref, args),
+            level=args.level,
+            assumption=args.assumption,
+            length_weighting=args.length_weighting,
+            max_refs=args.max_refs,
+            select=args.select,
+        )
     payload = score.as_dict()
     _print(
         payload, args.json, ["tp", "fp", "fn", "tn", "p", "r", "f05", "acc", "bias", "sentences"]

@@ -11,8 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scoring.gec.cleme.counting import Assumption, ChunkTally, count
-from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, Tokens
+from scoring.gec.cleme.model import (
+    ClemeInputError,
+    Sentence,
+    SpanEdit,
+    Tokens,
+)
 from scoring.gec.cleme.partition import Partition, partition
+from scoring.gec.collector import collector_paused
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,31 +71,34 @@ def evaluate_chunks(
         )
     if max_refs is not None and max_refs < 1:
         raise ClemeInputError(f"max_refs must be at least 1, got {max_refs}")
-    evaluations: list[SentenceEvaluation] = []
-    total_length = 0
-    n_changed = 0
-    for hyp, ref in zip(hypotheses, references, strict=True):
-        if hyp.source != ref.source:
-            raise ClemeInputError(
-                f"{hyp.origin or 'hypothesis'} and {ref.origin or 'reference'}: the source "
-                f"sentences differ ({' '.join(hyp.source)[:40]!r} vs {' '.join(ref.source)[:40]!r})"
+    with collector_paused():
+        evaluations: list[SentenceEvaluation] = []
+        total_length = 0
+        n_changed = 0
+        for hyp, ref in zip(hypotheses, references, strict=True):
+            if hyp.source != ref.source:
+                raise ClemeInputError(
+                    f"{hyp.origin or 'hypothesis'} and {ref.origin or 'reference'}: the source "
+                    f"sentences differ ({' '.join(hyp.source)[:40]!r} vs {' '.join(ref.source)[:40]!r})"
+                )
+            if len(hyp.corrections) != 1:
+                raise ClemeInputError(
+                    f"{hyp.origin or 'hypothesis'}: a hypothesis needs exactly one correction, "
+                    f"got {len(hyp.corrections)}"
+                )
+            if not ref.corrections:
+                raise ClemeInputError(f"{ref.origin or 'reference'}: the sentence has no reference")
+            refs = usable_references(ref.source, ref.corrections, max_refs)
+            joint = partition(
+                ref.source, [hyp.corrections[0], *refs], merge_distance=merge_distance
             )
-        if len(hyp.corrections) != 1:
-            raise ClemeInputError(
-                f"{hyp.origin or 'hypothesis'}: a hypothesis needs exactly one correction, "
-                f"got {len(hyp.corrections)}"
-            )
-        if not ref.corrections:
-            raise ClemeInputError(f"{ref.origin or 'reference'}: the sentence has no reference")
-        refs = usable_references(ref.source, ref.corrections, max_refs)
-        joint = partition(ref.source, [hyp.corrections[0], *refs], merge_distance=merge_distance)
-        spans = joint.spans
-        for row_tokens, row_edited in zip(joint.tokens[1:], joint.edited[1:], strict=True):
-            for i in row_edited:
-                span = spans[i]
-                total_length += max(span.end - span.start, len(row_tokens[i]))
-            n_changed += len(row_edited)
-        evaluations.append(SentenceEvaluation(joint, tuple(count(joint, assumption))))
+            spans = joint.spans
+            for row_tokens, row_edited in zip(joint.tokens[1:], joint.edited[1:], strict=True):
+                for i in row_edited:
+                    span = spans[i]
+                    total_length += max(span.end - span.start, len(row_tokens[i]))
+                n_changed += len(row_edited)
+            evaluations.append(SentenceEvaluation(joint, tuple(count(joint, assumption))))
     # No reference changes anything: no TP/FN exists and FP weights only need a finite b.
     bias = total_length / n_changed if n_changed else 0.0
     return ChunkEvaluation(tuple(evaluations), assumption, bias, max_refs)

@@ -16,7 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
+from scoring.gec.cleme.model import (
+    ClemeInputError,
+    Sentence,
+    SpanEdit,
+    make_sentence,
+)
+from scoring.gec.collector import collector_paused
 from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, read_m2
 
 # The extractor is imported only where raw text is read: M2 input does not need it
@@ -32,20 +38,24 @@ def sentence_from_m2_block(block: M2Block, name: str = "") -> Sentence:
     """The corrections of one M2 block, one per annotator in file order (first alignment)."""
     seen: set[int] = set()
     corrections: list[list[SpanEdit]] = []
+    new_edit = tuple.__new__  # SpanEdit(...) without its keyword handling: the hot path
     for target in block.targets:
         if target.alternative != 0 or target.annotator in seen:
             continue  # T<r>-A<k>, k >= 1: another alignment of a correction we already have
         seen.add(target.annotator)
         corrections.append(
             [
-                SpanEdit(
-                    edit.start,
-                    edit.end,
-                    () if edit.correction == NONE_CORRECTION else tuple(edit.correction.split()),
-                    edit.type,
+                new_edit(
+                    SpanEdit,
+                    (
+                        start,
+                        end,
+                        () if correction == NONE_CORRECTION else tuple(correction.split()),
+                        edit_type,
+                    ),
                 )
-                for edit in target.edits
-                if edit.start >= 0 and edit.type not in _SKIPPED_TYPES
+                for start, end, edit_type, correction, _ in target.edits
+                if start >= 0 and edit_type not in _SKIPPED_TYPES
             ]
         )
     origin = f"{name}, line {block.line}" if name else f"line {block.line}"
@@ -53,7 +63,8 @@ def sentence_from_m2_block(block: M2Block, name: str = "") -> Sentence:
 
 
 def sentences_from_m2(blocks: Sequence[M2Block], name: str = "") -> list[Sentence]:
-    return [sentence_from_m2_block(block, name) for block in blocks]
+    with collector_paused():
+        return [sentence_from_m2_block(block, name) for block in blocks]
 
 
 def read_m2_sentences(path: str | os.PathLike[str]) -> list[Sentence]:

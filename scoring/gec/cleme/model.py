@@ -59,25 +59,25 @@ def make_sentence(
     checked: list[tuple[SpanEdit, ...]] = []
     for index, edits in enumerate(corrections):
         ordered = tuple(edits)
-        previous = (0, 0)
-        for edit in ordered:
-            if (edit.start, edit.end) < previous:
+        previous_start = previous_end = 0
+        for start, end, _, _ in ordered:
+            if start < previous_start or (start == previous_start and end < previous_end):
                 ordered = tuple(sorted(ordered, key=lambda e: (e.start, e.end)))
                 break
-            previous = (edit.start, edit.end)
+            previous_start, previous_end = start, end
         previous_end = 0
-        for edit in ordered:
-            if not 0 <= edit.start <= edit.end <= n_source:
+        for start, end, _, _ in ordered:
+            if not 0 <= start <= end <= n_source:
                 raise ClemeInputError(
-                    f"{origin or 'sentence'}: correction {index}: edit span {edit.start} {edit.end} "
+                    f"{origin or 'sentence'}: correction {index}: edit span {start} {end} "
                     f"is outside the source of {n_source} tokens"
                 )
-            if edit.start < previous_end:
+            if start < previous_end:
                 raise ClemeInputError(
-                    f"{origin or 'sentence'}: correction {index}: edit {edit.start} {edit.end} "
+                    f"{origin or 'sentence'}: correction {index}: edit {start} {end} "
                     f"overlaps the previous edit ending at {previous_end}"
                 )
-            previous_end = edit.end
+            previous_end = end
         checked.append(ordered)
     return Sentence(src, tuple(checked), origin)
 

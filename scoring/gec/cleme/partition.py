@@ -80,7 +80,7 @@ def partition(
     # cannot change the result: every edit with the start of an open interval joins it.
     starts: list[int] = []
     ends: list[int] = []
-    for start, end in sorted((edit.start, edit.end) for edits in corrections for edit in edits):
+    for start, end in sorted([(start, end) for edits in corrections for start, end, _, _ in edits]):
         if starts and start <= ends[-1] + merge_distance:
             if end > ends[-1]:
                 ends[-1] = end
@@ -89,19 +89,21 @@ def partition(
             ends.append(end)
 
     # 2. Walk the source: gaps are unchanged chunks, intervals corrected or dummy chunks.
+    # (ChunkSpan built with tuple.__new__: this runs for every chunk of a corpus.)
+    new_span = tuple.__new__
     spans: list[ChunkSpan] = []
     chunk_of_interval: list[int] = []
     position = 0
     for start, end in zip(starts, ends, strict=True):
         if position < start:
-            spans.append(ChunkSpan(position, start, "unchanged"))
+            spans.append(new_span(ChunkSpan, (position, start, "unchanged")))
         chunk_of_interval.append(len(spans))
-        spans.append(ChunkSpan(start, end, "dummy" if start == end else "corrected"))
+        spans.append(new_span(ChunkSpan, (start, end, "dummy" if start == end else "corrected")))
         position = end
     if position < n_source:
-        spans.append(ChunkSpan(position, n_source, "unchanged"))
-    plain = [source[span.start : span.end] for span in spans]
-    unchanged_row = tuple([False] * len(spans))
+        spans.append(new_span(ChunkSpan, (position, n_source, "unchanged")))
+    plain = [source[start:end] for start, end, _ in spans]
+    unchanged_row = (False,) * len(spans)
 
     # 3. Each correction: its cells are the source slices except where it edits.
     all_tokens: list[tuple[Tokens, ...]] = []
@@ -117,27 +119,35 @@ def partition(
         row = list(plain)
         changed = [False] * len(spans)
         edited: list[int] = []
+        # Group the (sorted) edits by interval, then fill one cell per group.
+        groups: list[list[tuple[int, int, Tokens]]] = []
         interval = -1
-        cell: list[str] = []
-        cursor = 0
-        for edit in edits:
-            if interval < 0 or edit.start > ends[interval]:
-                if interval >= 0:
-                    cell.extend(source[cursor : ends[interval]])
-                    row[chunk_of_interval[interval]] = tuple(cell)
+        for start, end, tokens, _ in edits:
+            if interval < 0 or start > ends[interval]:
                 # Edits are sorted: the first interval ending at or after the start holds it.
                 interval += 1
-                while ends[interval] < edit.start:
+                while ends[interval] < start:
                     interval += 1
-                changed[chunk_of_interval[interval]] = True
-                edited.append(chunk_of_interval[interval])
-                cell = []
-                cursor = starts[interval]
-            cell.extend(source[cursor : edit.start])
-            cell.extend(edit.tokens)
-            cursor = edit.end
-        cell.extend(source[cursor : ends[interval]])
-        row[chunk_of_interval[interval]] = tuple(cell)
+                chunk = chunk_of_interval[interval]
+                changed[chunk] = True
+                edited.append(chunk)
+                groups.append([])
+            groups[-1].append((start, end, tokens))
+        for chunk, group in zip(edited, groups, strict=True):
+            span_start, span_end, _ = spans[chunk]
+            if len(group) == 1 and group[0][0] == span_start and group[0][1] == span_end:
+                # The common case: one edit that is the whole chunk.
+                tokens = group[0][2]
+                row[chunk] = tokens if type(tokens) is tuple else tuple(tokens)
+                continue
+            cell: list[str] = []
+            cursor = span_start
+            for start, end, tokens in group:
+                cell.extend(source[cursor:start])
+                cell.extend(tokens)
+                cursor = end
+            cell.extend(source[cursor:span_end])
+            row[chunk] = tuple(cell)
         all_tokens.append(tuple(row))
         all_changed.append(tuple(changed))
         all_edited.append(tuple(edited))
