@@ -31,13 +31,17 @@ SHARED_LINKS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Complaints", ("review:complaints",), ""),
     ("Guidelines", ("annotate:guidelines",), ""),
 )
+# Judgment campaigns (the judgments app): any account with a role may judge; admins create
+# and read campaigns on the same page.
+JUDGE_LINKS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("Judgments", ("judgments:index",), ""),
+)
 ADMIN_LINKS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Datasets", ("datasets:list",), ""),
     ("Projects", ("review:projects", "datasets:projects", "projects", "projects:list"), ""),
     ("Users", ("users",), ""),
     ("Progress", ("review:admin-dashboard",), ""),
     ("Scoring", ("scoring:index",), ""),
-    ("Judgments", ("judgments:index", "judgments:campaigns", "judgments:list"), ""),
     ("Pay", ("scoring:pay",), ""),
     ("API docs", ("api-docs",), ""),
 )
@@ -64,6 +68,8 @@ def navigation_links(user: Any, path: str) -> list[NavLink]:
         groups.append(SHARED_LINKS)
     if has_role(user, Role.ADMIN):
         groups.append(ADMIN_LINKS)
+    if any(has_role(user, role) for role in Role):
+        groups.append(JUDGE_LINKS)
     found: list[tuple[str, str]] = []
     seen: set[str] = set()
     for group in groups:

@@ -63,7 +63,7 @@ def test_annotator_sees_the_nav_and_edits_marked_without_colour(page, screenshot
     watch = ConsoleWatch(page)
     login(page, "nav-annotator", PASSWORD)
     labels = _nav_labels(page)
-    for expected in ("My tasks", "Next sentence", "Study", "Complaints", "Guidelines"):
+    for expected in ("My tasks", "Next sentence", "Study", "Complaints", "Guidelines", "Judgments"):
         assert expected in labels, labels
     assert "Datasets" not in labels and "Scoring" not in labels
 
@@ -118,7 +118,15 @@ def test_admin_nav_import_pattern_and_offline_api_docs(page, live_server, screen
     page.route("**/*", only_local)
     login(page, "nav-admin2", PASSWORD)
     labels = _nav_labels(page)
-    for expected in ("Datasets", "Users", "Progress", "Scoring", "API docs"):
+    for expected in (
+        "Datasets",
+        "Projects",
+        "Users",
+        "Progress",
+        "Scoring",
+        "Judgments",
+        "API docs",
+    ):
         assert expected in labels, labels
 
     for path in ("/datasets/", "/scoring/", "/annotate/admin/", "/users/", "/scoring/pay/"):
