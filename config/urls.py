@@ -17,6 +17,7 @@ urlpatterns += [
     path("", include("review.urls")),
     path("api/", include("annotate.api")),
     path("api/", include("review.api")),
+    path("api/", include("review.project_api")),
 ]
 urlpatterns += [path("", include("scoring.urls"))]
 urlpatterns += [

@@ -312,3 +312,64 @@ def test_an_admin_sets_up_a_project_on_the_pages_and_assigns() -> None:
     }
     assert sum(int(n) for n in opened.values()) == 4
     assert Dataset.objects.get(pk=dataset.pk).annotators.count() == 3
+
+
+# --- REST API ---------------------------------------------------------------------------------
+
+
+def test_project_api_sets_k_and_pools_for_admins_only() -> None:
+    admin = make_user(Role.ADMIN)
+    dataset = make_dataset(name="apids", sentences=["一句话。"], k=3)
+    make_user(Role.ANNOTATOR, username="api-ann1")
+    make_user(Role.ANNOTATOR, username="api-ann2")
+    make_user(Role.REVIEWER, username="api-rev")
+    client = _login(admin)
+    url = "/api/projects/apids/"
+
+    body = client.patch(
+        url, {"annotators_per_sentence": 2, "stale_after_hours": 6}, content_type="application/json"
+    ).json()
+    assert (body["annotators_per_sentence"], body["stale_after_hours"]) == (2, 6)
+    refused = client.patch(url, {"annotators_per_sentence": 0}, content_type="application/json")
+    assert refused.status_code == 400 and refused.json()["field"] == "annotators_per_sentence"
+    assert client.patch(url, {"k": 2}, content_type="application/json").status_code == 400
+
+    added = client.post(
+        url + "annotators/", {"names": ["api-ann1", "api-ann2"]}, content_type="application/json"
+    ).json()
+    assert added["added"] == ["api-ann1", "api-ann2"]
+    wrong_role = client.post(
+        url + "reviewers/", {"names": "api-ann1"}, content_type="application/json"
+    )
+    assert wrong_role.status_code == 400 and "not an active reviewer" in wrong_role.json()["detail"]
+    client.post(url + "reviewers/", {"names": "api-rev"}, content_type="application/json")
+    assign_dataset(dataset=Dataset.objects.get(pk=dataset.pk), seed=0, by=admin)
+    body = client.get(url).json()
+    assert body["annotators"] == ["api-ann1", "api-ann2"] and body["reviewers"] == ["api-rev"]
+    assert {m["username"]: m["open"] for m in body["members"]} == {
+        "api-ann1": 1,
+        "api-ann2": 1,
+        "api-rev": 0,
+    }
+    assert client.delete(url + "annotators/api-ann2/").json()["annotators"] == ["api-ann1"]
+    assert client.delete(url + "annotators/api-ann2/").status_code == 400
+    assert client.get("/api/projects/nope/").status_code == 404
+
+    for role in (Role.ANNOTATOR, Role.REVIEWER):
+        other = _login(make_user(role))
+        assert other.get(url).status_code == 403
+        assert (
+            other.patch(
+                url, {"annotators_per_sentence": 1}, content_type="application/json"
+            ).status_code
+            == 403
+        )
+        assert (
+            other.post(
+                url + "annotators/", {"names": "api-ann2"}, content_type="application/json"
+            ).status_code
+            == 403
+        )
+        assert other.delete(url + "annotators/api-ann1/").status_code == 403
+    assert Client().get(url).status_code == 403
+    assert [u.username for u in Dataset.objects.get(pk=dataset.pk).annotators.all()] == ["api-ann1"]
