@@ -231,3 +231,31 @@ def test_annotation_box_has_no_maxlength_that_would_cut_text() -> None:
     assert "maxlength" not in page
     assert f'data-max-chars="{max_sentence_chars()}"' in page
     assert f'"maxChars": {max_sentence_chars()}' in page
+
+
+def test_nul_on_line_301_ends_the_import_job_failed_with_the_line_shown_once(
+    settings, tmp_path: Path, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 16: such an import once stayed 'running: checked; writing' for ever on PostgreSQL."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from core.models import BackgroundJob, JobStatus
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    admin_client = Client()
+    admin_client.force_login(make_user(Role.ADMIN))
+
+    lines = [f"第{n}句话。" for n in range(1, 401)]
+    lines[300] = "第301句\x00话。"
+    upload = SimpleUploadedFile("nul.txt", ("\n".join(lines) + "\n").encode())
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(
+            "/datasets/api/import/", {"name": "nul", "format": "text", "files": upload}
+        )
+    assert response.status_code == 202
+    job = BackgroundJob.objects.get(pk=response.json()["id"])
+    assert job.status == JobStatus.FAILED
+    assert job.message.startswith("nul.txt, line 301, field text: U+0000 (NUL) at column 6")
+    assert not Sentence.objects.exists()
+    page = admin_client.get(f"/datasets/jobs/{job.pk}/").content.decode()
+    assert page.count("U+0000 (NUL)") == 1  # each import error shown once
