@@ -22,9 +22,9 @@ class UserRow:
     roles: list[str]
 
 
-def user_directory(*, role: str = "", query: str = "") -> list[UserRow]:
-    """Every account for the admins' users page, with its role names; `role` and `query`
-    (part of the username, name or e-mail) narrow the list."""
+def user_directory(*, role: str = "", query: str = "", limit: int = 500) -> list[UserRow]:
+    """The accounts for the admins' users page (the first `limit` by username), with their
+    role names; `role` and `query` (part of the username, name or e-mail) narrow the list."""
     users = User.objects.order_by("username").prefetch_related("groups")
     if role in {r.value for r in Role}:
         users = users.filter(groups__name=role)
@@ -37,5 +37,5 @@ def user_directory(*, role: str = "", query: str = "") -> list[UserRow]:
     role_names = {r.value for r in Role}
     return [
         UserRow(user, sorted(g.name for g in user.groups.all() if g.name in role_names))
-        for user in users.distinct()
+        for user in users.distinct()[:limit]
     ]

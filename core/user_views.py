@@ -18,13 +18,15 @@ from core.services import change_roles, create_accounts, set_user_active
 from core.web import call_service
 
 MAX_QUERY_CHARS = 150
+USERS_SHOWN = 500
 
 
 def _users_context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
     role = request.GET.get("role", "")
     query = request.GET.get("q", "")[:MAX_QUERY_CHARS].strip()
     return {
-        "rows": user_directory(role=role, query=query),
+        "rows": user_directory(role=role, query=query, limit=USERS_SHOWN),
+        "users_shown": USERS_SHOWN,
         "roles": [r.value for r in Role],
         "role_filter": role if role in {r.value for r in Role} else "",
         "query": query,

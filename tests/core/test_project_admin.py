@@ -373,3 +373,19 @@ def test_project_api_sets_k_and_pools_for_admins_only() -> None:
         assert other.delete(url + "annotators/api-ann1/").status_code == 403
     assert Client().get(url).status_code == 403
     assert [u.username for u in Dataset.objects.get(pk=dataset.pk).annotators.all()] == ["api-ann1"]
+
+
+def test_users_page_filters_by_role_and_name() -> None:
+    admin = make_user(Role.ADMIN, username="filter-admin")
+    make_user(Role.ANNOTATOR, username="filter-ann")
+    make_user(Role.REVIEWER, username="filter-rev")
+    client = _login(admin)
+
+    def listed(query: str) -> set[str]:
+        page = client.get("/users/" + query).content.decode()
+        return {part.split('"')[0] for part in page.split('data-username="')[1:]}
+
+    assert {"filter-admin", "filter-ann", "filter-rev"} <= listed("")
+    assert listed("?role=reviewer") == {"filter-rev"}
+    assert listed("?q=ANN") == {"filter-ann"}
+    assert listed("?role=nonsense&q=filter-") == {"filter-admin", "filter-ann", "filter-rev"}
