@@ -285,3 +285,17 @@ def test_cli_base_m2_rejects_a_short_system_file_naming_the_line(
     assert "short.txt" in error and "line 8" in error and "10 sentences" in error
     assert main([*argv, "--base", "sentm2", "--level", "corpus"]) == 2
     assert "--base sentm2 is the sentence level" in capsys.readouterr().err
+
+
+def test_english_report_ptm2_entry_with_self_weights_is_m2_and_sentm2(
+    conll: Path, gold: list[M2Block]
+) -> None:
+    from scoring.metric_en import english_ptm2
+
+    hyp = _system(conll, "CUUI")[:200]
+    entry = english_ptm2(hypotheses=hyp, ref_blocks=gold[:200], provider=SelfWeights())
+    m2 = m2_score(hyp, gold[:200])
+    assert (entry["tp"], entry["fp"], entry["fn"]) == (m2.tp, m2.fp, m2.fn)
+    assert entry["f05"] == round(m2.f, 4) and entry["sent_f05"] == round(m2.sent_f, 4)
+    assert entry["base"] == "m2" and entry["exact"] is True and entry["level"] == "corpus"
+    assert entry["signature"].startswith("metric=pt-m2|")
