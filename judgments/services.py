@@ -262,7 +262,7 @@ def start_assignment(assignment: Assignment) -> None:
 
 def _locked_pending(assignment_id: int, judge: User) -> Assignment:
     assignment = (
-        Assignment.objects.select_for_update()
+        Assignment.objects.select_for_update(of=("self",))
         .select_related("campaign", "item")
         .filter(pk=assignment_id, judge=judge)
         .first()
@@ -372,7 +372,7 @@ def reassign_stale(
     of the pool who does not have that item yet (the judge's repeat showing moves too)."""
     cutoff = timezone.now() - older_than
     stale = list(
-        Assignment.objects.select_for_update()
+        Assignment.objects.select_for_update(of=("self",))
         .filter(
             campaign=campaign,
             status=AssignmentStatus.PENDING,
