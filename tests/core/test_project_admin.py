@@ -279,6 +279,8 @@ def test_an_admin_sets_up_a_project_on_the_pages_and_assigns() -> None:
 
     project = client.get("/annotate/admin/projects/pagesds/").content.decode()
     assert 'data-testid="not-ready"' in project
+    # The navigation bar marks Projects (not Progress, a shorter prefix) as the current page.
+    assert '<a href="/annotate/admin/projects/" aria-current="page">Projects</a>' in project
     # Only annotators are offered for the annotator pool.
     picker = project.split('data-testid="pool-pick-annotators"')[1].split("</form>")[0]
     assert "pa1" in picker and "pr1" not in picker
