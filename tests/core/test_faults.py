@@ -377,6 +377,12 @@ def timed(name, method, path, **kwargs):
     }
 
 args = json.loads(os.environ["FAULT_ARGS"])
+# Warm the process first (URL conf, views, task modules, the redis transport): the timings
+# below are then the broker's share, not a cold start's imports on a busy machine.
+import kombu.transport.redis  # noqa: F401
+import datasets.tasks, scoring.tasks  # noqa: F401,E401
+client.get(f"/api/scoring/systems/{args['system']}/")
+client.get("/datasets/")
 timed("score", "post", f"/api/scoring/systems/{args['system']}/score/")
 timed("rescore_page", "post", f"/scoring/systems/{args['system']}/rescore/")
 with open(args["upload"], "rb") as handle:
