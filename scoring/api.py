@@ -269,6 +269,7 @@ class AnnotatorQualityView(APIView):
 #   GET  /api/scoring/releases/<id>/meta/          metrics, human sources, runs of the release
 #   POST /api/scoring/releases/<id>/meta/          {"metrics": [...], "human_scores": id |
 #                                                   "campaign": id, "method"?, "bootstrap"?,
+#                                                   "sentence_bootstrap"?,
 #                                                   "window"?, "seed"?, "exclude"?: [system],
 #                                                   "wait"?} -> the run
 #   POST /api/scoring/releases/<id>/human-scores/  multipart: file, name?, replace?
@@ -299,6 +300,9 @@ class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg
     method = serializers.ChoiceField(choices=list(meta_services.HUMAN_METHODS), default="ew")
     bootstrap = serializers.IntegerField(
         min_value=0, max_value=meta_services.MAX_BOOTSTRAP, default=meta_services.DEFAULT_BOOTSTRAP
+    )
+    sentence_bootstrap = serializers.IntegerField(
+        min_value=0, max_value=meta_services.MAX_BOOTSTRAP, default=0
     )
     window = serializers.IntegerField(min_value=2, required=False)
     seed = serializers.IntegerField(default=0)
@@ -354,6 +358,7 @@ class MetaEvaluationListView(APIView):
             campaign_id=data.get("campaign"),
             method=data["method"],
             bootstrap=data["bootstrap"],
+            sentence_bootstrap=data["sentence_bootstrap"],
             window=data.get("window"),
             seed=data["seed"],
             exclude=data["exclude"],

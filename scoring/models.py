@@ -246,6 +246,9 @@ class MetaEvaluation(models.Model):
     human_label = models.CharField(max_length=200, blank=True)
     metrics = models.JSONField(default=list, help_text="metric keys, in the order chosen")
     bootstrap = models.PositiveIntegerField(default=1000)
+    # Resamples of the test sentences (0 = none): only for metrics whose per-sentence counts
+    # are stored (the main P/R/F0.5, from SentenceResult).
+    sentence_bootstrap = models.PositiveIntegerField(default=0)
     window = models.PositiveIntegerField(null=True, blank=True)
     seed = models.IntegerField(default=0)
     human = models.JSONField(default=dict, blank=True)

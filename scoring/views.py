@@ -546,6 +546,10 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
                     request.POST.get("bootstrap"), "bootstrap", meta_services.DEFAULT_BOOTSTRAP
                 )
                 or 0,
+                sentence_bootstrap=_whole_number(
+                    request.POST.get("sentence_bootstrap"), "sentence bootstrap", 0
+                )
+                or 0,
                 window=_whole_number(request.POST.get("window"), "window", None),
                 exclude=request.POST.getlist("exclude"),
             )

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
@@ -33,7 +34,8 @@ from core.models import BackgroundJob, JobStatus
 from datasets.models import DatasetVersion, Language
 from judgments import selectors as judgment_selectors
 from judgments.models import Campaign
-from scoring.gec.meta.correlation import williams
+from scoring.gec.compare import scores as count_scores
+from scoring.gec.meta.correlation import FloatArray, bootstrap_sentences, williams
 from scoring.gec.meta.report import system_report
 from scoring.gec.meta.scorefiles import ScoreFileError, read_system_scores
 from scoring.models import (
@@ -42,6 +44,7 @@ from scoring.models import (
     HumanSystemScores,
     MetaEvaluation,
     ScoreStatus,
+    SentenceResult,
     SystemOutput,
     SystemScore,
 )
@@ -318,6 +321,7 @@ def request_meta_evaluation(
     campaign_id: int | None = None,
     method: str = "ew",
     bootstrap: int = DEFAULT_BOOTSTRAP,
+    sentence_bootstrap: int = 0,
     window: int | None = None,
     seed: int = 0,
     exclude: list[str] | tuple[str, ...] = (),
@@ -361,6 +365,10 @@ def request_meta_evaluation(
         )
     if not 0 <= bootstrap <= MAX_BOOTSTRAP:
         raise ServiceError(f"bootstrap samples must be 0 to {MAX_BOOTSTRAP}", field="bootstrap")
+    if not 0 <= sentence_bootstrap <= MAX_BOOTSTRAP:
+        raise ServiceError(
+            f"sentence bootstrap samples must be 0 to {MAX_BOOTSTRAP}", field="sentence_bootstrap"
+        )
     if window is not None and window < 2:
         raise ServiceError("the window must hold at least 2 systems", field="window")
     job = start_job(
@@ -380,6 +388,7 @@ def request_meta_evaluation(
             human_method="file" if human_scores is not None else method,
             metrics=metrics,
             bootstrap=bootstrap,
+            sentence_bootstrap=sentence_bootstrap,
             window=window,
             seed=seed,
             excluded_systems=exclude,
@@ -516,8 +525,12 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
         "excluded": sorted(excluded),
         "window_size": window,
         "bootstrap": evaluation.bootstrap,
+        "sentence_bootstrap": evaluation.sentence_bootstrap,
         "seed": evaluation.seed,
     }
+    sentence_stats = (
+        _sentence_counts(version, systems) if evaluation.sentence_bootstrap > 0 else None
+    )
     for index, key in enumerate(keys):
         report_progress(
             job_id, 1 + index, message=f"correlating {metric_label(key, english=english)}"
@@ -532,6 +545,11 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
         )
         entry = one["metrics"][key]
         entry["label"] = metric_label(key, english=english)
+        entry["pearson_ci_sentences"] = None
+        if sentence_stats is not None and key in SENTENCE_COUNT_METRICS:
+            entry["pearson_ci_sentences"] = _sentence_interval(
+                key, human, metric_scores[key], systems, sentence_stats, evaluation
+            )
         report["metrics"][key] = entry
     report_progress(job_id, 1 + len(keys), message="Williams' tests")
     report.update(_williams(human, metric_scores, systems, report["metrics"]))
@@ -544,6 +562,60 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
         "signatures": {key: signatures[key] for key in keys},
         "report": report,
     }
+
+
+# Metrics recomputable from the stored per-sentence counts (SentenceResult TP/FP/FN), with
+# the attribute of the library's ``scores`` they are.
+SENTENCE_COUNT_METRICS = {"f05": "f", "p": "p", "r": "r"}
+
+
+def _sentence_counts(version: DatasetVersion, systems: list[str]) -> list[FloatArray]:
+    """Per system (in ``systems`` order), its sentences x (TP, FP, FN), in release order."""
+    rows: dict[str, list[tuple[int, int, int]]] = {s: [] for s in systems}
+    for name, tp, fp, fn in (
+        SentenceResult.objects.filter(
+            score__system__version=version,
+            score__status=ScoreStatus.DONE,
+            score__system__name__in=systems,
+        )
+        .order_by("score__system__name", "position")
+        .values_list("score__system__name", "tp", "fp", "fn")
+    ):
+        rows[name].append((tp, fp, fn))
+    return [np.asarray(rows[s], dtype=float).reshape(-1, 3) for s in systems]
+
+
+def _sentence_interval(
+    key: str,
+    human: dict[str, float],
+    stored: dict[str, float],
+    systems: list[str],
+    stats: list[FloatArray],
+    evaluation: MetaEvaluation,
+) -> list[float | None] | None:
+    """Pearson's CI when the test sentences are resampled (the library's
+    ``bootstrap_sentences``; every system's score recomputed from the summed counts by the
+    library's ``scores``). None when the summed counts do not give back the stored scores
+    (a metric whose corpus score is not a sum of its sentence counts): then the interval
+    would not be about the number in the table."""
+    attribute = SENTENCE_COUNT_METRICS[key]
+
+    def aggregate(sums: FloatArray, _n_sentences: int) -> float:
+        return float(getattr(count_scores(int(sums[0]), int(sums[1]), int(sums[2])), attribute))
+
+    for system, counts in zip(systems, stats, strict=True):
+        if counts.shape[0] == 0 or not math.isclose(
+            aggregate(counts.sum(axis=0), counts.shape[0]), stored[system], abs_tol=1e-9
+        ):
+            return None
+    low, high = bootstrap_sentences(
+        [human[s] for s in systems],
+        stats,
+        aggregate,
+        samples=evaluation.sentence_bootstrap,
+        seed=evaluation.seed,
+    )
+    return [None if math.isnan(low) else low, None if math.isnan(high) else high]
 
 
 def _williams(
@@ -615,6 +687,7 @@ def evaluation_state(evaluation: MetaEvaluation) -> dict[str, Any]:
         "metrics": evaluation.metrics,
         "excluded_systems": evaluation.excluded_systems,
         "bootstrap": evaluation.bootstrap,
+        "sentence_bootstrap": evaluation.sentence_bootstrap,
         "window": evaluation.window,
         "seed": evaluation.seed,
         "created_at": evaluation.created_at.isoformat() if evaluation.created_at else None,

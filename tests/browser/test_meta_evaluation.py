@@ -86,6 +86,7 @@ def test_admin_runs_a_meta_evaluation_and_sees_table_scatters_and_window_chart(
     page.check("[data-testid=metric-p]")
     assert page.is_disabled("#id_method")  # a campaign's ranking method only
     page.fill("#id_bootstrap", "100")
+    page.fill("#id_sentence_bootstrap", "100")
     page.click("[data-testid=meta-run]")
 
     page.wait_for_selector("[data-testid=meta-table]")
@@ -99,6 +100,11 @@ def test_admin_runs_a_meta_evaluation_and_sees_table_scatters_and_window_chart(
     pearson = evaluation.report["metrics"][best]["pearson"]
     assert best_row.locator("[data-testid=pearson]").inner_text().strip() == f"{pearson:.3f}"
     assert "cherrant-f0.5" in page.inner_text("[data-testid=meta-table]")
+    # Sentence resampling for the metrics with stored per-sentence counts (F0.5, P), not CLEME.
+    sentence_cis = page.locator("[data-testid=sentence-ci]")
+    assert sentence_cis.count() == 3
+    assert page.locator("[data-metric=cleme] [data-testid=sentence-ci]").inner_text() == "—"
+    assert page.locator("[data-metric=f05] [data-testid=sentence-ci]").inner_text().startswith("[")
 
     scatters = page.locator("[data-testid=scatter] svg")
     assert scatters.count() == 3

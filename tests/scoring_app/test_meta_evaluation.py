@@ -10,6 +10,7 @@ import gzip
 import re
 from typing import Any
 
+import numpy as np
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -778,3 +779,35 @@ def test_real_worker_runs_the_meta_evaluation(release, human, celery_worker) -> 
     assert evaluation.report["metrics"]["f05"]["pearson_ci"] == pytest.approx(
         expected["metrics"]["f05"]["pearson_ci"], abs=1e-12
     )
+
+
+def test_sentence_bootstrap_resamples_the_stored_sentence_counts(release, human) -> None:  # type: ignore[no-untyped-def]
+    """Pearson's CI over resampled sentences for the main F0.5 and P (their per-sentence
+    TP/FP/FN are stored), computed by the library's bootstrap_sentences; none for CLEME."""
+    from scoring.gec.compare import scores
+    from scoring.gec.meta.correlation import bootstrap_sentences
+
+    evaluation = _run(
+        release, human, metrics=["f05", "p", "cleme"], bootstrap=0, sentence_bootstrap=300
+    )
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    stats = []
+    for name in SYSTEMS:
+        score = SystemScore.objects.get(system__version=release, system__name=name)
+        counts = [(r.tp, r.fp, r.fn) for r in score.sentences.order_by("position")]
+        stats.append(np.asarray(counts, dtype=float))
+        # The summed sentence counts give back the stored corpus score.
+        assert scores(*(int(v) for v in stats[-1].sum(axis=0))).f == pytest.approx(score.f05)
+    for key, attribute in (("f05", "f"), ("p", "p")):
+
+        def aggregate(sums: Any, _n: int, attribute: str = attribute) -> float:
+            return float(getattr(scores(*(int(v) for v in sums)), attribute))
+
+        expected = bootstrap_sentences(
+            [HUMAN[s] for s in SYSTEMS], stats, aggregate, samples=300, seed=0
+        )
+        got = evaluation.report["metrics"][key]["pearson_ci_sentences"]
+        assert got == pytest.approx(list(expected), abs=1e-12), key
+        assert got[0] < evaluation.report["metrics"][key]["pearson"] <= got[1] + 1e-12
+    assert evaluation.report["metrics"]["cleme"]["pearson_ci_sentences"] is None
+    assert evaluation.report["metrics"]["f05"]["pearson_ci"] is None  # 0 system resamples
