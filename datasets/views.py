@@ -58,7 +58,7 @@ def dataset_import(request: HttpRequest) -> HttpResponse:
             )
         except ServiceError as exc:
             context["error"] = exc.message
-            return render(request, "datasets/import.html", context, status=400)
+            return render(request, "datasets/import.html", context, status=exc.status)
         return redirect("datasets:job", job_id=job.pk)
     return render(request, "datasets/import.html", context)
 

@@ -473,3 +473,81 @@ def test_dead_broker_answers_503_fast_and_changes_nothing(tmp_path) -> None:  # 
     imports_after = sorted((media / "imports").rglob("*")) if (media / "imports").exists() else []
     assert imports_after == imports_before
     assert not Dataset.objects.filter(name="never-imported").exists()
+
+
+# --- bad bytes on every upload path ------------------------------------------------------------
+
+
+def test_nul_bytes_are_refused_on_every_upload_path_and_leave_nothing(  # type: ignore[no-untyped-def]
+    worker, client
+) -> None:
+    admin = make_user(Role.ADMIN)
+    client.force_login(admin)
+    version, references = _released(310, seed=20)
+    lines, _ = mucgec_lines(310, seed=21)
+    lines[300] = lines[300].replace("\t", "\t\x00", 1)  # a NUL on line 301
+    bad_import = ("\n".join(lines) + "\n").encode()
+    media = Path(settings.MEDIA_ROOT)
+
+    # Dataset import, API and page: accepted for checking, then the job (on the real worker)
+    # fails naming line 301 - never stuck "running" - and its uploads are gone.
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = client.post(
+        "/datasets/api/import/",
+        {
+            "name": "nul-api",
+            "format": "mucgec",
+            "files": SimpleUploadedFile("nul.txt", bad_import),
+        },
+    )
+    assert response.status_code == 202, response.content
+    page = client.post(
+        "/datasets/import/",
+        {
+            "name": "nul-page",
+            "format": "mucgec",
+            "files": SimpleUploadedFile("nul.txt", bad_import),
+        },
+    )
+    assert page.status_code == 302, page.content
+    page_job_id = int(page["Location"].rstrip("/").rsplit("/", 1)[1])
+    for job_id in (response.json()["id"], page_job_id):
+        state = wait_for(lambda j=job_id: ended(client, j), timeout=60, what="the import job")
+        assert state["status"] == JobStatus.FAILED, state
+        assert "301" in state["message"], state["message"]
+        files = BackgroundJob.objects.get(pk=job_id).params["files"]
+        assert files
+        # Deleted right after the job's end is written (the same worker, milliseconds later).
+        wait_for(
+            lambda f=files: not any(Path(x["path"]).exists() for x in f),
+            timeout=5,
+            what="the uploads to be deleted",
+        )
+    assert not Dataset.objects.filter(name__in=["nul-api", "nul-page"]).exists()
+    assert not [p for p in (media / "imports").rglob("*") if p.is_file()]
+
+    # System outputs, API and page: refused at once with the line, nothing stored.
+    hypotheses = list(references)
+    hypotheses[300] = hypotheses[300][:3] + "\x00" + hypotheses[300][3:]
+    bad_output = ("\n".join(hypotheses) + "\n").encode()
+    response = client.post(
+        "/api/scoring/systems/",
+        {
+            "dataset": version.dataset.name,
+            "name": "nul-sys",
+            "format": "auto",
+            "file": SimpleUploadedFile("sys.txt", bad_output),
+        },
+    )
+    assert response.status_code == 400, response.content
+    assert "301" in response.json()["detail"], response.json()
+    page = client.post(
+        f"/scoring/releases/{version.pk}/upload/",
+        {"name": "nul-sys-page", "format": "auto", "file": SimpleUploadedFile("s.txt", bad_output)},
+        follow=True,
+    )
+    assert page.status_code == 200
+    assert "301" in page.content.decode()
+    assert not version.system_outputs.exists()
+    assert not SystemScore.objects.exists()
