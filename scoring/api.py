@@ -293,6 +293,47 @@ def _human_scores_state(human: HumanSystemScores) -> dict[str, Any]:
     }
 
 
+_META_STATE = inline_serializer(
+    name="MetaEvaluationState",
+    fields={
+        "id": serializers.IntegerField(),
+        "status": serializers.CharField(),
+        "job_id": serializers.IntegerField(allow_null=True),
+        "error": serializers.CharField(),
+        "metrics": serializers.ListField(child=serializers.CharField()),
+        "systems": serializers.ListField(child=serializers.CharField(), required=False),
+        "signatures": serializers.DictField(required=False),
+        "report": serializers.DictField(required=False),
+    },
+)
+_META_RELEASE = inline_serializer(
+    name="MetaEvaluationRelease",
+    fields={
+        "release": serializers.CharField(),
+        "metrics": serializers.ListField(child=serializers.DictField()),
+        "human_scores": serializers.ListField(child=serializers.DictField()),
+        "campaigns": serializers.ListField(child=serializers.DictField()),
+        "evaluations": serializers.ListField(child=serializers.DictField()),
+    },
+)
+_HUMAN_SCORES = inline_serializer(
+    name="HumanSystemScores",
+    fields={
+        "id": serializers.IntegerField(),
+        "name": serializers.CharField(),
+        "file_name": serializers.CharField(),
+        "layout": serializers.CharField(),
+        "scores": serializers.DictField(child=serializers.FloatField()),
+    },
+)
+
+
+class HumanScoresUploadSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    file = serializers.FileField()
+    name = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    replace = serializers.BooleanField(default=False)
+
+
 class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg]
     metrics = serializers.ListField(child=serializers.CharField(), min_length=1)
     human_scores = serializers.IntegerField(required=False)
@@ -314,7 +355,7 @@ class MetaEvaluationListView(APIView):
     permission_classes = [IsPlatformAdmin]
     parser_classes = [JSONParser, FormParser, MultiPartParser]
 
-    @extend_schema(responses={200: serializers.DictField()})
+    @extend_schema(responses={200: _META_RELEASE})
     def get(self, request: Request, version_id: int) -> Response:
         version = _release(version_id)
         return Response(
@@ -339,7 +380,7 @@ class MetaEvaluationListView(APIView):
             }
         )
 
-    @extend_schema(request=MetaEvaluationSerializer, responses={202: serializers.DictField()})
+    @extend_schema(request=MetaEvaluationSerializer, responses={202: _META_STATE, 200: _META_STATE})
     def post(self, request: Request, version_id: int) -> Response:
         version = _release(version_id)
         form = MetaEvaluationSerializer(data=request.data)
@@ -377,19 +418,19 @@ class HumanScoresUploadView(APIView):
     permission_classes = [IsPlatformAdmin]
     parser_classes = [MultiPartParser, FormParser]
 
-    @extend_schema(responses={201: serializers.DictField()})
+    @extend_schema(request=HumanScoresUploadSerializer, responses={201: _HUMAN_SCORES})
     def post(self, request: Request, version_id: int) -> Response:
         version = _release(version_id)
-        uploaded = request.FILES.get("file")
-        if uploaded is None:
-            raise ServiceError("choose a human score file to upload", field="file")
+        form = HumanScoresUploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        uploaded = form.validated_data["file"]
         human = meta_services.upload_human_scores(
             version=version,
-            name=str(request.data.get("name", "")),
+            name=form.validated_data.get("name", ""),
             data=uploaded.read(),
             file_name=uploaded.name or "",
             user=request.user,
-            replace=_truthy(request.data.get("replace", "")),
+            replace=form.validated_data["replace"],
         )
         return Response(_human_scores_state(human), status=201)
 
@@ -397,7 +438,7 @@ class HumanScoresUploadView(APIView):
 class MetaEvaluationDetailView(APIView):
     permission_classes = [IsPlatformAdmin]
 
-    @extend_schema(responses={200: serializers.DictField()})
+    @extend_schema(responses={200: _META_STATE})
     def get(self, request: Request, evaluation_id: int) -> Response:
         evaluation = meta_services.settle_with_job(meta_services.get_evaluation(evaluation_id))
         return Response(meta_services.evaluation_state(evaluation))
