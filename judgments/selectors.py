@@ -291,3 +291,27 @@ def campaign_progress(campaign: Campaign) -> dict[str, int]:
         "skipped": counts.get(AssignmentStatus.SKIPPED, 0),
         "total": sum(counts.values()),
     }
+
+
+def cached_campaign_results(campaign: Campaign, *, bootstrap: int) -> dict[str, Any]:
+    """`campaign_results` (both methods, 1,000 TrueSkill orders, 2 worker processes) cached
+    until the campaign's judgments change: the results page of a large imported campaign
+    would otherwise replay TrueSkill on every view."""
+    from django.db.models import Max
+
+    from core.cache import cached
+
+    state = Assignment.objects.filter(campaign=campaign).aggregate(
+        count=Count("id", filter=~Q(status=AssignmentStatus.PENDING)),
+        last=Max("judgment__id"),
+        finished=Max("finished_at"),
+    )
+    key = (
+        f"judgments:results:v1:{campaign.pk}:{campaign.seed}:{bootstrap}:"
+        f"{state['count']}:{state['last']}:{state['finished']}"
+    )
+    return cached(
+        key,
+        lambda: campaign_results(campaign, method="both", bootstrap=bootstrap, workers=2),
+        timeout=24 * 3600,
+    )

@@ -195,10 +195,8 @@ def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
     report = None
     error = ""
     try:
-        report = selectors.campaign_results(
-            campaign,
-            method="both",
-            bootstrap=min(int(bootstrap), 2000) if bootstrap.isdigit() else 200,
+        report = selectors.cached_campaign_results(
+            campaign, bootstrap=min(int(bootstrap), 2000) if bootstrap.isdigit() else 200
         )
     except ValueError as exc:
         error = str(exc)
