@@ -308,7 +308,7 @@ def cached_campaign_results(campaign: Campaign, *, bootstrap: int) -> dict[str, 
     )
     key = (
         f"judgments:results:v1:{campaign.pk}:{campaign.seed}:{bootstrap}:"
-        f"{state['count']}:{state['last']}:{state['finished']}"
+        f"{state['count']}:{state['last']}:{state['finished'].timestamp() if state['finished'] else 0}"
     )
     return cached(
         key,
