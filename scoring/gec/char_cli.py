@@ -211,8 +211,9 @@ def run_compare(args: argparse.Namespace) -> int:
     from scoring.gec.compare import compare_m2
     from scoring.gec.m2 import read_m2
 
-    # Reading and comparing build no reference cycles (scoring/gec/collector.py).
-    with collector_paused():
+    # Reading and comparing build no reference cycles and the process ends after them:
+    # collector passes would only re-scan the blocks (scoring/gec/collector.py).
+    with collector_paused(freeze_after=True):
         hyp, ref = read_m2(args.hyp), read_m2(args.ref)
         result = compare_m2(
             hyp,

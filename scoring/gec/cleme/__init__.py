@@ -59,7 +59,49 @@ _EXPORTS: dict[str, str] = {
     "LengthWeighting": "scoring.gec.cleme.weighting",
 }
 
-__all__ = sorted(_EXPORTS)
+# A literal list (not sorted(_EXPORTS)): type checkers read it as the re-exports.
+__all__ = [
+    "CORPUS_FACTORS",
+    "CORPUS_WEIGHTING",
+    "NO_WEIGHTING",
+    "SENTENCE_DEPENDENT_WEIGHTING",
+    "SENTENCE_FACTORS",
+    "SENTENCE_INDEPENDENT_WEIGHTING",
+    "Aspects",
+    "ChunkEvaluation",
+    "ChunkGrid",
+    "ChunkSpan",
+    "ChunkStatistics",
+    "Cleme2Score",
+    "ClemeInputError",
+    "ClemeScore",
+    "Factors",
+    "GridCell",
+    "GridColumn",
+    "LengthWeight",
+    "LengthWeighting",
+    "Partition",
+    "Sentence",
+    "SentenceCleme",
+    "SentenceCleme2",
+    "SpanEdit",
+    "chunk_grid",
+    "chunk_grid_from_texts",
+    "chunk_statistics",
+    "cleme",
+    "cleme2",
+    "evaluate_chunks",
+    "make_sentence",
+    "partition",
+    "read_m2_sentences",
+    "read_sentences",
+    "score_evaluation",
+    "score_evaluation2",
+    "sentence_scores",
+    "sentence_scores2",
+    "sentences_from_m2",
+    "sentences_from_texts",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -154,9 +154,9 @@ def _print(payload: dict[str, Any], as_json: bool, order: list[str]) -> None:
 def run_cleme(args: argparse.Namespace) -> int:
     from scoring.gec.cleme.scorers import cleme
 
-    # The whole run builds no reference cycles: collector passes would only re-scan the
-    # corpus (scoring/gec/collector.py).
-    with collector_paused():
+    # The run builds no reference cycles and the process ends after it: collector passes
+    # would only re-scan the corpus (scoring/gec/collector.py).
+    with collector_paused(freeze_after=True):
         score = cleme(
             _read(args.hyp, args),
             _read(args.ref, args),

@@ -7,8 +7,7 @@ recorded by chunk index, so weights (length, similarity) can be applied afterwar
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from scoring.gec.cleme.partition import Partition
 
@@ -16,8 +15,9 @@ Assumption = Literal["dependent", "independent"]
 ASSUMPTIONS: tuple[Assumption, ...] = ("dependent", "independent")
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkTally:
+# A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
+# tuples are cheaper to build (issue #17).
+class ChunkTally(NamedTuple):
     """Hypothesis chunk indices by outcome against one reference (or all, independent).
 
     ``fp_necessary[k]`` tells for ``fp[k]`` whether the reference(s) also changed that chunk

@@ -8,7 +8,7 @@ mean length ``b`` of the references' changed chunks is measured for length weigh
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from scoring.gec.cleme.counting import Assumption, ChunkTally, count
 from scoring.gec.cleme.model import (
@@ -21,16 +21,16 @@ from scoring.gec.cleme.partition import Partition, partition
 from scoring.gec.collector import collector_paused
 
 
-@dataclass(frozen=True, slots=True)
-class SentenceEvaluation:
+# A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
+# tuples are cheaper to build (issue #17).
+class SentenceEvaluation(NamedTuple):
     """One sentence: its joint partition (row 0 hypothesis) and one tally per reference."""
 
     partition: Partition
     tallies: tuple[ChunkTally, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkEvaluation:
+class ChunkEvaluation(NamedTuple):
     sentences: tuple[SentenceEvaluation, ...]
     assumption: Assumption
     mean_corrected_length: float  # b: mean max(|src|, |tgt|) of the references' changed chunks
@@ -47,11 +47,13 @@ def usable_references(
     """
     chosen = list(references if max_refs is None else references[:max_refs])
     n_source = len(source)
-    kept = [
-        edits
-        for edits in chosen
-        if n_source + sum(len(edit.tokens) - (edit.end - edit.start) for edit in edits) > 0
-    ]
+    kept = []
+    for edits in chosen:
+        length = n_source  # of the corrected sentence
+        for start, end, tokens, _ in edits:
+            length += len(tokens) - (end - start)
+        if length > 0:
+            kept.append(edits)
     return kept if kept else chosen[:1]
 
 
@@ -96,7 +98,7 @@ def evaluate_chunks(
             for row_tokens, row_edited in zip(joint.tokens[1:], joint.edited[1:], strict=True):
                 for i in row_edited:
                     span = spans[i]
-                    total_length += max(span.end - span.start, len(row_tokens[i]))
+                    total_length += max(span[1] - span[0], len(row_tokens[i]))
                 n_changed += len(row_edited)
             evaluations.append(SentenceEvaluation(joint, tuple(count(joint, assumption))))
     # No reference changes anything: no TP/FN exists and FP weights only need a finite b.

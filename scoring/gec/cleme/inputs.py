@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from scoring.gec.cleme.model import (
@@ -72,7 +71,7 @@ def read_m2_sentences(path: str | os.PathLike[str]) -> list[Sentence]:
     blocks = read_m2(path)
     if not blocks:
         raise ClemeInputError(f"{path}: no M2 block found (empty file?)")
-    return sentences_from_m2(blocks, str(Path(path)))
+    return sentences_from_m2(blocks, os.fspath(path))  # not pathlib: ~4 ms of start-up
 
 
 def sentences_from_parallel(

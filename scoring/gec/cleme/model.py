@@ -8,7 +8,6 @@ Readers (M2, raw text) live in ``inputs.py``; this module only defines and check
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 Tokens = tuple[str, ...]
@@ -31,8 +30,9 @@ class SpanEdit(NamedTuple):
     type: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Sentence:
+# A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
+# tuples are cheaper to build (issue #17).
+class Sentence(NamedTuple):
     """One source sentence with the edits of each of its corrections.
 
     ``corrections[i]`` holds the edits of correction ``i`` sorted by source start; an empty

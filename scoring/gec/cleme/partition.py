@@ -18,7 +18,6 @@ column (the review grid).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from scoring.gec.cleme.model import SpanEdit, Tokens
@@ -40,8 +39,9 @@ class ChunkSpan(NamedTuple):
     kind: ChunkKind
 
 
-@dataclass(frozen=True, slots=True)
-class Partition:
+# A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
+# tuples are cheaper to build (issue #17).
+class Partition(NamedTuple):
     """Chunks of one sentence: ``tokens[c][i]`` / ``changed[c][i]`` for correction c, chunk i.
 
     ``edited[c]`` lists the chunks correction c changed, in order (the True of ``changed[c]``):
@@ -119,35 +119,36 @@ def partition(
         row = list(plain)
         changed = [False] * len(spans)
         edited: list[int] = []
-        # Group the (sorted) edits by interval, then fill one cell per group.
-        groups: list[list[tuple[int, int, Tokens]]] = []
+        n_edits = len(edits)
         interval = -1
-        for start, end, tokens, _ in edits:
-            if interval < 0 or start > ends[interval]:
-                # Edits are sorted: the first interval ending at or after the start holds it.
+        first = 0  # edits[first:last] are the (sorted) edits of one interval
+        while first < n_edits:
+            start, end, tokens, _ = edits[first]
+            # The first interval ending at or after the start holds the edit, and every
+            # following edit that starts before that interval's end.
+            interval += 1
+            while ends[interval] < start:
                 interval += 1
-                while ends[interval] < start:
-                    interval += 1
-                chunk = chunk_of_interval[interval]
-                changed[chunk] = True
-                edited.append(chunk)
-                groups.append([])
-            groups[-1].append((start, end, tokens))
-        for chunk, group in zip(edited, groups, strict=True):
-            span_start, span_end, _ = spans[chunk]
-            if len(group) == 1 and group[0][0] == span_start and group[0][1] == span_end:
+            span_start, span_end = starts[interval], ends[interval]
+            last = first + 1
+            while last < n_edits and edits[last][0] <= span_end:
+                last += 1
+            chunk = chunk_of_interval[interval]
+            changed[chunk] = True
+            edited.append(chunk)
+            if last == first + 1 and start == span_start and end == span_end:
                 # The common case: one edit that is the whole chunk.
-                tokens = group[0][2]
                 row[chunk] = tokens if type(tokens) is tuple else tuple(tokens)
-                continue
-            cell: list[str] = []
-            cursor = span_start
-            for start, end, tokens in group:
-                cell.extend(source[cursor:start])
-                cell.extend(tokens)
-                cursor = end
-            cell.extend(source[cursor:span_end])
-            row[chunk] = tuple(cell)
+            else:
+                cell: list[str] = []
+                cursor = span_start
+                for start, end, tokens, _ in edits[first:last]:
+                    cell.extend(source[cursor:start])
+                    cell.extend(tokens)
+                    cursor = end
+                cell.extend(source[cursor:span_end])
+                row[chunk] = tuple(cell)
+            first = last
         all_tokens.append(tuple(row))
         all_changed.append(tuple(changed))
         all_edited.append(tuple(edited))

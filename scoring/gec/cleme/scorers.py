@@ -9,8 +9,7 @@ takes part in choosing the best reference.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from scoring.gec.cleme.counting import Assumption
 from scoring.gec.cleme.evaluate import ChunkEvaluation, evaluate_chunks
@@ -95,8 +94,9 @@ def corpus_totals(
     return total
 
 
-@dataclass(frozen=True, slots=True)
-class ClemeScore:
+# A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
+# tuples are cheaper to build (issue #17).
+class ClemeScore(NamedTuple):
     """A CLEME result. Counts are weighted (floats); at sentence level they are the sums of
     each sentence's chosen reference and p/r/f/acc are means of per-sentence scores."""
 
@@ -117,7 +117,7 @@ class ClemeScore:
     select: Selection = "f"
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = self._asdict()
         data["f05" if self.beta == 0.5 else f"f{self.beta:g}"] = data.pop("f")
         return data
 
@@ -219,8 +219,7 @@ def score_evaluation(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class SentenceCleme:
+class SentenceCleme(NamedTuple):
     """One sentence at sentence level: the chosen reference (0-based among the usable ones;
     0 under the independent assumption), its counts and the rounded P/R/F/Acc."""
 

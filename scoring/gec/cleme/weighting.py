@@ -9,8 +9,7 @@ mean of that length over every changed chunk of every reference (``mean_correcte
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from scoring.gec.cleme.counting import Assumption, ChunkTally
 from scoring.gec.cleme.partition import Partition
@@ -19,8 +18,9 @@ Level = Literal["corpus", "sentence"]
 LEVELS: tuple[Level, ...] = ("corpus", "sentence")
 
 
-@dataclass(frozen=True, slots=True)
-class LengthWeight:
+# A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
+# tuples are cheaper to build (issue #17).
+class LengthWeight(NamedTuple):
     """Sigmoid weight of one outcome: scale ``alpha``, clipped to ``[min_value, max_value]``."""
 
     alpha: float
@@ -36,8 +36,7 @@ class LengthWeight:
         return f"{self.alpha:g}[{self.min_value:g},{self.max_value:g}]"
 
 
-@dataclass(frozen=True, slots=True)
-class LengthWeighting:
+class LengthWeighting(NamedTuple):
     """Weights of TP, FP and FN chunks (the FP weight is the mirrored sigmoid)."""
 
     tp: LengthWeight
@@ -75,8 +74,7 @@ def default_weighting(level: Level, assumption: Assumption) -> LengthWeighting:
     raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class Counts:
+class Counts(NamedTuple):
     """Weighted sufficient statistics of one sentence against one reference (or a total)."""
 
     tp: float = 0.0
@@ -86,7 +84,7 @@ class Counts:
     fp_ne: float = 0.0
     fp_un: float = 0.0
 
-    def __add__(self, other: Counts) -> Counts:
+    def __add__(self, other: Counts) -> Counts:  # type: ignore[override]  # sum, not concat
         return Counts(
             self.tp + other.tp,
             self.fp + other.fp,
@@ -146,13 +144,17 @@ def length_weighted_counts(
 
     Sums run in chunk order, as the reference adds them, so totals match it to the last bit.
     """
-    length = partition.chunk_length
+    # partition.chunk_length(0, i), inlined: this runs for every counted chunk of a corpus.
+    spans = partition.spans
+    hyp_tokens = partition.tokens[0]
     tp = 0.0
     for i in tally.tp:
-        tp += weigher.tp(length(0, i))
+        span = spans[i]
+        tp += weigher.tp(max(span[1] - span[0], len(hyp_tokens[i])))
     fp = fp_ne = fp_un = 0.0
     for i, necessary in zip(tally.fp, tally.fp_necessary, strict=True):
-        weight = weigher.fp(length(0, i))
+        span = spans[i]
+        weight = weigher.fp(max(span[1] - span[0], len(hyp_tokens[i])))
         fp += weight
         if necessary:
             fp_ne += weight
@@ -160,5 +162,6 @@ def length_weighted_counts(
             fp_un += weight
     fn = 0.0
     for i in tally.fn:
-        fn += weigher.fn(length(0, i))
+        span = spans[i]
+        fn += weigher.fn(max(span[1] - span[0], len(hyp_tokens[i])))
     return Counts(tp, fp, fn, float(tally.tn), fp_ne, fp_un)
