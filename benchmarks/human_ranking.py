@@ -6,7 +6,8 @@
 For each judgment set (GJG15 CoNLL-14, SEEDA-sent, SEEDA-edit) it runs the product's own
 commands in a fresh SQLite database: ``import_judgments FILE.xml --campaign NAME`` and then
 ``human_ranking --campaign NAME --method both --json`` (TrueSkill averaged over ``--runs``
-seeded orders on ``--workers`` processes), timing the whole ``human_ranking`` process. It
+seeded orders on ``--workers`` processes), timing the whole ``human_ranking`` process (wall seconds; the load average before each case is printed,
+since on a shared machine it dominates the wall time). It
 checks EW within 0.001 and TrueSkill within 0.003 of the published scores, the published
 TrueSkill order (pairs closer than 0.001 may swap) and the kappas (2 decimals).
 """
@@ -108,6 +109,7 @@ def main() -> int:
         manage(env, "migrate", "-v0")
         for name in args.cases:
             path, ew, ts, inter, intra = cases(args.shared)[name]
+            load = os.getloadavg()[0]
             started = time.perf_counter()
             manage(env, "import_judgments", str(path), "--campaign", name)
             imported = time.perf_counter() - started
@@ -144,6 +146,7 @@ def main() -> int:
                 "case": name,
                 "import_s": round(imported, 2),
                 "human_ranking_s": round(seconds, 2),
+                "load_before": round(load, 1),
                 "runs": args.runs,
                 "workers": args.workers,
                 "max_ew_gap": round(ew_gap, 6),
