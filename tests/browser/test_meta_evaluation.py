@@ -62,6 +62,14 @@ def test_admin_runs_a_meta_evaluation_and_sees_table_scatters_and_window_chart(
     version = _release()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    # A Content-Security-Policy violation (inline script or style) shows as a console error;
+    # the browser's own /favicon.ico request (the site has none) is not the page's doing.
+    def console(message: Any) -> None:
+        if message.type == "error" and "favicon" not in message.location.get("url", ""):
+            errors.append(f"{message.text} ({message.location.get('url')})")
+
+    page.on("console", console)
     login(page, admin.username, PASSWORD)
 
     page.goto(f"/scoring/releases/{version.pk}/")
