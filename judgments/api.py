@@ -50,6 +50,9 @@ class CampaignCreateSerializer(serializers.Serializer):  # type: ignore[type-arg
     agreement_share = serializers.FloatField(default=0.0, min_value=0, max_value=1)
     consistency_share = serializers.FloatField(default=0.1, min_value=0, max_value=1)
     seed = serializers.IntegerField(default=0)
+    include_references = serializers.BooleanField(
+        default=False, help_text="add the release's references as a hidden control system REF"
+    )
     guideline = serializers.CharField(required=False, default="", allow_blank=True)
 
 
@@ -153,6 +156,7 @@ class CampaignListView(APIView):
             agreement_share=values["agreement_share"],
             consistency_share=values["consistency_share"],
             seed=values["seed"],
+            include_references=values["include_references"],
             guideline=values["guideline"],
             created_by=request.user,
         )

@@ -30,6 +30,9 @@ class CampaignForm(forms.Form):
     consistency_share = forms.FloatField(
         min_value=0, max_value=1, initial=0.1, label="share of items shown twice to a judge"
     )
+    include_references = forms.BooleanField(
+        required=False, label="add the release's references as a hidden control system (REF)"
+    )
     seed = forms.IntegerField(initial=0)
     guideline = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
 

@@ -53,6 +53,20 @@ def release_sources(release: DatasetVersion) -> list[tuple[str, str]]:
     return list(release.sentences.order_by("position").values_list("external_id", "text"))
 
 
+REFERENCE_SYSTEM = "REF"
+
+
+def release_reference_outputs(release: DatasetVersion) -> list[str]:
+    """The first golden reference of each released sentence (the source when it has none),
+    judged as a hidden control system named REF."""
+    return [
+        str(references[0]) if references else text
+        for text, references in release.sentences.order_by("position").values_list(
+            "text", "references"
+        )
+    ]
+
+
 @transaction.atomic
 def create_campaign(
     *,
@@ -70,6 +84,7 @@ def create_campaign(
     seed: int = 0,
     guideline: str = "",
     language: str | None = None,
+    include_references: bool = False,
     created_by: User | None = None,
 ) -> Campaign:
     """A campaign over `system_outputs` ({system name: one output line per sentence}) of
@@ -77,7 +92,9 @@ def create_campaign(
     built and handed to `judges_per_item` distinct judges each.
 
     The platform flow "judge scored systems of a release" passes the release and the scored
-    outputs' lines; nothing here reads the scoring app.
+    outputs' lines; nothing here reads the scoring app. `include_references` adds the
+    release's first references as one more system, REF (a hidden control: judges see an
+    output like any other).
     """
     name = name.strip()
     if not name:
@@ -90,6 +107,15 @@ def create_campaign(
         if release is None:
             raise ServiceError("give the sentences or a release", field="release")
         sources = release_sources(release)
+    if include_references:
+        if release is None:
+            raise ServiceError("references as controls need a release", field="release")
+        if REFERENCE_SYSTEM in system_outputs:
+            raise ServiceError(
+                f"a system is named {REFERENCE_SYSTEM}, the name of the reference control",
+                field="systems",
+            )
+        system_outputs = {**system_outputs, REFERENCE_SYSTEM: release_reference_outputs(release)}
     if len(system_outputs) < 2:
         raise ServiceError("a campaign ranks at least two systems", field="systems")
     for system, lines in system_outputs.items():

@@ -82,6 +82,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 agreement_share=data["agreement_share"],
                 consistency_share=data["consistency_share"],
                 seed=data["seed"],
+                include_references=data["include_references"],
                 guideline=data["guideline"],
                 created_by=_user(request),
             )

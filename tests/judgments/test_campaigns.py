@@ -224,3 +224,15 @@ def test_judged_campaign_ranks_the_system_the_judges_preferred_first(judges) -> 
         selectors.campaign_judgment_set(campaign)
     )
     assert list(selectors.campaigns_for_release(campaign.release)) == [campaign]  # type: ignore[arg-type]
+
+
+def test_references_join_as_a_hidden_control_system(judges: list[User]) -> None:
+    campaign = make_campaign(judges=judges, include_references=True)
+    names = list(campaign.systems.values_list("name", flat=True))
+    assert names == [*SYSTEMS, "REF"]
+    reference = campaign.systems.get(name="REF")
+    assert reference.outputs == SOURCES  # make_release's references are the sources
+    item = campaign.items.get(number=0)
+    assert any("REF" in output.systems for output in item.outputs.all())
+    view = selectors.judge_view_of_item(item, language="zh")
+    assert "REF" not in str(view)
