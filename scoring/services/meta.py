@@ -15,6 +15,7 @@ idempotent: a re-run replaces the stored report).
 
 from __future__ import annotations
 
+import gzip
 import logging
 import math
 import os
@@ -29,7 +30,15 @@ from django.utils import timezone
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, mark_running, report_progress, start_job
+from core.jobs import (
+    JobCancelled,
+    fail_job,
+    finish_job,
+    mark_running,
+    queue_job,
+    report_progress,
+    start_job,
+)
 from core.models import BackgroundJob, JobStatus
 from datasets.models import DatasetVersion, Language
 from judgments import selectors as judgment_selectors
@@ -243,6 +252,12 @@ def upload_human_scores(
         raise ServiceError(str(exc).replace(path, file_name or "the file"), field="file") from None
     finally:
         os.unlink(path)
+    infinite = sorted(system for system, value in parsed.scores.items() if not math.isfinite(value))
+    if infinite:
+        raise ServiceError(
+            f"{file_name}: the score of {', '.join(infinite)} is not a finite number",
+            field="file",
+        )
     first_line = _first_line(data)
     layout = HumanScoreLayout.WMT if "\t" in first_line else HumanScoreLayout.SEEDA
     matched = [s for s in parsed.scores if s in set(release_systems)]
@@ -279,8 +294,6 @@ def upload_human_scores(
 
 
 def _first_line(data: bytes) -> str:
-    import gzip
-
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
@@ -371,14 +384,18 @@ def request_meta_evaluation(
         )
     if window is not None and window < 2:
         raise ServiceError("the window must hold at least 2 systems", field="window")
-    job = start_job(
-        kind=JOB_KIND_META,
-        user=user,
-        total=len(metrics) + 2,
-        params={"version": version.pk, "metrics": metrics},
-        message=f"meta-evaluation of {version.label}",
-    )
+    from scoring.tasks import meta_evaluate
+
+    # One decision: the job, the evaluation and the message together; a dead broker rolls
+    # all of it back (ServiceUnavailable, a 503) instead of leaving a run queued for ever.
     with transaction.atomic():
+        job = start_job(
+            kind=JOB_KIND_META,
+            user=user,
+            total=len(metrics) + 2,
+            params={"version": version.pk, "metrics": metrics},
+            message=f"meta-evaluation of {version.label}",
+        )
         evaluation = MetaEvaluation.objects.create(
             version=version,
             background_job_id=job.pk,
@@ -397,15 +414,8 @@ def request_meta_evaluation(
         job.params = {**job.params, "evaluation": evaluation.pk}
         job.save(update_fields=["params"])
         log_action(evaluation, user, "scoring.meta.request", {"job": job.pk, "metrics": metrics})
-        evaluation_id, job_id = evaluation.pk, job.pk
-
-        def send() -> None:
-            from scoring.tasks import meta_evaluate
-
-            meta_evaluate.delay(evaluation_id, job_id)
-
         if queue:
-            transaction.on_commit(send)
+            queue_job(job, meta_evaluate, evaluation.pk, job.pk)
     return evaluation
 
 
