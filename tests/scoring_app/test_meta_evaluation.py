@@ -316,6 +316,14 @@ def test_bad_human_files_give_the_line_and_store_nothing(release) -> None:  # ty
         meta.upload_human_scores(
             version=release, name="short", data=b"0.1\n0.2\n", file_name="s.txt", user=None
         )
+    with pytest.raises(ServiceError, match="the score of beta is not a finite number"):
+        meta.upload_human_scores(
+            version=release,
+            name="inf",
+            data=_wmt({"alpha": 0.5, "beta": float("inf")}),
+            file_name="inf.tsv",
+            user=None,
+        )
     with pytest.raises(ServiceError, match="none of its systems"):
         meta.upload_human_scores(
             version=release, name="other", data=_wmt({"x": 1.0}), file_name="o.tsv", user=None
