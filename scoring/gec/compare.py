@@ -73,7 +73,9 @@ class SentenceResult(NamedTuple):
     hyp_annotator: int | None  # chosen pair; None when the sentence was skipped
     ref_annotator: int | None
     skipped: str | None  # "not-annotatable" / "reference-count" or None
-    categories: dict[str, tuple[int, int, int]]  # of the chosen pair; empty when skipped
+    # TP/FP/FN per category of the chosen pair; empty when skipped or when ``cat`` was not
+    # given (as CompareResult.categories: counting them is a third of the comparison).
+    categories: dict[str, tuple[int, int, int]]
 
 
 class CompareResult(NamedTuple):
@@ -280,7 +282,7 @@ def compare_m2(
                     ):
                         best, best_f, best_pair = candidate, f, (hyp_id, ref_id)
         best_cats: dict[str, list[int]] = {}
-        if best_pair[0] is not None and best_pair[1] is not None:
+        if cat is not None and best_pair[0] is not None and best_pair[1] is not None:
             best_cats = _compare_pair(hyp[best_pair[0]], ref[best_pair[1]])[3]
         total_tp += best[0]
         total_fp += best[1]

@@ -237,20 +237,25 @@ def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
             n_tokens = len(block.source.split())
             plain_targets = {}
         elif line[:1] == "T" and block is not None:
-            match = _TARGET_HEADER.match(line)
-            if match is None:
-                raise M2FormatError(
-                    name, line_no, f"a T line must look like 'T<r>-A<k> text', got {line[:40]!r}"
-                )
+            # "T<r>-A<k> text" read with str.partition; _TARGET_HEADER (the same grammar: \d is
+            # what isdecimal() accepts) decides the lines this does not take.
+            head, _, text = line.partition(" ")
+            reference, dash, alternative = head[1:].partition("-A")
+            if not reference.isdecimal() or (dash and not alternative.isdecimal()):
+                match = _TARGET_HEADER.match(line)
+                if match is None:
+                    raise M2FormatError(
+                        name,
+                        line_no,
+                        f"a T line must look like 'T<r>-A<k> text', got {line[:40]!r}",
+                    )
+                reference, alternative, text = match[1], match[2] or "", match[3] or ""
             if plain_targets:
                 raise M2FormatError(name, line_no, "T line after A lines that had no T line")
             plain_targets = None
-            reference, alternative, text = match.groups()
             target_edits = []
             add_edit = target_edits.append
-            targets.append(
-                M2Target(int(reference), int(alternative or 0), text or "", target_edits)
-            )
+            targets.append(M2Target(int(reference), int(alternative or 0), text, target_edits))
         elif not line.strip():
             if block is not None:
                 blocks.append(block)
