@@ -140,3 +140,26 @@ def test_f_score_conventions() -> None:
     assert f_score(0, 0, 0) == (1.0, 1.0, 1.0)
     assert f_score(0, 0, 5) == (1.0, 0.0, 0.0)
     assert f_score(0, 3, 0) == (0.0, 1.0, 0.0)
+
+
+def test_sentence_categories_only_with_a_category_table_and_they_sum_to_it(
+    dev_m2: M2Reader,
+) -> None:
+    hyp, ref = dev_m2("example_pred_dev.m2"), dev_m2("MuCGEC_dev.m2")
+    plain = compare_m2(hyp, ref)
+    assert not plain.categories and all(not s.categories for s in plain.sentences)
+    table = compare_m2(hyp, ref, cat=3)
+    assert (table.tp, table.fp, table.fn) == (plain.tp, plain.fp, plain.fn)
+    assert [(s.tp, s.fp, s.fn, s.ref_annotator) for s in table.sentences] == [
+        (s.tp, s.fp, s.fn, s.ref_annotator) for s in plain.sentences
+    ]
+    summed: dict[str, list[int]] = {}
+    for sentence in table.sentences:
+        for name, counts in sentence.categories.items():
+            into = summed.setdefault(name, [0, 0, 0])
+            for position in range(3):
+                into[position] += counts[position]
+        assert sum(c[0] for c in sentence.categories.values()) == sentence.tp
+    assert {name: tuple(c) for name, c in summed.items()} == {
+        name: (s.tp, s.fp, s.fn) for name, s in table.categories.items()
+    }

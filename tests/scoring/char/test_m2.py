@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import M2FormatError, parse_m2, read_m2, write_m2
+from scoring.gec.m2 import M2Edit, M2FormatError, parse_m2, read_m2, write_m2
 
 
 def test_every_shared_m2_file_round_trips_byte_for_byte(shared_data: Path) -> None:
@@ -72,3 +72,45 @@ def test_non_utf8_m2_file_is_a_clear_error(tmp_path: Path) -> None:
     path.write_bytes("S 你 好\n".encode() + "S 错误\n".encode("gbk"))
     with pytest.raises(M2FormatError, match=r"gbk.m2, line 2: not UTF-8"):
         read_m2(path)
+
+
+# Well-formed A lines are parsed inline (m2._parse_lines); anything else goes through the
+# validating _parse_edit. Both must give the same edit for every line they accept.
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("A 0 1|||R|||x y|||REQUIRED|||-NONE-|||3", (0, 1, "R", "x y", 3)),  # inline
+        ("A 2 2|||M|||x|||REQUIRED|||-NONE-|||0", (2, 2, "M", "x", 0)),  # insertion at the end
+        ("A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||1", (-1, -1, "noop", "-NONE-", 1)),
+        ("A 0 1|||R|||x", (0, 1, "R", "x", 0)),  # no annotator field: annotator 0
+        ("A  0   1 |||R|||x|||REQUIRED|||-NONE-| 2 ", (0, 1, "R", "x", 0)),
+        ("A 0 1|||R|||x|||a|||b|||c|||2", (0, 1, "R", "x", 2)),  # 7 fields: the last one
+        ("A 1 2|||R|||x|||REQUIRED|||-NONE-|| 4", (1, 2, "R", "x", 0)),
+    ],
+)
+def test_inline_and_validating_edit_parsers_agree(line: str, expected: tuple[object, ...]) -> None:
+    edit = parse_m2(f"S a b\n{line}\n")[0].targets[0].edits[0]
+    assert tuple(edit) == expected
+    assert edit == M2Edit(*expected)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("T0 x y", (0, 0, "x y")),
+        ("T12-A3 a", (12, 3, "a")),
+        ("T1", (1, 0, "")),
+        ("T1 ", (1, 0, "")),
+        ("T1-A2", (1, 2, "")),
+        ("T\u0661-A\u0662 y", (1, 2, "y")),  # Arabic-Indic digits: \d, as in the regex
+    ],
+)
+def test_t_line_headers(header: str, expected: tuple[int, int, str]) -> None:
+    target = parse_m2(f"S a b\n{header}\nA 0 1|||R|||x|||REQUIRED|||-NONE-|||0\n")[0].targets[0]
+    assert (target.annotator, target.alternative, target.text) == expected
+
+
+@pytest.mark.parametrize("header", ["T1-A x", "T1x", "T-A1 x", "T1-A2-A3 x", "T\u00b3 x", "T"])
+def test_malformed_t_line_names_the_line(header: str) -> None:
+    with pytest.raises(M2FormatError, match=r"bad.m2, line 2: a T line must look like"):
+        parse_m2(f"S a b\n{header}\n", name="bad.m2")
