@@ -9,6 +9,8 @@ scoring/metric.py); these modules load rows, call it, and store the results.
 * `ensembles`: edit-wise voting over stored outputs.
 * `annotators`: annotator quality samples, rescored when golden references change.
 * `pay`: pay rates.
+* `meta`: meta-evaluation of a release's stored metric scores against human scores
+  (imported as `scoring.services.meta`; its names are not re-exported here).
 
 The names below are the app's service API (views, API views, commands and tasks import
 them from here).
