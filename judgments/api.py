@@ -12,6 +12,8 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -114,6 +116,7 @@ class CampaignListView(APIView):
 
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(operation_id="judgment_campaigns_list", responses=OpenApiTypes.OBJECT)
     def get(self, request: Request) -> Response:
         return Response(
             {
@@ -125,6 +128,7 @@ class CampaignListView(APIView):
             }
         )
 
+    @extend_schema(request=CampaignCreateSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request) -> Response:
         if not IsPlatformAdmin().has_permission(request, self):
             return Response({"detail": "only admins create campaigns"}, status=403)
@@ -166,6 +170,7 @@ class CampaignListView(APIView):
 class CampaignDetailView(APIView):
     permission_classes = [IsPlatformAdmin]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, campaign_id: int) -> Response:
         return Response(admin_campaign_data(campaign_for_admin(campaign_id, request.user)))
 
@@ -177,6 +182,17 @@ class CampaignImportView(APIView):
     permission_classes = [IsPlatformAdmin]
     parser_classes = [MultiPartParser, FormParser]
 
+    @extend_schema(
+        request=inline_serializer(
+            "JudgmentImport",
+            {
+                "campaign": serializers.CharField(),
+                "file": serializers.FileField(),
+                "release": serializers.CharField(required=False),
+            },
+        ),
+        responses=OpenApiTypes.OBJECT,
+    )
     def post(self, request: Request) -> Response:
         name = str(request.data.get("campaign", "")).strip()
         upload = request.FILES.get("file")
@@ -216,6 +232,7 @@ class CampaignExportView(APIView):
 
     permission_classes = [IsPlatformAdmin]
 
+    @extend_schema(responses={(200, "application/xml"): OpenApiTypes.STR})
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         campaign = campaign_for_admin(campaign_id, request.user)
         if request.query_params.get("as", "xml") == "csv":
@@ -235,6 +252,7 @@ class CampaignResultsView(APIView):
 
     permission_classes = [IsPlatformAdmin]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = campaign_for_admin(campaign_id, request.user)
         params = request.query_params
@@ -256,6 +274,7 @@ class ReassignStaleView(APIView):
 
     permission_classes = [IsPlatformAdmin]
 
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = campaign_for_admin(campaign_id, request.user)
         try:
@@ -273,6 +292,7 @@ class NextItemView(APIView):
 
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = Campaign.objects.filter(pk=campaign_id, judges=request.user).first()
         if campaign is None:
@@ -286,6 +306,7 @@ class NextItemView(APIView):
 class AssignmentView(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, assignment_id: int) -> Response:
         assignment = selectors.assignment_for_judge(assignment_id, request.user)
         services.start_assignment(assignment)
@@ -305,6 +326,7 @@ class SubmitView(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [JSONParser]
 
+    @extend_schema(request=SubmitSerializer, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, assignment_id: int) -> Response:
         data = SubmitSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -320,6 +342,7 @@ class SubmitView(APIView):
 class SkipView(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, assignment_id: int) -> Response:
         services.skip_assignment(assignment_id=assignment_id, judge=request.user)
         return Response({"assignment": assignment_id, "status": "skipped"})
