@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.RequestLogMiddleware",
     "core.middleware.ServiceErrorMiddleware",
+    "core.middleware.NullCharacterMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

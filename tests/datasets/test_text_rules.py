@@ -3,6 +3,7 @@ uploads, the annotation service and API, the diff API; a long sentence round-tri
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -259,3 +260,39 @@ def test_nul_on_line_301_ends_the_import_job_failed_with_the_line_shown_once(  #
     assert not Sentence.objects.exists()
     page = admin_client.get(f"/datasets/jobs/{job.pk}/").content.decode()
     assert page.count("U+0000 (NUL)") == 1  # each import error shown once
+
+
+@pytest.mark.parametrize(
+    ("url", "fields", "expected"),
+    [
+        ("/scoring/releases/{v}/upload/", {"name": "sys\x00"}, "form field 'name'"),
+        ("/scoring/releases/{v}/upload/", {"name": "s", "description": "\x00"}, "'description'"),
+        ("/api/scoring/systems/", {"dataset": "{d}", "name": "s\x00"}, "form field 'name'"),
+        ("/datasets/import/", {"name": "a\x00", "format": "text"}, "form field 'name'"),
+        ("/datasets/api/import/", {"name": "b", "format": "text", "source": "\x00"}, "'source'"),
+    ],
+)
+def test_a_nul_in_any_form_field_is_a_clear_400_before_the_database(  # type: ignore[no-untyped-def]
+    release, url: str, fields: dict[str, str], expected: str
+) -> None:
+    """PostgreSQL cannot store U+0000: a NUL in a system or dataset name was a 500 there."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from scoring.models import SystemOutput
+
+    client = Client()
+    client.force_login(make_user(Role.ADMIN))
+    data: dict[str, object] = {
+        key: value.replace("{d}", release.dataset.name) for key, value in fields.items()
+    }
+    data["file" if "scoring" in url else "files"] = SimpleUploadedFile(
+        "out.txt", "我很喜欢吃苹果\n今天天气很好\n".encode()
+    )
+    response = client.post(url.replace("{v}", str(release.pk)), data)
+    assert response.status_code == 400
+    body = html.unescape(response.content.decode())
+    assert expected in body and "NUL character (U+0000)" in body
+    assert not SystemOutput.objects.exists()
+    query = client.get(f"/scoring/releases/{release.pk}/?systems=1%00")
+    assert query.status_code == 400
+    assert "query parameter 'systems'" in html.unescape(query.content.decode())
