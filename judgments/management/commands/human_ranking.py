@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -24,7 +25,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=None, help="default: the campaign's")
         parser.add_argument("--runs", type=int, default=selectors.TRUESKILL_RUNS)
-        parser.add_argument("--workers", type=int, default=1, help="processes for TrueSkill")
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=min(2, os.cpu_count() or 1),
+            help="processes for TrueSkill (the numbers do not depend on it); default 2",
+        )
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
