@@ -208,3 +208,26 @@ def test_admin_creates_a_campaign_through_the_api_from_the_releases_outputs(worl
     assert response.json()["items"] == 4
     judge_api = _client(world["judges"][0], api=True)
     assert judge_api.post(reverse("api-judgment-campaigns"), body, format="json").status_code == 403
+
+
+def test_only_the_campaign_admin_reassigns_stale_items(world) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    campaign = world["campaign"]
+    judges = world["judges"]
+    third = make_user(Role.ANNOTATOR)
+    campaign.judges.add(third)
+    stale = services.next_assignment(campaign=campaign, judge=judges[1])
+    assert stale is not None
+    Assignment.objects.filter(pk=stale.pk).update(started_at=timezone.now() - timedelta(hours=3))
+    url = reverse("api-judgment-reassign-stale", args=[campaign.pk])
+    assert _client(judges[0], api=True).post(url, {"minutes": 60}).status_code == 403
+    assert _client(world["other_admin"], api=True).post(url, {"minutes": 60}).status_code == 404
+    page = _client(world["owner"]).post(
+        reverse("judgments:reassign-stale", args=[campaign.pk]), {"minutes": "60"}
+    )
+    assert page.status_code == 302
+    stale.refresh_from_db()
+    assert stale.judge == third and stale.judge_name == third.username
