@@ -137,9 +137,17 @@ def report(title: str, ours: Side, reference: Side | None, *, digits: int = 3) -
     ratio = statistics.median(r.wall_s for r in reference.runs) / statistics.median(
         r.wall_s for r in ours.runs
     )
+    cpu_ratio = statistics.median(r.cpu_s for r in reference.runs) / statistics.median(
+        r.cpu_s for r in ours.runs
+    )
     identical = all(output == reference.outputs[0] for output in ours.outputs + reference.outputs)
-    print(f"  ratio (reference median / ours median): {ratio:.1f}x; outputs identical: {identical}")
+    # Two decimals: near a target of 1.0x or 10x the first decimal hides which side of it.
+    print(
+        f"  ratio (reference median / ours median): {ratio:.2f}x wall, {cpu_ratio:.2f}x CPU; "
+        f"outputs identical: {identical}"
+    )
     result["ratio"] = round(ratio, 2)
+    result["cpu_ratio"] = round(cpu_ratio, 2)
     result["identical"] = identical
     return result
 

@@ -16,12 +16,11 @@ from __future__ import annotations
 import io
 import os
 import re
-from typing import NamedTuple
 
 from scoring.gec.collector import collector_paused
 from scoring.gec.errors import InputFormatError, decode_utf8
 
-TYPE_CHECKING = False  # typing and pathlib are imported where needed: start-up of the CLI
+TYPE_CHECKING = False  # typing and pathlib are not imported at run time: start-up of the CLI
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import TextIO
@@ -39,15 +38,29 @@ class M2FormatError(InputFormatError):
     """An M2 file that cannot be read; carries the file name and 1-based line."""
 
 
-class M2Edit(NamedTuple):
-    """One ``A`` line. A NamedTuple rather than a frozen dataclass: a corpus has tens of
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class _M2EditFields(NamedTuple):
+        start: int  # source token index, end exclusive; -1, -1 for noop / NA
+        end: int
+        type: str  # "M"/"R"/"S"/"W"/"noop"/"NA" or ERRANT types such as "R:NOUN"
+        correction: str  # correction tokens joined by single spaces; "-NONE-" when none
+        annotator: int
+
+else:
+    # At run time the same fields from collections.namedtuple: typing.NamedTuple would import
+    # typing, ~3 ms of every command that reads M2 (issue #17). A test checks both lists agree.
+    from collections import namedtuple
+
+    _M2EditFields = namedtuple("M2Edit", ["start", "end", "type", "correction", "annotator"])
+
+
+class M2Edit(_M2EditFields):
+    """One ``A`` line. A named tuple rather than a frozen dataclass: a corpus has tens of
     thousands of edits and tuple construction is about three times cheaper (issue #17)."""
 
-    start: int  # source token index, end exclusive; -1, -1 for noop / NA
-    end: int
-    type: str  # "M"/"R"/"S"/"W"/"noop"/"NA" or ERRANT types such as "R:NOUN"
-    correction: str  # correction tokens joined by single spaces; "-NONE-" when none
-    annotator: int
+    __slots__ = ()
 
     def to_line(self) -> str:
         return (
@@ -185,6 +198,14 @@ def _check_span(edit: M2Edit, n_tokens: int, name: str, line_no: int) -> None:
         )
 
 
+def _token_count(source: str) -> int:
+    """``len(source.split())`` without building the tokens when the only whitespace is single
+    ASCII spaces between tokens (isprintable() is False for every other whitespace)."""
+    if source.isprintable() and "  " not in source and source[:1] != " " and source[-1:] != " ":
+        return source.count(" ") + 1 if source else 0
+    return len(source.split())
+
+
 def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
     """Blocks of M2 lines (without line ends or a BOM).
 
@@ -234,7 +255,7 @@ def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
                 blocks.append(block)
             targets = []
             block = M2Block(line[2:], targets, line_no)
-            n_tokens = len(block.source.split())
+            n_tokens = _token_count(block.source)
             plain_targets = {}
         elif line[:1] == "T" and block is not None:
             # "T<r>-A<k> text" read with str.partition; _TARGET_HEADER (the same grammar: \d is
