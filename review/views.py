@@ -229,11 +229,9 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
         item.refresh_from_db()
     sentence = item.task.sentence
     original = annotate_selectors.first_submission(item.assignment)
-    # The revision box starts from what the annotator wrote (or what they just posted), not
-    # from the source: they revise their own answer.
+    # A refused revision is shown again as posted; a fresh page starts from the source (the
+    # "Unchanged" note waits until the annotator types: static/annotate/annotate.js).
     texts = request.POST.getlist("text") if request.method == "POST" else []
-    if not texts and original is not None:
-        texts = [correction.text for correction in original.corrections.all()]
     original_rows = []
     if original is not None:
         for correction in original.corrections.all():
