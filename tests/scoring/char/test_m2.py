@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import M2Edit, M2FormatError, parse_m2, read_m2, write_m2
+from scoring.gec.m2 import M2Edit, M2FormatError, _token_count, parse_m2, read_m2, write_m2
 
 
 def test_every_shared_m2_file_round_trips_byte_for_byte(shared_data: Path) -> None:
@@ -114,3 +114,16 @@ def test_t_line_headers(header: str, expected: tuple[int, int, str]) -> None:
 def test_malformed_t_line_names_the_line(header: str) -> None:
     with pytest.raises(M2FormatError, match=r"bad.m2, line 2: a T line must look like"):
         parse_m2(f"S a b\n{header}\n", name="bad.m2")
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["a b c", "", "a", " a b", "a b ", "a  b", "a\tb c", "a\u3000b", "a\xa0b", "中 文", "a\u2028b"],
+)
+def test_token_count_without_splitting_equals_split(source: str) -> None:
+    assert _token_count(source) == len(source.split())
+    n = len(source.split())
+    # The span check uses that count: an edit may end at the last token, not beyond.
+    parse_m2(f"S {source}\nA {n} {n}|||M|||x|||REQUIRED|||-NONE-|||0\n")
+    with pytest.raises(M2FormatError, match="beyond the source"):
+        parse_m2(f"S {source}\nA {n} {n + 1}|||R|||x|||REQUIRED|||-NONE-|||0\n")
