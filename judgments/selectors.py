@@ -100,9 +100,12 @@ def _ranking_item(assignment: Assignment) -> RankingItem:
 
 
 def get_campaign(name_or_id: str | int) -> Campaign:
+    # The name first: a campaign may be named "2015"; a number that names none is an id.
+    campaigns = Campaign.objects.select_related("release__dataset")
+    campaign = campaigns.filter(name=str(name_or_id)).first()
     campaign_id = parse_id(str(name_or_id))
-    lookup = Q(pk=campaign_id) if campaign_id is not None else Q(name=name_or_id)
-    campaign = Campaign.objects.filter(lookup).select_related("release__dataset").first()
+    if campaign is None and campaign_id is not None:
+        campaign = campaigns.filter(pk=campaign_id).first()
     if campaign is None:
         raise NotFound(f"no judgment campaign {name_or_id!r}", field="campaign")
     return campaign

@@ -188,3 +188,10 @@ def test_unknown_sentence_of_the_release_is_refused(tmp_path: Path) -> None:
     )
     item = Item.objects.get(campaign__name="r")
     assert item.source == "我很喜欢吃平果" and item.campaign.release == release
+
+
+def test_a_campaign_named_by_a_number_is_found_by_its_name(tmp_path: Path) -> None:
+    _import(tmp_path, _xml(GOOD_ITEM.format(id=1)), campaign="2015")
+    _import(tmp_path, _xml(GOOD_ITEM.format(id=1)), campaign="other")
+    report = _human_ranking("--campaign", "2015", "--method", "ew")
+    assert set(report["systems"]) == {"A", "B", "C"} and report["judgments"] == 3
