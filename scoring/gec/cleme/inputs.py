@@ -19,6 +19,7 @@ from scoring.gec.cleme.model import (
     ClemeInputError,
     Sentence,
     SpanEdit,
+    Tokens,
     make_sentence,
 )
 from scoring.gec.collector import collector_paused
@@ -33,8 +34,16 @@ if TYPE_CHECKING:
 _SKIPPED_TYPES = (NOOP_TYPE, NA_TYPE)
 
 
-def sentence_from_m2_block(block: M2Block, name: str = "") -> Sentence:
-    """The corrections of one M2 block, one per annotator in file order (first alignment)."""
+def sentence_from_m2_block(
+    block: M2Block, name: str = "", tokens_of: dict[str, Tokens] | None = None
+) -> Sentence:
+    """The corrections of one M2 block, one per annotator in file order (first alignment).
+
+    ``tokens_of`` memoises correction text -> tokens across the blocks of a file (the same
+    short corrections recur thousands of times; the tuples are immutable, so shared).
+    """
+    if tokens_of is None:
+        tokens_of = {}
     seen: set[int] = set()
     corrections: list[list[SpanEdit]] = []
     new_edit = tuple.__new__  # SpanEdit(...) without its keyword handling: the hot path
@@ -42,28 +51,24 @@ def sentence_from_m2_block(block: M2Block, name: str = "") -> Sentence:
         if target.alternative != 0 or target.annotator in seen:
             continue  # T<r>-A<k>, k >= 1: another alignment of a correction we already have
         seen.add(target.annotator)
-        corrections.append(
-            [
-                new_edit(
-                    SpanEdit,
-                    (
-                        start,
-                        end,
-                        () if correction == NONE_CORRECTION else tuple(correction.split()),
-                        edit_type,
-                    ),
-                )
-                for start, end, edit_type, correction, _ in target.edits
-                if start >= 0 and edit_type not in _SKIPPED_TYPES
-            ]
-        )
+        edits: list[SpanEdit] = []
+        for start, end, edit_type, correction, _ in target.edits:
+            if start < 0 or edit_type in _SKIPPED_TYPES:
+                continue
+            tokens = tokens_of.get(correction)
+            if tokens is None:
+                tokens = () if correction == NONE_CORRECTION else tuple(correction.split())
+                tokens_of[correction] = tokens
+            edits.append(new_edit(SpanEdit, (start, end, tokens, edit_type)))
+        corrections.append(edits)
     origin = f"{name}, line {block.line}" if name else f"line {block.line}"
     return make_sentence(block.source.split(), corrections, origin)
 
 
 def sentences_from_m2(blocks: Sequence[M2Block], name: str = "") -> list[Sentence]:
+    tokens_of: dict[str, Tokens] = {}
     with collector_paused():
-        return [sentence_from_m2_block(block, name) for block in blocks]
+        return [sentence_from_m2_block(block, name, tokens_of) for block in blocks]
 
 
 def read_m2_sentences(path: str | os.PathLike[str]) -> list[Sentence]:

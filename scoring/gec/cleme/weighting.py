@@ -144,17 +144,24 @@ def length_weighted_counts(
 
     Sums run in chunk order, as the reference adds them, so totals match it to the last bit.
     """
-    # partition.chunk_length(0, i), inlined: this runs for every counted chunk of a corpus.
+    # partition.chunk_length(0, i) and the weigher's memo, inlined: this runs for every
+    # counted chunk of a corpus.
     spans = partition.spans
     hyp_tokens = partition.tokens[0]
+    tp_weights, fp_weights, fn_weights = weigher._tp, weigher._fp, weigher._fn
     tp = 0.0
     for i in tally.tp:
         span = spans[i]
-        tp += weigher.tp(max(span[1] - span[0], len(hyp_tokens[i])))
+        length = max(span[1] - span[0], len(hyp_tokens[i]))
+        weight = tp_weights.get(length)
+        tp += weigher.tp(length) if weight is None else weight
     fp = fp_ne = fp_un = 0.0
     for i, necessary in zip(tally.fp, tally.fp_necessary, strict=True):
         span = spans[i]
-        weight = weigher.fp(max(span[1] - span[0], len(hyp_tokens[i])))
+        length = max(span[1] - span[0], len(hyp_tokens[i]))
+        weight = fp_weights.get(length)
+        if weight is None:
+            weight = weigher.fp(length)
         fp += weight
         if necessary:
             fp_ne += weight
@@ -163,5 +170,7 @@ def length_weighted_counts(
     fn = 0.0
     for i in tally.fn:
         span = spans[i]
-        fn += weigher.fn(max(span[1] - span[0], len(hyp_tokens[i])))
+        length = max(span[1] - span[0], len(hyp_tokens[i]))
+        weight = fn_weights.get(length)
+        fn += weigher.fn(length) if weight is None else weight
     return Counts(tp, fp, fn, float(tally.tn), fp_ne, fp_un)
