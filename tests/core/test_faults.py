@@ -478,6 +478,10 @@ def test_dead_broker_answers_503_fast_and_changes_nothing(tmp_path) -> None:  # 
 # --- bad bytes on every upload path ------------------------------------------------------------
 
 
+def _files_under(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
 def test_nul_bytes_are_refused_on_every_upload_path_and_leave_nothing(  # type: ignore[no-untyped-def]
     worker, client
 ) -> None:
@@ -488,6 +492,7 @@ def test_nul_bytes_are_refused_on_every_upload_path_and_leave_nothing(  # type: 
     lines[300] = lines[300].replace("\t", "\t\x00", 1)  # a NUL on line 301
     bad_import = ("\n".join(lines) + "\n").encode()
     media = Path(settings.MEDIA_ROOT)
+    uploads_before = _files_under(media / "imports")  # other tests' leftovers, if any
 
     # Dataset import, API and page: accepted for checking, then the job (on the real worker)
     # fails naming line 301 - never stuck "running" - and its uploads are gone.
@@ -525,7 +530,7 @@ def test_nul_bytes_are_refused_on_every_upload_path_and_leave_nothing(  # type: 
             what="the uploads to be deleted",
         )
     assert not Dataset.objects.filter(name__in=["nul-api", "nul-page"]).exists()
-    assert not [p for p in (media / "imports").rglob("*") if p.is_file()]
+    assert _files_under(media / "imports") == uploads_before
 
     # System outputs, API and page: refused at once with the line, nothing stored.
     hypotheses = list(references)
