@@ -119,3 +119,35 @@ def test_healthz_tells_anonymous_callers_only_whether_it_is_healthy() -> None:
     admin.force_login(make_user(Role.ADMIN))
     detailed = admin.get("/healthz").json()
     assert detailed["database"]["vendor"] and "mode" in detailed["broker"]
+
+
+def test_every_html_page_carries_the_navigation_bar_of_its_role(world) -> None:  # type: ignore[no-untyped-def]
+    """The bar comes from base.html and core.context_processors for every role (issue 15)."""
+    world_, ids = world
+    expected = {
+        "annotator": (world_.annotators[0], {"My tasks", "Study", "Complaints", "Guidelines"}),
+        "reviewer": (world_.reviewer, {"Review queue", "Complaints", "Guidelines"}),
+        "admin": (world_.admin, {"Datasets", "Projects", "Users", "Progress", "Scoring"}),
+    }
+    missing = []
+    pages = 0
+    for role, (user, labels) in expected.items():
+        client = Client()
+        client.force_login(user)
+        for route in discover_routes():
+            if route.template.startswith(("api/", "datasets/api/", "jobs/", "healthz")):
+                continue
+            url = _url(route, ids)
+            response = client.get(url)
+            if response.status_code != 200 or "text/html" not in response["Content-Type"]:
+                continue
+            html = response.content.decode()
+            if url == "/api/docs/":
+                continue  # ReDoc's own page
+            pages += 1
+            nav = re.search(r'<nav class="mainnav"[^>]*>(.*?)</nav>', html, re.S)
+            shown = set(re.findall(r">([^<>]+)</a>", nav.group(1))) if nav else set()
+            if not labels <= shown:
+                missing.append(f"{role} {url}: {sorted(labels - shown)}")
+    assert pages > 30
+    assert not missing, "\n".join(missing)
