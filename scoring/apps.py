@@ -6,5 +6,7 @@ class ScoringConfig(AppConfig):
     verbose_name = "Scoring of annotators and systems"
 
     def ready(self) -> None:
-        from scoring import signals  # noqa: F401  (connects the receivers)
-        from scoring import judgment_receivers  # noqa: F401  (judgment campaigns' systems)
+        from scoring import (
+            judgment_receivers,  # noqa: F401  (judgment campaigns' systems)
+            signals,  # noqa: F401  (connects the receivers)
+        )

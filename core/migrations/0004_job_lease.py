@@ -4,40 +4,39 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0003_background_job'),
+        ("core", "0003_background_job"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='backgroundjob',
-            name='attempts',
+            model_name="backgroundjob",
+            name="attempts",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='backgroundjob',
-            name='claim',
+            model_name="backgroundjob",
+            name="claim",
             field=models.CharField(blank=True, max_length=128),
         ),
         migrations.AddField(
-            model_name='backgroundjob',
-            name='lease_expires_at',
+            model_name="backgroundjob",
+            name="lease_expires_at",
             field=models.DateTimeField(blank=True, db_index=True, null=True),
         ),
         migrations.AddField(
-            model_name='backgroundjob',
-            name='retryable',
+            model_name="backgroundjob",
+            name="retryable",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='backgroundjob',
-            name='task_args',
+            model_name="backgroundjob",
+            name="task_args",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AddField(
-            model_name='backgroundjob',
-            name='task_name',
+            model_name="backgroundjob",
+            name="task_name",
             field=models.CharField(blank=True, max_length=128),
         ),
     ]
