@@ -286,6 +286,9 @@ CACHES = {
 GEC_CHERRANT_RESOURCES = env_str("GEC_CHERRANT_RESOURCES")
 # Local path (or installed package name) of the model used for BERTScore edit weights.
 GEC_BERT_MODEL = env_str("GEC_BERT_MODEL")
+# The same for English releases (PT-M2 on the MaxMatch lattice); a Chinese BERT never weighs
+# English edits, so English has its own setting.
+GEC_BERT_MODEL_EN = env_str("GEC_BERT_MODEL_EN")
 # The BERT layer BERTScore reads; 0 = bert-score's default table (known model names only;
 # a local MiniLM folder needs it, e.g. 6).
 GEC_BERT_LAYERS = env_int("GEC_BERT_LAYERS", 0) or None

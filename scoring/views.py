@@ -240,7 +240,9 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         context["cleme"] = extra.get("cleme")
         context["cleme2"] = extra.get("cleme2")
         context["ptm2"] = extra.get("ptm2")
-        context["weighted_model"] = services.weighted_model()
+        context["weighted_model"] = services.weighted_model(
+            language=system.version.dataset.language
+        )
         if context["cleme2"]:
             aspects = ("hit", "wrong", "under", "over")
             context["cleme2_chart"] = bar_chart(

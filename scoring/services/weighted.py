@@ -19,7 +19,9 @@ from core.jobs import (
     start_job,
 )
 from core.models import BackgroundJob
+from datasets.models import Language
 from scoring import metric
+from scoring.metric_en import english_ptm2
 from scoring.models import (
     ScoreStatus,
     SystemOutput,
@@ -30,19 +32,27 @@ from scoring.services.systems import reference_m2_blocks, released_rows, scoring
 JOB_KIND_WEIGHTED = "scoring.weighted"
 
 
-def weighted_model(override: str | None = None) -> str:
-    """The BERTScore model for edit weights (a local path; "self" = every weight 1.0)."""
-    return override or getattr(settings, "GEC_BERT_MODEL", "") or ""
+def _model_setting(language: str) -> str:
+    return "GEC_BERT_MODEL_EN" if language == Language.ENGLISH else "GEC_BERT_MODEL"
+
+
+def weighted_model(override: str | None = None, *, language: str = Language.CHINESE) -> str:
+    """The BERTScore model for edit weights of a release in ``language`` (a local path or an
+    installed package; "self" = every weight 1.0)."""
+    return override or getattr(settings, _model_setting(language), "") or ""
 
 
 def request_weighted_scoring(
     *, system: SystemOutput, user: Any, model: str | None = None
 ) -> BackgroundJob:
-    """Queue PT-M2 (BERTScore-weighted char edits) for a scored output on the `gpu` queue."""
-    chosen = weighted_model(model)
+    """Queue PT-M2 (BERTScore-weighted edits: characters for Chinese, the MaxMatch lattice for
+    English) for a scored output on the `gpu` queue."""
+    language = system.version.dataset.language
+    chosen = weighted_model(model, language=language)
     if not chosen:
         raise ServiceError(
-            "no model for weighted scores: set GEC_BERT_MODEL to a local model directory",
+            f"no model for weighted scores: set {_model_setting(language)} to a local model "
+            "directory",
             field="model",
         )
     score = SystemScore.objects.filter(system=system, status=ScoreStatus.DONE).first()
@@ -77,19 +87,15 @@ def run_weighted_scoring(
     score = SystemScore.objects.select_related("system__version").filter(pk=score_id).first()
     if score is None:
         raise NotFound(f"no score {score_id}")
-    chosen = weighted_model(model)
+    language = score.system.version.dataset.language
+    chosen = weighted_model(model, language=language)
     if job_id is not None:
         mark_running(job_id, total=len(score.system.hypotheses), message=f"PT-M2 with {chosen}")
     try:
         if not chosen:
-            raise ServiceError("no model for weighted scores: set GEC_BERT_MODEL")
-        resources = scoring_resources(resources_dir)
-        rows = released_rows(score.system.version)
+            raise ServiceError(f"no model for weighted scores: set {_model_setting(language)}")
         ref_blocks = reference_m2_blocks(score.system.version, resources_dir=resources_dir)
-        hyp_blocks = [
-            metric.sentence_block(row.text, [hypothesis], resources=resources)
-            for row, hypothesis in zip(rows, score.system.hypotheses, strict=True)
-        ]
+        english = language == Language.ENGLISH
         cache_dir = getattr(settings, "GEC_WEIGHT_CACHE_DIR", None)
         provider = make_provider(
             chosen,
@@ -104,7 +110,22 @@ def run_weighted_scoring(
             if job_id is not None:
                 report_progress(job_id, done, total=total)
 
-        result = score_ptm2(hyp_blocks, ref_blocks, provider, progress=progress)
+        if english:
+            # PT-M2 on the MaxMatch lattice against the release's ERRANT M2 (the report's gold).
+            ptm2 = english_ptm2(
+                hypotheses=score.system.hypotheses,
+                ref_blocks=ref_blocks,
+                provider=provider,
+                progress=progress,
+            )
+        else:
+            resources = scoring_resources(resources_dir)
+            rows = released_rows(score.system.version)
+            hyp_blocks = [
+                metric.sentence_block(row.text, [hypothesis], resources=resources)
+                for row, hypothesis in zip(rows, score.system.hypotheses, strict=True)
+            ]
+            ptm2 = score_ptm2(hyp_blocks, ref_blocks, provider, progress=progress).as_dict()
     except JobCancelled:
         return score
     except (ServiceError, ValueError, OSError) as exc:
@@ -116,7 +137,7 @@ def run_weighted_scoring(
         score = SystemScore.objects.select_for_update().get(pk=score.pk)
         summary = dict(score.summary)
         extra = dict(summary.get("extra", {}))
-        extra["ptm2"] = result.as_dict()
+        extra["ptm2"] = ptm2
         summary["extra"] = extra
         score.summary = summary
         score.save(update_fields=["summary"])

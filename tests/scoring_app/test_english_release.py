@@ -113,6 +113,15 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
     labelled = [edit["label"] for row in score.sentences.all() for edit in row.edits]
     assert labelled.count("TP") >= 1 and labelled.count("FP") >= 1
 
+    # PT-M2 on the MaxMatch lattice (the weighted task of the `gpu` queue) with every weight 1
+    # ("self") is M2: the same counts, corpus F0.5 and sentence-level F0.5 as m2scorer's.
+    weighted = services.run_weighted_scoring(score_id=score.pk, model="self")
+    ptm2 = weighted.summary["extra"]["ptm2"]
+    assert (ptm2["base"], ptm2["exact"]) == ("m2", True)
+    assert (ptm2["tp"], ptm2["fp"], ptm2["fn"]) == (m2.tp, m2.fp, m2.fn)
+    assert (ptm2["f05"], ptm2["sent_f05"]) == (round(m2.f, 4), round(m2.sent_f, 4))
+    assert weighted.summary["extra"]["m2"] == extra["m2"]  # nothing else is touched
+
 
 def test_conll_gold_m2_imports_with_its_annotators(shared_data: Path) -> None:
     """Both annotators' corrections become references; an absent annotator is absent; a block
