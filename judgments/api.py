@@ -228,15 +228,19 @@ def _release_from_label(label: str) -> DatasetVersion:
 
 
 class CampaignExportView(APIView):
-    """GET ?as=xml (Appraise, the default) | csv (WMT pairwise). (DRF keeps `format` for itself.)"""
+    """GET ?as=xml (Appraise, the default) | csv (WMT pairwise, expanded) | csv-unexpanded.
+    (DRF keeps `format` for itself.)"""
 
     permission_classes = [IsPlatformAdmin]
 
     @extend_schema(responses={(200, "application/xml"): OpenApiTypes.STR})
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         campaign = campaign_for_admin(campaign_id, request.user)
-        if request.query_params.get("as", "xml") == "csv":
-            text = services.export_pairwise_csv(campaign=campaign, by=request.user)
+        layout = request.query_params.get("as", "xml")
+        if layout in ("csv", "csv-unexpanded"):
+            text = services.export_pairwise_csv(
+                campaign=campaign, by=request.user, expanded=layout == "csv"
+            )
             kind, suffix = "text/csv", "csv"
         else:
             text = services.export_judgments(campaign=campaign, by=request.user)

@@ -37,6 +37,7 @@ from judgments.selectors import campaign_judgment_set, judge_view_of_item
 from scoring.gec.meta.judgments import (
     JudgmentFormatError,
     read_judgments_xml,
+    unexpanded_comparisons,
     write_judgments_xml,
     write_pairwise_csv,
 )
@@ -606,10 +607,16 @@ def export_judgments(*, campaign: Campaign, by: User | None = None) -> str:
     return text
 
 
-def export_pairwise_csv(*, campaign: Campaign, by: User | None = None) -> str:
-    """WMT pairwise CSV (one row per pair of systems, collapsed outputs split)."""
-    pairs = pairwise_comparisons(campaign_judgment_set(campaign).items)
-    log_action(campaign, by, "judgments.export", {"format": "pairwise-csv"})
+def export_pairwise_csv(
+    *, campaign: Campaign, by: User | None = None, expanded: bool = True
+) -> str:
+    """WMT pairwise CSV: ``expanded`` (one row per pair of systems, collapsed outputs split)
+    or ``unexpanded`` (one row per pair of outputs shown, a collapsed output named by one of
+    its systems)."""
+    items = campaign_judgment_set(campaign).items
+    pairs = pairwise_comparisons(items) if expanded else unexpanded_comparisons(items)
+    layout = "expanded" if expanded else "unexpanded"
+    log_action(campaign, by, "judgments.export", {"format": f"pairwise-csv-{layout}"})
     return write_pairwise_csv(pairs, testset=campaign.name.replace(".", "_"))
 
 

@@ -12,7 +12,12 @@ from django.core.management import CommandError, call_command
 
 from judgments.models import Assignment, Campaign, CampaignSystem, Item, ItemOutput, Judgment
 from judgments.selectors import campaign_judgment_set, human_system_scores
-from scoring.gec.meta.judgments import pairwise, read_judgments_xml
+from scoring.gec.meta.judgments import (
+    pairwise,
+    read_judgments_xml,
+    unexpanded_comparisons,
+    write_pairwise_csv,
+)
 from scoring.gec.meta.rankings import rank_trueskill
 
 pytestmark = pytest.mark.django_db
@@ -124,6 +129,32 @@ def _import(tmp_path: Path, text: str, campaign: str = "bad") -> None:
     path = tmp_path / "in.xml"
     path.write_text(text, encoding="utf-8")
     call_command("import_judgments", str(path), "--campaign", campaign, stdout=io.StringIO())
+
+
+def test_unexpanded_csv_export_of_an_imported_campaign_is_the_librarys(
+    cases, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """export_judgments --format csv-unexpanded: one row per two outputs shown (20,516 for
+    GJG15, as gecmetrics' unexpanded.csv), the library's rows on the original XML."""
+    path = cases["gjg15"][0]
+    call_command(
+        "import_judgments", str(path), "--campaign", "conll14st-test", stdout=io.StringIO()
+    )
+    out = tmp_path / "unexpanded.csv"
+    call_command(
+        "export_judgments",
+        "--campaign",
+        "conll14st-test",
+        "-o",
+        str(out),
+        "--format",
+        "csv-unexpanded",
+        stdout=io.StringIO(),
+    )
+    items = read_judgments_xml(path).items
+    expected = write_pairwise_csv(unexpanded_comparisons(items), testset="conll14st-test")
+    assert out.read_text(encoding="utf-8") == expected
+    assert expected.count("\n") == 1 + 20516
 
 
 def test_malformed_xml_names_the_line_and_imports_nothing(tmp_path: Path) -> None:

@@ -144,6 +144,9 @@ def test_campaign_admin_sees_systems_results_and_exports(world) -> None:  # type
     assert xml.status_code == 200 and b"<ranking-item" in xml.content
     csv = api.get(reverse("api-judgment-export", args=[campaign.pk]) + "?as=csv")
     assert csv.content.decode().startswith("srclang,trglang,srcIndex")
+    unexpanded = api.get(reverse("api-judgment-export", args=[campaign.pk]) + "?as=csv-unexpanded")
+    assert unexpanded.content.decode().startswith("srclang,trglang,srcIndex")
+    assert unexpanded.content.count(b"\n") <= csv.content.count(b"\n")  # outputs, not systems
     page = _client(world["owner"]).get(reverse("judgments:results", args=[campaign.pk]))
     assert page.status_code == 200 and b"human-ranking" in page.content
     assert f"?campaign={campaign.pk}".encode() in page.content  # meta-evaluation link

@@ -19,14 +19,19 @@ class Command(BaseCommand):
         parser.add_argument("--campaign", required=True, help="campaign name")
         parser.add_argument("-o", "--output", required=True, help="file to write")
         parser.add_argument(
-            "--format", choices=["xml", "csv"], default="xml", help="xml (Appraise) or csv"
+            "--format",
+            choices=["xml", "csv", "csv-unexpanded"],
+            default="xml",
+            help="xml (Appraise), csv (WMT pairwise, expanded) or csv-unexpanded",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             campaign = selectors.get_campaign(options["campaign"])
-            if options["format"] == "csv":
-                text = services.export_pairwise_csv(campaign=campaign)
+            if options["format"] in ("csv", "csv-unexpanded"):
+                text = services.export_pairwise_csv(
+                    campaign=campaign, expanded=options["format"] == "csv"
+                )
             else:
                 text = services.export_judgments(campaign=campaign)
         except ServiceError as error:

@@ -317,6 +317,39 @@ def pairwise(
     return pairs
 
 
+def unexpanded_comparisons(items: Sequence[RankingItem]) -> list[Comparison]:
+    """WMT's ``unexpanded`` pairs: one per two outputs a judge saw, collapsed outputs NOT
+    split. A collapsed entry is named by one of its systems (the first: Appraise XML does not
+    record which one was on screen, and the published ``unexpanded.csv`` of GJG15 names a
+    different member each time); ranks are the item's ranks as given, systems of each pair in
+    name order, ``item`` the 1-based number of the ranking in the file (WMT's ``rankingID``)."""
+    pairs: list[Comparison] = []
+    number = 0
+    for item in items:
+        number += 1  # skipped items keep their number (no rows), as in GJG15's unexpanded.csv
+        if item.user == ADMIN_USER or not item.entries or item.skipped:
+            continue
+        shown = sorted((entry.systems[0], entry.rank) for entry in item.entries)
+        for i, (first, first_rank) in enumerate(shown):
+            for second, second_rank in shown[i + 1 :]:
+                relation = (
+                    "<" if first_rank < second_rank else ">" if first_rank > second_rank else "="
+                )
+                pairs.append(
+                    Comparison(
+                        item.src_id,
+                        item.user,
+                        first,
+                        second,
+                        relation,
+                        first_rank,
+                        second_rank,
+                        number,
+                    )
+                )
+    return pairs
+
+
 # --- WMT pairwise CSV -------------------------------------------------------------------------
 
 CSV_FIELDS = (

@@ -16,6 +16,7 @@ from scoring.gec.meta.judgments import (
     pairwise,
     read_judgments_xml,
     read_pairwise_csv,
+    unexpanded_comparisons,
     write_judgments_xml,
     write_pairwise_csv,
 )
@@ -33,6 +34,43 @@ def test_gjg15_xml_expands_to_the_published_expanded_csv(conll14: Path) -> None:
     theirs = Counter((p.segment, p.user, p.system_a, p.system_b, p.relation) for p in published)
     assert sum(ours.values()) == 109098
     assert ours == theirs
+
+
+def test_gjg15_xml_gives_the_published_unexpanded_csv(conll14: Path, tmp_path: Path) -> None:
+    """One pair per two outputs shown (collapsed outputs not split), as gecmetrics'
+    unexpanded.csv: the same rows per ranking (rankingID, segment, judge, ranks); a collapsed
+    output is named there by a member the XML does not record, so a row's systems are checked
+    to be members of two different outputs of that item with those ranks."""
+    judgments = read_judgments_xml(conll14 / "human" / "judgments.xml")
+    ours = unexpanded_comparisons(judgments.items)
+    out = tmp_path / "unexpanded.csv"
+    out.write_text(write_pairwise_csv(ours, testset="conll14st-test"), encoding="utf-8")
+    again = read_pairwise_csv(out)
+    theirs = read_pairwise_csv(conll14 / "human" / "unexpanded.csv.gz")
+    assert len(again) == len(theirs) == 20516
+
+    # read_pairwise_csv numbers rows by file line; ranking ids are the CSV's last column.
+    def by_ranking(path: Path) -> list[int]:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            return [int(line.rsplit(",", 1)[1]) for line in handle.read().splitlines()[1:]]
+
+    rows = lambda pairs, ids: Counter(  # noqa: E731
+        (i, p.segment, p.user, tuple(sorted((p.rank_a, p.rank_b))))
+        for p, i in zip(pairs, ids, strict=True)
+    )
+    assert rows(again, by_ranking(out)) == rows(
+        theirs, by_ranking(conll14 / "human" / "unexpanded.csv.gz")
+    )
+    ids = by_ranking(conll14 / "human" / "unexpanded.csv.gz")
+    for pair, ranking in zip(theirs, ids, strict=True):
+        item = judgments.items[ranking - 1]
+        entry_a = next(e for e in item.entries if pair.system_a in e.systems)
+        entry_b = next(e for e in item.entries if pair.system_b in e.systems)
+        assert entry_a is not entry_b and (entry_a.rank, entry_b.rank) == (pair.rank_a, pair.rank_b)
+    for pair, ranking in zip(again, by_ranking(out), strict=True):
+        item = judgments.items[ranking - 1]
+        assert {pair.system_a, pair.system_b} <= {e.systems[0] for e in item.entries}
 
 
 @pytest.mark.parametrize(
