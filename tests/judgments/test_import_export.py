@@ -132,8 +132,8 @@ def _import(tmp_path: Path, text: str, campaign: str = "bad") -> None:
 
 
 def test_unexpanded_csv_export_of_an_imported_campaign_is_the_librarys(
-    cases, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    cases: dict[str, tuple[Path, object, object, str, str]], tmp_path: Path
+) -> None:
     """export_judgments --format csv-unexpanded: one row per two outputs shown (20,516 for
     GJG15, as gecmetrics' unexpanded.csv), the library's rows on the original XML."""
     path = cases["gjg15"][0]
