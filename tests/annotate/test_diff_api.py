@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 
 from core.roles import Role
+from datasets.textrules import DEFAULT_MAX_SENTENCE_CHARS
 from scoring.gec.m2 import read_m2
 from tests.factories import make_user
 
@@ -61,7 +62,8 @@ def test_diff_endpoint_reproduces_cherrant_edits_on_mucgec_dev(
 @pytest.mark.parametrize(
     ("payload", "status", "field"),
     [
-        ({"source": "我去了。", "target": "x" * 1001}, 400, "target"),
+        ({"source": "我去了。", "target": "x" * (DEFAULT_MAX_SENTENCE_CHARS + 1)}, 400, "target"),
+        ({"source": "我去了。", "target": "我去\u200b了。"}, 400, "target"),
         ({"source": "我去了。"}, 400, "target"),
         ({"source": "我去了。", "target": "   "}, 400, "target"),
     ],
