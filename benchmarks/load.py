@@ -11,7 +11,7 @@ postgres://gec_ci@127.0.0.1:5432/gec_load), a Redis DB of its own (`--redis-url`
 temporary var dir and static root, and runs the server as in production: DEBUG off, the
 proxy's `X-Forwarded-Proto: https` header sent by the client.
 
-    .venv/bin/python benchmarks/load.py --annotators 50 --duration 60 --workers 2 --threads 4
+    .venv/bin/python benchmarks/load.py --annotators 50 --duration 60 --workers 3 --threads 1
 """
 
 from __future__ import annotations
@@ -281,8 +281,8 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds of untimed load first")
     parser.add_argument("--max-requests", type=int, default=15000)
     # The defaults are what suits 2 cores (docs/benchmarks.md); --threads 1 gives sync workers.
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
-    parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    parser.add_argument("--workers", type=int, default=3, help="gunicorn workers")
+    parser.add_argument("--threads", type=int, default=1, help="threads per gunicorn worker")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--database-url", default="postgres://gec_ci@127.0.0.1:5432/gec_load")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/8")
