@@ -22,7 +22,7 @@ def _django_uses(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module]
         found += [
-            f"{path.relative_to(REPO)}:{node.lineno} imports {n}"
+            f"{path.relative_to(REPO)}:{getattr(node, 'lineno', 0)} imports {n}"
             for n in names
             if n.split(".")[0] in {"django", "rest_framework", "celery", "redis"}
         ]
