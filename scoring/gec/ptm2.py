@@ -220,6 +220,30 @@ def weight_requests(
     return requests, slots
 
 
+def chunked_weights(
+    requests: Sequence[WeightRequest],
+    provider: EditWeightProvider,
+    *,
+    progress: ProgressCallback | None = None,
+    chunk_size: int = DEFAULT_CHUNK,
+) -> list[float]:
+    """The provider's weight of each request, asked in chunks of `chunk_size` (large enough
+    to batch well, small enough that a provider with a disk cache has committed most of the
+    work when a worker dies); `progress(done, total)` counts requests."""
+    prepare = getattr(provider, "prepare", None)
+    if callable(prepare):
+        prepare(requests)  # e.g. corpus-wide IDF before the chunks arrive
+    values: list[float] = []
+    step = max(1, chunk_size)
+    for start in range(0, len(requests), step):
+        values.extend(provider.weights(requests[start : start + step]))
+        if progress is not None:
+            progress(len(values), len(requests))
+    if progress is not None and not requests:
+        progress(0, 0)
+    return values
+
+
 def compute_weights(
     sentences: Sequence[SentenceEdits],
     provider: EditWeightProvider,
@@ -235,17 +259,7 @@ def compute_weights(
     worker dies (the re-run starts from the cache). `progress(done, total)` counts requests.
     """
     requests, slots = weight_requests(sentences, granularity=granularity)
-    prepare = getattr(provider, "prepare", None)
-    if callable(prepare):
-        prepare(requests)  # e.g. corpus-wide IDF before the chunks arrive
-    values: list[float] = []
-    step = max(1, chunk_size)
-    for start in range(0, len(requests), step):
-        values.extend(provider.weights(requests[start : start + step]))
-        if progress is not None:
-            progress(len(values), len(requests))
-    if progress is not None and not requests:
-        progress(0, 0)
+    values = chunked_weights(requests, provider, progress=progress, chunk_size=chunk_size)
     table: list[dict[int, dict[Key, float]]] = [
         {} if sentence.skipped else {annotator: {} for annotator in sentence.references}
         for sentence in sentences

@@ -52,6 +52,7 @@ from scoring.gec.ptm2 import (
     PTM2InputError,
     PTM2Result,
     SentenceScore,
+    chunked_weights,
 )
 from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
@@ -183,21 +184,11 @@ def compute_weights(
 ) -> list[list[dict[ProposedEdit, float]]]:
     """Per sentence, per annotator (in order): the weight of every edit of the union.
 
-    Chunked like `scoring.gec.ptm2.compute_weights`, for the same reason (a worker that dies
-    restarts from the provider's disk cache); `progress(done, total)` counts requests.
+    Asked through `scoring.gec.ptm2.chunked_weights`, as the char-edit PT-M2 asks them;
+    `progress(done, total)` counts requests.
     """
     requests, slots = weight_requests(sentences)
-    prepare_provider = getattr(provider, "prepare", None)
-    if callable(prepare_provider):
-        prepare_provider(requests)
-    values: list[float] = []
-    step = max(1, chunk_size)
-    for start in range(0, len(requests), step):
-        values.extend(provider.weights(requests[start : start + step]))
-        if progress is not None:
-            progress(len(values), len(requests))
-    if progress is not None and not requests:
-        progress(0, 0)
+    values = chunked_weights(requests, provider, progress=progress, chunk_size=chunk_size)
     table: list[list[dict[ProposedEdit, float]]] = [
         [{} for _ in sentence.annotators] for sentence in sentences
     ]
