@@ -11,9 +11,11 @@
  * real data and on transposition-heavy inputs); align.py uses the Python code when this module
  * is not built or GEC_PURE_PYTHON=1.
  *
- * Substitution costs stay defined in Python (align.substitution_costs); they are memoised here,
+ * Substitution costs are defined in Python (align.substitution_costs); they are memoised here,
  * in a PairCosts hash table keyed by (source token id << 32 | target token id). fill() and
  * align() return the list of keys they miss; the caller computes them, adds them and calls again.
+ * At char level char_costs() computes the missing costs here from per-token features that
+ * Python supplies (CharFeatures), with the same arithmetic (tests hold the two equal).
  *
  * Built by scoring/gec/build_native.py (make install runs it).
  */
@@ -195,6 +197,269 @@ static PyTypeObject PairCostsType = {
     .tp_methods = pc_methods,
     .tp_as_sequence = &pc_as_sequence,
 };
+
+/* ---------------------------------------------------- CharFeatures: the char cost model */
+
+/* The features of each token id that ChERRANT's char-level substitution cost reads
+ * (align.substitution_costs): Cilin class parts (interned ids, -1 without a class), punctuation,
+ * all-CJK, single character, pinyin reading ids (sorted) and, for a single character, its code
+ * point and the sorted code points of the one-character members of its confusion set. char_costs() computes
+ * the costs the fill reported missing with the same arithmetic as the Python cost model; pairs of
+ * multi-character CJK tokens (never produced by the char tokenizer) go back to Python. */
+
+#define FLAG_PUNCT 1
+#define FLAG_CJK 2
+#define FLAG_SINGLE 4
+
+typedef struct {
+    int32_t *items;
+    Py_ssize_t length;
+} IntRun;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t count, capacity;
+    int32_t (*semantic)[3];
+    uint8_t *flags;
+    uint32_t *codepoint;
+    IntRun *readings;
+    IntRun *confusion;
+} CharFeatures;
+
+static void cf_free_runs(CharFeatures *self) {
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        PyMem_Free(self->readings[i].items);
+        PyMem_Free(self->confusion[i].items);
+    }
+}
+
+static void cf_dealloc(CharFeatures *self) {
+    cf_free_runs(self);
+    PyMem_Free(self->semantic);
+    PyMem_Free(self->flags);
+    PyMem_Free(self->codepoint);
+    PyMem_Free(self->readings);
+    PyMem_Free(self->confusion);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int cf_grow(CharFeatures *self) {
+    Py_ssize_t capacity = self->capacity ? self->capacity * 2 : 1024;
+    void *semantic = PyMem_Realloc(self->semantic, sizeof(int32_t[3]) * (size_t)capacity);
+    if (semantic == NULL) return -1;
+    self->semantic = semantic;
+    void *flags = PyMem_Realloc(self->flags, sizeof(uint8_t) * (size_t)capacity);
+    if (flags == NULL) return -1;
+    self->flags = flags;
+    void *codepoint = PyMem_Realloc(self->codepoint, sizeof(uint32_t) * (size_t)capacity);
+    if (codepoint == NULL) return -1;
+    self->codepoint = codepoint;
+    void *readings = PyMem_Realloc(self->readings, sizeof(IntRun) * (size_t)capacity);
+    if (readings == NULL) return -1;
+    self->readings = readings;
+    void *confusion = PyMem_Realloc(self->confusion, sizeof(IntRun) * (size_t)capacity);
+    if (confusion == NULL) return -1;
+    self->confusion = confusion;
+    self->capacity = capacity;
+    return 0;
+}
+
+/* A sorted run of non-negative ints from a Python sequence (sorted here, duplicates kept). */
+static int cmp_int32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int read_run(PyObject *arg, IntRun *run) {
+    PyObject *seq = PySequence_Fast(arg, "expected a sequence of ints");
+    if (seq == NULL) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int32_t *items = PyMem_Malloc(sizeof(int32_t) * (size_t)(n + 1));
+    if (items == NULL) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long value = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if ((value == -1 && PyErr_Occurred()) || value < 0 || value > INT32_MAX) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "value out of range");
+            PyMem_Free(items);
+            Py_DECREF(seq);
+            return -1;
+        }
+        items[i] = (int32_t)value;
+    }
+    Py_DECREF(seq);
+    qsort(items, (size_t)n, sizeof(int32_t), cmp_int32);
+    run->items = items;
+    run->length = n;
+    return 0;
+}
+
+/* The code points of the one-character members of a confusion set in its compact form (each
+ * member preceded by a space: resources.ConfusionSets), sorted. */
+static int read_confusion(PyObject *compact, IntRun *run) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(compact);
+    int kind = PyUnicode_KIND(compact);
+    const void *data = PyUnicode_DATA(compact);
+    int32_t *items = PyMem_Malloc(sizeof(int32_t) * (size_t)(n / 2 + 1));
+    if (items == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        /* a member of one character: a space, the character, then a space or the end */
+        if (PyUnicode_READ(kind, data, i) == ' ' && PyUnicode_READ(kind, data, i + 1) != ' ' &&
+            (i + 2 == n || PyUnicode_READ(kind, data, i + 2) == ' '))
+            items[count++] = (int32_t)PyUnicode_READ(kind, data, i + 1);
+    }
+    qsort(items, (size_t)count, sizeof(int32_t), cmp_int32);
+    run->items = items;
+    run->length = count;
+    return 0;
+}
+
+static PyObject *cf_append(CharFeatures *self, PyObject *args) {
+    int s0, s1, s2, flags;
+    unsigned int codepoint;
+    PyObject *readings_arg, *confusion_arg;
+    if (!PyArg_ParseTuple(args, "iiiiIOU:append", &s0, &s1, &s2, &flags, &codepoint,
+                          &readings_arg, &confusion_arg))
+        return NULL;
+    if (self->count == self->capacity && cf_grow(self) < 0) return PyErr_NoMemory();
+    IntRun readings, confusion;
+    if (read_run(readings_arg, &readings) < 0) return NULL;
+    if (read_confusion(confusion_arg, &confusion) < 0) {
+        PyMem_Free(readings.items);
+        return NULL;
+    }
+    Py_ssize_t at = self->count++;
+    self->semantic[at][0] = s0;
+    self->semantic[at][1] = s1;
+    self->semantic[at][2] = s2;
+    self->flags[at] = (uint8_t)flags;
+    self->codepoint[at] = codepoint;
+    self->readings[at] = readings;
+    self->confusion[at] = confusion;
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t cf_len(CharFeatures *self) { return self->count; }
+
+static PyMethodDef cf_methods[] = {
+    {"append", (PyCFunction)cf_append, METH_VARARGS,
+     "append(sem0, sem1, sem2, flags, codepoint, reading_ids, compact_confusion_set): the "
+     "features of the next token id"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods cf_as_sequence = {.sq_length = (lenfunc)cf_len};
+
+static PyTypeObject CharFeaturesType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "scoring.gec._alignfill.CharFeatures",
+    .tp_doc = "Per-token features of the char-level substitution cost, indexed by token id.",
+    .tp_basicsize = sizeof(CharFeatures),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)cf_dealloc,
+    .tp_methods = cf_methods,
+    .tp_as_sequence = &cf_as_sequence,
+};
+
+static int runs_share(const IntRun *a, const IntRun *b) {
+    Py_ssize_t i = 0, j = 0;
+    while (i < a->length && j < b->length) {
+        if (a->items[i] == b->items[j]) return 1;
+        if (a->items[i] < b->items[j])
+            i++;
+        else
+            j++;
+    }
+    return 0;
+}
+
+static int run_holds(const IntRun *run, int32_t value) {
+    Py_ssize_t low = 0, high = run->length;
+    while (low < high) {
+        Py_ssize_t middle = low + (high - low) / 2;
+        if (run->items[middle] < value)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low < run->length && run->items[low] == value;
+}
+
+/* align.substitution_costs for one pair of token ids, term for term and in its order of
+ * additions (semantic / 6.0 + char + pos). Returns 0 when the pair needs the Python model. */
+static int char_cost(const CharFeatures *f, uint32_t a, uint32_t b, double *cost) {
+    uint8_t fa = f->flags[a], fb = f->flags[b];
+    double ch;
+    if (!((fa & FLAG_CJK) && (fb & FLAG_CJK))) {
+        ch = 0.5;
+    } else if ((fa & FLAG_SINGLE) && (fb & FLAG_SINGLE)) {
+        int related = runs_share(&f->readings[a], &f->readings[b]) ||
+                      run_holds(&f->confusion[a], (int32_t)f->codepoint[b]) ||
+                      run_holds(&f->confusion[b], (int32_t)f->codepoint[a]);
+        ch = related ? 0.0 : 0.5;
+    } else {
+        return 0;
+    }
+    const int32_t *sa = f->semantic[a], *sb = f->semantic[b];
+    int semantic;
+    if (sa[0] < 0 || sb[0] < 0)
+        semantic = 4;
+    else
+        semantic = 2 * (3 - ((sa[0] == sb[0]) + (sa[1] == sb[1]) + (sa[2] == sb[2])));
+    double pos;
+    if ((fa & FLAG_PUNCT) && (fb & FLAG_PUNCT))
+        pos = 0.0;
+    else if (!(fa & FLAG_PUNCT) && !(fb & FLAG_PUNCT))
+        pos = 0.25;
+    else
+        pos = 0.499;
+    *cost = (double)semantic / 6.0 + ch + pos;
+    return 1;
+}
+
+/* char_costs(costs, features, keys) -> keys left for the Python cost model. */
+static PyObject *char_costs(PyObject *module, PyObject *args) {
+    PyObject *costs_arg, *features_arg, *keys_arg;
+    if (!PyArg_ParseTuple(args, "O!O!O:char_costs", &PairCostsType, &costs_arg, &CharFeaturesType,
+                          &features_arg, &keys_arg))
+        return NULL;
+    PairCosts *costs = (PairCosts *)costs_arg;
+    CharFeatures *features = (CharFeatures *)features_arg;
+    PyObject *keys = PySequence_Fast(keys_arg, "keys must be a sequence");
+    if (keys == NULL) return NULL;
+    PyObject *left = PyList_New(0);
+    if (left == NULL) goto fail;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(keys);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(keys, i);
+        uint64_t key;
+        if (key_from(item, &key) < 0) goto fail;
+        uint32_t a = (uint32_t)(key >> 32), b = (uint32_t)(key & 0xFFFFFFFFu);
+        if ((Py_ssize_t)a >= features->count || (Py_ssize_t)b >= features->count) {
+            PyErr_SetString(PyExc_IndexError, "token id without features");
+            goto fail;
+        }
+        double value;
+        if (char_cost(features, a, b, &value)) {
+            if (pc_put(costs, key, value) < 0) goto fail;
+        } else if (PyList_Append(left, item) < 0) {
+            goto fail;
+        }
+    }
+    Py_DECREF(keys);
+    return left;
+fail:
+    Py_DECREF(keys);
+    Py_XDECREF(left);
+    return NULL;
+}
 
 /* ------------------------------------------------------------------------------ the fill */
 
@@ -837,6 +1102,9 @@ static PyMethodDef module_methods[] = {
     {"align", align, METH_VARARGS,
      "align(costs, src_ids, tgt_ids, band, first_only, max_paths, max_slots) -> (paths, "
      "truncated, cost), or the list of missing substitution-cost keys, or the too-large width"},
+    {"char_costs", char_costs, METH_VARARGS,
+     "char_costs(costs, features, keys) -> the keys whose costs need the Python cost model; "
+     "memoises the others"},
     {"fill", fill, METH_VARARGS,
      "fill(costs, src_ids, tgt_ids, low, high) -> (cost bytearray of doubles, run bytearray of "
      "int32), rows of high - low + 3 slots; or the list of missing substitution-cost keys"},
@@ -850,7 +1118,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__alignfill(void) {
-    if (PyType_Ready(&PairCostsType) < 0) return NULL;
+    if (PyType_Ready(&PairCostsType) < 0 || PyType_Ready(&CharFeaturesType) < 0) return NULL;
     const char *names[] = {"M", "S", "I", "D"};
     const int ops[] = {OP_M, OP_S, OP_I, OP_D};
     for (int x = 0; x < 4; x++)
@@ -860,6 +1128,12 @@ PyMODINIT_FUNC PyInit__alignfill(void) {
     Py_INCREF(&PairCostsType);
     if (PyModule_AddObject(module, "PairCosts", (PyObject *)&PairCostsType) < 0) {
         Py_DECREF(&PairCostsType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&CharFeaturesType);
+    if (PyModule_AddObject(module, "CharFeatures", (PyObject *)&CharFeaturesType) < 0) {
+        Py_DECREF(&CharFeaturesType);
         Py_DECREF(module);
         return NULL;
     }

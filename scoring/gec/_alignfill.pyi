@@ -21,3 +21,19 @@ def align(
     max_slots: int,
     /,
 ) -> tuple[list[list[Op]], bool, float] | list[int] | int: ...
+
+class CharFeatures:
+    def append(
+        self,
+        sem0: int,
+        sem1: int,
+        sem2: int,
+        flags: int,
+        codepoint: int,
+        reading_ids: Sequence[int],
+        compact_confusion_set: str,
+        /,
+    ) -> None: ...
+    def __len__(self) -> int: ...
+
+def char_costs(costs: PairCosts, features: CharFeatures, keys: Sequence[int], /) -> list[int]: ...

@@ -33,7 +33,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from scoring.gec.resources import Resources, SemanticClass, char_readings, pypinyin_readings
+from scoring.gec.resources import (
+    ConfusionSets,
+    Resources,
+    SemanticClass,
+    char_readings,
+    pypinyin_readings,
+)
 
 try:  # the optional compiled core (scoring/gec/_alignfill.c; built by `make install`)
     from scoring.gec import _alignfill
@@ -433,13 +439,25 @@ class _NativeCosts:
         self.table = _alignfill.PairCosts()
         self.ids: dict[str, int] = {}
         self.tokens: list[str] = []
+        # Char level: per-token features for the compiled cost model (a module built before
+        # it existed lacks CharFeatures; then every cost comes from Python, as before).
+        compiled_model = getattr(_alignfill, "CharFeatures", None)
+        self.char_features = compiled_model() if compiled_model is not None else None
+        self.feature_ids: dict[str, int] = {}  # Cilin class parts and pinyin readings -> ids
 
     def add_missing(self, keys: list[int], resources: Resources, granularity: str) -> None:
         """Compute the costs the C code reported missing (cold memo) and memoise them.
 
-        A key is (source id << 32) | target id; sorted, each source's keys are one run, found
-        by bisection, so the grouping stays in C-speed list operations. The cost model stays
-        in Python (substitution_costs, one call per source token)."""
+        At char level the compiled cost model computes them from the tokens' features (about
+        8x faster than the Python loop on a cold memo). What is left (other granularities, or
+        no compiled model) is grouped by source token: a key is (source id << 32) | target id;
+        sorted, each source's keys are one run, found by bisection. The cost model stays in
+        Python (substitution_costs, one call per source token)."""
+        if granularity == "char" and self.char_features is not None:
+            self.describe_new_tokens(resources)
+            keys = _alignfill.char_costs(self.table, self.char_features, keys)
+            if not keys:
+                return
         ordered = sorted(set(keys))
         tokens = self.tokens
         add = self.table.add
@@ -451,6 +469,38 @@ class _NativeCosts:
             targets = [tokens[key - base] for key in run]
             add(run, substitution_costs(tokens[base >> 32], targets, resources, granularity))
             start = stop
+
+    def describe_new_tokens(self, resources: Resources) -> None:
+        """Hand the compiled cost model the char-level features of the tokens it lacks.
+
+        The same features substitution_costs reads (_features): Cilin class parts, punctuation,
+        all-CJK, readings; for a single character also its single-character confusion set."""
+        features = self.char_features
+        assert features is not None
+        ids = self.feature_ids
+        confusion = resources.confusion
+        compact_confusion: Callable[[str], str]
+        if isinstance(confusion, ConfusionSets):
+            compact_confusion = confusion.compact_members
+        else:  # hand-built resources: a plain mapping of sets
+            compact_confusion = lambda token: ConfusionSets.compact(list(confusion.get(token, ())))  # noqa: E731
+
+        for token in self.tokens[len(features) :]:
+            semantic, punct, cjk, readings = _features(token, resources, "char")
+            if semantic is None:
+                major, middle, minor = -1, -1, -1
+            else:
+                major, middle, minor = (ids.setdefault(part, len(ids)) for part in semantic)
+            single = len(token) == 1
+            features.append(
+                major,
+                middle,
+                minor,
+                punct | (cjk << 1) | (single << 2),
+                ord(token) if single else 0,
+                [ids.setdefault(reading, len(ids)) for reading in readings],
+                compact_confusion(token) if single else "",
+            )
 
     def token_ids(self, tokens: Sequence[str]) -> list[int]:
         ids = self.ids

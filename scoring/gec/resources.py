@@ -256,6 +256,10 @@ class ConfusionSets(Mapping[str, frozenset[str]]):
     def compact(members: list[str]) -> str:
         return "".join(" " + member for member in members)
 
+    def compact_members(self, key: str) -> str:
+        """The compact form of key's set ("" when it has none), undecoded (for the C aligner)."""
+        return self._compact.get(key, "")
+
     def get(self, key: str, default: Any = None) -> Any:  # the aligner's hot path
         found = self._decoded.get(key)
         if found is None:

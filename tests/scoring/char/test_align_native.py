@@ -213,3 +213,54 @@ def test_build_without_a_compiler_falls_back_and_keeps_the_built_module() -> Non
     assert strict.returncode == 1
     assert "GEC_REQUIRE_NATIVE=1 but the accelerator could not be built" in strict.stderr
     assert (target.read_bytes() if target.exists() else None) == before
+
+
+def _compiled_costs(tokens: list[str], resources: Resources) -> dict[tuple[str, str], float]:
+    """Every ordered pair of different tokens costed by the compiled char cost model."""
+    native = align_module._NativeCosts()
+    ids = native.token_ids(tokens)
+    keys = [(a << 32) | b for a in ids for b in ids if a != b]
+    native.describe_new_tokens(resources)
+    left = align_module._alignfill.char_costs(native.table, native.char_features, keys)
+    assert left == []  # char tokens are single CJK characters or not all CJK
+    return {(tokens[key >> 32], tokens[key & 0xFFFFFFFF]): native.table.get(key) for key in keys}
+
+
+@needs_native
+def test_compiled_char_costs_equal_the_python_cost_model_on_mucgec_dev(
+    mucgec_dir: Path, cherrant_resources: Resources
+) -> None:
+    # The distinct tokens of the first sentences: characters with and without a Cilin class,
+    # readings and confusion sets, punctuation (CJK and ASCII), digits and Latin runs.
+    seen: dict[str, None] = {}
+    for line in parse_parallel((mucgec_dir / "MuCGEC_dev.txt").read_text(encoding="utf-8")):
+        for text in (line.source, *line.targets):
+            seen.update(dict.fromkeys(char_tokens(normalize_target(text))))
+        if len(seen) >= 700:
+            break
+    tokens = list(seen) + ["的", "地", "得", "在", "再", "，", ",", "A", "abc", "12"]
+    tokens = list(dict.fromkeys(tokens))
+    compiled = _compiled_costs(tokens, _fresh(cherrant_resources))
+    python = _fresh(cherrant_resources)
+    expected = {}
+    for a in tokens:
+        others = [t for t in tokens if t != a]
+        costs = align_module.substitution_costs(a, others, python)
+        expected.update(((a, b), cost) for b, cost in zip(others, costs, strict=True))
+    assert compiled == expected
+    assert len(set(expected.values())) >= 8  # many different costs, not one constant
+
+
+@needs_native
+def test_compiled_char_costs_read_hand_built_resources() -> None:
+    # A plain mapping of confusion sets (not the packed form of loaded resources).
+    resources = Resources(
+        semantic={"的": ("A", "a", "01"), "地": ("A", "a", "02"), "人": ("B", "b", "01")},
+        confusion={"的": frozenset({"地", "得", "的确"}), "人": frozenset({"入"})},
+        signature="test",
+    )
+    tokens = ["的", "地", "得", "人", "入", "八", "，", "x"]
+    compiled = _compiled_costs(tokens, resources)
+    for (a, b), cost in compiled.items():
+        assert cost == align_module.substitution_cost(a, b, _fresh(resources)), (a, b)
+    assert compiled[("入", "人")] == compiled[("人", "入")] < compiled[("入", "八")]
