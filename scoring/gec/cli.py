@@ -15,13 +15,13 @@ from collections.abc import Callable, Sequence
 # Registry: command -> the module that registers it (one module per metric family). Only
 # the module of the command being run is imported, so `cleme` does not load the extractor.
 COMMANDS: dict[str, str] = {
-    "m2": "scoring.gec.char_cli",
-    "compare": "scoring.gec.char_cli",
-    "score": "scoring.gec.char_cli",
-    "cleme": "scoring.gec.cleme.cli",
-    "cleme2": "scoring.gec.cleme.cli",
-    "chunks": "scoring.gec.cleme.cli",
-    "ptm2": "scoring.gec.ptm2_cli",
+    "m2": "scoring.gec.commands.char",
+    "compare": "scoring.gec.commands.char",
+    "score": "scoring.gec.commands.char",
+    "cleme": "scoring.gec.commands.cleme",
+    "cleme2": "scoring.gec.commands.cleme",
+    "chunks": "scoring.gec.commands.cleme",
+    "ptm2": "scoring.gec.commands.ptm2",
     "meta": "scoring.gec.commands.meta",
     "errant-compare": "scoring.gec.commands.errant",
     "errant-m2": "scoring.gec.commands.errant",
