@@ -222,8 +222,12 @@ def full_report(
     overall (correction mode), M/R/S/W (cat 1), detection (ds, dt), first-k curve
     (k = 1 .. max references - 1, then all), per source (each source compared as its own
     corpus, like scoring that subset's files), per sentence with labelled edits."""
-    extra = f"granularity={GRANULARITY}|simplified=1|resources={resources.signature}"
-    main = compare_m2(hyp_blocks, ref_blocks, cat=1, signature_extra=extra)
+    extraction = (
+        ("granularity", GRANULARITY),
+        ("simplified", "1"),
+        ("resources", resources.signature),
+    )
+    main = compare_m2(hyp_blocks, ref_blocks, cat=1, signature_fields=extraction)
     categories = {
         name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
         for name, s in main.categories.items()

@@ -2,7 +2,8 @@
 
 Each command module exposes ``register(subparsers) -> None`` which adds its subcommands
 (argparse sub-parsers) and sets ``func`` (``Callable[[argparse.Namespace], int]``) as the
-parser default. To add a metric's commands, name them in COMMANDS with their module.
+parser default. To add a metric's commands, name them in ``registry.COMMANDS`` with their
+module (and the metric in ``registry.METRICS``).
 """
 
 from __future__ import annotations
@@ -12,24 +13,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-# Registry: command -> the module that registers it (one module per metric family). Only
-# the module of the command being run is imported, so `cleme` does not load the extractor.
-COMMANDS: dict[str, str] = {
-    "m2": "scoring.gec.char_cli",
-    "compare": "scoring.gec.char_cli",
-    "score": "scoring.gec.char_cli",
-    "cleme": "scoring.gec.cleme.cli",
-    "cleme2": "scoring.gec.cleme.cli",
-    "chunks": "scoring.gec.cleme.cli",
-    "ptm2": "scoring.gec.ptm2_cli",
-    "meta": "scoring.gec.commands.meta",
-    "errant-compare": "scoring.gec.commands.errant",
-    "errant-m2": "scoring.gec.commands.errant",
-    "gleu": "scoring.gec.commands.gleu",
-    "m2score": "scoring.gec.commands.m2score",
-    "imeasure": "scoring.gec.commands.imeasure",
-}
-COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
+from scoring.gec.registry import command_modules
 
 
 class CommandError(Exception):
@@ -43,8 +27,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Grammatical error correction metrics (ChERRANT-compatible char metric, ...).",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    modules = (COMMANDS[command],) if command in COMMANDS else COMMAND_MODULES
-    for module_name in modules:
+    for module_name in command_modules(command):
         module = importlib.import_module(module_name)
         module.register(subparsers)
     return parser

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scoring.gec.m2 import M2Block, M2Edit
+from scoring.gec.signature import Field, Signature
 
 TYPE_CHECKING = False  # not imported from typing, see the result types below
 
@@ -162,7 +163,7 @@ def _edit_dicts(block: M2Block, max_refs: int | None, mode: str) -> dict[int, Ed
 
 
 def _pair_counts(hyp: EditDict, ref: EditDict) -> tuple[int, int, int]:
-    """TP, FP, FN of one (hypothesis, reference) annotator pair: ``_compare_pair`` without
+    """TP, FP, FN of one (hypothesis, reference) annotator pair: ``compare_pair`` without
     the categories, which are only needed for the pair finally chosen."""
     tp = fp = fn = 0
     for key, hyp_cats in hyp.items():
@@ -179,7 +180,8 @@ def _pair_counts(hyp: EditDict, ref: EditDict) -> tuple[int, int, int]:
     return tp, fp, fn
 
 
-def _compare_pair(hyp: EditDict, ref: EditDict) -> tuple[int, int, int, dict[str, list[int]]]:
+def compare_pair(hyp: EditDict, ref: EditDict) -> tuple[int, int, int, dict[str, list[int]]]:
+    """TP, FP, FN and per-category [TP, FP, FN] of one hypothesis vs one reference annotator."""
     tp = fp = fn = 0
     cats: dict[str, list[int]] = {}
     for key, hyp_cats in hyp.items():
@@ -204,7 +206,8 @@ def _compare_pair(hyp: EditDict, ref: EditDict) -> tuple[int, int, int, dict[str
     return tp, fp, fn, cats
 
 
-def _category_key(cat: str, level: int) -> str | None:
+def category_key(cat: str, level: int) -> str:
+    """The row of ``cat`` in a level-1/2/3 category table (ChERRANT's and ERRANT's ``-cat``)."""
     if cat == "UNK":
         return cat
     if level == 1:
@@ -212,6 +215,163 @@ def _category_key(cat: str, level: int) -> str | None:
     if level == 2:
         return cat[2:]
     return cat
+
+
+def choose_pair(
+    hyp: dict[int, EditDict], ref: dict[int, EditDict], total: list[int], beta: float
+) -> tuple[tuple[int, int, int], int, int]:
+    """The best (hypothesis, reference) annotator pair of a sentence and its TP/FP/FN: the
+    best F (rounded) of the running corpus ``total`` [TP, FP, FN] plus the pair's counts;
+    ties go to larger TP, then smaller FP, then smaller FN, then the earlier pair."""
+    if len(hyp) == 1 and len(ref) == 1:
+        # One candidate pair: it is the best whatever its F (saves the F computation).
+        hyp_id, hyp_edits = next(iter(hyp.items()))
+        ref_id, ref_edits = next(iter(ref.items()))
+        return _pair_counts(hyp_edits, ref_edits), hyp_id, ref_id
+    total_tp, total_fp, total_fn = total
+    best = (0, 0, 0)
+    best_f = -1.0
+    best_hyp = best_ref = 0
+    for hyp_id, hyp_edits in hyp.items():
+        for ref_id, ref_edits in ref.items():
+            tp, fp, fn = candidate = _pair_counts(hyp_edits, ref_edits)
+            f = _rounded_f(total_tp + tp, total_fp + fp, total_fn + fn, beta)
+            b_tp, b_fp, b_fn = best
+            if (
+                f > best_f
+                or (f == best_f and tp > b_tp)
+                or (f == best_f and tp == b_tp and fp < b_fp)
+                or (f == best_f and tp == b_tp and fp == b_fp and fn < b_fn)
+            ):
+                best, best_f, best_hyp, best_ref = candidate, f, hyp_id, ref_id
+    return best, best_hyp, best_ref
+
+
+def add_counts(total: list[int], counts: Sequence[int]) -> None:
+    """``total`` [TP, FP, FN] += ``counts`` (in place)."""
+    total[0] += counts[0]
+    total[1] += counts[1]
+    total[2] += counts[2]
+
+
+def group_categories(total_cats: dict[str, list[int]], level: int) -> dict[str, list[int]]:
+    """Per-category [TP, FP, FN] summed into the rows of a level-``level`` table, by name."""
+    grouped: dict[str, list[int]] = {}
+    for name, counts in total_cats.items():
+        add_counts(grouped.setdefault(category_key(name, level), [0, 0, 0]), counts)
+    return {name: grouped[name] for name in sorted(grouped)}
+
+
+def _check_options(mode: str, cat: int | None, max_refs: int | None) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if cat is not None and cat not in CAT_LEVELS:
+        raise ValueError(f"cat must be one of {CAT_LEVELS}, got {cat!r}")
+    if max_refs is not None and max_refs < 1:
+        raise ValueError(f"max_refs must be at least 1, got {max_refs}")
+
+
+def _check_lengths(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) -> None:
+    if len(hyp_blocks) == len(ref_blocks):
+        return
+    where = ""
+    for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=False)):
+        if hyp_block.source != ref_block.source:
+            where = (
+                f"; the first sentence whose sources differ is number {index + 1} "
+                f"(hypothesis line {hyp_block.line}, reference line {ref_block.line})"
+            )
+            break
+    raise CompareError(
+        f"the hypothesis has {len(hyp_blocks)} sentences but the reference has "
+        f"{len(ref_blocks)}{where}"
+    )
+
+
+def _skip_reason(ref: dict[int, EditDict], reference_num: int | None) -> str | None:
+    """Why a sentence is not scored: another reference count than asked, or its only
+    reference annotator has only an ``NA`` edit."""
+    if reference_num is not None and len(ref) != reference_num:
+        return "reference-count"
+    if len(ref) == 1:
+        only = next(iter(ref.values()))
+        if len(only) == 1 and next(iter(only.values()))[0] == "NA":
+            return "not-annotatable"
+    return None
+
+
+def _compare_sentences(
+    hyp_blocks: Sequence[M2Block],
+    ref_blocks: Sequence[M2Block],
+    *,
+    max_refs: int | None,
+    reference_num: int | None,
+    mode: str,
+    beta: float,
+    cat: int | None,
+) -> tuple[list[int], dict[str, list[int]], list[SentenceResult], list[int]]:
+    """Corpus [TP, FP, FN], per-category counts (with ``cat``), the sentences and the block
+    indices whose sources differ, choosing each sentence's pair on the running totals."""
+    total = [0, 0, 0]
+    total_cats: dict[str, list[int]] = {}
+    sentences: list[SentenceResult] = []
+    mismatches: list[int] = []
+    for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=True)):
+        if hyp_block.source != ref_block.source:
+            # ChERRANT does not check sources (its own demo files differ in one character),
+            # so a mismatch is reported, not fatal.
+            mismatches.append(index)
+        hyp = _edit_dicts(hyp_block, max_refs, mode)
+        ref = _edit_dicts(ref_block, max_refs, mode)
+        if reference_num is not None or len(ref) == 1:  # only then can it be skipped
+            skipped = _skip_reason(ref, reference_num)
+            if skipped is not None:
+                sentences.append(
+                    SentenceResult(index, hyp_block.line, 0, 0, 0, None, None, skipped, {})
+                )
+                continue
+        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta)
+        best_cats: dict[str, list[int]] = {}
+        if cat is not None:
+            best_cats = compare_pair(hyp[hyp_id], ref[ref_id])[3]
+            for name, counts in best_cats.items():
+                add_counts(total_cats.setdefault(name, [0, 0, 0]), counts)
+        total[0] += best[0]
+        total[1] += best[1]
+        total[2] += best[2]
+        sentences.append(
+            SentenceResult(
+                index,
+                hyp_block.line,
+                *best,
+                hyp_id,
+                ref_id,
+                None,
+                {name: (c[0], c[1], c[2]) for name, c in best_cats.items()},
+            )
+        )
+    return total, total_cats, sentences, mismatches
+
+
+def signature(
+    *,
+    beta: float,
+    mode: str,
+    max_refs: int | None,
+    reference_num: int | None,
+    fields: Sequence[Field] = (),
+) -> Signature:
+    """The signature of a comparison; ``fields`` add how the M2 was made (input, extraction)."""
+    return Signature(
+        f"cherrant-f{beta:g}",
+        METRIC_VERSION,
+        (
+            ("mode", mode),
+            ("refs", "all" if max_refs is None else f"first{max_refs}"),
+            ("refnum", "any" if reference_num is None else str(reference_num)),
+            *fields,
+        ),
+    )
 
 
 def compare_m2(
@@ -223,7 +383,7 @@ def compare_m2(
     mode: str = "correction",
     beta: float = 0.5,
     cat: int | None = None,
-    signature_extra: str = "",
+    signature_fields: Sequence[Field] = (),
 ) -> CompareResult:
     """Corpus TP/FP/FN/P/R/F of hypothesis blocks against reference blocks.
 
@@ -231,124 +391,38 @@ def compare_m2(
     references"); ``reference_num`` scores only sentences with exactly that many reference
     annotators. ``mode``: correction (default), ds (span detection), dt (token detection),
     cse (correction + type). ``cat`` 1/2/3 fills the per-category table.
+    ``signature_fields`` end the signature (e.g. ``(("input", "m2"),)``).
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    if cat is not None and cat not in CAT_LEVELS:
-        raise ValueError(f"cat must be one of {CAT_LEVELS}, got {cat!r}")
-    if max_refs is not None and max_refs < 1:
-        raise ValueError(f"max_refs must be at least 1, got {max_refs}")
-    if len(hyp_blocks) != len(ref_blocks):
-        where = ""
-        for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=False)):
-            if hyp_block.source != ref_block.source:
-                where = (
-                    f"; the first sentence whose sources differ is number {index + 1} "
-                    f"(hypothesis line {hyp_block.line}, reference line {ref_block.line})"
-                )
-                break
-        raise CompareError(
-            f"the hypothesis has {len(hyp_blocks)} sentences but the reference has "
-            f"{len(ref_blocks)}{where}"
-        )
-    total_tp = total_fp = total_fn = 0
-    total_cats: dict[str, list[int]] = {}
-    sentences: list[SentenceResult] = []
-    mismatches: list[int] = []
-    for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=True)):
-        if hyp_block.source != ref_block.source:
-            # ChERRANT does not check sources (its own demo files differ in one character),
-            # so a mismatch is reported, not fatal.
-            mismatches.append(index)
-        hyp = _edit_dicts(hyp_block, max_refs, mode)
-        ref = _edit_dicts(ref_block, max_refs, mode)
-        if reference_num is not None and len(ref) != reference_num:
-            sentences.append(
-                SentenceResult(index, hyp_block.line, 0, 0, 0, None, None, "reference-count", {})
-            )
-            continue
-        if len(ref) == 1:
-            only = next(iter(ref.values()))
-            if len(only) == 1 and next(iter(only.values()))[0] == "NA":
-                sentences.append(
-                    SentenceResult(
-                        index, hyp_block.line, 0, 0, 0, None, None, "not-annotatable", {}
-                    )
-                )
-                continue
-        if len(hyp) == 1 and len(ref) == 1:
-            # One candidate pair: it is the best whatever its F (saves the F computation).
-            hyp_id, hyp_edits = next(iter(hyp.items()))
-            ref_id, ref_edits = next(iter(ref.items()))
-            best = _pair_counts(hyp_edits, ref_edits)
-            best_pair: tuple[int | None, int | None] = (hyp_id, ref_id)
-        else:
-            best = (0, 0, 0)
-            best_f = -1.0
-            best_pair = (None, None)
-            for hyp_id, hyp_edits in hyp.items():
-                for ref_id, ref_edits in ref.items():
-                    tp, fp, fn = candidate = _pair_counts(hyp_edits, ref_edits)
-                    f = _rounded_f(total_tp + tp, total_fp + fp, total_fn + fn, beta)
-                    b_tp, b_fp, b_fn = best
-                    if (
-                        f > best_f
-                        or (f == best_f and tp > b_tp)
-                        or (f == best_f and tp == b_tp and fp < b_fp)
-                        or (f == best_f and tp == b_tp and fp == b_fp and fn < b_fn)
-                    ):
-                        best, best_f, best_pair = candidate, f, (hyp_id, ref_id)
-        best_cats: dict[str, list[int]] = {}
-        if cat is not None and best_pair[0] is not None and best_pair[1] is not None:
-            best_cats = _compare_pair(hyp[best_pair[0]], ref[best_pair[1]])[3]
-        total_tp += best[0]
-        total_fp += best[1]
-        total_fn += best[2]
-        for name, counts in best_cats.items():
-            into = total_cats.setdefault(name, [0, 0, 0])
-            for position in range(3):
-                into[position] += counts[position]
-        sentences.append(
-            SentenceResult(
-                index,
-                hyp_block.line,
-                *best,
-                best_pair[0],
-                best_pair[1],
-                None,
-                {name: (c[0], c[1], c[2]) for name, c in best_cats.items()},
-            )
-        )
+    _check_options(mode, cat, max_refs)
+    _check_lengths(hyp_blocks, ref_blocks)
+    total, total_cats, sentences, mismatches = _compare_sentences(
+        hyp_blocks,
+        ref_blocks,
+        max_refs=max_refs,
+        reference_num=reference_num,
+        mode=mode,
+        beta=beta,
+        cat=cat,
+    )
     categories: dict[str, Scores] = {}
     if cat is not None:
-        grouped: dict[str, list[int]] = {}
-        for name, counts in total_cats.items():
-            key = _category_key(name, cat)
-            assert key is not None
-            into = grouped.setdefault(key, [0, 0, 0])
-            for position in range(3):
-                into[position] += counts[position]
         categories = {
-            name: scores(grouped[name][0], grouped[name][1], grouped[name][2], beta)
-            for name in sorted(grouped)
+            name: scores(tp, fp, fn, beta)
+            for name, (tp, fp, fn) in group_categories(total_cats, cat).items()
         }
-    p, r, f = f_score(total_tp, total_fp, total_fn, beta)
-    signature = "|".join(
-        part
-        for part in (
-            f"metric=cherrant-f{beta:g}",
-            f"version={METRIC_VERSION}",
-            f"mode={mode}",
-            f"refs={'all' if max_refs is None else f'first{max_refs}'}",
-            f"refnum={'any' if reference_num is None else reference_num}",
-            signature_extra,
-        )
-        if part
+    tp, fp, fn = total
+    p, r, f = f_score(tp, fp, fn, beta)
+    sig = signature(
+        beta=beta,
+        mode=mode,
+        max_refs=max_refs,
+        reference_num=reference_num,
+        fields=signature_fields,
     )
     return CompareResult(
-        total_tp,
-        total_fp,
-        total_fn,
+        tp,
+        fp,
+        fn,
         p,
         r,
         f,
@@ -358,7 +432,7 @@ def compare_m2(
         reference_num,
         categories,
         sentences,
-        signature,
+        sig.text,
         mismatches,
     )
 

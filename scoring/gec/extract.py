@@ -116,6 +116,16 @@ def annotate_target(
     )
 
 
+@dataclass(frozen=True)
+class ExtractionOptions:
+    """How parallel lines become M2 blocks: what ``parallel_to_m2`` hands its workers."""
+
+    granularity: str = "char"
+    strategy: str = "all"
+    simplified: bool = True
+    max_paths: int = DEFAULT_MAX_PATHS
+
+
 def _check_granularity(granularity: str) -> None:
     if granularity not in ("char", "word"):
         raise ValueError(f"granularity must be 'char' or 'word', got {granularity!r}")
@@ -285,7 +295,7 @@ def parallel_to_m2(
     the output is identical (blocks keep input order)."""
     resources = resources or default_resources()
     items = list(lines)
-    options = (resources.directory, granularity, strategy, simplified, max_paths, name)
+    options = ExtractionOptions(granularity, strategy, simplified, max_paths)
     if workers > 1 and len(items) > 1:
         from scoring.gec.processes import worker_context
 
@@ -294,38 +304,33 @@ def parallel_to_m2(
         # The workers must use exactly these resources (also hand-built ones that no
         # directory describes), so they are handed over, not reloaded from a directory.
         with worker_context().Pool(
-            workers, initializer=_init_worker, initargs=(options, resources)
+            workers, initializer=_init_worker, initargs=(options, name, resources)
         ) as pool:
             results = pool.map(_worker_chunk, pieces, chunksize=1)
         blocks = [block for part, _ in results for block in part]
         truncated = [line for _, part in results for line in part]
         return blocks, truncated
-    return _annotate_lines(items, resources, options)
+    return _annotate_lines(items, resources, options, name)
 
 
-_WORKER_OPTIONS: tuple[str | None, str, str, bool, int, str] | None = None
-_WORKER_RESOURCES: Resources | None = None
+# What _init_worker hands each pool worker: the options, the input's name, the resources.
+_WORKER_JOB: tuple[ExtractionOptions, str, Resources] | None = None
 
 
-def _init_worker(
-    options: tuple[str | None, str, str, bool, int, str], resources: Resources
-) -> None:
-    global _WORKER_OPTIONS, _WORKER_RESOURCES
-    _WORKER_OPTIONS = options
-    _WORKER_RESOURCES = resources
+def _init_worker(options: ExtractionOptions, name: str, resources: Resources) -> None:
+    global _WORKER_JOB
+    _WORKER_JOB = (options, name, resources)
 
 
 def _worker_chunk(items: list[ParallelLine]) -> tuple[list[M2Block], list[int]]:
-    assert _WORKER_OPTIONS is not None and _WORKER_RESOURCES is not None
-    return _annotate_lines(items, _WORKER_RESOURCES, _WORKER_OPTIONS)
+    assert _WORKER_JOB is not None
+    options, name, resources = _WORKER_JOB
+    return _annotate_lines(items, resources, options, name)
 
 
 def _annotate_lines(
-    items: list[ParallelLine],
-    resources: Resources,
-    options: tuple[str | None, str, str, bool, int, str],
+    items: list[ParallelLine], resources: Resources, options: ExtractionOptions, name: str
 ) -> tuple[list[M2Block], list[int]]:
-    _, granularity, strategy, simplified, max_paths, name = options
     blocks: list[M2Block] = []
     truncated: list[int] = []
     for item in items:
@@ -334,10 +339,10 @@ def _annotate_lines(
                 item.source,
                 item.targets,
                 resources=resources,
-                granularity=granularity,
-                strategy=strategy,
-                simplified=simplified,
-                max_paths=max_paths,
+                granularity=options.granularity,
+                strategy=options.strategy,
+                simplified=options.simplified,
+                max_paths=options.max_paths,
             )
         except ValueError as exc:
             raise ParallelFormatError(name, item.line, str(exc)) from None

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit
+from scoring.gec.signature import Signature
 from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
 Key = tuple[int, int, str]  # (start, end, correction) as ChERRANT / errant compare keys
@@ -348,21 +349,18 @@ def score_sentences(
 
 def signature(
     provider: EditWeightProvider, *, level: str, granularity: str, beta: float, max_refs: int | None
-) -> str:
-    base = "pt-errant" if granularity == "word" else "pt-m2-char"
-    return "|".join(
-        [
-            f"metric={base}",
-            f"version={VERSION}",
-            f"level={level}",
-            f"granularity={granularity}",
-            f"beta={beta:g}",
-            "selection=greedy-running-f4dp"
-            if level == "corpus"
-            else "selection=best-f-per-sentence",
-            f"refs={'all' if max_refs is None else f'first{max_refs}'}",
-            provider.signature,
-        ]
+) -> Signature:
+    return Signature(
+        "pt-errant" if granularity == "word" else "pt-m2-char",
+        VERSION,
+        (
+            ("level", level),
+            ("granularity", granularity),
+            ("beta", f"{beta:g}"),
+            ("selection", "greedy-running-f4dp" if level == "corpus" else "best-f-per-sentence"),
+            ("refs", "all" if max_refs is None else f"first{max_refs}"),
+            (provider.signature, None),
+        ),
     )
 
 
@@ -410,6 +408,6 @@ def score_ptm2(
         beta=beta,
         signature=signature(
             provider, level=level, granularity=granularity, beta=beta, max_refs=max_refs
-        ),
+        ).text,
         sentences=scores,
     )

@@ -54,6 +54,7 @@ from scoring.gec.ptm2 import (
     SentenceScore,
     chunked_weights,
 )
+from scoring.gec.signature import Signature
 from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
 VERSION = "1"
@@ -303,19 +304,19 @@ def score_lattice_sentences(
 
 def signature(
     provider: EditWeightProvider, *, level: str, beta: float, max_unchanged_words: int
-) -> str:
-    return "|".join(
-        [
-            "metric=pt-m2",
-            f"version={VERSION}",
-            f"base={'m2' if level == 'corpus' else 'sentm2'}",
-            f"level={level}",
-            f"beta={beta:g}",
-            f"max_unchanged_words={max_unchanged_words}",
-            "edits=maxmatch-lattice(m2scorer-3.2)",
-            "selection=greedy-running-f" if level == "corpus" else "selection=best-f-per-sentence",
-            provider.signature,
-        ]
+) -> Signature:
+    return Signature(
+        "pt-m2",
+        VERSION,
+        (
+            ("base", "m2" if level == "corpus" else "sentm2"),
+            ("level", level),
+            ("beta", f"{beta:g}"),
+            ("max_unchanged_words", str(max_unchanged_words)),
+            ("edits", "maxmatch-lattice(m2scorer-3.2)"),
+            ("selection", "greedy-running-f" if level == "corpus" else "best-f-per-sentence"),
+            (provider.signature, None),
+        ),
     )
 
 
@@ -348,7 +349,7 @@ def _result(
         beta=beta,
         signature=signature(
             provider, level=level, beta=beta, max_unchanged_words=max_unchanged_words
-        ),
+        ).text,
         sentences=scores,
     )
 

@@ -43,6 +43,7 @@ from core.models import BackgroundJob, JobStatus
 from datasets.models import DatasetVersion, Language
 from judgments import selectors as judgment_selectors
 from judgments.models import Campaign
+from scoring.gec import registry
 from scoring.gec.compare import scores as count_scores
 from scoring.gec.meta.correlation import FloatArray, bootstrap_sentences, williams
 from scoring.gec.meta.report import system_report
@@ -105,19 +106,26 @@ def _detection(score: SystemScore) -> tuple[float, str] | None:
     return float(entry["f05"]), f"{score.signature}|mode=ds"
 
 
+def _registered(metric: registry.Metric) -> MetricSpec:
+    """A metric of the library's registry, stored under ``summary["extra"]``."""
+    assert metric.summary is not None
+    entry, value_key = metric.summary
+    return MetricSpec(
+        metric.name, metric.title, metric.title, lambda s: _extra(s, entry, value_key)
+    )
+
+
+# The registry's metrics that a scored system's summary keeps (m2, sentm2, gleu, cleme,
+# cleme2, ptm2), after the main comparison's numbers.
+_STORED = [metric for metric in registry.METRICS.values() if metric.summary is not None]
 METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("f05", "ChERRANT F0.5 (char)", "ERRANT F0.5", lambda s: (s.f05, s.signature)),
     MetricSpec("p", "ChERRANT P (char)", "ERRANT P", lambda s: (s.p, s.signature)),
     MetricSpec("r", "ChERRANT R (char)", "ERRANT R", lambda s: (s.r, s.signature)),
     MetricSpec("detection", "detection (span) F0.5", "detection (span) F0.5", _detection),
-    MetricSpec("m2", "M2 F0.5", "M2 F0.5", lambda s: _extra(s, "m2", "f05")),
-    MetricSpec("sentm2", "SentM2", "SentM2", lambda s: _extra(s, "m2", "sent_f05")),
-    MetricSpec("gleu", "GLEU", "GLEU", lambda s: _extra(s, "gleu", "score")),
-    MetricSpec("cleme", "CLEME F0.5", "CLEME F0.5", lambda s: _extra(s, "cleme", "f05")),
-    MetricSpec("cleme2", "CLEME2.0", "CLEME2.0", lambda s: _extra(s, "cleme2", "score")),
-    MetricSpec("ptm2", "PT-M2 F0.5", "PT-M2 F0.5", lambda s: _extra(s, "ptm2", "f05")),
+    *(_registered(metric) for metric in _STORED),
 )
-_KNOWN_EXTRA = {"m2", "gleu", "cleme", "cleme2", "ptm2"}
+_KNOWN_EXTRA = {metric.summary[0] for metric in _STORED if metric.summary is not None}
 EXTRA_PREFIX = "extra."
 
 

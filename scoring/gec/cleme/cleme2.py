@@ -24,6 +24,7 @@ from scoring.gec.cleme.model import Sentence
 from scoring.gec.cleme.scorers import numpy_mean
 from scoring.gec.cleme.similarity import similarity_counts
 from scoring.gec.cleme.weighting import Counts, Level, unweighted_counts
+from scoring.gec.signature import COLON_V, Signature
 
 if TYPE_CHECKING:
     # Importing the weights package loads torch: only annotations need it here.
@@ -186,10 +187,18 @@ def score_evaluation2(
     per_sentence = _counts(evaluation, weights, progress)
     weight_name = "none" if weights is None else f"similarity({weights.signature})"
     refs = "all" if evaluation.max_refs is None else str(evaluation.max_refs)
-    signature = (
-        f"CLEME2.0|v:{CLEME2_VERSION}|level:{level}|assume:{evaluation.assumption}"
-        f"|factors:{used.describe()}|weight:{weight_name}|refs:{refs}"
-    )
+    signature = Signature(
+        "CLEME2.0",
+        CLEME2_VERSION,
+        (
+            ("level", level),
+            ("assume", evaluation.assumption),
+            ("factors", used.describe()),
+            ("weight", weight_name),
+            ("refs", refs),
+        ),
+        style=COLON_V,
+    ).text
     n = len(per_sentence)
     total = Counts()
     if level == "corpus":

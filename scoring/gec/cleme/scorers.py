@@ -23,6 +23,7 @@ from scoring.gec.cleme.weighting import (
     default_weighting,
     length_weighted_counts,
 )
+from scoring.gec.signature import COLON_V, Field, Signature
 
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 
@@ -136,11 +137,16 @@ def _signature(
         if weighting is None or weighting == NO_WEIGHTING
         else f"length({weighting.describe()},b={bias:.4f})"
     )
-    refs = "all" if max_refs is None else str(max_refs)
-    return (
-        f"CLEME|v:{CLEME_VERSION}|level:{level}|assume:{assumption}|beta:{beta:g}"
-        f"|weight:{weights}|refs:{refs}" + ("" if select == "f" else f"|select:{select}")
-    )
+    fields: list[Field] = [
+        ("level", level),
+        ("assume", assumption),
+        ("beta", f"{beta:g}"),
+        ("weight", weights),
+        ("refs", "all" if max_refs is None else str(max_refs)),
+    ]
+    if select != "f":
+        fields.append(("select", select))
+    return Signature("CLEME", CLEME_VERSION, tuple(fields), style=COLON_V).text
 
 
 def score_evaluation(

@@ -22,8 +22,16 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from scoring.gec.compare import CompareError, f_score
+from scoring.gec.compare import (
+    CompareError,
+    add_counts,
+    choose_pair,
+    compare_pair,
+    f_score,
+    group_categories,
+)
 from scoring.gec.m2 import NOOP_TYPE, M2Block, M2Edit, read_m2
+from scoring.gec.signature import Field, Signature
 
 MODES = ("cs", "cse", "ds", "dt")
 CAT_LEVELS = (1, 2, 3)
@@ -58,18 +66,14 @@ class CompareOptions:
 
     @property
     def signature(self) -> str:
-        parts = [
-            f"metric=errant-f{self.beta:g}",
-            f"version={METRIC_VERSION}",
-            f"mode={self.mode}",
-        ]
+        fields: list[Field] = [("mode", self.mode)]
         if self.single:
-            parts.append("single")
+            fields.append(("single", None))
         if self.multi:
-            parts.append("multi")
+            fields.append(("multi", None))
         if self.filt:
-            parts.append("filt=" + ",".join(self.filt))
-        return "|".join(parts)
+            fields.append(("filt", ",".join(self.filt)))
+        return Signature(f"errant-f{self.beta:g}", METRIC_VERSION, tuple(fields)).text
 
 
 @dataclass(frozen=True)
@@ -151,92 +155,41 @@ def edit_dicts(edits: Sequence[M2Edit], options: CompareOptions) -> dict[int, Ed
     return by_annotator
 
 
-def compare_pair(hyp: EditDict, ref: EditDict) -> tuple[int, int, int, dict[str, list[int]]]:
-    """TP, FP, FN and per-type [TP, FP, FN] of one hypothesis vs one reference annotator."""
-    tp = fp = fn = 0
-    cats: dict[str, list[int]] = {}
-    for key, hyp_types in hyp.items():
-        if hyp_types[0] == NOOP_TYPE:
-            continue
-        ref_types = ref.get(key)
-        if ref_types is not None:
-            for name in ref_types:  # the reference's types label the TPs
-                tp += 1
-                cats.setdefault(name, [0, 0, 0])[0] += 1
-        else:
-            for name in hyp_types:
-                fp += 1
-                cats.setdefault(name, [0, 0, 0])[1] += 1
-    for key, ref_types in ref.items():
-        if ref_types[0] == NOOP_TYPE or key in hyp:
-            continue
-        for name in ref_types:
-            fn += 1
-            cats.setdefault(name, [0, 0, 0])[2] += 1
-    return tp, fp, fn, cats
-
-
-def _category_name(name: str, level: int) -> str:
-    if name == "UNK" or level == 3:
-        return name
-    return name[0] if level == 1 else name[2:]
-
-
 def compare_blocks(
     hyp_blocks: Sequence[M2Block],
     ref_blocks: Sequence[M2Block],
     options: CompareOptions | None = None,
 ) -> ErrantResult:
-    """Corpus counts of hypothesis blocks against reference blocks (same sentence order)."""
+    """Corpus counts of hypothesis blocks against reference blocks (same sentence order).
+
+    The pair of each sentence is chosen as ChERRANT's comparison does (``compare.choose_pair``:
+    both copy errant_compare's rule); only the edit keys differ (``edit_dicts``)."""
     options = options or CompareOptions()
     if len(hyp_blocks) != len(ref_blocks):
         raise CompareError(
             f"the hypothesis has {len(hyp_blocks)} sentences but the reference has "
             f"{len(ref_blocks)}"
         )
-    total_tp = total_fp = total_fn = 0
+    total = [0, 0, 0]
     total_cats: dict[str, list[int]] = {}
     sentences: list[SentenceCounts] = []
     beta = options.beta
     for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=True)):
         hyp = edit_dicts(hyp_block.edits, options)
         ref = edit_dicts(ref_block.edits, options)
-        best = (0, 0, 0)
-        best_f = -1.0
-        best_pair = (0, 0)
-        best_cats: dict[str, list[int]] = {}
-        for hyp_id, hyp_edits in hyp.items():
-            for ref_id, ref_edits in ref.items():
-                tp, fp, fn, cats = compare_pair(hyp_edits, ref_edits)
-                _, _, f = f_score(total_tp + tp, total_fp + fp, total_fn + fn, beta)
-                b_tp, b_fp, b_fn = best
-                if (
-                    f > best_f
-                    or (f == best_f and tp > b_tp)
-                    or (f == best_f and tp == b_tp and fp < b_fp)
-                    or (f == best_f and tp == b_tp and fp == b_fp and fn < b_fn)
-                ):
-                    best, best_f, best_pair, best_cats = (tp, fp, fn), f, (hyp_id, ref_id), cats
-        total_tp += best[0]
-        total_fp += best[1]
-        total_fn += best[2]
-        for name, counts in best_cats.items():
-            into = total_cats.setdefault(name, [0, 0, 0])
-            for position in range(3):
-                into[position] += counts[position]
-        sentences.append(SentenceCounts(index, *best, *best_pair))
+        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta)
+        if options.cat is not None:
+            for name, counts in compare_pair(hyp[hyp_id], ref[ref_id])[3].items():
+                add_counts(total_cats.setdefault(name, [0, 0, 0]), counts)
+        add_counts(total, best)
+        sentences.append(SentenceCounts(index, *best, hyp_id, ref_id))
     categories: dict[str, CategoryScores] = {}
     if options.cat is not None:
-        grouped: dict[str, list[int]] = {}
-        for name, counts in total_cats.items():
-            into = grouped.setdefault(_category_name(name, options.cat), [0, 0, 0])
-            for position in range(3):
-                into[position] += counts[position]
-        for name in sorted(grouped):
-            tp, fp, fn = grouped[name]
+        for name, (tp, fp, fn) in group_categories(total_cats, options.cat).items():
             categories[name] = CategoryScores(tp, fp, fn, *f_score(tp, fp, fn, beta))
-    p, r, f = f_score(total_tp, total_fp, total_fn, beta)
-    return ErrantResult(total_tp, total_fp, total_fn, p, r, f, options, categories, sentences)
+    tp, fp, fn = total
+    p, r, f = f_score(tp, fp, fn, beta)
+    return ErrantResult(tp, fp, fn, p, r, f, options, categories, sentences)
 
 
 def compare_files(

@@ -30,6 +30,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from scoring.gec.signature import Signature
+
 ORDER = 4
 ITERATIONS = 500
 DRAWS = ("python2", "expected")
@@ -148,10 +150,16 @@ class GleuResult:
 
     @property
     def signature(self) -> str:
-        return (
-            f"metric=gleu|version={METRIC_VERSION}|order={ORDER}|refs={self.references}"
-            f"|draw={self.draw}|iterations={self.iterations}"
-        )
+        return Signature(
+            "gleu",
+            METRIC_VERSION,
+            (
+                ("order", str(ORDER)),
+                ("refs", str(self.references)),
+                ("draw", self.draw),
+                ("iterations", str(self.iterations)),
+            ),
+        ).text
 
 
 class GleuCorpus:

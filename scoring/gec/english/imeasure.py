@@ -53,6 +53,7 @@ import numpy.typing as npt
 from scoring.gec.english.gleu import tokens as python2_tokens
 from scoring.gec.errors import InputFormatError
 from scoring.gec.m2 import NOOP_TYPE, M2Block
+from scoring.gec.signature import COLON, Signature
 
 METRIC_VERSION = "imeasure-fc79fdf-nomix"
 Optimise = Literal["sentence", "corpus"]
@@ -194,10 +195,19 @@ class IMeasureConfig:
 
     @property
     def signature(self) -> str:
-        return (
-            f"imeasure|version:{METRIC_VERSION}|level:token|max:correction-wacc"
-            f"|optimise:{self.optimise}|w:{self.weight:g}|beta:{self.beta:g}|refs:per-annotator"
-        )
+        return Signature(
+            "imeasure",
+            METRIC_VERSION,
+            (
+                ("level", "token"),
+                ("max", "correction-wacc"),
+                ("optimise", self.optimise),
+                ("w", f"{self.weight:g}"),
+                ("beta", f"{self.beta:g}"),
+                ("refs", "per-annotator"),
+            ),
+            style=COLON,
+        ).text
 
 
 @dataclass(frozen=True)

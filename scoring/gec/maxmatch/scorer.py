@@ -25,6 +25,7 @@ from scoring.gec.maxmatch.matching import (
     count_matches,
     prepare,
 )
+from scoring.gec.signature import COLON, Signature
 
 METRIC_NAME = "m2score"
 METRIC_VERSION = "m2scorer-3.2"
@@ -113,10 +114,16 @@ class M2Result:
 
     @property
     def signature(self) -> str:
-        return (
-            f"{METRIC_NAME}|version:{METRIC_VERSION}|beta:{self.beta}"
-            f"|max_unchanged_words:{self.max_unchanged_words}|case:sensitive"
-        )
+        return Signature(
+            METRIC_NAME,
+            METRIC_VERSION,
+            (
+                ("beta", str(self.beta)),
+                ("max_unchanged_words", str(self.max_unchanged_words)),
+                ("case", "sensitive"),
+            ),
+            style=COLON,
+        ).text
 
 
 def gold_edits_by_annotator(block: M2Block) -> dict[int, list[GoldEdit]]:

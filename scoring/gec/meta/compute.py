@@ -5,8 +5,9 @@
 tokenised sentence per line) with our own implementations and meta-evaluates the scores in the
 same call, beside any ``--metric NAME=SCORES`` files. ``--lines`` (1-based line numbers into
 GOLD.m2, one per output line) scores a subset, e.g. SEEDA's 391 sentences against the CoNLL-14
-gold blocks. The registry :data:`METRICS` maps a name to a function
-``(inputs, cache) -> MetricScores`` (system scores, and per-sentence statistics where the
+gold blocks. :data:`METRICS` maps a name to a function
+``(inputs, cache) -> MetricScores``: the metrics of the library's registry
+(``scoring/gec/registry.py``) that name a ``meta`` function here (system scores, and per-sentence statistics where the
 metric has them, for ``--bootstrap-sentences``).
 """
 
@@ -16,11 +17,12 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import numpy.typing as npt
 
+from scoring.gec import registry
 from scoring.gec.errors import InputFormatError, decode_utf8
 from scoring.gec.m2 import M2Block, read_m2
 
@@ -74,7 +76,7 @@ def _f_half(sums: FloatArray, sentences: int) -> float:
     return precision_recall_f(M2Counts(tp, proposed, gold))[2]
 
 
-def _m2(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+def m2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     results = _m2_results(inputs, cache)
     stats = {
         system: np.array(
@@ -90,13 +92,13 @@ def _mean(sums: FloatArray, sentences: int) -> float:
     return float(sums[0]) / sentences
 
 
-def _sentm2(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+def sentm2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     results = _m2_results(inputs, cache)
     stats = {s: np.array(r.sentence_f, dtype=float)[:, None] for s, r in results.items()}
     return MetricScores({s: r.sent_f for s, r in results.items()}, stats, _mean)
 
 
-def _gleu(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+def gleu_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     from scoring.gec.english.gleu import GleuCorpus
 
     if not inputs.references:
@@ -105,18 +107,17 @@ def _gleu(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     return MetricScores({s: corpus.score(lines).gleu for s, lines in inputs.outputs.items()})
 
 
-def _imeasure(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+def imeasure_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     from scoring.gec.english.imeasure import score_systems
 
     results = score_systems(dict(inputs.outputs), inputs.gold)
     return MetricScores({system: result.imeasure for system, result in results.items()})
 
 
+# The functions above, as the registry names them (this module is loaded by then).
 METRICS: dict[str, MetricFunction] = {
-    "m2": _m2,
-    "sentm2": _sentm2,
-    "gleu": _gleu,
-    "imeasure": _imeasure,
+    name: cast(MetricFunction, registry.load(str(registry.METRICS[name].meta)))
+    for name in registry.meta_metrics()
 }
 
 

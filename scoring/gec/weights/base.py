@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from scoring.gec.signature import WEIGHTS, Signature
+
 # (done, total) in provider-defined units; a Celery task turns it into a progress bar.
 ProgressCallback = Callable[[int, int], None]
 
@@ -44,7 +46,7 @@ class SelfWeights:
 
     @property
     def signature(self) -> str:
-        return "weights=self"
+        return Signature("self", None, style=WEIGHTS).text
 
     def weights(
         self, requests: Sequence[WeightRequest], *, progress: ProgressCallback | None = None

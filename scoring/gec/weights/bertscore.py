@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from scoring.gec.signature import WEIGHTS, Signature
 from scoring.gec.weights.base import ProgressCallback, WeightRequest
 from scoring.gec.weights.cache import DiskCache
 from scoring.gec.weights.matching import greedy_match_spans
@@ -378,22 +379,24 @@ class BertScoreWeights:
         rescale = f"rescaled({self.config.baseline})" if self.baseline is not None else "no-rescale"
         import transformers
 
-        return "|".join(
-            [
-                "weights=bertscore-F",
-                f"model={self.model_info.name}",
-                f"built_from={self.model_info.config_name or 'unknown'}",
-                f"sha256={self.fingerprint[:12]}",
-                f"layer={self.num_layers}",
-                rescale,
-                self._idf_tag if self.config.idf else "no-idf",
-                self._precision_tag(),
-                f"tokenizer={'fast' if self.config.use_fast_tokenizer else 'slow'}",
+        return Signature(
+            "bertscore-F",
+            None,
+            (
+                ("model", self.model_info.name),
+                ("built_from", self.model_info.config_name or "unknown"),
+                ("sha256", self.fingerprint[:12]),
+                ("layer", str(self.num_layers)),
+                (rescale, None),
+                (self._idf_tag if self.config.idf else "no-idf", None),
+                (self._precision_tag(), None),
+                ("tokenizer", "fast" if self.config.use_fast_tokenizer else "slow"),
                 # bert-score 0.3.13's own __version__ still says 0.3.12: ask the installer.
-                f"bert_score={importlib.metadata.version('bert-score')}",
-                f"transformers={transformers.__version__}",
-            ]
-        )
+                ("bert_score", importlib.metadata.version("bert-score")),
+                ("transformers", transformers.__version__),
+            ),
+            style=WEIGHTS,
+        ).text
 
     def _sync(self) -> None:
         """Wait for queued device work, so that a phase's time includes it."""

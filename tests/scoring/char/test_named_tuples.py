@@ -1,4 +1,4 @@
-"""The result tuples of m2.py and compare.py are declared twice: as typing.NamedTuple classes
+"""The result tuples of m2.py and compare.py (and registry.Metric) are declared twice: as typing.NamedTuple classes
 for type checkers and with collections.namedtuple at run time (no typing import at start-up,
 issue #17). Both declarations must list the same fields in the same order."""
 
@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from scoring.gec import compare, m2
+from scoring.gec import compare, m2, registry
 
 
 def typed_fields(module: ModuleType) -> dict[str, tuple[str, ...]]:
@@ -36,6 +36,7 @@ def typed_fields(module: ModuleType) -> dict[str, tuple[str, ...]]:
         (compare, "Scores", compare.Scores),
         (compare, "SentenceResult", compare.SentenceResult),
         (compare, "CompareResult", compare.CompareResult),
+        (registry, "Metric", registry.Metric),
     ],
 )
 def test_typed_and_runtime_fields_agree(module: ModuleType, typed_name: str, runtime: type) -> None:

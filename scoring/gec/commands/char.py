@@ -223,7 +223,7 @@ def run_compare(args: argparse.Namespace) -> int:
             mode=args.mode,
             beta=args.beta,
             cat=args.cat,
-            signature_extra="input=m2",
+            signature_fields=(("input", "m2"),),
         )
     _warn_mismatches(result)
     _print_result(result, args)
@@ -261,13 +261,11 @@ def run_score(args: argparse.Namespace) -> int:
                 f"warning: {name}, line {line}: cheapest-path enumeration truncated",
                 file=sys.stderr,
             )
-    extra = "|".join(
-        [
-            f"granularity={args.granularity}" + ("-jieba" if args.granularity == "word" else ""),
-            f"strategy={args.strategy}",
-            f"simplified={'yes' if args.simplified else 'no'}",
-            f"resources={resources.signature}",
-        ]
+    extraction = (
+        ("granularity", args.granularity + ("-jieba" if args.granularity == "word" else "")),
+        ("strategy", args.strategy),
+        ("simplified", "yes" if args.simplified else "no"),
+        ("resources", resources.signature),
     )
     result = compare_m2(
         hyp_blocks,
@@ -277,7 +275,7 @@ def run_score(args: argparse.Namespace) -> int:
         mode=args.mode,
         beta=args.beta,
         cat=args.cat,
-        signature_extra=extra,
+        signature_fields=extraction,
     )
     _warn_mismatches(result)
     _print_result(result, args)

@@ -1,0 +1,202 @@
+"""The metrics of the library by name, and the CLI commands by the module that registers them.
+
+A :class:`Metric` names its scorer, its config and its meta-evaluation function by import
+path (``"module:attribute"``), never by the object: looking a metric up imports nothing, and
+:func:`load` imports only the module asked for. ``python -m scoring.gec compare`` reads this
+module at start-up and must not load the extractor or the aligner (issue #17 times it), so
+keep this module free of imports of the library's metric modules.
+
+Who looks here: the CLI (:data:`COMMANDS`: which module registers a command),
+``meta system --compute`` (the metrics with a ``meta`` function) and the Django side (the
+names, titles and where a scored system's summary keeps each number).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False  # not imported from typing: see compare.py's result types
+
+# Command -> the module that registers it (one module per metric family), in the order of
+# ``python -m scoring.gec --help``. Only the module of the command being run is imported.
+COMMANDS: dict[str, str] = {
+    "m2": "scoring.gec.commands.char",
+    "compare": "scoring.gec.commands.char",
+    "score": "scoring.gec.commands.char",
+    "cleme": "scoring.gec.commands.cleme",
+    "cleme2": "scoring.gec.commands.cleme",
+    "chunks": "scoring.gec.commands.cleme",
+    "ptm2": "scoring.gec.commands.ptm2",
+    "meta": "scoring.gec.commands.meta",
+    "errant-compare": "scoring.gec.commands.errant",
+    "errant-m2": "scoring.gec.commands.errant",
+    "gleu": "scoring.gec.commands.gleu",
+    "m2score": "scoring.gec.commands.m2score",
+    "imeasure": "scoring.gec.commands.imeasure",
+}
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class Metric(NamedTuple):
+        name: str  # the registry key
+        title: str  # how pages and reports label its headline number
+        language: str  # "zh", "en" or "any" (M2 input in any language)
+        scorer: str  # "module:function" computing it
+        config: str | None  # "module:Class" of its options, when it has a config type
+        commands: tuple[str, ...]  # CLI commands that compute it (keys of COMMANDS)
+        meta: str | None  # "module:function" for ``meta system --compute``, if offered
+        # Where a scored system's summary keeps it: (entry of summary["extra"], number key);
+        # None for the numbers that are not under "extra".
+        summary: tuple[str, str] | None
+
+else:
+    from collections import namedtuple
+
+    Metric = namedtuple(
+        "Metric",
+        ["name", "title", "language", "scorer", "config", "commands", "meta", "summary"],
+    )
+
+
+def _metrics(*entries: Metric) -> dict[str, Metric]:
+    return {entry.name: entry for entry in entries}
+
+
+# The order is the order of listings (``meta system --compute``'s help: m2, sentm2, gleu,
+# imeasure; the platform's metric catalogue).
+METRICS: dict[str, Metric] = _metrics(
+    Metric(
+        "cherrant",
+        "ChERRANT F0.5",
+        "zh",
+        "scoring.gec.compare:compare_m2",
+        None,
+        ("compare", "score"),
+        None,
+        None,
+    ),
+    Metric(
+        "errant",
+        "ERRANT F0.5",
+        "en",
+        "scoring.gec.english.errant_compare:compare_blocks",
+        "scoring.gec.english.errant_compare:CompareOptions",
+        ("errant-compare",),
+        None,
+        None,
+    ),
+    Metric(
+        "m2",
+        "M2 F0.5",
+        "en",
+        "scoring.gec.maxmatch:score",
+        None,
+        ("m2score",),
+        "scoring.gec.meta.compute:m2_scores",
+        ("m2", "f05"),
+    ),
+    Metric(
+        "sentm2",
+        "SentM2",
+        "en",
+        "scoring.gec.maxmatch:score",
+        None,
+        ("m2score",),
+        "scoring.gec.meta.compute:sentm2_scores",
+        ("m2", "sent_f05"),
+    ),
+    Metric(
+        "gleu",
+        "GLEU",
+        "en",
+        "scoring.gec.english.gleu:corpus_gleu",
+        None,
+        ("gleu",),
+        "scoring.gec.meta.compute:gleu_scores",
+        ("gleu", "score"),
+    ),
+    Metric(
+        "imeasure",
+        "I-measure",
+        "en",
+        "scoring.gec.english.imeasure:score_corpus",
+        "scoring.gec.english.imeasure:IMeasureConfig",
+        ("imeasure",),
+        "scoring.gec.meta.compute:imeasure_scores",
+        None,
+    ),
+    Metric(
+        "cleme",
+        "CLEME F0.5",
+        "any",
+        "scoring.gec.cleme:cleme",
+        None,
+        ("cleme",),
+        None,
+        ("cleme", "f05"),
+    ),
+    Metric(
+        "cleme2",
+        "CLEME2.0",
+        "any",
+        "scoring.gec.cleme:cleme2",
+        None,
+        ("cleme2",),
+        None,
+        ("cleme2", "score"),
+    ),
+    Metric(
+        "ptm2",
+        "PT-M2 F0.5",
+        "any",
+        "scoring.gec.ptm2:score_ptm2",
+        None,
+        ("ptm2",),
+        None,
+        ("ptm2", "f05"),
+    ),
+    Metric(
+        "ptm2-m2",
+        "PT-M2 F0.5 (MaxMatch)",
+        "en",
+        "scoring.gec.ptm2_m2:score_ptm2_m2",
+        None,
+        ("ptm2",),
+        None,
+        None,
+    ),
+)
+
+
+def get(name: str) -> Metric:
+    """The metric called ``name``; a ValueError naming the known ones otherwise."""
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise ValueError(f"unknown metric {name!r} (known: {', '.join(METRICS)})") from None
+
+
+def load(path: str) -> object:
+    """The object at ``"module:attribute"`` (imports the module)."""
+    module_name, _, attribute = path.partition(":")
+    if not attribute:
+        raise ValueError(f"expected 'module:attribute', got {path!r}")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def scorer(name: str) -> object:
+    """The scoring function of metric ``name`` (imports its module only)."""
+    return load(get(name).scorer)
+
+
+def meta_metrics() -> list[str]:
+    """Names of the metrics ``meta system --compute`` can compute, in registry order."""
+    return [name for name, metric in METRICS.items() if metric.meta is not None]
+
+
+def command_modules(command: str | None = None) -> tuple[str, ...]:
+    """The module of ``command``, or every command module in help order when unknown/None."""
+    if command in COMMANDS:
+        return (COMMANDS[command],)
+    return tuple(dict.fromkeys(COMMANDS.values()))

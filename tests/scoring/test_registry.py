@@ -1,0 +1,72 @@
+"""The metric registry: every name resolves, the CLI and meta-evaluation find their metrics
+there, and looking a metric up imports no metric module."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scoring.gec import registry
+from scoring.gec.cli import build_parser
+from scoring.gec.meta import compute
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert len(actions) == 1
+    return list(actions[0].choices)
+
+
+@pytest.mark.parametrize("name", list(registry.METRICS))
+def test_every_import_path_of_a_metric_resolves(name: str) -> None:
+    metric = registry.get(name)
+    assert metric.name == name and metric.language in ("zh", "en", "any")
+    assert callable(registry.scorer(name))
+    if metric.config is not None:
+        assert inspect.isclass(registry.load(metric.config))
+    if metric.meta is not None:
+        assert registry.load(metric.meta) is compute.METRICS[name]
+
+
+@pytest.mark.parametrize("name", list(registry.METRICS))
+def test_a_metrics_commands_are_registered_by_the_module_the_registry_names(name: str) -> None:
+    for command in registry.get(name).commands:
+        assert registry.command_modules(command) == (registry.COMMANDS[command],)
+        assert command in _commands(build_parser(command))
+
+
+def test_the_full_parser_lists_the_commands_in_registry_order() -> None:
+    assert _commands(build_parser()) == list(registry.COMMANDS)
+
+
+def test_meta_compute_offers_exactly_the_registry_metrics_with_a_meta_function() -> None:
+    assert list(compute.METRICS) == registry.meta_metrics() == ["m2", "sentm2", "gleu", "imeasure"]
+
+
+def test_unknown_metric_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="unknown metric 'bleu' \\(known: cherrant, errant"):
+        registry.get("bleu")
+    with pytest.raises(ValueError, match="module:attribute"):
+        registry.load("scoring.gec.compare")
+
+
+def test_looking_metrics_up_imports_no_metric_module() -> None:
+    probe = (
+        "import json, sys\n"
+        "from scoring.gec import registry\n"
+        "import scoring.gec.cli\n"
+        "registry.get('cleme'); registry.meta_metrics(); registry.command_modules('compare')\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('scoring'))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(out) == ["scoring", "scoring.gec", "scoring.gec.cli", "scoring.gec.registry"]

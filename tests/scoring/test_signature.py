@@ -1,0 +1,140 @@
+"""Signatures: one formatter (scoring.gec.signature), and every metric's signature text kept
+byte for byte (stored signatures key caches in the database; the CLI prints them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.gec.cleme.scorers import _signature as cleme_signature
+from scoring.gec.cleme.weighting import NO_WEIGHTING
+from scoring.gec.compare import compare_m2
+from scoring.gec.compare import signature as compare_signature
+from scoring.gec.english.errant_compare import CompareOptions
+from scoring.gec.english.gleu import GleuResult
+from scoring.gec.english.imeasure import IMeasureConfig
+from scoring.gec.m2 import parse_m2
+from scoring.gec.maxmatch.scorer import M2Result
+from scoring.gec.ptm2 import signature as ptm2_signature
+from scoring.gec.ptm2_m2 import signature as ptm2_m2_signature
+from scoring.gec.signature import COLON, COLON_V, KEYED, WEIGHTS, Signature, SignatureStyle
+from scoring.gec.weights.base import SelfWeights
+
+
+def test_keyed_style_names_metric_and_version_then_fields_in_order() -> None:
+    sig = Signature("gleu", "7", (("order", "4"), ("refs", "2")))
+    assert sig.text == "metric=gleu|version=7|order=4|refs=2"
+    assert str(sig) == sig.text
+    assert sig.parts == ["metric=gleu", "version=7", "order=4", "refs=2"]
+
+
+def test_colon_styles_write_the_bare_name_and_their_version_key() -> None:
+    fields = (("beta", "0.5"),)
+    assert Signature("m2score", "3.2", fields, COLON).text == "m2score|version:3.2|beta:0.5"
+    assert Signature("CLEME", "1.0", fields, COLON_V).text == "CLEME|v:1.0|beta:0.5"
+
+
+def test_bare_fields_are_written_as_is_and_empty_ones_left_out() -> None:
+    sig = Signature("x", "1", (("single", None), ("", None), ("weights=self", None)))
+    assert sig.text == "metric=x|version=1|single|weights=self"
+
+
+def test_weight_provider_signature_has_no_version() -> None:
+    assert Signature("self", None, style=WEIGHTS).text == "weights=self"
+    assert SelfWeights().signature == "weights=self"
+
+
+def test_signature_is_a_read_only_value() -> None:
+    a = Signature("m", "1", (("k", "v"),))
+    b = Signature("m", "1", (("k", "v"),), KEYED)
+    assert a == b and hash(a) == hash(b)
+    assert a != Signature("m", "2", (("k", "v"),))
+    assert a.field("k") == "v"
+    with pytest.raises(KeyError):
+        a.field("missing")
+    with pytest.raises(AttributeError):
+        a.metric = "other"  # type: ignore[misc]
+    assert SignatureStyle(name_key=None, version_key="v", assign=":") == COLON_V
+
+
+# --- every metric's text, as published (and stored) before the Signature type ---------------
+
+BLOCK = "S a b c\nA 0 1|||R|||x|||REQUIRED|||-NONE-|||0\n"
+
+
+def test_cherrant_compare_signature() -> None:
+    blocks = parse_m2(BLOCK)
+    assert compare_m2(blocks, blocks).signature == (
+        "metric=cherrant-f0.5|version=1|mode=correction|refs=all|refnum=any"
+    )
+    result = compare_m2(
+        blocks,
+        blocks,
+        max_refs=2,
+        reference_num=1,
+        mode="ds",
+        beta=1.0,
+        signature_fields=(("granularity", "char"), ("resources", "cherrant:0123abcd")),
+    )
+    assert result.signature == (
+        "metric=cherrant-f1|version=1|mode=ds|refs=first2|refnum=1"
+        "|granularity=char|resources=cherrant:0123abcd"
+    )
+    assert compare_signature(beta=0.5, mode="cse", max_refs=None, reference_num=None).text == (
+        "metric=cherrant-f0.5|version=1|mode=cse|refs=all|refnum=any"
+    )
+
+
+def test_errant_signature_with_flags() -> None:
+    assert CompareOptions().signature == "metric=errant-f0.5|version=errant-3.0.2|mode=cs"
+    options = CompareOptions(
+        mode="dt", beta=1.0, single=True, multi=True, filt=("R:SPELL", "M:DET")
+    )
+    assert options.signature == (
+        "metric=errant-f1|version=errant-3.0.2|mode=dt|single|multi|filt=R:SPELL,M:DET"
+    )
+
+
+def test_m2scorer_gleu_and_imeasure_signatures() -> None:
+    m2 = M2Result(1, 0, 0, 1.0, 1.0, 1.0, 0.5, [], [], max_unchanged_words=2)
+    assert (
+        m2.signature == "m2score|version:m2scorer-3.2|beta:0.5|max_unchanged_words:2|case:sensitive"
+    )
+    gleu = GleuResult(0.5, 500, "python2", 2, None, 0.0)
+    assert gleu.signature == (
+        "metric=gleu|version=gec-ranking-50b5032|order=4|refs=2|draw=python2|iterations=500"
+    )
+    assert IMeasureConfig().signature == (
+        "imeasure|version:imeasure-fc79fdf-nomix|level:token|max:correction-wacc"
+        "|optimise:sentence|w:2|beta:1|refs:per-annotator"
+    )
+
+
+def test_ptm2_signatures_end_with_the_weight_provider() -> None:
+    provider = SelfWeights()
+    assert ptm2_signature(
+        provider, level="corpus", granularity="char", beta=0.5, max_refs=None
+    ).text == (
+        "metric=pt-m2-char|version=1|level=corpus|granularity=char|beta=0.5"
+        "|selection=greedy-running-f4dp|refs=all|weights=self"
+    )
+    assert ptm2_signature(
+        provider, level="sentence", granularity="word", beta=1, max_refs=2
+    ).text == (
+        "metric=pt-errant|version=1|level=sentence|granularity=word|beta=1"
+        "|selection=best-f-per-sentence|refs=first2|weights=self"
+    )
+    assert ptm2_m2_signature(provider, level="sentence", beta=0.5, max_unchanged_words=2).text == (
+        "metric=pt-m2|version=1|base=sentm2|level=sentence|beta=0.5|max_unchanged_words=2"
+        "|edits=maxmatch-lattice(m2scorer-3.2)|selection=best-f-per-sentence|weights=self"
+    )
+
+
+def test_cleme_signature() -> None:
+    assert cleme_signature("corpus", "dependent", 0.5, NO_WEIGHTING, 0.0, None) == (
+        "CLEME|v:1.0(THUKElab/CLEME@5fc7617)|level:corpus|assume:dependent|beta:0.5"
+        "|weight:none|refs:all"
+    )
+    assert cleme_signature("sentence", "independent", 1.0, None, 0.0, 3, "accuracy") == (
+        "CLEME|v:1.0(THUKElab/CLEME@5fc7617)|level:sentence|assume:independent|beta:1"
+        "|weight:none|refs:3|select:accuracy"
+    )
