@@ -22,8 +22,9 @@ _EXPORTS: dict[str, str] = {
     "Scores": "scoring.gec.compare",
     "SentenceResult": "scoring.gec.compare",
     "compare_m2": "scoring.gec.compare",
-    "f_score": "scoring.gec.compare",
     "reference_count_curve": "scoring.gec.compare",
+    "Counts": "scoring.gec.counts",
+    "precision_recall_f": "scoring.gec.counts",
     "Edit": "scoring.gec.extract",
     "ParallelFormatError": "scoring.gec.extract",
     "ParallelLine": "scoring.gec.extract",
@@ -69,9 +70,9 @@ if TYPE_CHECKING:
         Scores,
         SentenceResult,
         compare_m2,
-        f_score,
         reference_count_curve,
     )
+    from scoring.gec.counts import Counts, precision_recall_f
     from scoring.gec.extract import (
         Edit,
         ParallelFormatError,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from scoring.gec.counts import WEIGHTED_ZERO, Counts
 from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit
 from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
@@ -49,21 +50,11 @@ class SentenceEdits:
 
 
 @dataclass(frozen=True)
-class Counts:
-    tp: float = 0.0
-    fp: float = 0.0
-    fn: float = 0.0
-
-    def __add__(self, other: Counts) -> Counts:
-        return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
-
-
-@dataclass(frozen=True)
 class SentenceScore:
     index: int  # 0-based block index
     hypothesis: int  # chosen hypothesis annotator
     reference: int  # chosen reference annotator (-1 for a skipped sentence)
-    counts: Counts
+    counts: Counts[float]
     p: float
     r: float
     f: float
@@ -270,7 +261,9 @@ def compute_weights(
 
 
 # -------------------------------------------------------------------------- counting
-def compare_weighted(hyp: AnnotatorEdits, ref: AnnotatorEdits, weights: dict[Key, float]) -> Counts:
+def compare_weighted(
+    hyp: AnnotatorEdits, ref: AnnotatorEdits, weights: dict[Key, float]
+) -> Counts[float]:
     """TP/FP/FN of one hypothesis annotator against one reference annotator."""
     tp = fp = fn = 0.0
     for key, types in hyp.keys.items():
@@ -286,15 +279,7 @@ def compare_weighted(hyp: AnnotatorEdits, ref: AnnotatorEdits, weights: dict[Key
     return Counts(tp, fp, fn)
 
 
-def prf(counts: Counts, beta: float = 0.5) -> tuple[float, float, float]:
-    """P = 1 when FP = 0, R = 1 when FN = 0, F = 0 when P + R = 0 (ChERRANT / errant)."""
-    p = counts.tp / (counts.tp + counts.fp) if counts.fp else 1.0
-    r = counts.tp / (counts.tp + counts.fn) if counts.fn else 1.0
-    f = (1 + beta**2) * p * r / (beta**2 * p + r) if p + r else 0.0
-    return p, r, f
-
-
-def _better(candidate: Counts, f: float, best: Counts, best_f: float) -> bool:
+def _better(candidate: Counts[float], f: float, best: Counts[float], best_f: float) -> bool:
     if f != best_f:
         return f > best_f
     if candidate.tp != best.tp:
@@ -317,16 +302,16 @@ def score_sentences(
     *,
     level: str = "corpus",
     beta: float = 0.5,
-) -> tuple[Counts, list[SentenceScore]]:
+) -> tuple[Counts[float], list[SentenceScore]]:
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
-    total = Counts()
+    total = WEIGHTED_ZERO
     scores: list[SentenceScore] = []
     for index, sentence in enumerate(sentences):
         if sentence.skipped:
-            scores.append(SentenceScore(index, 0, -1, Counts(), 1.0, 1.0, 1.0, skipped=True))
+            scores.append(SentenceScore(index, 0, -1, WEIGHTED_ZERO, 1.0, 1.0, 1.0, skipped=True))
             continue
-        best = Counts()
+        best = WEIGHTED_ZERO
         best_f = -1.0
         best_ids = (0, 0)
         for hyp_id, hyp in sentence.hypotheses.items():
@@ -335,13 +320,13 @@ def score_sentences(
                 counts = compare_weighted(hyp, ref, _sentence_weights(table, level))
                 if level == "corpus":
                     # ChERRANT / errant: the running corpus F, rounded to 4 decimals.
-                    f = round(prf(total + counts, beta)[2], 4)
+                    f = (total + counts).f_score(beta, digits=4)
                 else:
-                    f = prf(counts, beta)[2]
+                    f = counts.f_score(beta)
                 if _better(counts, f, best, best_f):
                     best, best_f, best_ids = counts, f, (hyp_id, ref_id)
         total = total + best
-        p, r, f = prf(best, beta)
+        p, r, f = best.prf(beta)
         scores.append(SentenceScore(index, best_ids[0], best_ids[1], best, p, r, f))
     return total, scores
 
@@ -392,7 +377,7 @@ def score_ptm2(
     )
     total, scores = score_sentences(sentences, weights, level=level, beta=beta)
     if level == "corpus":
-        p, r, f = prf(total, beta)
+        p, r, f = total.prf(beta)
     else:
         counted = [s for s in scores if not s.skipped]
         n = max(1, len(counted))

@@ -22,7 +22,8 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from scoring.gec.compare import CompareError, f_score
+from scoring.gec.compare import CompareError
+from scoring.gec.counts import Counts
 from scoring.gec.m2 import NOOP_TYPE, M2Block, M2Edit, read_m2
 
 MODES = ("cs", "cse", "ds", "dt")
@@ -208,7 +209,7 @@ def compare_blocks(
         for hyp_id, hyp_edits in hyp.items():
             for ref_id, ref_edits in ref.items():
                 tp, fp, fn, cats = compare_pair(hyp_edits, ref_edits)
-                _, _, f = f_score(total_tp + tp, total_fp + fp, total_fn + fn, beta)
+                f = Counts(total_tp + tp, total_fp + fp, total_fn + fn).f_score(beta, digits=4)
                 b_tp, b_fp, b_fn = best
                 if (
                     f > best_f
@@ -234,8 +235,8 @@ def compare_blocks(
                 into[position] += counts[position]
         for name in sorted(grouped):
             tp, fp, fn = grouped[name]
-            categories[name] = CategoryScores(tp, fp, fn, *f_score(tp, fp, fn, beta))
-    p, r, f = f_score(total_tp, total_fp, total_fn, beta)
+            categories[name] = CategoryScores(tp, fp, fn, *Counts(tp, fp, fn).prf(beta, digits=4))
+    p, r, f = Counts(total_tp, total_fp, total_fn).prf(beta, digits=4)
     return ErrantResult(total_tp, total_fp, total_fn, p, r, f, options, categories, sentences)
 
 

@@ -12,7 +12,6 @@ from scoring.gec.ptm2 import (
     apply_edits,
     compute_weights,
     prepare_sentences,
-    prf,
     score_ptm2,
     score_sentences,
 )
@@ -86,7 +85,7 @@ def test_ptm2_with_bertscore_equals_per_edit_computation(
         total, scores = score_sentences(sentences, expected, level=level)
         if level == "corpus":
             assert result.tp == pytest.approx(total.tp, abs=1e-5)
-            assert result.f == pytest.approx(prf(total)[2], abs=1e-5)
+            assert result.f == pytest.approx(total.f_score(), abs=1e-5)
         else:
             assert result.f == pytest.approx(sum(s.f for s in scores) / len(scores), abs=1e-5)
         assert "weights=bertscore-F" in result.signature and "layer=2" in result.signature
