@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from scoring.gec.counts import WEIGHTED_ZERO, Counts
-from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit
+from scoring.gec.edits import OverlappingEditsError
+from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, apply_m2_edits
 from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
 Key = tuple[int, int, str]  # (start, end, correction) as ChERRANT / errant compare keys
@@ -97,21 +98,11 @@ def _join(tokens: Sequence[str], granularity: str) -> str:
     return ("" if granularity == "char" else " ").join(tokens)
 
 
-def apply_edits(tokens: Sequence[str], edits: Sequence[tuple[int, int, str]]) -> list[str]:
-    """Source tokens with the given (start, end, correction) edits applied (non-overlapping)."""
-    out: list[str] = []
-    position = 0
-    for start, end, correction in sorted(edits, key=lambda e: (e[0], e[1])):
-        if start < 0:
-            continue
-        if start < position:
-            raise PTM2InputError(f"overlapping edits at token {start}")
-        out.extend(tokens[position:start])
-        if correction != NONE_CORRECTION:
-            out.extend(correction.split())
-        position = max(position, end)
-    out.extend(tokens[position:])
-    return out
+def _edited(tokens: Sequence[str], edits: Sequence[tuple[int, int, str]]) -> list[str]:
+    try:
+        return apply_m2_edits(tokens, edits)
+    except OverlappingEditsError as error:
+        raise PTM2InputError(str(error)) from None
 
 
 def _annotator_map(
@@ -146,7 +137,7 @@ def _reference_text(block: M2Block, annotator: int, granularity: str) -> str:
         if e.annotator == annotator and e.type not in (NOOP_TYPE, NA_TYPE)
     ]
     try:
-        return _join(apply_edits(tokens, own), granularity)
+        return _join(_edited(tokens, own), granularity)
     except PTM2InputError as error:
         raise PTM2InputError(f"reference block at line {block.line}: {error}") from None
 
@@ -205,7 +196,7 @@ def weight_requests(
             gold = {k for k, t in reference.keys.items() if _counted(t)}
             text = source if reference.text is None else reference.text
             for key in sorted(hyp_keys | gold):
-                edited = _join(apply_edits(sentence.source_tokens, [key]), granularity)
+                edited = _join(_edited(sentence.source_tokens, [key]), granularity)
                 requests.append(WeightRequest(source, edited, text))
                 slots.append((index, annotator, key))
     return requests, slots
