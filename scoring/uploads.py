@@ -26,6 +26,7 @@ from datasets.textrules import (
     refused_character,
     text_problem,
 )
+from scoring.gec.errors import InputFormatError, decode_utf8
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -52,16 +53,13 @@ def hypotheses_checksum(hypotheses: Sequence[str]) -> str:
 
 def decode_upload(data: bytes, *, file_name: str) -> str:
     """UTF-8 text with a BOM dropped and CRLF/CR line ends normalised."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
     if looks_binary(data):
         raise ServiceError(f"{file_name}: {BINARY_MESSAGE}", field="file")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        text = decode_utf8(data, name=file_name)  # the library's one UTF-8 policy (BOM dropped)
+    except InputFormatError as exc:
         raise ServiceError(
-            f"{file_name}, line {line}: the file is not UTF-8 (save it as UTF-8 and upload again)",
+            f"{file_name}, line {exc.line}: the file is not UTF-8 (save it as UTF-8 and upload again)",
             field="file",
         ) from None
     text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -27,7 +27,7 @@ _EXPORTS: dict[str, str] = {
     "precision_recall_f": "scoring.gec.counts",
     "Edit": "scoring.gec.extract",
     "ParallelFormatError": "scoring.gec.extract",
-    "ParallelLine": "scoring.gec.extract",
+    "ParallelLine": "scoring.gec.mucgec",
     "TargetAnnotation": "scoring.gec.extract",
     "annotate_sentence": "scoring.gec.extract",
     "extract_edits": "scoring.gec.extract",
@@ -76,7 +76,6 @@ if TYPE_CHECKING:
     from scoring.gec.extract import (
         Edit,
         ParallelFormatError,
-        ParallelLine,
         TargetAnnotation,
         annotate_sentence,
         extract_edits,
@@ -93,6 +92,7 @@ if TYPE_CHECKING:
         read_m2,
         write_m2,
     )
+    from scoring.gec.mucgec import ParallelLine
     from scoring.gec.ptm2 import PTM2Result, score_ptm2
     from scoring.gec.resources import (
         ResourceError,

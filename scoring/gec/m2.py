@@ -19,7 +19,7 @@ import re
 
 from scoring.gec.collector import collector_paused
 from scoring.gec.edits import apply_edits
-from scoring.gec.errors import InputFormatError, decode_utf8
+from scoring.gec.errors import InputFormatError, decode_utf8, strip_bom
 
 TYPE_CHECKING = False  # typing and pathlib are not imported at run time: start-up of the CLI
 if TYPE_CHECKING:
@@ -312,8 +312,7 @@ def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
 
 def parse_m2(text: str, *, name: str = "<text>") -> list[M2Block]:
     """Parse M2 text; blocks are separated by blank lines. CRLF and a BOM are accepted."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = strip_bom(text)
     lines = text.split("\n")
     if "\r" in text:
         lines = [line.rstrip("\r") for line in lines]

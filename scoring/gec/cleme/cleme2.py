@@ -172,6 +172,68 @@ def _counts(
     return similarity_counts(evaluation, weights, progress=progress)
 
 
+def _signature2(
+    evaluation: ChunkEvaluation, level: Level, used: Factors, weights: EditWeightProvider | None
+) -> str:
+    weight_name = "none" if weights is None else f"similarity({weights.signature})"
+    refs = "all" if evaluation.max_refs is None else str(evaluation.max_refs)
+    return (
+        f"CLEME2.0|v:{CLEME2_VERSION}|level:{level}|assume:{evaluation.assumption}"
+        f"|factors:{used.describe()}|weight:{weight_name}|refs:{refs}"
+    )
+
+
+def corpus_totals2(per_sentence: Sequence[Sequence[Counts]], used: Factors) -> Counts:
+    """Greedy best reference per sentence: max score of (totals + candidate), then more TP,
+    fewer FP, fewer FN, more TN; the first reference wins ties."""
+    total = Counts()
+    for candidates in per_sentence:
+        best: Counts | None = None
+        best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
+        for c in candidates:
+            running = aspects(
+                total.tp + c.tp,
+                total.fp_ne + c.fp_ne,
+                total.fp_un + c.fp_un,
+                total.fn + c.fn,
+                used,
+            )
+            key = (running.score, c.tp, -c.fp, -c.fn, c.tn)
+            if key > best_key:
+                best, best_key = c, key
+        if best is not None:
+            total = total + best
+    return total
+
+
+def _result2(
+    total: Counts,
+    values: Sequence[float],  # hit, wrong, under, over, score
+    n: int,
+    level: Level,
+    evaluation: ChunkEvaluation,
+    signature: str,
+) -> Cleme2Score:
+    hit, wrong, under, over, score = values
+    return Cleme2Score(
+        total.tp,
+        total.fp,
+        total.fp_ne,
+        total.fp_un,
+        total.fn,
+        total.tn,
+        hit,
+        wrong,
+        under,
+        over,
+        score,
+        n,
+        level,
+        evaluation.assumption,
+        signature,
+    )
+
+
 def score_evaluation2(
     evaluation: ChunkEvaluation,
     *,
@@ -181,79 +243,35 @@ def score_evaluation2(
     progress: ProgressCallback | None = None,
 ) -> Cleme2Score:
     """CLEME2.0 from partitioned, counted sentences: plain chunk counts, or with ``weights``
-    the similarity-weighted counts of CLEME2.0-sim (``similarity.py``)."""
+    the similarity-weighted counts of CLEME2.0-sim (``similarity.py``).
+
+    Corpus level: the aspects of the greedily chosen counts' totals. Sentence level: the
+    mean (numpy's) of each sentence's best aspects; counts are the chosen counts' sums.
+    """
     used = factors if factors is not None else default_factors(level)
     per_sentence = _counts(evaluation, weights, progress)
-    weight_name = "none" if weights is None else f"similarity({weights.signature})"
-    refs = "all" if evaluation.max_refs is None else str(evaluation.max_refs)
-    signature = (
-        f"CLEME2.0|v:{CLEME2_VERSION}|level:{level}|assume:{evaluation.assumption}"
-        f"|factors:{used.describe()}|weight:{weight_name}|refs:{refs}"
-    )
+    signature = _signature2(evaluation, level, used, weights)
     n = len(per_sentence)
-    total = Counts()
     if level == "corpus":
-        for candidates in per_sentence:
-            best: Counts | None = None
-            best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
-            for c in candidates:
-                running = aspects(
-                    total.tp + c.tp,
-                    total.fp_ne + c.fp_ne,
-                    total.fp_un + c.fp_un,
-                    total.fn + c.fn,
-                    used,
-                )
-                key = (running.score, c.tp, -c.fp, -c.fn, c.tn)
-                if key > best_key:
-                    best, best_key = c, key
-            if best is not None:
-                total = total + best
+        total = corpus_totals2(per_sentence, used)
         result = aspects(total.tp, total.fp_ne, total.fp_un, total.fn, used)
-        return Cleme2Score(
-            total.tp,
-            total.fp,
-            total.fp_ne,
-            total.fp_un,
-            total.fn,
-            total.tn,
-            result.hit,
-            result.wrong,
-            result.under,
-            result.over,
-            result.score,
-            n,
-            level,
-            evaluation.assumption,
-            signature,
-        )
+        values = (result.hit, result.wrong, result.under, result.over, result.score)
+        return _result2(total, values, n, level, evaluation, signature)
     if level != "sentence":
         raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
     details = best_per_sentence2(per_sentence, used)
     chosen = [detail.aspects for detail in details]
+    total = Counts()
     for detail in details:
         total = total + detail.counts
-
-    def mean(values: list[float]) -> float:
-        return numpy_mean(values)
-
-    return Cleme2Score(
-        total.tp,
-        total.fp,
-        total.fp_ne,
-        total.fp_un,
-        total.fn,
-        total.tn,
-        mean([a.hit for a in chosen]),
-        mean([a.wrong for a in chosen]),
-        mean([a.under for a in chosen]),
-        mean([a.over for a in chosen]),
-        mean([a.score for a in chosen]),
-        n,
-        level,
-        evaluation.assumption,
-        signature,
+    means = (
+        numpy_mean([a.hit for a in chosen]),
+        numpy_mean([a.wrong for a in chosen]),
+        numpy_mean([a.under for a in chosen]),
+        numpy_mean([a.over for a in chosen]),
+        numpy_mean([a.score for a in chosen]),
     )
+    return _result2(total, means, n, level, evaluation, signature)
 
 
 def cleme2(
