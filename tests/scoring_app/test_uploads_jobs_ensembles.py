@@ -96,6 +96,10 @@ def test_one_hypothesis_a_line_with_bom_and_crlf(release) -> None:  # type: igno
             "1\t我很喜欢吃平果\ta\tb\n2\t他是一个好学升\tb\n3\t今天天气很好\tc\n",
             r"line 1: 2 hypotheses",
         ),
+        (
+            "1\t我很喜欢吃平果\ta\n\n3\t今天天气很好\tc\n",
+            r"out.txt, line 2: empty line",
+        ),
         ("a\nb\n", r"2 lines, but the release has 3 sentences"),
         ("a\n\nb\n", r"line 2: empty hypothesis"),
     ],

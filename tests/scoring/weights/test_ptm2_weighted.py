@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import read_m2
+from scoring.gec.m2 import apply_m2_edits, read_m2
 from scoring.gec.ptm2 import (
-    apply_edits,
     compute_weights,
     prepare_sentences,
     score_ptm2,
@@ -34,7 +33,7 @@ def naive_weight_table(scorer, sentences, joiner: str):  # type: ignore[no-untyp
                 gold = {k for k, t in reference.keys.items() if t[0] != "noop"}
                 weights = {}
                 for key in hyp_keys | gold:
-                    edited = joiner.join(apply_edits(sentence.source_tokens, [key]))
+                    edited = joiner.join(apply_m2_edits(sentence.source_tokens, [key]))
                     if not edited.strip() or not reference.text.strip():
                         # bert-score 0.3.13 crashes on empty sentences under transformers 5;
                         # bert-score's own convention for them is F = 0 on both sides.
