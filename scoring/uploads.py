@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from core.exceptions import ServiceError
@@ -26,6 +26,8 @@ from datasets.textrules import (
     refused_character,
     text_problem,
 )
+from scoring.gec.errors import InputFormatError, decode_utf8
+from scoring.gec.mucgec import parallel_rows
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -52,16 +54,13 @@ def hypotheses_checksum(hypotheses: Sequence[str]) -> str:
 
 def decode_upload(data: bytes, *, file_name: str) -> str:
     """UTF-8 text with a BOM dropped and CRLF/CR line ends normalised."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
     if looks_binary(data):
         raise ServiceError(f"{file_name}: {BINARY_MESSAGE}", field="file")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        text = decode_utf8(data, name=file_name)  # the library's one UTF-8 policy (BOM dropped)
+    except InputFormatError as exc:
         raise ServiceError(
-            f"{file_name}, line {line}: the file is not UTF-8 (save it as UTF-8 and upload again)",
+            f"{file_name}, line {exc.line}: the file is not UTF-8 (save it as UTF-8 and upload again)",
             field="file",
         ) from None
     text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -147,25 +146,26 @@ def _parse_lines(lines: list[str], release: Sequence[ReleasedRow], file_name: st
     return hypotheses
 
 
+def _mucgec_rows(lines: list[str], file_name: str) -> Iterator[tuple[int, str, str, str]]:
+    """(line, id, source, hypothesis) per line, read by the library's one MuCGEC reader."""
+    try:
+        for row in parallel_rows(lines, name=file_name):
+            if len(row.targets) > 1:
+                raise ServiceError(
+                    f"{file_name}, line {row.line}: {len(row.targets)} hypotheses; a system "
+                    "output has exactly one per sentence",
+                    field="file",
+                )
+            yield row.line, row.id.strip(), row.source.strip(), row.targets[0].strip()
+    except InputFormatError as exc:
+        raise ServiceError(str(exc), field="file") from None
+
+
 def _parse_mucgec(lines: list[str], release: Sequence[ReleasedRow], file_name: str) -> list[str]:
     index = {row.external_id: position for position, row in enumerate(release)}
     found: dict[int, str] = {}
     seen_at: dict[str, int] = {}
-    for line_no, line in enumerate(lines, start=1):
-        fields = line.split("\t")
-        if len(fields) < 3:
-            raise ServiceError(
-                f"{file_name}, line {line_no}: expected 'id<TAB>source<TAB>hypothesis', "
-                f"found {len(fields)} field(s)",
-                field="file",
-            )
-        if len(fields) > 3:
-            raise ServiceError(
-                f"{file_name}, line {line_no}: {len(fields) - 2} hypotheses; a system output "
-                "has exactly one per sentence",
-                field="file",
-            )
-        sentence_id, source, hypothesis = (field.strip() for field in fields)
+    for line_no, sentence_id, source, hypothesis in _mucgec_rows(lines, file_name):
         if sentence_id in seen_at:
             raise ServiceError(
                 f"{file_name}, line {line_no}: id {sentence_id!r} already appeared on line "

@@ -24,6 +24,7 @@ from datasets.textrules import (
     refused_character,
     text_problem,
 )
+from scoring.gec.errors import InputFormatError, decode_utf8
 
 MAX_ID_LENGTH = 100
 
@@ -103,9 +104,9 @@ def decode_lines(file: ImportFile) -> list[str]:
     if looks_binary(data):
         raise format_error(file.name, None, "encoding", BINARY_MESSAGE)
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        text = decode_utf8(data, name=file.name)  # the library's one UTF-8 policy
+    except InputFormatError as exc:
+        line, offset = exc.line, exc.offset or 0
         hint = ""
         try:
             data.decode("gb18030")
@@ -116,7 +117,7 @@ def decode_lines(file: ImportFile) -> list[str]:
             file.name,
             line,
             "encoding",
-            f"not valid UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start}).{hint}",
+            f"not valid UTF-8 (byte {data[offset]:#04x} at offset {offset}).{hint}",
         ) from None
     if "\r" in text:
         line = text[: text.index("\r")].count("\n") + 1

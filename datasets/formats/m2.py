@@ -8,7 +8,7 @@ source, as m2scorer reads it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from datasets.formats.common import (
     ImportFile,
@@ -21,6 +21,12 @@ from datasets.formats.common import (
     single_file,
 )
 from datasets.models import Language
+
+if TYPE_CHECKING:
+    from scoring.gec.m2 import M2Target
+
+# Edit types that change nothing in the rebuilt reference.
+_NO_CHANGE = ("noop", "UNK", "Um")
 
 
 def parse_m2_files(
@@ -54,7 +60,8 @@ def parse_m2_files(
                 else:
                     references.append(joiner.join(text.split()))
             else:
-                references.append(joiner.join(_apply_edits(tokens, target.edits)))
+                rebuilt = _rebuilt_reference(tokens, target, file.name, block.line)
+                references.append(joiner.join(rebuilt))
         if not block.targets:
             # No A line at all: as m2scorer reads it, one annotator who changed nothing.
             references.append(joiner.join(tokens))
@@ -66,12 +73,13 @@ def parse_m2_files(
     return rows
 
 
-def _apply_edits(tokens: list[str], edits: Sequence[Any]) -> list[str]:
-    result = list(tokens)
-    # Right to left, so earlier offsets stay valid.
-    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        if edit.start < 0 or edit.type in ("noop", "UNK", "Um"):
-            continue
-        correction = [] if edit.correction in ("-NONE-", "") else edit.correction.split()
-        result[edit.start : edit.end] = correction
-    return result
+def _rebuilt_reference(tokens: list[str], target: M2Target, file_name: str, line: int) -> list[str]:
+    """An ERRANT M2 annotator's reference: the source with its edits applied."""
+    from scoring.gec.edits import OverlappingEditsError
+    from scoring.gec.m2 import apply_m2_edits
+
+    edits = [(e.start, e.end, e.correction) for e in target.edits if e.type not in _NO_CHANGE]
+    try:
+        return apply_m2_edits(tokens, edits)
+    except OverlappingEditsError as exc:
+        raise format_error(file_name, line, "m2", f"annotator {target.annotator}: {exc}") from None

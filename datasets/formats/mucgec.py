@@ -19,6 +19,8 @@ from datasets.formats.common import (
     single_file,
 )
 from datasets.selectors import DatasetRow
+from scoring.gec.errors import InputFormatError
+from scoring.gec.mucgec import parallel_rows
 
 
 def parse_mucgec(files: Sequence[ImportFile]) -> list[ParsedSentence]:
@@ -27,21 +29,16 @@ def parse_mucgec(files: Sequence[ImportFile]) -> list[ParsedSentence]:
     reject_empty(lines, file.name)
     seen: dict[str, int] = {}
     rows = []
-    for number, line in enumerate(lines, start=1):
-        fields = line.split("\t")
-        if len(fields) < 2:
-            raise format_error(
-                file.name,
-                number,
-                "source",
-                "expected 'id<TAB>source<TAB>ref1<TAB>...', found no tab",
-            )
-        external_id, text, references = fields[0], fields[1], fields[2:]
-        check_id(external_id, file.name, number, seen)
-        check_text(text, file.name, number, "source")
-        for index, reference in enumerate(references, start=1):
-            check_text(reference, file.name, number, f"ref{index}")
-        rows.append(ParsedSentence(external_id, text, references, number))
+    try:
+        # The library's one MuCGEC reader; references are optional here.
+        for row in parallel_rows(lines, name=file.name, min_targets=0):
+            check_id(row.id, file.name, row.line, seen)
+            check_text(row.source, file.name, row.line, "source")
+            for index, reference in enumerate(row.targets, start=1):
+                check_text(reference, file.name, row.line, f"ref{index}")
+            rows.append(ParsedSentence(row.id, row.source, list(row.targets), row.line))
+    except InputFormatError as exc:  # the checks above raise ServiceError, not this
+        raise format_error(file.name, exc.line, "source", exc.message) from None
     return rows
 
 

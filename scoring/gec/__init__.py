@@ -22,11 +22,12 @@ _EXPORTS: dict[str, str] = {
     "Scores": "scoring.gec.compare",
     "SentenceResult": "scoring.gec.compare",
     "compare_m2": "scoring.gec.compare",
-    "f_score": "scoring.gec.compare",
     "reference_count_curve": "scoring.gec.compare",
+    "Counts": "scoring.gec.counts",
+    "precision_recall_f": "scoring.gec.counts",
     "Edit": "scoring.gec.extract",
     "ParallelFormatError": "scoring.gec.extract",
-    "ParallelLine": "scoring.gec.extract",
+    "ParallelLine": "scoring.gec.mucgec",
     "TargetAnnotation": "scoring.gec.extract",
     "annotate_sentence": "scoring.gec.extract",
     "extract_edits": "scoring.gec.extract",
@@ -69,13 +70,12 @@ if TYPE_CHECKING:
         Scores,
         SentenceResult,
         compare_m2,
-        f_score,
         reference_count_curve,
     )
+    from scoring.gec.counts import Counts, precision_recall_f
     from scoring.gec.extract import (
         Edit,
         ParallelFormatError,
-        ParallelLine,
         TargetAnnotation,
         annotate_sentence,
         extract_edits,
@@ -92,6 +92,7 @@ if TYPE_CHECKING:
         read_m2,
         write_m2,
     )
+    from scoring.gec.mucgec import ParallelLine
     from scoring.gec.ptm2 import PTM2Result, score_ptm2
     from scoring.gec.resources import (
         ResourceError,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from scoring.gec.counts import Counts
 from scoring.gec.m2 import M2Block, M2Edit
 from scoring.gec.signature import Field, Signature
 
@@ -94,23 +95,9 @@ else:
     )
 
 
-def f_score(tp: int, fp: int, fn: int, beta: float = 0.5) -> tuple[float, float, float]:
-    """ChERRANT's P/R/F rounded to 4 decimals (P = 1 when FP = 0, R = 1 when FN = 0)."""
-    p = float(tp) / (tp + fp) if fp else 1.0
-    r = float(tp) / (tp + fn) if fn else 1.0
-    f = float((1 + (beta**2)) * p * r) / (((beta**2) * p) + r) if p + r else 0.0
-    return round(p, 4), round(r, 4), round(f, 4)
-
-
-def _rounded_f(tp: int, fp: int, fn: int, beta: float) -> float:
-    """The F of ``f_score`` alone (what choosing a reference compares), same arithmetic."""
-    p = float(tp) / (tp + fp) if fp else 1.0
-    r = float(tp) / (tp + fn) if fn else 1.0
-    return round(float((1 + (beta**2)) * p * r) / (((beta**2) * p) + r), 4) if p + r else 0.0
-
-
 def scores(tp: int, fp: int, fn: int, beta: float = 0.5) -> Scores:
-    return Scores(tp, fp, fn, *f_score(tp, fp, fn, beta))
+    """Counts with ChERRANT's P/R/F, rounded to 4 decimals."""
+    return Scores(tp, fp, fn, *Counts(tp, fp, fn).prf(beta, digits=4))
 
 
 # What a block without edits stands for: one noop edit of annotator 0 (never counted).
@@ -235,7 +222,7 @@ def choose_pair(
     for hyp_id, hyp_edits in hyp.items():
         for ref_id, ref_edits in ref.items():
             tp, fp, fn = candidate = _pair_counts(hyp_edits, ref_edits)
-            f = _rounded_f(total_tp + tp, total_fp + fp, total_fn + fn, beta)
+            f = Counts(total_tp + tp, total_fp + fp, total_fn + fn).f_score(beta, digits=4)
             b_tp, b_fp, b_fn = best
             if (
                 f > best_f
@@ -411,7 +398,7 @@ def compare_m2(
             for name, (tp, fp, fn) in group_categories(total_cats, cat).items()
         }
     tp, fp, fn = total
-    p, r, f = f_score(tp, fp, fn, beta)
+    p, r, f = Counts(tp, fp, fn).prf(beta, digits=4)
     sig = signature(
         beta=beta,
         mode=mode,

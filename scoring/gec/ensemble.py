@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.gec.edits import apply_edits
+
 # Types of edits that change nothing in the text (markers, not corrections).
 _MARKER_TYPES = frozenset({"noop", "NA"})
 
@@ -66,21 +68,8 @@ def vote(
             last_insertion_at = edit.start
         kept.append(edit)
         covered_until = max(covered_until, edit.end)
-    return apply_edits(source_tokens, kept), kept
-
-
-def apply_edits(source_tokens: Sequence[str], edits: Sequence[VoteEdit]) -> str:
-    """Rewrite the source with non-overlapping edits sorted by position."""
-    pieces: list[str] = []
-    cursor = 0
-    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
-        if edit.start < cursor:
-            raise ValueError(f"overlapping edits at source position {edit.start}")
-        pieces.extend(source_tokens[cursor : edit.start])
-        pieces.append(edit.target_text)
-        cursor = edit.end
-    pieces.extend(source_tokens[cursor:])
-    return "".join(pieces)
+    text, _ = apply_edits(source_tokens, [(e.start, e.end, (e.target_text,)) for e in kept])
+    return "".join(text), kept
 
 
 def vote_edits_from(edit_type: str, start: int, end: int, target_text: str) -> VoteEdit | None:

@@ -1,10 +1,16 @@
-"""Errors about input files: every one names the file and the 1-based line."""
+"""Errors about input files (every one names the file and the 1-based line) and the one
+UTF-8 decoding policy of every reader."""
 
 from __future__ import annotations
+
+import os
 
 
 class InputFormatError(ValueError):
     """A line of an input file that cannot be used, with the file name and line number."""
+
+    # The byte offset in the file, for bytes that are not UTF-8 (``decode_utf8``).
+    offset: int | None = None
 
     def __init__(self, path: str, line: int, message: str) -> None:
         self.path = path
@@ -17,12 +23,62 @@ class InputFormatError(ValueError):
         return (type(self), (self.path, self.line, self.message))
 
 
-def decode_utf8(data: bytes, *, name: str, error: type[InputFormatError] = InputFormatError) -> str:
-    """The text of an input file, or ``error`` naming the line of the first non-UTF-8 byte."""
+# The one decoding policy of every reader of the library (M2, parallel text, system outputs,
+# score and judgment files, resources, baselines):
+# * strict UTF-8: a byte that is not UTF-8 is an error naming the file, the line and the byte
+#   offset (never a silent U+FFFD);
+# * a UTF-8 byte-order mark at the start of a file is removed (Windows editors write one; a BOM
+#   is never part of an id, a token or a score). The reference tools (ChERRANT, errant,
+#   m2scorer, CLEME) do not remove it: it ends up in the first id or S line, which they then
+#   misread, so removing it changes no result they get right.
+UTF8_BOM = "\ufeff"
+
+
+def strip_bom(text: str) -> str:
+    """``text`` without a leading byte-order mark (for text that did not come through
+    ``decode_utf8``, e.g. an open text file)."""
+    return text[1:] if text.startswith(UTF8_BOM) else text
+
+
+def decode_utf8(
+    data: bytes,
+    *,
+    name: str,
+    error: type[InputFormatError] = InputFormatError,
+    first_line: int = 1,
+    offset: int = 0,
+) -> str:
+    """The text of an input file (a leading BOM removed), or ``error`` naming the line and
+    byte offset of the first byte that is not UTF-8.
+
+    ``first_line`` and ``offset`` say where ``data`` starts when it is a piece of the file
+    (one line read at a time); only a piece at offset 0 may start with the BOM.
+    """
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise error(
-            name, line, f"not UTF-8 (byte {data[exc.start]:#04x} at offset {exc.start})"
-        ) from None
+        line = first_line + data[: exc.start].count(b"\n")
+        failure = error(
+            name, line, f"not UTF-8 (byte {data[exc.start]:#04x} at offset {offset + exc.start})"
+        )
+        failure.offset = offset + exc.start
+        raise failure from None
+    return strip_bom(text) if offset == 0 else text
+
+
+def first_nonblank_line(
+    path: str | os.PathLike[str], *, error: type[InputFormatError] = InputFormatError
+) -> str | None:
+    """The first line of a file with a non-space character (BOM and line end removed),
+    decoded as ``decode_utf8`` does; None for a file of blank lines. For sniffing a format
+    without reading the whole file."""
+    name = os.fspath(path)
+    offset = 0
+    with open(name, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = decode_utf8(raw, name=name, error=error, first_line=number, offset=offset)
+            offset += len(raw)
+            line = line.rstrip("\r\n")
+            if line.strip():
+                return line
+    return None

@@ -28,6 +28,10 @@ from scoring.gec.m2 import (
     format_m2_block,
 )
 from scoring.gec.merge import merge
+from scoring.gec.mucgec import (
+    ParallelLine as ParallelLine,  # re-exported: the rows read_parallel gives
+)
+from scoring.gec.mucgec import parallel_rows, text_lines
 from scoring.gec.resources import Resources, default_resources, load_resources
 from scoring.gec.tokenize import normalize_source, normalize_target, tokenize
 
@@ -56,14 +60,6 @@ class TargetAnnotation:
     special: str | None  # "noop" / "NA" for 没有错误 (or target == source) / 无法标注
     alternatives: tuple[tuple[TypedEdit, ...], ...]
     truncated: bool  # the path enumeration hit its bound (see align.DEFAULT_MAX_PATHS)
-
-
-@dataclass(frozen=True)
-class ParallelLine:
-    id: str
-    source: str
-    targets: tuple[str, ...]
-    line: int  # 1-based line number in its file
 
 
 def _special(source: str, target: str) -> str | None:
@@ -242,35 +238,18 @@ def parse_parallel(text: str, *, name: str = "<text>") -> list[ParallelLine]:
     source or an empty target is an error naming the line (ChERRANT would crash or silently
     drop the line, shifting every following sentence).
     """
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    raw_lines = text.split("\n")
-    while raw_lines and not raw_lines[-1].strip():
-        raw_lines.pop()
     lines: list[ParallelLine] = []
-    for line_no, raw in enumerate(raw_lines, start=1):
-        line = raw.rstrip("\r")
-        if not line.strip():
-            raise ParallelFormatError(
-                name, line_no, "empty line (every line must be id, source, targets)"
-            )
-        fields = line.split("\t")
-        if len(fields) < 3:
-            raise ParallelFormatError(
-                name,
-                line_no,
-                f"expected 'id<TAB>source<TAB>target...', found {len(fields)} field(s)",
-            )
-        if not normalize_source(fields[1]):
-            raise ParallelFormatError(name, line_no, "empty source (field 2)")
-        for index, target in enumerate(fields[2:], start=3):
+    for row in parallel_rows(text_lines(text), name=name, error=ParallelFormatError):
+        if not normalize_source(row.source):
+            raise ParallelFormatError(name, row.line, "empty source (field 2)")
+        for index, target in enumerate(row.targets, start=3):
             if not "".join(target.split()):
                 raise ParallelFormatError(
                     name,
-                    line_no,
+                    row.line,
                     f"empty target (field {index}); use 没有错误 for an error-free sentence",
                 )
-        lines.append(ParallelLine(fields[0], fields[1], tuple(fields[2:]), line_no))
+        lines.append(row)
     return lines
 
 

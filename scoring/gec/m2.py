@@ -18,11 +18,12 @@ import os
 import re
 
 from scoring.gec.collector import collector_paused
-from scoring.gec.errors import InputFormatError, decode_utf8
+from scoring.gec.edits import apply_edits
+from scoring.gec.errors import InputFormatError, decode_utf8, strip_bom
 
 TYPE_CHECKING = False  # typing and pathlib are not imported at run time: start-up of the CLI
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
     from typing import TextIO
 
 NONE_CORRECTION = "-NONE-"
@@ -30,6 +31,21 @@ NOOP_TYPE = "noop"
 NA_TYPE = "NA"
 NO_ERROR_TEXT = "没有错误"
 NOT_ANNOTATABLE_TEXT = "无法标注"
+
+
+def correction_tokens(correction: str) -> list[str]:
+    """The tokens an ``A`` line writes: none for ``-NONE-`` (a deletion) or an empty field."""
+    return [] if correction == NONE_CORRECTION else correction.split()
+
+
+def apply_m2_edits(tokens: Sequence[str], edits: Iterable[tuple[int, int, str]]) -> list[str]:
+    """``tokens`` with M2 ``(start, end, correction)`` edits applied (``scoring.gec.edits``).
+
+    Edits at ``-1 -1`` (``noop`` / ``NA`` markers) change nothing; leaving out other types
+    (``UNK``, ...) is the caller's choice. Overlaps raise ``OverlappingEditsError``.
+    """
+    return apply_edits(tokens, [(s, e, correction_tokens(c)) for s, e, c in edits if s >= 0])[0]
+
 
 _TARGET_HEADER = re.compile(r"^T(\d+)(?:-A(\d+))?(?: (.*))?$")
 
@@ -296,8 +312,7 @@ def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
 
 def parse_m2(text: str, *, name: str = "<text>") -> list[M2Block]:
     """Parse M2 text; blocks are separated by blank lines. CRLF and a BOM are accepted."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = strip_bom(text)
     lines = text.split("\n")
     if "\r" in text:
         lines = [line.rstrip("\r") for line in lines]

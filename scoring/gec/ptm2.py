@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit
+from scoring.gec.counts import WEIGHTED_ZERO, Counts
+from scoring.gec.edits import OverlappingEditsError
+from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, apply_m2_edits
 from scoring.gec.signature import Signature
 from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
@@ -50,21 +52,11 @@ class SentenceEdits:
 
 
 @dataclass(frozen=True)
-class Counts:
-    tp: float = 0.0
-    fp: float = 0.0
-    fn: float = 0.0
-
-    def __add__(self, other: Counts) -> Counts:
-        return Counts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
-
-
-@dataclass(frozen=True)
 class SentenceScore:
     index: int  # 0-based block index
     hypothesis: int  # chosen hypothesis annotator
     reference: int  # chosen reference annotator (-1 for a skipped sentence)
-    counts: Counts
+    counts: Counts[float]
     p: float
     r: float
     f: float
@@ -107,21 +99,11 @@ def _join(tokens: Sequence[str], granularity: str) -> str:
     return ("" if granularity == "char" else " ").join(tokens)
 
 
-def apply_edits(tokens: Sequence[str], edits: Sequence[tuple[int, int, str]]) -> list[str]:
-    """Source tokens with the given (start, end, correction) edits applied (non-overlapping)."""
-    out: list[str] = []
-    position = 0
-    for start, end, correction in sorted(edits, key=lambda e: (e[0], e[1])):
-        if start < 0:
-            continue
-        if start < position:
-            raise PTM2InputError(f"overlapping edits at token {start}")
-        out.extend(tokens[position:start])
-        if correction != NONE_CORRECTION:
-            out.extend(correction.split())
-        position = max(position, end)
-    out.extend(tokens[position:])
-    return out
+def _edited(tokens: Sequence[str], edits: Sequence[tuple[int, int, str]]) -> list[str]:
+    try:
+        return apply_m2_edits(tokens, edits)
+    except OverlappingEditsError as error:
+        raise PTM2InputError(str(error)) from None
 
 
 def _annotator_map(
@@ -156,7 +138,7 @@ def _reference_text(block: M2Block, annotator: int, granularity: str) -> str:
         if e.annotator == annotator and e.type not in (NOOP_TYPE, NA_TYPE)
     ]
     try:
-        return _join(apply_edits(tokens, own), granularity)
+        return _join(_edited(tokens, own), granularity)
     except PTM2InputError as error:
         raise PTM2InputError(f"reference block at line {block.line}: {error}") from None
 
@@ -215,7 +197,7 @@ def weight_requests(
             gold = {k for k, t in reference.keys.items() if _counted(t)}
             text = source if reference.text is None else reference.text
             for key in sorted(hyp_keys | gold):
-                edited = _join(apply_edits(sentence.source_tokens, [key]), granularity)
+                edited = _join(_edited(sentence.source_tokens, [key]), granularity)
                 requests.append(WeightRequest(source, edited, text))
                 slots.append((index, annotator, key))
     return requests, slots
@@ -271,7 +253,9 @@ def compute_weights(
 
 
 # -------------------------------------------------------------------------- counting
-def compare_weighted(hyp: AnnotatorEdits, ref: AnnotatorEdits, weights: dict[Key, float]) -> Counts:
+def compare_weighted(
+    hyp: AnnotatorEdits, ref: AnnotatorEdits, weights: dict[Key, float]
+) -> Counts[float]:
     """TP/FP/FN of one hypothesis annotator against one reference annotator."""
     tp = fp = fn = 0.0
     for key, types in hyp.keys.items():
@@ -287,15 +271,7 @@ def compare_weighted(hyp: AnnotatorEdits, ref: AnnotatorEdits, weights: dict[Key
     return Counts(tp, fp, fn)
 
 
-def prf(counts: Counts, beta: float = 0.5) -> tuple[float, float, float]:
-    """P = 1 when FP = 0, R = 1 when FN = 0, F = 0 when P + R = 0 (ChERRANT / errant)."""
-    p = counts.tp / (counts.tp + counts.fp) if counts.fp else 1.0
-    r = counts.tp / (counts.tp + counts.fn) if counts.fn else 1.0
-    f = (1 + beta**2) * p * r / (beta**2 * p + r) if p + r else 0.0
-    return p, r, f
-
-
-def _better(candidate: Counts, f: float, best: Counts, best_f: float) -> bool:
+def _better(candidate: Counts[float], f: float, best: Counts[float], best_f: float) -> bool:
     if f != best_f:
         return f > best_f
     if candidate.tp != best.tp:
@@ -318,16 +294,16 @@ def score_sentences(
     *,
     level: str = "corpus",
     beta: float = 0.5,
-) -> tuple[Counts, list[SentenceScore]]:
+) -> tuple[Counts[float], list[SentenceScore]]:
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
-    total = Counts()
+    total = WEIGHTED_ZERO
     scores: list[SentenceScore] = []
     for index, sentence in enumerate(sentences):
         if sentence.skipped:
-            scores.append(SentenceScore(index, 0, -1, Counts(), 1.0, 1.0, 1.0, skipped=True))
+            scores.append(SentenceScore(index, 0, -1, WEIGHTED_ZERO, 1.0, 1.0, 1.0, skipped=True))
             continue
-        best = Counts()
+        best = WEIGHTED_ZERO
         best_f = -1.0
         best_ids = (0, 0)
         for hyp_id, hyp in sentence.hypotheses.items():
@@ -336,13 +312,13 @@ def score_sentences(
                 counts = compare_weighted(hyp, ref, _sentence_weights(table, level))
                 if level == "corpus":
                     # ChERRANT / errant: the running corpus F, rounded to 4 decimals.
-                    f = round(prf(total + counts, beta)[2], 4)
+                    f = (total + counts).f_score(beta, digits=4)
                 else:
-                    f = prf(counts, beta)[2]
+                    f = counts.f_score(beta)
                 if _better(counts, f, best, best_f):
                     best, best_f, best_ids = counts, f, (hyp_id, ref_id)
         total = total + best
-        p, r, f = prf(best, beta)
+        p, r, f = best.prf(beta)
         scores.append(SentenceScore(index, best_ids[0], best_ids[1], best, p, r, f))
     return total, scores
 
@@ -390,7 +366,7 @@ def score_ptm2(
     )
     total, scores = score_sentences(sentences, weights, level=level, beta=beta)
     if level == "corpus":
-        p, r, f = prf(total, beta)
+        p, r, f = total.prf(beta)
     else:
         counted = [s for s in scores if not s.skipped]
         n = max(1, len(counted))

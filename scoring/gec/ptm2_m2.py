@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.gec.counts import Counts, precision_recall_f
 from scoring.gec.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from scoring.gec.maxmatch.lattice import build_lattice
 from scoring.gec.maxmatch.matching import (
@@ -48,7 +49,6 @@ from scoring.gec.maxmatch.scorer import DEFAULT_MAX_ARCS
 from scoring.gec.ptm2 import (
     DEFAULT_CHUNK,
     LEVELS,
-    Counts,
     PTM2InputError,
     PTM2Result,
     SentenceScore,
@@ -199,19 +199,6 @@ def compute_weights(
 
 
 # -------------------------------------------------------------------------- counting
-def _p(correct: float, proposed: float) -> float:
-    return correct / proposed if proposed else 1.0
-
-
-def _r(correct: float, gold: float) -> float:
-    return correct / gold if gold else 1.0
-
-
-def _f(p: float, r: float, beta: float) -> float:
-    denominator = beta * beta * p + r
-    return (1.0 + beta * beta) * p * r / denominator if denominator else 0.0
-
-
 def _sentence_level(weights: dict[ProposedEdit, float]) -> dict[ProposedEdit, float]:
     # PT-M2's sentence level: a union whose weights sum to 0 shares weight equally.
     if weights and sum(weights.values()) == 0:
@@ -221,6 +208,8 @@ def _sentence_level(weights: dict[ProposedEdit, float]) -> dict[ProposedEdit, fl
 
 @dataclass(frozen=True)
 class _Sums:
+    # Not ``Counts``: the reference sums the proposed and gold weights on their own, and
+    # ``tp + fp`` would not always round to the same float.
     correct: float
     proposed: float
     gold: float
@@ -254,7 +243,7 @@ def _choose(
         correct = running.correct + own.correct
         proposed = running.proposed + own.proposed
         gold = running.gold + own.gold
-        f = _f(_p(correct, proposed), _r(correct, gold), beta)
+        f = precision_recall_f(correct, proposed, gold, beta, convention="m2scorer")[2]
         size = proposed + sq_beta * gold
         if (
             best_f < f
@@ -287,7 +276,9 @@ def score_lattice_sentences(
         total = _Sums(
             total.correct + own.correct, total.proposed + own.proposed, total.gold + own.gold
         )
-        p, r = _p(own.correct, own.proposed), _r(own.correct, own.gold)
+        p, r, f = precision_recall_f(
+            own.correct, own.proposed, own.gold, beta, convention="m2scorer"
+        )
         scores.append(
             SentenceScore(
                 index,
@@ -296,7 +287,7 @@ def score_lattice_sentences(
                 Counts(own.correct, own.proposed - own.correct, own.gold - own.correct),
                 p,
                 r,
-                _f(p, r, beta),
+                f,
             )
         )
     return total, scores
@@ -331,8 +322,9 @@ def _result(
 ) -> PTM2Result:
     total, scores = score_lattice_sentences(sentences, weights, level=level, beta=beta)
     if level == "corpus":
-        p, r = _p(total.correct, total.proposed), _r(total.correct, total.gold)
-        f = _f(p, r, beta)
+        p, r, f = precision_recall_f(
+            total.correct, total.proposed, total.gold, beta, convention="m2scorer"
+        )
     else:
         n = len(scores)
         p = sum(s.p for s in scores) / n if n else 0.0

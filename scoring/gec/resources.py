@@ -33,6 +33,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from scoring.gec.errors import InputFormatError, decode_utf8
+
 CILIN_FILE = "cilin.txt"
 CONFUSION_FILE = "confusion_dict.txt"
 ENV_VAR = "GEC_CHERRANT_RESOURCES"
@@ -292,10 +294,9 @@ class ConfusionSets(Mapping[str, frozenset[str]]):
 def _parse_confusion(data: bytes, path: Path) -> dict[str, str]:
     """The compact form of ConfusionSets: char -> its members, each preceded by a space."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        bad_line = data[: exc.start].count(b"\n") + 1
-        raise ResourceError(f"{path}, line {bad_line}: not UTF-8") from None
+        text = decode_utf8(data, name=str(path))
+    except InputFormatError as exc:
+        raise ResourceError(str(exc)) from None
     confusion: dict[str, str] = {}
     for line in text.split("\n"):
         if not line:
@@ -371,7 +372,7 @@ def _packaged_cilin() -> tuple[SemanticClasses, str] | None:
     def build() -> SemanticParts:
         import json
 
-        tree = json.loads(data.decode("utf-8"))
+        tree = json.loads(decode_utf8(data, name=str(path)))
         intern = _interner()
         semantic: dict[str, SemanticClass] = {}
 

@@ -45,6 +45,7 @@ from judgments import selectors as judgment_selectors
 from judgments.models import Campaign
 from scoring.gec import registry
 from scoring.gec.compare import scores as count_scores
+from scoring.gec.errors import decode_utf8
 from scoring.gec.meta.correlation import FloatArray, bootstrap_sentences, williams
 from scoring.gec.meta.report import system_report
 from scoring.gec.meta.scorefiles import ScoreFileError, read_system_scores
@@ -307,7 +308,7 @@ def _first_line(data: bytes) -> str:
             data = gzip.decompress(data)
         except (OSError, EOFError):
             return ""
-    text = data.decode("utf-8", errors="replace")
+    text = decode_utf8(data, name="the file")  # read_system_scores checked it already
     return next((line for line in text.splitlines() if line.strip()), "")
 
 

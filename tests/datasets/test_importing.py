@@ -160,6 +160,18 @@ def test_plain_errant_m2_applies_each_annotators_edits(shared_data: Path) -> Non
     )
 
 
+def test_plain_m2_insertions_at_one_point_keep_their_file_order() -> None:
+    m2 = (
+        "S He went home .\n"
+        "A 1 1|||M:ADV|||quickly|||REQUIRED|||-NONE-|||0\n"
+        "A 1 1|||M:ADV|||then|||REQUIRED|||-NONE-|||0\n"
+        "A 3 4|||U:PUNCT|||-NONE-|||REQUIRED|||-NONE-|||0\n"
+    )
+    import_dataset(name="en", fmt="m2", language="en", files=[f("i.m2", m2)])
+    reference = Sentence.objects.get().golden_references.get()
+    assert reference.text == "He quickly then went home"
+
+
 # --- bad input: a clear message naming line and field, and nothing written ---------------------
 
 BAD_CASES = [
@@ -212,6 +224,18 @@ BAD_CASES = [
         "m2",
         [("x.m2", "S 他 去 。\nA 0 x|||M|||了|||REQUIRED|||-NONE-|||0\n")],
         ["x.m2, line 2", "field m2"],
+    ),
+    (
+        "m2 overlapping edits of one annotator",
+        "m2",
+        [
+            (
+                "o.m2",
+                "S He go home .\nA 0 2|||R:VERB|||He goes|||REQUIRED|||-NONE-|||0\n"
+                "A 1 3|||R:NOUN|||went|||REQUIRED|||-NONE-|||0\n",
+            )
+        ],
+        ["o.m2, line 1", "field m2", "annotator 0: overlapping edits at token 1"],
     ),
 ]
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import read_m2
-from scoring.gec.ptm2 import PTM2InputError, apply_edits, score_ptm2
+from scoring.gec.m2 import parse_m2, read_m2
+from scoring.gec.ptm2 import PTM2InputError, score_ptm2
 from scoring.gec.weights import SelfWeights
 
 # char-metric.md section 8 (ChERRANT, MuCGEC dev, default references).
@@ -95,7 +95,10 @@ def test_mismatched_block_counts_are_a_clear_error(mucgec_refs: list) -> None:  
         score_ptm2(mucgec_refs[:10], mucgec_refs, SelfWeights())
 
 
-def test_apply_edits_rejects_overlaps() -> None:
-    assert apply_edits(["a", "b", "c"], [(1, 2, "x y"), (3, 3, "d")]) == ["a", "x", "y", "c", "d"]
-    with pytest.raises(PTM2InputError, match="overlapping"):
-        apply_edits(["a", "b", "c"], [(0, 2, "x"), (1, 3, "y")])
+def test_overlapping_reference_edits_are_a_clear_error() -> None:
+    m2 = "S a b c\nA 0 2|||R|||x|||REQUIRED|||-NONE-|||0\nA 1 3|||R|||y|||REQUIRED|||-NONE-|||0\n"
+    blocks = parse_m2(m2)
+    with pytest.raises(
+        PTM2InputError, match="reference block at line 1: overlapping edits at token 1"
+    ):
+        score_ptm2(blocks, blocks, SelfWeights(), granularity="word")

@@ -12,7 +12,7 @@ from core.roles import Role
 from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
 from datasets.services.releases import release_dataset
 from scoring import services
-from scoring.gec.ensemble import VoteEdit, apply_edits, vote
+from scoring.gec.ensemble import VoteEdit, vote
 from scoring.models import OutputFormat, ScoreStatus, SentenceResult, SystemScore
 from tests.factories import make_dataset, make_user
 
@@ -95,6 +95,10 @@ def test_one_hypothesis_a_line_with_bom_and_crlf(release) -> None:  # type: igno
         (
             "1\t我很喜欢吃平果\ta\tb\n2\t他是一个好学升\tb\n3\t今天天气很好\tc\n",
             r"line 1: 2 hypotheses",
+        ),
+        (
+            "1\t我很喜欢吃平果\ta\n\n3\t今天天气很好\tc\n",
+            r"out.txt, line 2: empty line",
         ),
         ("a\nb\n", r"2 lines, but the release has 3 sentences"),
         ("a\n\nb\n", r"line 2: empty hypothesis"),
@@ -190,7 +194,7 @@ def test_vote_with_even_number_of_systems_needs_more_than_half() -> None:
     text, kept = vote(tokens, [[x, y], [x], [x, y]])
     assert kept == [x, y]
     assert text == "aXcYd"
-    assert apply_edits(tokens, [VoteEdit(0, 4, "")]) == ""
+    assert vote(tokens, [[VoteEdit(0, 4, "")]]) == ("", [VoteEdit(0, 4, "")])
 
 
 def test_score_system_command_errors_are_clear(release, tmp_path) -> None:  # type: ignore[no-untyped-def]

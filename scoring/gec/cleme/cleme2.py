@@ -173,21 +173,12 @@ def _counts(
     return similarity_counts(evaluation, weights, progress=progress)
 
 
-def score_evaluation2(
-    evaluation: ChunkEvaluation,
-    *,
-    level: Level = "corpus",
-    factors: Factors | None = None,
-    weights: EditWeightProvider | None = None,
-    progress: ProgressCallback | None = None,
-) -> Cleme2Score:
-    """CLEME2.0 from partitioned, counted sentences: plain chunk counts, or with ``weights``
-    the similarity-weighted counts of CLEME2.0-sim (``similarity.py``)."""
-    used = factors if factors is not None else default_factors(level)
-    per_sentence = _counts(evaluation, weights, progress)
+def _signature2(
+    evaluation: ChunkEvaluation, level: Level, used: Factors, weights: EditWeightProvider | None
+) -> str:
     weight_name = "none" if weights is None else f"similarity({weights.signature})"
     refs = "all" if evaluation.max_refs is None else str(evaluation.max_refs)
-    signature = Signature(
+    return Signature(
         "CLEME2.0",
         CLEME2_VERSION,
         (
@@ -199,53 +190,40 @@ def score_evaluation2(
         ),
         style=COLON_V,
     ).text
-    n = len(per_sentence)
+
+
+def corpus_totals2(per_sentence: Sequence[Sequence[Counts]], used: Factors) -> Counts:
+    """Greedy best reference per sentence: max score of (totals + candidate), then more TP,
+    fewer FP, fewer FN, more TN; the first reference wins ties."""
     total = Counts()
-    if level == "corpus":
-        for candidates in per_sentence:
-            best: Counts | None = None
-            best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
-            for c in candidates:
-                running = aspects(
-                    total.tp + c.tp,
-                    total.fp_ne + c.fp_ne,
-                    total.fp_un + c.fp_un,
-                    total.fn + c.fn,
-                    used,
-                )
-                key = (running.score, c.tp, -c.fp, -c.fn, c.tn)
-                if key > best_key:
-                    best, best_key = c, key
-            if best is not None:
-                total = total + best
-        result = aspects(total.tp, total.fp_ne, total.fp_un, total.fn, used)
-        return Cleme2Score(
-            total.tp,
-            total.fp,
-            total.fp_ne,
-            total.fp_un,
-            total.fn,
-            total.tn,
-            result.hit,
-            result.wrong,
-            result.under,
-            result.over,
-            result.score,
-            n,
-            level,
-            evaluation.assumption,
-            signature,
-        )
-    if level != "sentence":
-        raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
-    details = best_per_sentence2(per_sentence, used)
-    chosen = [detail.aspects for detail in details]
-    for detail in details:
-        total = total + detail.counts
+    for candidates in per_sentence:
+        best: Counts | None = None
+        best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
+        for c in candidates:
+            running = aspects(
+                total.tp + c.tp,
+                total.fp_ne + c.fp_ne,
+                total.fp_un + c.fp_un,
+                total.fn + c.fn,
+                used,
+            )
+            key = (running.score, c.tp, -c.fp, -c.fn, c.tn)
+            if key > best_key:
+                best, best_key = c, key
+        if best is not None:
+            total = total + best
+    return total
 
-    def mean(values: list[float]) -> float:
-        return numpy_mean(values)
 
+def _result2(
+    total: Counts,
+    values: Sequence[float],  # hit, wrong, under, over, score
+    n: int,
+    level: Level,
+    evaluation: ChunkEvaluation,
+    signature: str,
+) -> Cleme2Score:
+    hit, wrong, under, over, score = values
     return Cleme2Score(
         total.tp,
         total.fp,
@@ -253,16 +231,56 @@ def score_evaluation2(
         total.fp_un,
         total.fn,
         total.tn,
-        mean([a.hit for a in chosen]),
-        mean([a.wrong for a in chosen]),
-        mean([a.under for a in chosen]),
-        mean([a.over for a in chosen]),
-        mean([a.score for a in chosen]),
+        hit,
+        wrong,
+        under,
+        over,
+        score,
         n,
         level,
         evaluation.assumption,
         signature,
     )
+
+
+def score_evaluation2(
+    evaluation: ChunkEvaluation,
+    *,
+    level: Level = "corpus",
+    factors: Factors | None = None,
+    weights: EditWeightProvider | None = None,
+    progress: ProgressCallback | None = None,
+) -> Cleme2Score:
+    """CLEME2.0 from partitioned, counted sentences: plain chunk counts, or with ``weights``
+    the similarity-weighted counts of CLEME2.0-sim (``similarity.py``).
+
+    Corpus level: the aspects of the greedily chosen counts' totals. Sentence level: the
+    mean (numpy's) of each sentence's best aspects; counts are the chosen counts' sums.
+    """
+    used = factors if factors is not None else default_factors(level)
+    per_sentence = _counts(evaluation, weights, progress)
+    signature = _signature2(evaluation, level, used, weights)
+    n = len(per_sentence)
+    if level == "corpus":
+        total = corpus_totals2(per_sentence, used)
+        result = aspects(total.tp, total.fp_ne, total.fp_un, total.fn, used)
+        values = (result.hit, result.wrong, result.under, result.over, result.score)
+        return _result2(total, values, n, level, evaluation, signature)
+    if level != "sentence":
+        raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
+    details = best_per_sentence2(per_sentence, used)
+    chosen = [detail.aspects for detail in details]
+    total = Counts()
+    for detail in details:
+        total = total + detail.counts
+    means = (
+        numpy_mean([a.hit for a in chosen]),
+        numpy_mean([a.wrong for a in chosen]),
+        numpy_mean([a.under for a in chosen]),
+        numpy_mean([a.over for a in chosen]),
+        numpy_mean([a.score for a in chosen]),
+    )
+    return _result2(total, means, n, level, evaluation, signature)
 
 
 def cleme2(

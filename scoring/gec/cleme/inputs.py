@@ -23,6 +23,7 @@ from scoring.gec.cleme.model import (
     make_sentence,
 )
 from scoring.gec.collector import collector_paused
+from scoring.gec.errors import first_nonblank_line
 from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, read_m2
 
 # The extractor is imported only where raw text is read: M2 input does not need it
@@ -160,16 +161,12 @@ InputFormat = Literal["auto", "m2", "text"]
 
 def detect_format(path: str | os.PathLike[str]) -> Literal["m2", "text"]:
     """M2 when the first non-blank line is an ``S`` line, parallel text when it has a tab."""
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            stripped = line.lstrip("\ufeff").rstrip("\r\n")
-            if not stripped.strip():
-                continue
-            if stripped.startswith("S ") or stripped == "S":
-                return "m2"
-            if "\t" in stripped:
-                return "text"
-            break
+    stripped = first_nonblank_line(path)
+    if stripped is not None:
+        if stripped.startswith("S ") or stripped == "S":
+            return "m2"
+        if "\t" in stripped:
+            return "text"
     raise ClemeInputError(
         f"{path}: cannot tell the format: expected an M2 file (first line 'S ...') or "
         "'id<TAB>source<TAB>target...' lines; pass the format explicitly"

@@ -80,21 +80,3 @@ def make_sentence(
             previous_end = end
         checked.append(ordered)
     return Sentence(src, tuple(checked), origin)
-
-
-def apply_edits(source: Tokens, edits: Sequence[SpanEdit]) -> tuple[Tokens, list[tuple[int, int]]]:
-    """The corrected tokens and, per edit, its ``[start, end)`` span in them.
-
-    ``edits`` must be sorted and non-overlapping (``make_sentence`` guarantees it).
-    """
-    out: list[str] = []
-    spans: list[tuple[int, int]] = []
-    position = 0
-    for edit in edits:
-        out.extend(source[position : edit.start])
-        begin = len(out)
-        out.extend(edit.tokens)
-        spans.append((begin, len(out)))
-        position = edit.end
-    out.extend(source[position:])
-    return tuple(out), spans

@@ -23,6 +23,7 @@ from scoring.gec.cleme.weighting import (
     default_weighting,
     length_weighted_counts,
 )
+from scoring.gec.counts import precision_recall_f as shared_precision_recall_f
 from scoring.gec.signature import COLON_V, Field, Signature
 
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
@@ -31,11 +32,8 @@ CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 def precision_recall_f(
     tp: float, fp: float, fn: float, beta: float = 0.5
 ) -> tuple[float, float, float]:
-    """P = 1 without FP, R = 1 without FN (as the char metric); all rounded to 4 decimals."""
-    p = tp / (tp + fp) if fp else 1.0
-    r = tp / (tp + fn) if fn else 1.0
-    f = (1 + beta**2) * p * r / (beta**2 * p + r) if p + r else 0.0
-    return round(p, 4), round(r, 4), round(f, 4)
+    """CLEME's P/R/F: ChERRANT's conventions (``scoring.gec.counts``), rounded to 4 decimals."""
+    return shared_precision_recall_f(tp, tp + fp, tp + fn, beta, digits=4)
 
 
 def accuracy(tp: float, fp: float, fn: float, tn: float) -> float:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scoring.gec.compare import f_score
+from scoring.gec.counts import Counts
 from scoring.gec.english.textfiles import TextFormatError, read_text_lines
 from scoring.gec.m2 import read_m2
 from scoring.gec.maxmatch.scorer import (
@@ -70,7 +70,7 @@ def _f_key(beta: float) -> str:
 
 
 def _payload(path: str, result: M2Result, sentence: bool) -> dict[str, Any]:
-    p, r, f = f_score(result.tp, result.fp, result.fn, result.beta)
+    p, r, f = Counts(result.tp, result.fp, result.fn).prf(result.beta, digits=4)
     payload: dict[str, Any] = {
         "system": Path(path).name,
         "tp": result.tp,

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from scoring.gec.english.textfiles import TextFormatError, read_text_lines
-from scoring.gec.m2 import M2Block, read_m2
+from scoring.gec.errors import first_nonblank_line
+from scoring.gec.m2 import M2Block, M2FormatError, read_m2
 from scoring.gec.maxmatch.scorer import DEFAULT_MAX_ARCS
 from scoring.gec.ptm2 import PTM2Result, score_ptm2
 from scoring.gec.weights import make_provider
@@ -113,11 +114,8 @@ def register(subparsers: Any) -> None:
 
 
 def _is_m2(path: str) -> bool:
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if line.strip():
-                return line.startswith("S ")
-    return True
+    line = first_nonblank_line(path, error=M2FormatError)
+    return line is None or line.startswith("S ")
 
 
 def _load(path: str, args: argparse.Namespace) -> list[M2Block]:

@@ -27,9 +27,9 @@ from scoring.gec.compare import (
     add_counts,
     choose_pair,
     compare_pair,
-    f_score,
     group_categories,
 )
+from scoring.gec.counts import Counts
 from scoring.gec.m2 import NOOP_TYPE, M2Block, M2Edit, read_m2
 from scoring.gec.signature import Field, Signature
 
@@ -186,9 +186,9 @@ def compare_blocks(
     categories: dict[str, CategoryScores] = {}
     if options.cat is not None:
         for name, (tp, fp, fn) in group_categories(total_cats, options.cat).items():
-            categories[name] = CategoryScores(tp, fp, fn, *f_score(tp, fp, fn, beta))
+            categories[name] = CategoryScores(tp, fp, fn, *Counts(tp, fp, fn).prf(beta, digits=4))
     tp, fp, fn = total
-    p, r, f = f_score(tp, fp, fn, beta)
+    p, r, f = Counts(tp, fp, fn).prf(beta, digits=4)
     return ErrantResult(tp, fp, fn, p, r, f, options, categories, sentences)
 
 

@@ -50,6 +50,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from scoring.gec.counts import precision_recall_f
 from scoring.gec.english.gleu import tokens as python2_tokens
 from scoring.gec.errors import InputFormatError
 from scoring.gec.m2 import NOOP_TYPE, M2Block
@@ -95,16 +96,14 @@ class Counts:
             self.fpn + other.fpn,
         )
 
-    def precision(self) -> float:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp > 0 else 1.0
-
-    def recall(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn > 0 else 1.0
+    def prf(self, beta: float) -> tuple[float, float, float]:
+        # ieval.py's arithmetic: the "imeasure" convention of the library's one P/R/F.
+        return precision_recall_f(
+            self.tp, self.tp + self.fp, self.tp + self.fn, beta, convention="imeasure"
+        )
 
     def f_score(self, beta: float) -> float:
-        p, r = self.precision(), self.recall()
-        denominator = beta**2 * p + r
-        return (1 + beta**2) * (p * r / denominator) if denominator else 0.0
+        return self.prf(beta)[2]
 
     def accuracy(self) -> float:
         denominator = self.tp + self.tn + self.fp + self.fn - self.fpn
@@ -164,9 +163,7 @@ class AspectScores:
         return cls(
             counts,
             base,
-            counts.precision(),
-            counts.recall(),
-            counts.f_score(beta),
+            *counts.prf(beta),
             counts.accuracy(),
             base.accuracy(),
             wacc,

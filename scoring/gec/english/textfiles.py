@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.gec.errors import InputFormatError, decode_utf8
+from scoring.gec.errors import InputFormatError, decode_utf8, strip_bom
 
 
 class TextFormatError(InputFormatError):
@@ -46,8 +46,7 @@ class TextFile:
 
 
 def parse_text_lines(text: str, *, name: str) -> TextFile:
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = strip_bom(text)
     raw = text.split("\n")
     if raw and raw[-1] == "":
         raw.pop()  # the newline that ends the last line

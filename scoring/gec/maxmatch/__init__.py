@@ -8,12 +8,10 @@ See ``docs/metrics/m2score.md`` for the semantics kept and how it stays fast.
 
 from scoring.gec.maxmatch.lattice import Lattice, build_lattice
 from scoring.gec.maxmatch.scorer import (
-    M2Counts,
     M2Result,
     SentenceM2,
     format_m2scorer,
     gold_edits_by_annotator,
-    precision_recall_f,
     score,
     score_systems,
     sentence_counts,
@@ -21,13 +19,11 @@ from scoring.gec.maxmatch.scorer import (
 
 __all__ = [
     "Lattice",
-    "M2Counts",
     "M2Result",
     "SentenceM2",
     "build_lattice",
     "format_m2scorer",
     "gold_edits_by_annotator",
-    "precision_recall_f",
     "score",
     "score_systems",
     "sentence_counts",

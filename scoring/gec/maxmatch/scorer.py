@@ -7,7 +7,9 @@
 * Per sentence the annotator maximising the F of (running corpus counts + this sentence) is
   chosen; F is ``(1+b^2)c / (b^2 g + e)`` on the cumulative counts (1.0 when the denominator is
   0 and c is 0); ties: more correct, then smaller ``proposed + b^2 gold``; then the first.
-* Corpus P = c/e (1.0 when e = 0), R = c/g (1.0 when g = 0), F from P and R (0 when 0/0).
+* Corpus P = c/e (1.0 when e = 0), R = c/g (1.0 when g = 0), F from P and R (0 when 0/0):
+  ``scoring.gec.counts`` with its ``m2scorer`` convention. The choosing F above is not a P/R/F
+  but m2scorer's ``comp_f1`` on counts, kept here as ``_cumulative_f``.
 * SentM2: per sentence the best F over annotators of that sentence's counts alone, averaged.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from scoring.gec.counts import ZERO, Counts
 from scoring.gec.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from scoring.gec.maxmatch.lattice import build_lattice
 from scoring.gec.maxmatch.matching import (
@@ -34,35 +37,6 @@ METRIC_VERSION = "m2scorer-3.2"
 DEFAULT_MAX_ARCS = 300_000
 
 
-@dataclass(frozen=True)
-class M2Counts:
-    """Summable sufficient statistics: matched, proposed and gold edit counts."""
-
-    tp: int = 0
-    proposed: int = 0
-    gold: int = 0
-
-    @property
-    def fp(self) -> int:
-        return self.proposed - self.tp
-
-    @property
-    def fn(self) -> int:
-        return self.gold - self.tp
-
-    def __add__(self, other: M2Counts) -> M2Counts:
-        return M2Counts(self.tp + other.tp, self.proposed + other.proposed, self.gold + other.gold)
-
-
-def precision_recall_f(counts: M2Counts, beta: float = 0.5) -> tuple[float, float, float]:
-    """m2scorer's corpus P, R, F (full precision): P = 1 if nothing proposed, R = 1 if no gold."""
-    p = counts.tp / counts.proposed if counts.proposed else 1.0
-    r = counts.tp / counts.gold if counts.gold else 1.0
-    denominator = beta * beta * p + r
-    f = (1.0 + beta * beta) * p * r / denominator if denominator else 0.0
-    return p, r, f
-
-
 def _cumulative_f(tp: int, proposed: int, gold: int, beta: float) -> float:
     # m2scorer's comp_f1: computed from counts, not from P and R.
     denominator = beta * beta * gold + proposed
@@ -76,7 +50,7 @@ class SentenceM2:
     """One sentence: the counts of every annotator (in id order) and the corpus choice."""
 
     annotators: tuple[int, ...]
-    counts: tuple[M2Counts, ...]
+    counts: tuple[Counts[int], ...]
     chosen: int  # index into annotators / counts
     bounded: bool = False  # the lattice hit the arc budget: counts may differ from m2scorer
 
@@ -104,8 +78,8 @@ class M2Result:
         return not any(sentence.bounded for sentence in self.sentences)
 
     @property
-    def counts(self) -> M2Counts:
-        return M2Counts(self.tp, self.tp + self.fp, self.tp + self.fn)
+    def counts(self) -> Counts[int]:
+        return Counts(self.tp, self.fp, self.fn)
 
     @property
     def sent_f(self) -> float:
@@ -149,24 +123,26 @@ def sentence_counts(
     gold: dict[int, list[GoldEdit]],
     max_unchanged_words: int = 2,
     max_arcs: int | None = DEFAULT_MAX_ARCS,
-) -> tuple[dict[int, M2Counts], bool]:
+) -> tuple[dict[int, Counts[int]], bool]:
     """Counts of one sentence against each annotator, and whether the lattice was bounded."""
     source_tokens = source.split()
     hypothesis_tokens = hypothesis.split()
     if source_tokens == hypothesis_tokens:
         # Every lattice edge is an unchanged token: no edit is ever proposed.
-        return {a: M2Counts(0, 0, len(edits)) for a, edits in gold.items()}, False
+        return {a: Counts(0, 0, len(edits)) for a, edits in gold.items()}, False
     lattice = build_lattice(source_tokens, hypothesis_tokens, max_unchanged_words, max_arcs)
     weighted = prepare(lattice)
-    result: dict[int, M2Counts] = {}
+    result: dict[int, Counts[int]] = {}
     for annotator, edits in gold.items():
         sequence = best_edit_sequence(lattice, annotator_weights(weighted, edits))
-        result[annotator] = M2Counts(count_matches(sequence, edits), len(sequence), len(edits))
+        result[annotator] = Counts.from_totals(
+            count_matches(sequence, edits), len(sequence), len(edits)
+        )
     return result, lattice.bounded
 
 
-def _sentence_f(counts: M2Counts, beta: float) -> float:
-    return precision_recall_f(counts, beta)[2]
+def _sentence_f(counts: Counts[int], beta: float) -> float:
+    return counts.f_score(beta, convention="m2scorer")
 
 
 def score(
@@ -188,7 +164,7 @@ def score(
         raise ValueError(
             f"{len(hypotheses)} hypothesis lines for {len(gold_blocks)} gold sentences"
         )
-    total = M2Counts()
+    total = ZERO
     sentences: list[SentenceM2] = []
     sentence_f: list[float] = []
     sq_beta = beta * beta
@@ -215,7 +191,7 @@ def score(
         total = total + counts[best_index]
         sentences.append(SentenceM2(annotators, counts, best_index, bounded))
         sentence_f.append(max(_sentence_f(c, beta) for c in counts))
-    p, r, f = precision_recall_f(total, beta)
+    p, r, f = total.prf(beta, convention="m2scorer")
     return M2Result(
         total.tp,
         total.fp,

@@ -70,10 +70,10 @@ def _m2_results(inputs: Inputs, cache: dict[str, object]) -> dict[str, M2Result]
 
 
 def _f_half(sums: FloatArray, sentences: int) -> float:
-    from scoring.gec.maxmatch import M2Counts, precision_recall_f
+    from scoring.gec.counts import Counts
 
     tp, proposed, gold = (int(v) for v in sums.tolist())
-    return precision_recall_f(M2Counts(tp, proposed, gold))[2]
+    return Counts.from_totals(tp, proposed, gold).f_score(convention="m2scorer")
 
 
 def m2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
+from scoring.gec.errors import InputFormatError, decode_utf8
+
 RESULT_TAG = "error-correction-ranking-result"
 ITEM_TAG = "ranking-item"
 ENTRY_TAG = "translation"
@@ -382,39 +384,38 @@ def read_pairwise_csv(path: str | Path) -> list[Comparison]:
     opener = gzip.open if name.endswith(".gz") else open
     pairs: list[Comparison] = []
     try:
-        with opener(name, "rt", encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle)
-            missing = [f for f in CSV_FIELDS[2:-1] if f not in (reader.fieldnames or [])]
-            if missing:
-                raise JudgmentFormatError(name, "line 1", f"missing CSV columns {missing}")
-            for row in reader:
-                line = reader.line_num
-                try:
-                    rank1 = int(row["system1rank"])
-                    rank2 = int(row["system2rank"])
-                except (TypeError, ValueError):
-                    raise JudgmentFormatError(
-                        name, f"line {line}", "rank is not an integer"
-                    ) from None
-                if rank1 == -1 or rank2 == -1:
-                    continue
-                relation = "<" if rank1 < rank2 else ">" if rank1 > rank2 else "="
-                pairs.append(
-                    Comparison(
-                        segment=row["segmentId"],
-                        user=row["judgeID"],
-                        system_a=_csv_system(row["system1Id"]),
-                        system_b=_csv_system(row["system2Id"]),
-                        relation=relation,
-                        rank_a=rank1,
-                        rank_b=rank2,
-                        item=line,
-                    )
-                )
-    except UnicodeDecodeError as exc:
-        raise JudgmentFormatError(name, "line ?", f"not UTF-8 ({exc.reason})") from None
+        with opener(name, "rb") as handle:
+            text = decode_utf8(handle.read(), name=name)
+    except InputFormatError as exc:
+        raise JudgmentFormatError(name, f"line {exc.line}", exc.message) from None
     except (EOFError, gzip.BadGzipFile) as exc:
         raise JudgmentFormatError(name, "line 1", f"not a readable gzip file ({exc})") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    missing = [f for f in CSV_FIELDS[2:-1] if f not in (reader.fieldnames or [])]
+    if missing:
+        raise JudgmentFormatError(name, "line 1", f"missing CSV columns {missing}")
+    for row in reader:
+        line = reader.line_num
+        try:
+            rank1 = int(row["system1rank"])
+            rank2 = int(row["system2rank"])
+        except (TypeError, ValueError):
+            raise JudgmentFormatError(name, f"line {line}", "rank is not an integer") from None
+        if rank1 == -1 or rank2 == -1:
+            continue
+        relation = "<" if rank1 < rank2 else ">" if rank1 > rank2 else "="
+        pairs.append(
+            Comparison(
+                segment=row["segmentId"],
+                user=row["judgeID"],
+                system_a=_csv_system(row["system1Id"]),
+                system_b=_csv_system(row["system2Id"]),
+                relation=relation,
+                rank_a=rank1,
+                rank_b=rank2,
+                item=line,
+            )
+        )
     return pairs
 
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from scoring.gec.errors import decode_utf8
 from scoring.gec.signature import WEIGHTS, Signature
 from scoring.gec.weights.base import ProgressCallback, WeightRequest
 from scoring.gec.weights.cache import DiskCache
@@ -155,8 +156,7 @@ def _baseline_file(spec: str) -> Path:
 def read_baseline(spec: str, layer: int) -> Triple:
     """(P, R, F) baseline of one layer from a bert-score baseline table (row = layer)."""
     path = _baseline_file(spec)
-    with path.open(encoding="utf-8") as handle:
-        rows = list(csv.reader(handle))
+    rows = list(csv.reader(decode_utf8(path.read_bytes(), name=str(path)).splitlines()))
     header, body = rows[0], rows[1:]
     if [name.strip() for name in header[1:4]] != ["P", "R", "F"] or layer >= len(body):
         raise ValueError(f"{path}: expected columns LAYER,P,R,F and a row for layer {layer}")

@@ -15,6 +15,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from scoring.gec.errors import InputFormatError, decode_utf8
+
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "tf_model.h5", "flax_model.msgpack")
 
 INSTALL_HINT = (
@@ -98,8 +100,8 @@ def resolve_model(spec: str | Path) -> ResolvedModel:
             f"{INSTALL_HINT}"
         )
     try:
-        config = json.loads(config_file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
+        config = json.loads(decode_utf8(config_file.read_bytes(), name=str(config_file)))
+    except (OSError, json.JSONDecodeError, InputFormatError) as error:
         raise ModelNotFoundError(f"{config_file}: unreadable config ({error})") from error
     return ResolvedModel(
         path=path.resolve(),

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import random
 
-from scoring.gec.cleme.model import SpanEdit, Tokens, apply_edits, make_sentence
+from scoring.gec.cleme.model import SpanEdit, Tokens, make_sentence
 from scoring.gec.cleme.partition import partition
+from scoring.gec.edits import apply_edits
 
 
 def spec_partition(
@@ -15,7 +16,8 @@ def spec_partition(
     n = len(source)
     targets, maps = [], []
     for edits in corrections:
-        target, spans = apply_edits(source, edits)
+        tokens, spans = apply_edits(source, [(e.start, e.end, e.tokens) for e in edits])
+        target = tuple(tokens)
         # Step 1: unchanged tokens shift by the running offset; an edit's start and end map
         # to its target start and end.
         mapping: dict[int, int] = {}

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import time
 
+from scoring.gec.counts import Counts
 from scoring.gec.m2 import parse_m2
-from scoring.gec.maxmatch import M2Counts, format_m2scorer, score
+from scoring.gec.maxmatch import format_m2scorer, score
 from scoring.gec.maxmatch.lattice import build_lattice
 
 CORNERS_M2 = """\
@@ -132,7 +133,9 @@ def test_insertion_deletion_absent_noop_and_alternatives_match_m2scorer() -> Non
 
 def test_corner_totals_and_text_output_match_m2scorer() -> None:
     result = score(CORNERS_HYP, parse_m2(CORNERS_M2))
-    assert result.counts == M2Counts(12, 16, 14)  # m2scorer: CORRECT 12, PROPOSED 16, GOLD 14
+    assert result.counts == Counts.from_totals(
+        12, 16, 14
+    )  # m2scorer: CORRECT 12, PROPOSED 16, GOLD 14
     assert format_m2scorer(result) == (
         "Precision   : 0.7500\nRecall      : 0.8571\nF_0.5       : 0.7692\n"
     )
@@ -140,7 +143,7 @@ def test_corner_totals_and_text_output_match_m2scorer() -> None:
 
 def test_annotator_ties_are_broken_like_m2scorer() -> None:
     assert _per_sentence(TIES_HYP, TIES_M2) == TIES_EXPECTED
-    assert score(TIES_HYP, parse_m2(TIES_M2)).counts == M2Counts(2, 3, 4)
+    assert score(TIES_HYP, parse_m2(TIES_M2)).counts == Counts.from_totals(2, 3, 4)
 
 
 def test_sentence_f_uses_p_1_when_nothing_proposed_and_r_1_when_no_gold() -> None:
@@ -153,7 +156,7 @@ def test_sentence_f_uses_p_1_when_nothing_proposed_and_r_1_when_no_gold() -> Non
 
 def test_surrounding_spaces_and_crlf_remains_do_not_change_counts() -> None:
     padded = [f"  {line}\r " for line in CORNERS_HYP]
-    assert score(padded, parse_m2(CORNERS_M2)).counts == M2Counts(12, 16, 14)
+    assert score(padded, parse_m2(CORNERS_M2)).counts == Counts.from_totals(12, 16, 14)
 
 
 def test_repeated_ngram_input_finishes_fast() -> None:
@@ -166,7 +169,7 @@ def test_repeated_ngram_input_finishes_fast() -> None:
     result = score([" ".join(hypothesis)], parse_m2(gold))
     assert time.process_time() - started < 2.0
     assert result.exact
-    assert result.counts == M2Counts(1, 25, 1)
+    assert result.counts == Counts.from_totals(1, 25, 1)
 
 
 def test_dropped_copies_of_a_repeated_ngram_finish_fast_and_exact() -> None:
@@ -183,7 +186,7 @@ def test_dropped_copies_of_a_repeated_ngram_finish_fast_and_exact() -> None:
     result = score([" ".join(phrase * 18)], parse_m2(gold))
     assert time.process_time() - started < 2.0
     assert result.exact
-    assert result.counts == M2Counts(2, 2, 2)
+    assert result.counts == Counts.from_totals(2, 2, 2)
 
 
 def test_unrelated_long_sentences_are_bounded_and_marked_not_hung() -> None:

@@ -7,12 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import read_m2
+from scoring.gec.m2 import apply_m2_edits, read_m2
 from scoring.gec.ptm2 import (
-    apply_edits,
     compute_weights,
     prepare_sentences,
-    prf,
     score_ptm2,
     score_sentences,
 )
@@ -35,7 +33,7 @@ def naive_weight_table(scorer, sentences, joiner: str):  # type: ignore[no-untyp
                 gold = {k for k, t in reference.keys.items() if t[0] != "noop"}
                 weights = {}
                 for key in hyp_keys | gold:
-                    edited = joiner.join(apply_edits(sentence.source_tokens, [key]))
+                    edited = joiner.join(apply_m2_edits(sentence.source_tokens, [key]))
                     if not edited.strip() or not reference.text.strip():
                         # bert-score 0.3.13 crashes on empty sentences under transformers 5;
                         # bert-score's own convention for them is F = 0 on both sides.
@@ -86,7 +84,7 @@ def test_ptm2_with_bertscore_equals_per_edit_computation(
         total, scores = score_sentences(sentences, expected, level=level)
         if level == "corpus":
             assert result.tp == pytest.approx(total.tp, abs=1e-5)
-            assert result.f == pytest.approx(prf(total)[2], abs=1e-5)
+            assert result.f == pytest.approx(total.f_score(), abs=1e-5)
         else:
             assert result.f == pytest.approx(sum(s.f for s in scores) / len(scores), abs=1e-5)
         assert "weights=bertscore-F" in result.signature and "layer=2" in result.signature
