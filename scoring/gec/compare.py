@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scoring.gec.counts import Counts
+from scoring.gec.counts import Counts, precision_recall_f
 from scoring.gec.m2 import M2Block, M2Edit
 from scoring.gec.signature import Field, Signature
 
@@ -216,13 +216,18 @@ def choose_pair(
         ref_id, ref_edits = next(iter(ref.items()))
         return _pair_counts(hyp_edits, ref_edits), hyp_id, ref_id
     total_tp, total_fp, total_fn = total
+    # The one P/R/F called directly (no Counts object per candidate: this loop is hot).
+    rounded_prf = precision_recall_f
     best = (0, 0, 0)
     best_f = -1.0
     best_hyp = best_ref = 0
     for hyp_id, hyp_edits in hyp.items():
         for ref_id, ref_edits in ref.items():
             tp, fp, fn = candidate = _pair_counts(hyp_edits, ref_edits)
-            f = Counts(total_tp + tp, total_fp + fp, total_fn + fn).f_score(beta, digits=4)
+            matched = total_tp + tp
+            f = rounded_prf(
+                matched, matched + total_fp + fp, matched + total_fn + fn, beta, digits=4
+            )[2]
             b_tp, b_fp, b_fn = best
             if (
                 f > best_f
