@@ -7,10 +7,14 @@ recorded by chunk index, so weights (length, similarity) can be applied afterwar
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
-
 from scoring.gec.cleme.model import Tokens
 from scoring.gec.cleme.partition import Partition
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import Literal, NamedTuple
+else:
+    from scoring.gec.records import Literal, NamedTuple
 
 Assumption = Literal["dependent", "independent"]
 ASSUMPTIONS: tuple[Assumption, ...] = ("dependent", "independent")

@@ -8,7 +8,6 @@ mean length ``b`` of the references' changed chunks is measured for length weigh
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from scoring.gec.cleme.counting import (
     Assumption,
@@ -31,6 +30,12 @@ from scoring.gec.cleme.weighting import (
     weighted_length_counts,
 )
 from scoring.gec.collector import collector_paused
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from scoring.gec.records import NamedTuple
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
 
 from scoring.gec.cleme.model import (
     ClemeInputError,
@@ -35,7 +34,10 @@ from scoring.gec.m2 import (
 
 # The extractor is imported only where raw text is read: M2 input does not need it
 # (nor its resource loading), and `cleme` from M2 is meant to be quick.
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
 if TYPE_CHECKING:
+    from typing import Literal
+
     from scoring.gec.extract import ParallelLine
     from scoring.gec.resources import Resources
 
@@ -272,7 +274,8 @@ def sentences_from_texts(
     )
 
 
-InputFormat = Literal["auto", "m2", "text"]
+if TYPE_CHECKING:
+    InputFormat = Literal["auto", "m2", "text"]
 
 
 def detect_format(path: str | os.PathLike[str]) -> Literal["m2", "text"]:

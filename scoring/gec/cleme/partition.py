@@ -18,9 +18,14 @@ column (the review grid).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, NamedTuple
 
 from scoring.gec.cleme.model import SpanEdit, Tokens
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import Literal, NamedTuple
+else:
+    from scoring.gec.records import Literal, NamedTuple
 
 ChunkKind = Literal["unchanged", "corrected", "dummy"]
 

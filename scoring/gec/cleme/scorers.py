@@ -9,7 +9,6 @@ takes part in choosing the best reference.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, NamedTuple
 
 from scoring.gec.cleme.counting import Assumption
 from scoring.gec.cleme.evaluate import ChunkEvaluation, LengthEvaluation, evaluate_lengths
@@ -23,6 +22,12 @@ from scoring.gec.cleme.weighting import (
     default_weighting,
     length_weighted_counts,
 )
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import Any, Literal, NamedTuple
+else:
+    from scoring.gec.records import Literal, NamedTuple
 
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 

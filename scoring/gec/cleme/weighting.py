@@ -9,10 +9,15 @@ mean of that length over every changed chunk of every reference (``mean_correcte
 from __future__ import annotations
 
 import math
-from typing import Literal, NamedTuple
 
 from scoring.gec.cleme.counting import Assumption, ChunkTally, LengthTally
 from scoring.gec.cleme.partition import Partition
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import Literal, NamedTuple
+else:
+    from scoring.gec.records import Literal, NamedTuple
 
 Level = Literal["corpus", "sentence"]
 LEVELS: tuple[Level, ...] = ("corpus", "sentence")
