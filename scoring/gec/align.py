@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -109,11 +109,13 @@ def _spell_cost(
     return (len(a) - count) / (len(a) * 2)
 
 
-_Features = tuple[SemanticClassOrNone, bool, bool, frozenset[str]]
+_Features = tuple[SemanticClassOrNone, bool, bool, frozenset[str], Collection[str]]
 
 
 def _features(token: str, resources: Resources, granularity: str) -> _Features:
-    """(Cilin class, is punctuation, all CJK, readings) of a token, cached per resources."""
+    """(Cilin class, is punctuation, all CJK, readings, confusion set) of a token, cached
+    per resources (the confusion set here: the aligner's cold-cache loop then tests it
+    without a call per pair, issue #17)."""
     cache = resources.token_features.setdefault(granularity, {})
     found = cache.get(token)
     if found is None:
@@ -126,6 +128,7 @@ def _features(token: str, resources: Resources, granularity: str) -> _Features:
             token in ALIGN_PUNCTUATION,
             cjk,
             readings,
+            resources.confusion.get(token, ()),
         )
     return found
 
@@ -135,8 +138,8 @@ def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "
 
     Not memoised here: align() keeps every computed cost in ``resources.sub_cost_rows``.
     """
-    sem_a, a_punct, a_cjk, pinyin_a = _features(a, resources, granularity)
-    sem_b, b_punct, b_cjk, pinyin_b = _features(b, resources, granularity)
+    sem_a, a_punct, a_cjk, pinyin_a, confusable_a = _features(a, resources, granularity)
+    sem_b, b_punct, b_cjk, pinyin_b, confusable_b = _features(b, resources, granularity)
     if sem_a is None or sem_b is None:
         semantic = 4
     elif sem_a == sem_b:
@@ -158,10 +161,7 @@ def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "
         x, y, px, py = a, b, pinyin_a, pinyin_b
         if len(x) == 1 and len(y) == 1:
             # Single characters (always, at char level): the same test as _spell_cost.
-            confusion = resources.confusion
-            char = (
-                0.0 if (px & py) or y in confusion.get(x, ()) or x in confusion.get(y, ()) else 0.5
-            )
+            char = 0.0 if (px & py) or y in confusable_a or x in confusable_b else 0.5
         elif len(x) > len(y):
             x, y, px, py = y, x, py, px
             char = _spell_cost(x, y, px, py, resources)
@@ -192,13 +192,15 @@ def substitution_costs(
     """
     if granularity != "char":
         return [substitution_cost(a, t, resources, granularity) for t in targets]
-    sem_a, a_punct, a_cjk, pinyin_a = _features(a, resources, granularity)
-    confusion = resources.confusion
-    confusable = confusion.get(a, ())
+    sem_a, a_punct, a_cjk, pinyin_a, confusable = _features(a, resources, granularity)
     single = len(a) == 1
+    features = resources.token_features[granularity]  # filled by _features
     out: list[float] = []
     for t in targets:
-        sem_b, b_punct, b_cjk, pinyin_b = _features(t, resources, granularity)
+        found = features.get(t)
+        sem_b, b_punct, b_cjk, pinyin_b, confusable_b = (
+            _features(t, resources, granularity) if found is None else found
+        )
         if sem_a is None or sem_b is None:
             semantic = 4
         elif sem_a == sem_b:
@@ -213,7 +215,7 @@ def substitution_costs(
         elif single and len(t) == 1:
             char = (
                 0.0
-                if (pinyin_a & pinyin_b) or t in confusable or a in confusion.get(t, ())
+                if not pinyin_a.isdisjoint(pinyin_b) or t in confusable or a in confusable_b
                 else 0.5
             )
         else:
@@ -428,13 +430,13 @@ class _NativeCosts:
 
         The cost model stays in Python (substitution_costs, grouped by source token)."""
         by_source: dict[int, list[int]] = {}
-        for key in set(keys):
-            by_source.setdefault(key >> 32, []).append(key & 0xFFFFFFFF)
+        for key in set(keys):  # key: source id << 32 | target id
+            by_source.setdefault(key >> 32, []).append(key)
         tokens = self.tokens
-        for source_id, target_ids in by_source.items():
-            targets = [tokens[t] for t in target_ids]
+        for source_id, pair_keys in by_source.items():
+            targets = [tokens[key & 0xFFFFFFFF] for key in pair_keys]
             values = substitution_costs(tokens[source_id], targets, resources, granularity)
-            self.table.add([(source_id << 32) | t for t in target_ids], values)
+            self.table.add(pair_keys, values)
 
     def token_ids(self, tokens: Sequence[str]) -> list[int]:
         ids = self.ids
