@@ -240,9 +240,7 @@ def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
     for line_no, line in enumerate(lines, start=1):
         if line[:2] == "A ":
             if block is None:
-                raise M2FormatError(
-                    name, line_no, f"expected an 'S ' line to start a block, got {line[:40]!r}"
-                )
+                raise _unexpected_line(line, True, name, line_no)
             fields = line.split("|||")
             edit: M2Edit | None = None
             if len(fields) == 6:
@@ -274,40 +272,49 @@ def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
             n_tokens = _token_count(block.source)
             plain_targets = {}
         elif line[:1] == "T" and block is not None:
-            # "T<r>-A<k> text" read with str.partition; _TARGET_HEADER (the same grammar: \d is
-            # what isdecimal() accepts) decides the lines this does not take.
-            head, _, text = line.partition(" ")
-            reference, dash, alternative = head[1:].partition("-A")
-            if not reference.isdecimal() or (dash and not alternative.isdecimal()):
-                match = _TARGET_HEADER.match(line)
-                if match is None:
-                    raise M2FormatError(
-                        name,
-                        line_no,
-                        f"a T line must look like 'T<r>-A<k> text', got {line[:40]!r}",
-                    )
-                reference, alternative, text = match[1], match[2] or "", match[3] or ""
             if plain_targets:
+                _target(line, name, line_no)  # a malformed T line is named first
                 raise M2FormatError(name, line_no, "T line after A lines that had no T line")
             plain_targets = None
-            target_edits = []
+            target = _target(line, name, line_no)
+            target_edits = target.edits
             add_edit = target_edits.append
-            targets.append(M2Target(int(reference), int(alternative or 0), text, target_edits))
+            targets.append(target)
         elif not line.strip():
             if block is not None:
                 blocks.append(block)
             block = None
-        elif block is None:
-            raise M2FormatError(
-                name, line_no, f"expected an 'S ' line to start a block, got {line[:40]!r}"
-            )
         else:
-            raise M2FormatError(
-                name, line_no, f"unknown line kind (expected S, T or A), got {line[:40]!r}"
-            )
+            raise _unexpected_line(line, block is None, name, line_no)
     if block is not None:
         blocks.append(block)
     return blocks
+
+
+def _target(line: str, name: str, line_no: int) -> M2Target:
+    """The target of a ``T<r>-A<k> text`` line (``T<r> text`` for the special targets)."""
+    # Read with str.partition; _TARGET_HEADER (the same grammar: \d is what isdecimal()
+    # accepts) decides the lines this does not take.
+    head, _, text = line.partition(" ")
+    reference, dash, alternative = head[1:].partition("-A")
+    if not reference.isdecimal() or (dash and not alternative.isdecimal()):
+        match = _TARGET_HEADER.match(line)
+        if match is None:
+            raise M2FormatError(
+                name, line_no, f"a T line must look like 'T<r>-A<k> text', got {line[:40]!r}"
+            )
+        reference, alternative, text = match[1], match[2] or "", match[3] or ""
+    return M2Target(int(reference), int(alternative or 0), text, [])
+
+
+def _unexpected_line(line: str, outside_block: bool, name: str, line_no: int) -> M2FormatError:
+    if outside_block:
+        return M2FormatError(
+            name, line_no, f"expected an 'S ' line to start a block, got {line[:40]!r}"
+        )
+    return M2FormatError(
+        name, line_no, f"unknown line kind (expected S, T or A), got {line[:40]!r}"
+    )
 
 
 def parse_m2(text: str, *, name: str = "<text>") -> list[M2Block]:

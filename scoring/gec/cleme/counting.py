@@ -7,9 +7,14 @@ recorded by chunk index, so weights (length, similarity) can be applied afterwar
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
-
+from scoring.gec.cleme.model import Tokens
 from scoring.gec.cleme.partition import Partition
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import Literal, NamedTuple
+else:
+    from scoring.gec.records import Literal, NamedTuple
 
 Assumption = Literal["dependent", "independent"]
 ASSUMPTIONS: tuple[Assumption, ...] = ("dependent", "independent")
@@ -100,3 +105,99 @@ def count(partition: Partition, assumption: Assumption) -> list[ChunkTally]:
     if assumption == "independent":
         return count_independent(partition)
     raise ValueError(f"assumption must be one of {ASSUMPTIONS}, got {assumption!r}")
+
+
+class LengthTally(NamedTuple):
+    """A ``ChunkTally`` that keeps each counted chunk's length instead of its index (what
+    length weighting reads: max(#source tokens, #hypothesis tokens)), in chunk order."""
+
+    tp: list[int]
+    fp: list[int]
+    fp_necessary: list[bool]
+    fn: list[int]
+    tn: int
+
+
+def count_lengths(
+    source: Tokens,
+    starts: list[int],
+    ends: list[int],
+    hyp_cells: dict[int, Tokens],
+    ref_cells: list[dict[int, Tokens]],
+    n_chunks: int,
+    assumption: Assumption,
+) -> list[LengthTally]:
+    """``count`` on the edited cells of a partition (``partition.correction_cells``: interval
+    -> tokens; an interval a correction leaves alone carries the source slice), without the
+    partition: what CLEME's scores read. Intervals are chunks here; outcomes and their order
+    are those of ``count_dependent`` / ``count_independent``."""
+    # Per hypothesis cell: interval, tokens, chunk length, whether it equals the source.
+    hyp = [
+        (i, cell, max(ends[i] - starts[i], len(cell)), cell == source[starts[i] : ends[i]])
+        for i, cell in hyp_cells.items()
+    ]
+    if assumption == "dependent":
+        return [
+            _dependent_lengths(source, starts, ends, hyp, hyp_cells, cells, n_chunks)
+            for cells in ref_cells
+        ]
+    if assumption == "independent":
+        return [_independent_lengths(starts, ends, hyp, hyp_cells, ref_cells, n_chunks)]
+    raise ValueError(f"assumption must be one of {ASSUMPTIONS}, got {assumption!r}")
+
+
+def _dependent_lengths(
+    source: Tokens,
+    starts: list[int],
+    ends: list[int],
+    hyp: list[tuple[int, Tokens, int, bool]],
+    hyp_cells: dict[int, Tokens],
+    ref: dict[int, Tokens],
+    n_chunks: int,
+) -> LengthTally:
+    tp: list[int] = []
+    fp: list[int] = []
+    necessary: list[bool] = []
+    for i, cell, length, unchanged in hyp:
+        other = ref.get(i)
+        if other is None:
+            if unchanged:
+                tp.append(length)
+            else:
+                fp.append(length)
+                necessary.append(False)
+        elif cell == other:
+            tp.append(length)
+        else:
+            fp.append(length)
+            necessary.append(True)
+    fn = [
+        ends[i] - starts[i]
+        for i, cell in ref.items()
+        if i not in hyp_cells and cell != source[starts[i] : ends[i]]
+    ]
+    return LengthTally(tp, fp, necessary, fn, n_chunks - len(tp) - len(fp) - len(fn))
+
+
+def _independent_lengths(
+    starts: list[int],
+    ends: list[int],
+    hyp: list[tuple[int, Tokens, int, bool]],
+    hyp_cells: dict[int, Tokens],
+    refs: list[dict[int, Tokens]],
+    n_chunks: int,
+) -> LengthTally:
+    tp: list[int] = []
+    fp: list[int] = []
+    necessary: list[bool] = []
+    for i, cell, length, unchanged in hyp:
+        if any(cell == ref[i] if i in ref else unchanged for ref in refs):
+            tp.append(length)
+        else:
+            fp.append(length)
+            necessary.append(any(i in ref for ref in refs))
+    # Every reference changed it: the first reference's chunks are the candidates.
+    fn = [
+        ends[i] - starts[i] for i in refs[0] if i not in hyp_cells and all(i in ref for ref in refs)
+    ]
+    return LengthTally(tp, fp, necessary, fn, n_chunks - len(tp) - len(fp) - len(fn))

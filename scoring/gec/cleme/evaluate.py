@@ -8,17 +8,34 @@ mean length ``b`` of the references' changed chunks is measured for length weigh
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
-from scoring.gec.cleme.counting import Assumption, ChunkTally, count
+from scoring.gec.cleme.counting import (
+    Assumption,
+    ChunkTally,
+    LengthTally,
+    count,
+    count_lengths,
+)
 from scoring.gec.cleme.model import (
     ClemeInputError,
     Sentence,
     SpanEdit,
     Tokens,
 )
-from scoring.gec.cleme.partition import Partition, partition
+from scoring.gec.cleme.partition import Partition, correction_cells, merged_intervals, partition
+from scoring.gec.cleme.weighting import (
+    Counts,
+    LengthWeigher,
+    length_weighted_counts,
+    weighted_length_counts,
+)
 from scoring.gec.collector import collector_paused
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from scoring.gec.records import NamedTuple
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
@@ -35,6 +52,26 @@ class ChunkEvaluation(NamedTuple):
     assumption: Assumption
     mean_corrected_length: float  # b: mean max(|src|, |tgt|) of the references' changed chunks
     max_refs: int | None
+
+    def weighted_counts(self, weigher: LengthWeigher) -> list[list[Counts]]:
+        """Per sentence, the length-weighted counts against each reference."""
+        return [
+            [length_weighted_counts(s.partition, tally, weigher) for tally in s.tallies]
+            for s in self.sentences
+        ]
+
+
+class LengthEvaluation(NamedTuple):
+    """What ``evaluate_lengths`` keeps: per sentence one ``LengthTally`` per reference."""
+
+    sentences: tuple[tuple[LengthTally, ...], ...]
+    assumption: Assumption
+    mean_corrected_length: float  # b, as in ChunkEvaluation
+    max_refs: int | None
+
+    def weighted_counts(self, weigher: LengthWeigher) -> list[list[Counts]]:
+        """Per sentence, the length-weighted counts against each reference."""
+        return [[weighted_length_counts(tally, weigher) for tally in s] for s in self.sentences]
 
 
 def usable_references(
@@ -57,6 +94,37 @@ def usable_references(
     return kept if kept else chosen[:1]
 
 
+def _check_inputs(
+    hypotheses: Sequence[Sentence], references: Sequence[Sentence], max_refs: int | None
+) -> None:
+    if len(hypotheses) != len(references):
+        raise ClemeInputError(
+            f"the hypothesis has {len(hypotheses)} sentences but the references have "
+            f"{len(references)}; both files must list the same sentences in the same order"
+        )
+    if max_refs is not None and max_refs < 1:
+        raise ClemeInputError(f"max_refs must be at least 1, got {max_refs}")
+
+
+def _checked_references(
+    hyp: Sentence, ref: Sentence, max_refs: int | None
+) -> list[tuple[SpanEdit, ...]]:
+    """The usable references of one sentence pair, after checking the pair fits together."""
+    if hyp.source != ref.source:
+        raise ClemeInputError(
+            f"{hyp.origin or 'hypothesis'} and {ref.origin or 'reference'}: the source "
+            f"sentences differ ({' '.join(hyp.source)[:40]!r} vs {' '.join(ref.source)[:40]!r})"
+        )
+    if len(hyp.corrections) != 1:
+        raise ClemeInputError(
+            f"{hyp.origin or 'hypothesis'}: a hypothesis needs exactly one correction, "
+            f"got {len(hyp.corrections)}"
+        )
+    if not ref.corrections:
+        raise ClemeInputError(f"{ref.origin or 'reference'}: the sentence has no reference")
+    return usable_references(ref.source, ref.corrections, max_refs)
+
+
 def evaluate_chunks(
     hypotheses: Sequence[Sentence],
     references: Sequence[Sentence],
@@ -66,31 +134,13 @@ def evaluate_chunks(
     merge_distance: int = 0,
 ) -> ChunkEvaluation:
     """Partition and count every sentence. Raises ClemeInputError on mismatched inputs."""
-    if len(hypotheses) != len(references):
-        raise ClemeInputError(
-            f"the hypothesis has {len(hypotheses)} sentences but the references have "
-            f"{len(references)}; both files must list the same sentences in the same order"
-        )
-    if max_refs is not None and max_refs < 1:
-        raise ClemeInputError(f"max_refs must be at least 1, got {max_refs}")
+    _check_inputs(hypotheses, references, max_refs)
     with collector_paused():
         evaluations: list[SentenceEvaluation] = []
         total_length = 0
         n_changed = 0
         for hyp, ref in zip(hypotheses, references, strict=True):
-            if hyp.source != ref.source:
-                raise ClemeInputError(
-                    f"{hyp.origin or 'hypothesis'} and {ref.origin or 'reference'}: the source "
-                    f"sentences differ ({' '.join(hyp.source)[:40]!r} vs {' '.join(ref.source)[:40]!r})"
-                )
-            if len(hyp.corrections) != 1:
-                raise ClemeInputError(
-                    f"{hyp.origin or 'hypothesis'}: a hypothesis needs exactly one correction, "
-                    f"got {len(hyp.corrections)}"
-                )
-            if not ref.corrections:
-                raise ClemeInputError(f"{ref.origin or 'reference'}: the sentence has no reference")
-            refs = usable_references(ref.source, ref.corrections, max_refs)
+            refs = _checked_references(hyp, ref, max_refs)
             joint = partition(
                 ref.source, [hyp.corrections[0], *refs], merge_distance=merge_distance
             )
@@ -104,3 +154,50 @@ def evaluate_chunks(
     # No reference changes anything: no TP/FN exists and FP weights only need a finite b.
     bias = total_length / n_changed if n_changed else 0.0
     return ChunkEvaluation(tuple(evaluations), assumption, bias, max_refs)
+
+
+def evaluate_lengths(
+    hypotheses: Sequence[Sentence],
+    references: Sequence[Sentence],
+    *,
+    assumption: Assumption = "dependent",
+    max_refs: int | None = None,
+    merge_distance: int = 0,
+) -> LengthEvaluation:
+    """``evaluate_chunks`` reduced to what CLEME's scores read: per sentence and reference
+    the lengths of the TP, FP and FN chunks (``LengthTally``), and ``b``. Builds no
+    partition rows, only each correction's edited cells (half the time; issue #17)."""
+    _check_inputs(hypotheses, references, max_refs)
+    with collector_paused():
+        sentences: list[tuple[LengthTally, ...]] = []
+        total_length = 0
+        n_changed = 0
+        for hyp, ref in zip(hypotheses, references, strict=True):
+            refs = _checked_references(hyp, ref, max_refs)
+            source = ref.source
+            starts, ends = merged_intervals([hyp.corrections[0], *refs], merge_distance)
+            ref_cells = [correction_cells(source, edits, starts, ends) for edits in refs]
+            for cells in ref_cells:
+                for i, cell in cells.items():
+                    span_length = ends[i] - starts[i]
+                    total_length += len(cell) if len(cell) > span_length else span_length
+                n_changed += len(cells)
+            hyp_cells = correction_cells(source, hyp.corrections[0], starts, ends)
+            n_chunks = _chunk_count(starts, ends, len(source))
+            tallies = count_lengths(
+                source, starts, ends, hyp_cells, ref_cells, n_chunks, assumption
+            )
+            sentences.append(tuple(tallies))
+    bias = total_length / n_changed if n_changed else 0.0  # as in evaluate_chunks
+    return LengthEvaluation(tuple(sentences), assumption, bias, max_refs)
+
+
+def _chunk_count(starts: list[int], ends: list[int], n_source: int) -> int:
+    """The number of chunks ``partition`` makes: the intervals and the gaps around them."""
+    gaps = 0
+    position = 0
+    for start, end in zip(starts, ends, strict=True):
+        if position < start:
+            gaps += 1
+        position = end
+    return len(starts) + gaps + (position < n_source)

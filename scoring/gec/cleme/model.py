@@ -8,7 +8,12 @@ Readers (M2, raw text) live in ``inputs.py``; this module only defines and check
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from scoring.gec.records import NamedTuple
 
 Tokens = tuple[str, ...]
 

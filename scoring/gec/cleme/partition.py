@@ -18,9 +18,14 @@ column (the review grid).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, NamedTuple
 
 from scoring.gec.cleme.model import SpanEdit, Tokens
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import Literal, NamedTuple
+else:
+    from scoring.gec.records import Literal, NamedTuple
 
 ChunkKind = Literal["unchanged", "corrected", "dummy"]
 
@@ -69,87 +74,106 @@ def partition(
     hypothesis first and the references after it.
 
     The reference maps source to target positions and slices each target; we build the same
-    cells directly, because within a chunk a correction's tokens are the source tokens with
-    its own edits applied: an unchanged cell is the source slice, a changed cell the source
-    of the interval with the correction's edits in it replaced (insertions at either border
-    included, as they merged into the interval).
+    cells directly (``correction_cells``): an unchanged cell is the source slice.
     """
-    n_source = len(source)
-
-    # 1. Sweep the edits of all corrections by start into shared intervals. Ties in start
-    # cannot change the result: every edit with the start of an open interval joins it.
-    starts: list[int] = []
-    ends: list[int] = []
-    for start, end in sorted([(start, end) for edits in corrections for start, end, _, _ in edits]):
-        if starts and start <= ends[-1] + merge_distance:
-            if end > ends[-1]:
-                ends[-1] = end
-        else:
-            starts.append(start)
-            ends.append(end)
-
-    # 2. Walk the source: gaps are unchanged chunks, intervals corrected or dummy chunks.
+    starts, ends = merged_intervals(corrections, merge_distance)
+    # Walk the source: gaps are unchanged chunks, intervals corrected or dummy chunks.
     # (ChunkSpan built with tuple.__new__: this runs for every chunk of a corpus.)
     new_span = tuple.__new__
     spans: list[ChunkSpan] = []
+    plain: list[Tokens] = []  # the source slice of each chunk
     chunk_of_interval: list[int] = []
     position = 0
     for start, end in zip(starts, ends, strict=True):
         if position < start:
             spans.append(new_span(ChunkSpan, (position, start, "unchanged")))
+            plain.append(source[position:start])
         chunk_of_interval.append(len(spans))
         spans.append(new_span(ChunkSpan, (start, end, "dummy" if start == end else "corrected")))
+        plain.append(source[start:end])
         position = end
-    if position < n_source:
-        spans.append(new_span(ChunkSpan, (position, n_source, "unchanged")))
-    plain = [source[start:end] for start, end, _ in spans]
-    unchanged_row = (False,) * len(spans)
-
-    # 3. Each correction: its cells are the source slices except where it edits.
+    if position < len(source):
+        spans.append(new_span(ChunkSpan, (position, len(source), "unchanged")))
+        plain.append(source[position:])
+    # Each correction: its cells are the source slices except where it edits.
     all_tokens: list[tuple[Tokens, ...]] = []
     all_changed: list[tuple[bool, ...]] = []
     all_edited: list[tuple[int, ...]] = []
-    plain_row = tuple(plain)
+    plain_row, unchanged_row = tuple(plain), (False,) * len(spans)
     for edits in corrections:
         if not edits:
             all_tokens.append(plain_row)
             all_changed.append(unchanged_row)
             all_edited.append(())
             continue
-        row = list(plain)
+        row = plain.copy()
         changed = [False] * len(spans)
         edited: list[int] = []
-        n_edits = len(edits)
-        interval = -1
-        first = 0  # edits[first:last] are the (sorted) edits of one interval
-        while first < n_edits:
-            start, end, tokens, _ = edits[first]
-            # The first interval ending at or after the start holds the edit, and every
-            # following edit that starts before that interval's end.
-            interval += 1
-            while ends[interval] < start:
-                interval += 1
-            span_start, span_end = starts[interval], ends[interval]
-            last = first + 1
-            while last < n_edits and edits[last][0] <= span_end:
-                last += 1
+        for interval, cell in correction_cells(source, edits, starts, ends).items():
             chunk = chunk_of_interval[interval]
+            row[chunk] = cell
             changed[chunk] = True
             edited.append(chunk)
-            if last == first + 1 and start == span_start and end == span_end:
-                # The common case: one edit that is the whole chunk.
-                row[chunk] = tokens if type(tokens) is tuple else tuple(tokens)
-            else:
-                cell: list[str] = []
-                cursor = span_start
-                for start, end, tokens, _ in edits[first:last]:
-                    cell.extend(source[cursor:start])
-                    cell.extend(tokens)
-                    cursor = end
-                cell.extend(source[cursor:span_end])
-                row[chunk] = tuple(cell)
-            first = last
         all_tokens.append(tuple(row))
         all_changed.append(tuple(changed))
         all_edited.append(tuple(edited))
     return Partition(source, tuple(spans), tuple(all_tokens), tuple(all_changed), tuple(all_edited))
+
+
+def merged_intervals(
+    corrections: Sequence[Sequence[SpanEdit]], merge_distance: int = 0
+) -> tuple[list[int], list[int]]:
+    """Step 1: the edits of all corrections swept by start into shared intervals
+    ``[starts[k], ends[k])``. Ties in start cannot change the result (every edit with the
+    start of an open interval joins it), so whole edits are sorted, no pairs built."""
+    starts: list[int] = []
+    ends: list[int] = []
+    every = [edit for edits in corrections for edit in edits]
+    every.sort()
+    last_end = -1 - merge_distance  # below every start: the first edit opens an interval
+    for start, end, _, _ in every:
+        if start <= last_end + merge_distance:
+            if end > last_end:
+                ends[-1] = last_end = end
+        else:
+            starts.append(start)
+            ends.append(end)
+            last_end = end
+    return starts, ends
+
+
+def correction_cells(
+    source: Tokens, edits: Sequence[SpanEdit], starts: list[int], ends: list[int]
+) -> dict[int, Tokens]:
+    """Step 3 for one correction: interval index -> its tokens there, for the intervals it
+    edits (in order). Within an interval they are the source tokens with the correction's
+    edits replaced, insertions at either border included, as they merged into it."""
+    cells: dict[int, Tokens] = {}
+    n_edits = len(edits)
+    interval = -1
+    first = 0  # edits[first:last] are the (sorted) edits of one interval
+    while first < n_edits:
+        start, end, tokens, _ = edits[first]
+        # The first interval ending at or after the start holds the edit, and every
+        # following edit that starts before that interval's end.
+        interval += 1
+        while ends[interval] < start:
+            interval += 1
+        span_start, span_end = starts[interval], ends[interval]
+        last = first + 1
+        while last < n_edits and edits[last][0] <= span_end:
+            last += 1
+        if last == first + 1 and start == span_start and end == span_end:
+            # The common case: one edit that is the whole chunk.
+            cells[interval] = tokens if type(tokens) is tuple else tuple(tokens)
+        else:
+            cell: list[str] = []
+            cursor = span_start
+            for start, end, tokens, _ in edits[first:last]:
+                cell.extend(source[cursor:start])
+                cell.extend(tokens)
+                cursor = end
+            cell.extend(source[cursor:span_end])
+            cells[interval] = tuple(cell)
+        first = last
+    return cells

@@ -9,10 +9,9 @@ takes part in choosing the best reference.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, NamedTuple
 
 from scoring.gec.cleme.counting import Assumption
-from scoring.gec.cleme.evaluate import ChunkEvaluation, evaluate_chunks
+from scoring.gec.cleme.evaluate import ChunkEvaluation, LengthEvaluation, evaluate_lengths
 from scoring.gec.cleme.model import Sentence
 from scoring.gec.cleme.weighting import (
     NO_WEIGHTING,
@@ -25,6 +24,12 @@ from scoring.gec.cleme.weighting import (
 )
 from scoring.gec.counts import precision_recall_f as shared_precision_recall_f
 from scoring.gec.signature import COLON_V, Field, Signature
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import Any, Literal, NamedTuple
+else:
+    from scoring.gec.records import Literal, NamedTuple
 
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 
@@ -148,7 +153,7 @@ def _signature(
 
 
 def score_evaluation(
-    evaluation: ChunkEvaluation,
+    evaluation: ChunkEvaluation | LengthEvaluation,
     *,
     level: Level = "corpus",
     weighting: LengthWeighting | None = None,
@@ -164,10 +169,7 @@ def score_evaluation(
     table = weighting if weighting is not None else default_weighting(level, evaluation.assumption)
     bias = evaluation.mean_corrected_length
     weigher = LengthWeigher(table, bias)
-    per_sentence = [
-        [length_weighted_counts(s.partition, tally, weigher) for tally in s.tallies]
-        for s in evaluation.sentences
-    ]
+    per_sentence = evaluation.weighted_counts(weigher)
     signature = _signature(
         level, evaluation.assumption, beta, table, bias, evaluation.max_refs, select
     )
@@ -297,6 +299,6 @@ def cleme(
     ``weighting`` overrides the default length-weighting table; ``length_weighting=False``
     counts every chunk as 1; ``select="accuracy"`` picks references by accuracy.
     """
-    evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
+    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption, max_refs=max_refs)
     table = weighting if length_weighting else NO_WEIGHTING
     return score_evaluation(evaluation, level=level, weighting=table, beta=beta, select=select)

@@ -9,10 +9,15 @@ mean of that length over every changed chunk of every reference (``mean_correcte
 from __future__ import annotations
 
 import math
-from typing import Literal, NamedTuple
 
-from scoring.gec.cleme.counting import Assumption, ChunkTally
+from scoring.gec.cleme.counting import Assumption, ChunkTally, LengthTally
 from scoring.gec.cleme.partition import Partition
+
+TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+if TYPE_CHECKING:
+    from typing import Literal, NamedTuple
+else:
+    from scoring.gec.records import Literal, NamedTuple
 
 Level = Literal["corpus", "sentence"]
 LEVELS: tuple[Level, ...] = ("corpus", "sentence")
@@ -171,6 +176,31 @@ def length_weighted_counts(
     for i in tally.fn:
         span = spans[i]
         length = max(span[1] - span[0], len(hyp_tokens[i]))
+        weight = fn_weights.get(length)
+        fn += weigher.fn(length) if weight is None else weight
+    return Counts(tp, fp, fn, float(tally.tn), fp_ne, fp_un)
+
+
+def weighted_length_counts(tally: LengthTally, weigher: LengthWeigher) -> Counts:
+    """``length_weighted_counts`` of a tally that already holds the chunk lengths (the same
+    sums in the same order, so the same totals to the last bit)."""
+    tp_weights, fp_weights, fn_weights = weigher._tp, weigher._fp, weigher._fn
+    tp = 0.0
+    for length in tally.tp:
+        weight = tp_weights.get(length)
+        tp += weigher.tp(length) if weight is None else weight
+    fp = fp_ne = fp_un = 0.0
+    for length, necessary in zip(tally.fp, tally.fp_necessary, strict=True):
+        weight = fp_weights.get(length)
+        if weight is None:
+            weight = weigher.fp(length)
+        fp += weight
+        if necessary:
+            fp_ne += weight
+        else:
+            fp_un += weight
+    fn = 0.0
+    for length in tally.fn:
         weight = fn_weights.get(length)
         fn += weigher.fn(length) if weight is None else weight
     return Counts(tp, fp, fn, float(tally.tn), fp_ne, fp_un)

@@ -45,3 +45,17 @@ def test_cleme_on_text_does_import_the_extractor(mucgec_dir: Path, tmp_path: Pat
     status, names = imported_by("cleme", "--hyp", str(hyp), "--ref", str(ref), "--json")
     assert status == 0
     assert "scoring.gec.extract" in names and "scoring.gec.align" in names
+
+
+def test_cleme_on_m2_imports_neither_typing_nor_dataclasses(mucgec_dir: Path) -> None:
+    # The result tuples come from scoring/gec/records.py at run time (issue #17).
+    hyp, ref = str(mucgec_dir / "example_pred_dev.m2"), str(mucgec_dir / "MuCGEC_dev.m2")
+    probe = PROBE.replace("{heavy!r}", repr(("typing", "dataclasses")))
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "cleme", "--hyp", hyp, "--ref", ref, "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(result.stdout) == [0, []]
