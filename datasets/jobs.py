@@ -20,11 +20,11 @@ from django.db import transaction
 
 from core.audit import log_action
 from core.exceptions import ServiceError, ServiceUnavailable
+from core.job_leases import keep_alive
 from core.jobs import (
     JobCancelled,
     fail_job,
     finish_job,
-    keep_alive,
     mark_running,
     queue_job,
     start_job,

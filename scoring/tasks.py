@@ -17,6 +17,7 @@ from celery import shared_task
 
 from core.jobs import run_claimed
 from scoring import services
+from scoring.services import meta
 
 
 @shared_task(name="scoring.score_system_output")
@@ -62,8 +63,6 @@ def gpu_weighted_score(
 
 @shared_task(name="scoring.meta_evaluate")
 def meta_evaluate(evaluation_id: int, job_id: int | None = None) -> dict[str, Any] | None:
-    from scoring.services import meta
-
     def work(claimed_job_id: int | None) -> dict[str, Any]:
         evaluation = meta.run_meta_evaluation(evaluation_id=evaluation_id, job_id=claimed_job_id)
         return {"evaluation": evaluation.pk, "status": evaluation.status}
