@@ -452,7 +452,7 @@ def retry_job(*, job_id: int, user: Any) -> BackgroundJob:
         job = BackgroundJob.objects.select_for_update().get(pk=job_id)
         if job.status != JobStatus.FAILED or not job.retryable or not job.task_name:
             raise Conflict(f"job {job_id} is {job.status} and cannot be retried")
-            job.status = JobStatus.QUEUED
+        job.status = JobStatus.QUEUED
         job.retryable = False
         job.done = 0
         job.claim = ""

@@ -25,6 +25,15 @@ ORDER = ["core", "datasets", "annotate", "review", "judgments", "scoring", "demo
 PRODUCT = ["config", *ORDER]
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 80
+# Long functions of the metric library that other branches of issue 12 cut up; whoever merges
+# those branches empties this set (an entry no longer over the limit is reported, so a stale
+# one cannot hide a new long function of the same name).
+SPLIT_ELSEWHERE = {
+    ("scoring/gec/compare.py", "compare_m2"),
+    ("scoring/gec/m2.py", "_parse_lines"),
+    ("scoring/gec/cleme/partition.py", "partition"),
+    ("scoring/gec/cleme/cleme2.py", "score_evaluation2"),
+}
 
 
 def product_files() -> list[Path]:
@@ -95,10 +104,16 @@ def function_length_problems(files: list[Path]) -> list[str]:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])
                 length = (node.end_lineno or node.lineno) - first + 1
-                if length > MAX_FUNCTION_LINES:
+                waived = (_name(path), node.name) in SPLIT_ELSEWHERE
+                if length > MAX_FUNCTION_LINES and not waived:
                     problems.append(
                         f"{_name(path)}:{node.lineno} {node.name}: {length} lines"
                         f" (> {MAX_FUNCTION_LINES})"
+                    )
+                elif waived and length <= MAX_FUNCTION_LINES:
+                    problems.append(
+                        f"{_name(path)}:{node.lineno} {node.name} is {length} lines now:"
+                        " take it out of SPLIT_ELSEWHERE"
                     )
     return problems
 
