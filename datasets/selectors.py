@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from django.db.models import Count
+
 from core.exceptions import NotFound
 from core.web import parse_id
 from datasets.models import Dataset, DatasetVersion, GoldenReference, ReleasedSentence, Sentence
@@ -154,7 +156,6 @@ def export_rows(
 
 def dataset_summaries() -> list[dict[str, Any]]:
     """One line per dataset for the datasets page."""
-    from django.db.models import Count
 
     rows = []
     for dataset in Dataset.objects.annotate(n_sentences=Count("sentences", distinct=True)).order_by(

@@ -195,7 +195,7 @@ def english_ptm2(
     not part of `english_report`: the weighted-scores task on the `gpu` queue calls it, and
     only when a model is configured (GEC_BERT_MODEL), as for the Chinese PT-M2.
     """
-    from scoring.gec.ptm2_m2 import score_ptm2_m2_levels
+    from scoring.gec.ptm2_m2 import score_ptm2_m2_levels  # lazy: only the gpu queue needs it
 
     results, bounded = score_ptm2_m2_levels(hypotheses, ref_blocks, provider, progress=progress)
     corpus, sentence = results["corpus"], results["sentence"]

@@ -21,12 +21,12 @@ from datasets.formats.common import (
     single_file,
 )
 from datasets.models import Language
+from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2FormatError, parse_m2
 
 
 def parse_m2_files(
     files: Sequence[ImportFile], *, language: str = Language.CHINESE
 ) -> list[ParsedSentence]:
-    from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2FormatError, parse_m2
 
     file = single_file(files, ImportFormat.M2)
     lines = decode_lines(file)
