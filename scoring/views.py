@@ -24,7 +24,7 @@ from core.exceptions import ServiceError
 from core.models import BackgroundJob
 from core.permissions import role_required
 from core.roles import Role, roles_of
-from core.web import lookup, parse_id
+from core.web import call_service, lookup, parse_id
 from datasets.models import Dataset, Language
 from datasets.selectors import release_by_id
 from scoring import selectors, services
@@ -256,11 +256,7 @@ def rescore(request: HttpRequest, system_id: int) -> HttpResponse:
 @require_POST
 def weighted(request: HttpRequest, system_id: int) -> HttpResponse:
     system = lookup(selectors.get_system, system_id)
-    try:
-        services.request_weighted_scoring(system=system, user=request.user)
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-    else:
+    if call_service(request, services.request_weighted_scoring, system=system, user=request.user):
         messages.success(request, "weighted scoring (PT-M2) queued on the gpu queue")
     return redirect("scoring:system", system_id=system.pk)
 
@@ -270,13 +266,9 @@ def weighted(request: HttpRequest, system_id: int) -> HttpResponse:
 def cancel(request: HttpRequest, system_id: int) -> HttpResponse:
     system = lookup(selectors.get_system, system_id)
     score = selectors.score_of(system)
-    try:
-        if score is None:
-            raise ServiceError("this output has not been scored")
-        services.cancel_scoring(score=score, user=request.user)
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-    else:
+    if score is None:
+        messages.error(request, "this output has not been scored")
+    elif call_service(request, services.cancel_scoring, score=score, user=request.user):
         messages.success(request, "scoring cancelled")
     return redirect("scoring:system", system_id=system.pk)
 
