@@ -163,13 +163,7 @@ def _checked_exclusions(version: DatasetVersion, exclude: Sequence[str]) -> list
 
 def run_meta_evaluation(*, evaluation_id: int, job_id: int | None = None) -> MetaEvaluation:
     """The work of one run (the Celery task's body). Idempotent: the report is replaced."""
-    evaluation = (
-        MetaEvaluation.objects.select_related("version__dataset", "human_scores")
-        .filter(pk=evaluation_id)
-        .first()
-    )
-    if evaluation is None:
-        raise NotFound(f"no meta-evaluation {evaluation_id}")
+    evaluation = get_evaluation(evaluation_id)
     if (
         job_id is not None
         and BackgroundJob.objects.filter(pk=job_id, status=JobStatus.CANCELLED).exists()
