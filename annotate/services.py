@@ -25,7 +25,7 @@ from annotate.models import (
     Submission,
     SubmissionTag,
 )
-from annotate.selectors import current_guideline
+from annotate.selectors import current_guideline, open_assignments_for
 from annotate.signals import annotations_complete, staff_of
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
@@ -173,7 +173,6 @@ def open_assignment(*, assignment: Assignment, user: Any) -> Assignment:
 def next_assignment(*, user: Any, skip_id: int | None = None) -> Assignment | None:
     """The annotator's next open sentence: one already started first, then by position.
     `skip_id` (the page's "next" shortcut) passes over the sentence on screen."""
-    from annotate.selectors import open_assignments_for
 
     mine = open_assignments_for(user)
     if skip_id is not None:

@@ -22,7 +22,7 @@ app.autodiscover_tasks()
 def limit_torch_threads(**_: Any) -> None:
     """One torch thread per worker process: several processes share a machine's cores."""
     try:
-        import torch
+        import torch  # lazy: only worker processes pay for importing torch
     except ImportError:  # torch is optional for CPU-only workers
         return
     torch.set_num_threads(1)
@@ -32,11 +32,3 @@ def limit_torch_threads(**_: Any) -> None:
 def ping(value: str = "pong") -> dict[str, Any]:
     """Round-trip check used by /healthz and the service tests."""
     return {"echo": value, "pid": os.getpid()}
-
-
-@app.task(name="core.sweep_expired_jobs")
-def sweep_expired_jobs() -> int:
-    """Beat's backstop for the sweeper that also runs on every read of a job."""
-    from core.jobs import sweep_expired_jobs as sweep
-
-    return sweep()

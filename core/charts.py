@@ -107,6 +107,19 @@ def _frame(
     return parts
 
 
+def _series_top(
+    series: Sequence[tuple[str, Sequence[float]]], length: int, what: str, y_max: float | None
+) -> float:
+    """The top of the y axis (``y_max``, or a round number above every value), once every
+    series has one value per category or x value (``length`` of ``what``)."""
+    for name, values in series:
+        if len(values) != length:
+            raise ValueError(f"series {name!r} has {len(values)} values for {length} {what}")
+    if y_max is not None:
+        return y_max
+    return _nice_max(max((v for _, vs in series for v in vs), default=0))
+
+
 def grouped_bar_chart(
     *,
     title: str,
@@ -121,16 +134,7 @@ def grouped_bar_chart(
 ) -> str:
     """Bars grouped by category, one colour per series (with a legend when >1 series)."""
     box = box or ChartBox()
-    for name, values in series:
-        if len(values) != len(categories):
-            raise ValueError(
-                f"series {name!r} has {len(values)} values for {len(categories)} categories"
-            )
-    top = (
-        y_max
-        if y_max is not None
-        else _nice_max(max((v for _, vs in series for v in vs), default=0))
-    )
+    top = _series_top(series, len(categories), "categories", y_max)
     description = description or f"{title}: " + "; ".join(
         f"{name}: "
         + ", ".join(f"{c} {_fmt(v, percent)}" for c, v in zip(categories, values, strict=True))
@@ -207,16 +211,7 @@ def line_chart(
 ) -> str:
     """Lines over numeric x values, one colour per series, a marker with a tooltip per point."""
     box = box or ChartBox()
-    for name, values in series:
-        if len(values) != len(x_values):
-            raise ValueError(
-                f"series {name!r} has {len(values)} values for {len(x_values)} x values"
-            )
-    top = (
-        y_max
-        if y_max is not None
-        else _nice_max(max((v for _, vs in series for v in vs), default=0))
-    )
+    top = _series_top(series, len(x_values), "x values", y_max)
     description = description or f"{title}: " + "; ".join(
         f"{name}: "
         + ", ".join(f"{_fmt(x)} {_fmt(v, percent)}" for x, v in zip(x_values, values, strict=True))

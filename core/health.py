@@ -21,7 +21,7 @@ def database_status() -> dict[str, Any]:
 def broker_status() -> dict[str, Any]:
     if not settings.REDIS_URL:
         return {"ok": True, "mode": "in-process"}
-    import redis
+    import redis  # lazy: only deployments with a broker need the client
 
     try:
         client = redis.Redis.from_url(

@@ -8,36 +8,42 @@ second writer would wait on the first one's lock, so there progress is written t
 work's own connection and shows when its transaction ends (the quick start runs tasks
 in-process anyway).
 
-Faults (docs/operations.md): a job is a small state machine, queued -> running (with a lease
-its worker renews) -> done | failed (retryable or not) | cancelled. A task claims its job row
-under a lock before it works (`run_claimed`), so a re-delivered message for a job that is
-finished or running elsewhere does nothing. `sweep_expired_jobs` fails running jobs whose
-lease ran out (their worker died) as retryable; `retry_job` queues such a job again. Tasks
-are sent with `send_task` inside the transaction that writes the job: if the broker cannot
-be reached the transaction rolls back and the user gets a 503, nothing half made.
+Faults (docs/operations.md; leases and claims in core/job_leases.py): a job is a small state
+machine, queued -> running (with a lease its worker renews) -> done | failed (retryable or
+not) | cancelled. A task claims its job row under a lock before it works (`run_claimed`), so
+a re-delivered message for a job that is finished or running elsewhere does nothing.
+`sweep_expired_jobs` fails running jobs whose lease ran out (their worker died) as
+retryable; `retry_job` queues such a job again. Tasks are sent with `send_task` inside the
+transaction that writes the job: if the broker cannot be reached the transaction rolls back
+and the user gets a 503, nothing half made.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import socket
-import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
+from celery import current_app
 from django.conf import settings
-from django.db import DatabaseError, connection, connections, transaction
+from django.db import DatabaseError, connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
 from core.exceptions import Conflict, NotFound, ServiceUnavailable
+from core.job_leases import (
+    claim_job,
+    claims,
+    keep_alive,
+    leases_apply,
+    new_lease,
+    side_cursor,
+)
 from core.models import BackgroundJob, JobStatus
 from core.roles import Role, has_role
 
@@ -53,38 +59,6 @@ job_expired = Signal()
 
 class JobCancelled(Exception):
     """Raised by work that noticed its job was cancelled; the work's transaction rolls back."""
-
-
-def lease_seconds() -> int:
-    return max(2, int(getattr(settings, "GEC_JOB_LEASE_SECONDS", 60)))
-
-
-def _leases_apply() -> bool:
-    """Leases need a second connection that sees the job row while the work's transaction
-    is open: PostgreSQL. On SQLite (the quick start, in-process) jobs are not leased."""
-    return connection.vendor != "sqlite"
-
-
-def _new_lease() -> Any:
-    return timezone.now() + timedelta(seconds=lease_seconds()) if _leases_apply() else None
-
-
-# The claims this process holds: job id -> claim token (set by run_claimed for its work).
-_claims: dict[int, str] = {}
-
-
-@contextmanager
-def _side_cursor() -> Iterator[Any]:
-    """A short-lived second connection in autocommit mode. Opened per write (progress is
-    written a few dozen times per job) so no idle connection outlives the work. A lock
-    timeout makes a write give up rather than wait on a row the work's transaction holds."""
-    conn = connections.create_connection("default")
-    try:
-        with conn.cursor() as cursor:
-            cursor.execute("SET lock_timeout = '2s'")
-            yield cursor
-    finally:
-        conn.close()
 
 
 # In-process listeners (a management command's progress line): job id -> callback(done, total).
@@ -123,15 +97,15 @@ def start_job(
 def _write(job_id: int, fields: dict[str, Any]) -> None:
     """Progress and heartbeat: only a live job is written, and only by its own claim."""
     fields = {**fields, "updated_at": timezone.now()}
-    if _leases_apply():
-        fields["lease_expires_at"] = _new_lease()
-    token = _claims.get(job_id)
+    if leases_apply():
+        fields["lease_expires_at"] = new_lease()
+    token = claims.get(job_id)
     if connection.in_atomic_block and connection.vendor != "sqlite":
         table = BackgroundJob._meta.db_table
         columns = ", ".join(f"{name} = %s" for name in fields)
         claim_sql, claim_args = (" AND claim = %s", [token]) if token else ("", [])
         try:
-            with _side_cursor() as cursor:
+            with side_cursor() as cursor:
                 cursor.execute(
                     f"UPDATE {table} SET {columns} WHERE id = %s AND status IN (%s, %s)"
                     + claim_sql,
@@ -152,7 +126,7 @@ def _write(job_id: int, fields: dict[str, Any]) -> None:
 def _status_of(job_id: int) -> str | None:
     if connection.in_atomic_block and connection.vendor != "sqlite":
         try:
-            with _side_cursor() as cursor:
+            with side_cursor() as cursor:
                 cursor.execute(
                     f"SELECT status FROM {BackgroundJob._meta.db_table} WHERE id = %s", [job_id]
                 )
@@ -199,7 +173,7 @@ def _end(job_id: int, fields: dict[str, Any]) -> bool:
     """Move a live job to an end state. A run that lost its claim (the sweeper failed it, a
     re-delivery took it over) changes nothing. True when this call ended the job."""
     rows = BackgroundJob.objects.filter(pk=job_id, status__in=LIVE)
-    token = _claims.get(job_id)
+    token = claims.get(job_id)
     if token:
         rows = rows.filter(claim=token)
     ended = bool(
@@ -253,7 +227,7 @@ def settle_job(job_id: int | None, *, result: dict[str, Any], message: str) -> N
     if job_id is None:
         return
     job = BackgroundJob.objects.select_for_update().filter(pk=job_id).first()
-    token = _claims.get(job_id)
+    token = claims.get(job_id)
     if job is None or job.status not in LIVE or (token and job.claim != token):
         raise JobCancelled(f"job {job_id} is no longer this worker's to finish")
     job.status = JobStatus.DONE
@@ -344,8 +318,6 @@ def job_state(job: BackgroundJob) -> dict[str, Any]:
 
 def tasks_run_in_process() -> bool:
     """True when Celery runs tasks eagerly (the quick start): there is no broker to reach."""
-    from celery import current_app
-
     return bool(current_app.conf.task_always_eager)
 
 
@@ -404,79 +376,7 @@ def queue_job(job: BackgroundJob, task: Any, *args: Any) -> None:
     send_task(task, *args)
 
 
-# --- claiming, heartbeat, sweeping -------------------------------------------------------------
-
-
-def _claim_token() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
-
-
-def claim_job(job_id: int, *, wait_for_row: float = 15.0) -> BackgroundJob | None:
-    """Take a job for this worker: lock its row, check its state, mark it running with a
-    fresh lease and claim. None (do nothing) when it is finished, cancelled, failed, or
-    running under a live lease elsewhere. A queued job, or a running one whose lease ran
-    out (its worker died and Redis handed the message out again), is taken.
-
-    The message can arrive before the transaction that wrote the job commits (send_task
-    publishes inside it): a missing row is waited for, up to `wait_for_row` seconds."""
-    deadline = time.monotonic() + wait_for_row
-    while True:
-        with transaction.atomic():
-            job = BackgroundJob.objects.select_for_update().filter(pk=job_id).first()
-            if job is not None:
-                now = timezone.now()
-                expired = (
-                    job.status == JobStatus.RUNNING
-                    and job.lease_expires_at is not None
-                    and job.lease_expires_at < now
-                )
-                if job.status != JobStatus.QUEUED and not expired:
-                    logger.info("job %s is %s: nothing to do", job_id, job.status)
-                    return None
-                job.status = JobStatus.RUNNING
-                job.claim = _claim_token()
-                job.attempts += 1
-                job.lease_expires_at = _new_lease()
-                job.started_at = now
-                job.retryable = False
-                job.save()
-                return job
-        if time.monotonic() >= deadline:
-            logger.warning("job %s not found: its request rolled back", job_id)
-            return None
-        time.sleep(0.2)
-
-
-@contextmanager
-def keep_alive(job_id: int, token: str | None = None) -> Iterator[None]:
-    """Renew the job's lease every third of its length from a thread while the block runs,
-    so a long step without progress reports keeps the job alive; a dead process stops it."""
-    if not _leases_apply():
-        yield
-        return
-    stop = threading.Event()
-    table = BackgroundJob._meta.db_table
-
-    def beat() -> None:
-        while not stop.wait(lease_seconds() / 3):
-            claim_sql, claim_args = (" AND claim = %s", [token]) if token else ("", [])
-            try:
-                with _side_cursor() as cursor:
-                    cursor.execute(
-                        f"UPDATE {table} SET lease_expires_at = %s "
-                        f"WHERE id = %s AND status = %s" + claim_sql,
-                        [_new_lease(), job_id, JobStatus.RUNNING, *claim_args],
-                    )
-            except Exception:  # a missed beat is retried; the lease has slack for two
-                logger.warning("heartbeat of job %s not written", job_id, exc_info=True)
-
-    thread = threading.Thread(target=beat, name=f"job-{job_id}-heartbeat", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(timeout=5)
+# --- running under a claim, sweeping ----------------------------------------------------------
 
 
 def run_claimed(job_id: int, work: Callable[[int], T]) -> T | None:
@@ -486,7 +386,7 @@ def run_claimed(job_id: int, work: Callable[[int], T]) -> T | None:
     job = claim_job(job_id)
     if job is None:
         return None
-    _claims[job_id] = job.claim
+    claims[job_id] = job.claim
     try:
         with keep_alive(job_id, job.claim):
             return work(job_id)
@@ -497,7 +397,7 @@ def run_claimed(job_id: int, work: Callable[[int], T]) -> T | None:
         )
         return None
     finally:
-        _claims.pop(job_id, None)
+        claims.pop(job_id, None)
 
 
 def sweep_expired_jobs() -> int:
@@ -552,8 +452,6 @@ def retry_job(*, job_id: int, user: Any) -> BackgroundJob:
         job = BackgroundJob.objects.select_for_update().get(pk=job_id)
         if job.status != JobStatus.FAILED or not job.retryable or not job.task_name:
             raise Conflict(f"job {job_id} is {job.status} and cannot be retried")
-        from celery import current_app
-
         job.status = JobStatus.QUEUED
         job.retryable = False
         job.done = 0

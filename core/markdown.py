@@ -12,7 +12,7 @@ def render_markdown(text: str) -> str:
     Cached per text: the annotate page shows the same guideline on every request, and
     rendering plus sanitising it took ~12 ms of a ~45 ms page (profiled under load). The
     result depends on the text alone, so an edited guideline is simply a new key."""
-    import markdown
+    import markdown  # lazy: only pages that show a guideline pay for these imports
     import nh3
 
     html = markdown.markdown(text, extensions=["extra", "sane_lists"])

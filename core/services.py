@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
@@ -49,7 +49,6 @@ def create_user(
 def ensure_role_groups() -> list[Group]:
     """The role groups with their permissions (created by a migration; recreated here if a
     database flush removed them, as test databases do)."""
-    from django.contrib.auth.models import Permission
 
     groups = []
     for role, codenames in GROUP_PERMISSIONS.items():

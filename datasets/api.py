@@ -22,6 +22,7 @@ from datasets.selectors import dataset_summaries, get_dataset, get_version
 from datasets.services.exports import ExportFormat
 from datasets.services.imports import natural_key
 from datasets.services.releases import release_dataset
+from datasets.views import statistics_for
 
 
 class JobStateSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -223,7 +224,6 @@ class StatsAPI(AdminAPIView):
         description="MuCGEC Table 3 / Figure 1 statistics; ?release=N for a release.",
     )
     def get(self, request: Request, name: str) -> Response:
-        from datasets.views import statistics_for
 
         dataset = get_dataset(name)
         version = get_version(dataset, request.query_params.get("release") or None)

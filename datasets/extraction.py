@@ -17,7 +17,11 @@ from django.conf import settings
 from core.exceptions import ServiceError
 from datasets.models import Language
 from datasets.textrules import text_problem
+from scoring.gec.cleme.grid import chunk_grid_from_texts
+from scoring.gec.english.errant_edits import EnglishModelMissing, extract_edits_en
+from scoring.gec.extract import extract_edits
 from scoring.gec.resources import Resources, load_resources
+from scoring.gec.tokenize import char_tokens, normalize_source
 
 
 def resources_dir_setting(override: str | None = None) -> str | None:
@@ -60,13 +64,10 @@ def edits_between(source: str, target: str, *, language: str = "zh") -> list[dic
 def _extract(source: str, target: str, language: str) -> list[Any]:
     """The one extractor of `language` (the one the M2 export and the scorer use)."""
     if language == Language.ENGLISH:
-        from scoring.gec.english.errant_edits import EnglishModelMissing, extract_edits_en
-
         try:
             return extract_edits_en(source, target)
         except EnglishModelMissing as missing:
             raise ServiceError(str(missing), field="language", status=503) from None
-    from scoring.gec.extract import extract_edits
 
     return extract_edits(source, target, resources=extraction_resources())
 
@@ -99,7 +100,6 @@ def _source_tokens(source: str, language: str) -> list[str]:
     # whitespace tokens; segments are cut from the same tokens.
     if language == Language.ENGLISH:
         return source.split()
-    from scoring.gec.tokenize import char_tokens, normalize_source
 
     return char_tokens(normalize_source(source))
 
@@ -173,7 +173,6 @@ def chunk_grid_between(
     """All corrections of a sentence aligned chunk by chunk (CLEME's joint partition), from
     the same extractor as the diffs. None when there is nothing to compare, and for English
     (the grid is built from the char-level extractor; English reviews show the diffs)."""
-    from scoring.gec.cleme.grid import chunk_grid_from_texts
 
     if not labelled_texts or not source.strip() or language == Language.ENGLISH:
         return None

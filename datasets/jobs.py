@@ -15,22 +15,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from celery import chord
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 
 from core.audit import log_action
 from core.exceptions import ServiceError, ServiceUnavailable
+from core.job_leases import keep_alive
 from core.jobs import (
     JobCancelled,
     fail_job,
     finish_job,
-    keep_alive,
     mark_running,
     queue_job,
     start_job,
     tasks_run_in_process,
 )
 from core.models import BackgroundJob, JobStatus
+from datasets import tasks
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.formats import ImportFile
 from datasets.formats.common import check_size
@@ -66,7 +69,6 @@ def request_import(
         size = getattr(upload, "size", None)
         if size is not None:
             check_size(filename, int(size))
-    from datasets.tasks import import_dataset_task
 
     # The job row, the stored files and the message go together: if the broker cannot be
     # reached the row rolls back and the files are removed (ServiceUnavailable, a 503).
@@ -100,7 +102,7 @@ def request_import(
                 stored.append({"path": str(target), "name": safe})
             job.params = {**job.params, "files": stored}
             job.save(update_fields=["params"])
-            queue_job(job, import_dataset_task, job.pk)
+            queue_job(job, tasks.import_dataset_task, job.pk)
     except BaseException as exc:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
@@ -167,13 +169,11 @@ def request_export(
     include_annotations: bool = False,
 ) -> Any:
     """Queue an export as a background job; the file lands under MEDIA_ROOT/exports/<job>/."""
-    from django.db import transaction
 
     try:
         ExportFormat(fmt)
     except ValueError:
         raise ServiceError(f"unknown export format {fmt!r}", field="format") from None
-    from datasets.tasks import export_dataset_task
 
     with transaction.atomic():
         job = start_job(
@@ -189,7 +189,7 @@ def request_export(
                 "fanout_part": fanout_part_size(version, fmt),
             },
         )
-        queue_job(job, export_dataset_task, job.pk)
+        queue_job(job, tasks.export_dataset_task, job.pk)
     return job
 
 
@@ -249,9 +249,6 @@ def fanout_part_size(version: DatasetVersion | None, fmt: str) -> int:
 
 
 def _start_fanout(job: Any) -> dict[str, Any] | None:
-    from celery import chord
-
-    from datasets.tasks import export_m2_assemble_task, export_m2_failed_task, export_m2_part_task
 
     version = DatasetVersion.objects.filter(pk=job.params.get("version_id")).first()
     if version is None:
@@ -262,11 +259,11 @@ def _start_fanout(job: Any) -> dict[str, Any] | None:
     part = int(job.params["fanout_part"])
     mark_running(job.pk, total=total, message=f"extracting in {-(-total // part)} parts")
     header = [
-        export_m2_part_task.s(job.pk, version.pk, first, first + part, directory)
+        tasks.export_m2_part_task.s(job.pk, version.pk, first, first + part, directory)
         for first in range(0, total, part)
     ]
-    callback = export_m2_assemble_task.s(job.pk, directory).on_error(
-        export_m2_failed_task.s(job.pk)
+    callback = tasks.export_m2_assemble_task.s(job.pk, directory).on_error(
+        tasks.export_m2_failed_task.s(job.pk)
     )
     chord(header)(callback)
     return None
@@ -290,7 +287,6 @@ def export_m2_part(
 def _m2_part_text(
     *, job_id: int, version_id: int, first: int, last: int, resources_dir: str | None
 ) -> str:
-    from django.db.models import F
 
     rows = [
         DatasetRow(external_id, text, tuple(references), "", "", None)
@@ -359,7 +355,6 @@ def queue_reference_extraction(version_id: int) -> None:
     (the first export or score extracts instead)."""
     if tasks_run_in_process():
         return
-    from datasets.tasks import prepare_release_references_task
 
     # A job like any other: claimed once (re-deliveries do nothing), swept if its worker dies;
     # queued in the release's transaction, so no release exists without its extraction queued.
@@ -368,7 +363,7 @@ def queue_reference_extraction(version_id: int) -> None:
         params={"version_id": version_id},
         message="extracting the release's reference M2",
     )
-    queue_job(job, prepare_release_references_task, job.pk)
+    queue_job(job, tasks.prepare_release_references_task, job.pk)
 
 
 JOB_KIND_REFERENCES = "datasets.references"

@@ -20,12 +20,16 @@ from typing import Any
 
 from django.conf import settings
 
+from config.env import env_int
 from core.audit import log_action
 from core.exceptions import ServiceError
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.models import Dataset, DatasetVersion, Language, ReferenceM2Cache
 from datasets.selectors import DatasetRow, chunked, export_rows
+from scoring.gec.english.errant_edits import EnglishModelMissing, ragged_m2_blocks
 from scoring.gec.extract import init_m2_worker, m2_block_texts
+from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, format_m2_block
+from scoring.gec.processes import worker_context
 
 # Sentences per unit of work handed to an extraction process.
 M2_BATCH = 200
@@ -41,7 +45,6 @@ def _merge(chunk: list[DatasetRow], known: dict[BlockKey, str], computed: list[s
 
 def setting_int(name: str, default: int) -> int:
     """A Django setting if the settings module defines it, else the environment variable."""
-    from config.env import env_int
 
     value = getattr(settings, name, None)
     return int(value) if value is not None else env_int(name, default)
@@ -87,7 +90,6 @@ def m2_chunks(
             if on_progress:
                 on_progress(done)
         return
-    from scoring.gec.processes import worker_context
 
     context = worker_context()  # a fork server: forking this process could hang (kombu)
     # Rows are read from the database HERE, in the calling thread (Django connections are
@@ -204,8 +206,6 @@ def english_m2_chunks(rows: Iterable[DatasetRow], *, on_progress: Any = None) ->
     (error free / not annotatable), is a ``noop`` line; a sentence with fewer references than
     another simply has fewer annotators, and one without any gets a ``noop`` annotator.
     Sentences are parsed in batches."""
-    from scoring.gec.english.errant_edits import EnglishModelMissing, ragged_m2_blocks
-    from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, format_m2_block
 
     markers = (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT)
     done = 0

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from django.db.models import Count
+
 from core.exceptions import NotFound
 from core.web import parse_id
 from datasets.models import Dataset, DatasetVersion, GoldenReference, ReleasedSentence, Sentence
@@ -31,11 +33,25 @@ class DatasetRow:
     judgement: str = ""
 
 
-def get_dataset(name: str) -> Dataset:
+def get_dataset(name: str, *, field: str = "name") -> Dataset:
     dataset = Dataset.objects.filter(name=name).first()
     if dataset is None:
-        raise NotFound(f"no dataset named {name!r}", field="name")
+        raise NotFound(f"no dataset named {name!r}", field=field)
     return dataset
+
+
+def dataset_by_id(dataset_id: int) -> Dataset:
+    dataset = Dataset.objects.filter(pk=dataset_id).first()
+    if dataset is None:
+        raise NotFound(f"no dataset {dataset_id}", field="dataset")
+    return dataset
+
+
+def release_by_id(version_id: int) -> DatasetVersion:
+    version = DatasetVersion.objects.select_related("dataset").filter(pk=version_id).first()
+    if version is None:
+        raise NotFound(f"no release {version_id}", field="release")
+    return version
 
 
 def get_version(dataset: Dataset, number: int | str | None) -> DatasetVersion | None:
@@ -140,7 +156,6 @@ def export_rows(
 
 def dataset_summaries() -> list[dict[str, Any]]:
     """One line per dataset for the datasets page."""
-    from django.db.models import Count
 
     rows = []
     for dataset in Dataset.objects.annotate(n_sentences=Count("sentences", distinct=True)).order_by(

@@ -40,6 +40,10 @@ from datasets.reference_m2 import (
     reference_m2,
 )
 from datasets.selectors import DatasetRow, export_rows
+from scoring.gec.cleme.inputs import sentences_from_m2
+from scoring.gec.cleme.stats import chunk_statistics
+from scoring.gec.m2 import parse_m2
+from scoring.gec.resources import load_resources
 
 EDIT_TYPES = ("M", "R", "S", "W")
 NOT_ANNOTATABLE = "无法标注"
@@ -164,7 +168,6 @@ def _typed_rows_from_m2(
     """Edit types per distinct reference, read from the reference M2 (written by the one
     extractor): alternative 0 of each target is the first cheapest alignment, i.e. what
     `extract_edits` returns. Blocks are parsed one at a time to keep memory flat."""
-    from scoring.gec.m2 import parse_m2
 
     texts = [b for b in m2_text.split("\n\n") if b.strip()]
     count = 0
@@ -207,10 +210,6 @@ def cleme_chunk_statistics(
 ) -> dict[str, Any]:
     """CLEME's chunk statistics of the reference set (engineer B's `chunk_statistics`):
     chunk counts and lengths, ICC / IUC / CC, from the reference M2."""
-    from scoring.gec.cleme.inputs import sentences_from_m2
-    from scoring.gec.cleme.stats import chunk_statistics
-    from scoring.gec.m2 import parse_m2
-    from scoring.gec.resources import load_resources
 
     if m2_text is None:
         directory = resources_dir_setting(resources_dir)
@@ -236,7 +235,6 @@ def dataset_statistics(
     chunks: bool = False,
 ) -> dict[str, Any]:
     """Statistics of a release (or of the live dataset's current golden references)."""
-    from scoring.gec.resources import load_resources
 
     directory = resources_dir_setting(resources_dir)
     try:

@@ -22,8 +22,6 @@ import unicodedata
 
 from django.conf import settings
 
-from core.exceptions import ServiceError
-
 # Real data sets fit well below this (longest CoNLL-14 sentence ~1,500 characters, MuCGEC
 # dev ~500), and the exact aligner still compares two sentences of this length.
 DEFAULT_MAX_SENTENCE_CHARS = 5000
@@ -98,14 +96,6 @@ def text_problem(text: str, *, allow: str = "") -> str | None:
             "invisible characters cannot be annotated: remove it"
         )
     return None
-
-
-def check_sentence_text(text: str, *, where: str, field: str) -> None:
-    """Raise a ServiceError naming `where` (e.g. "out.txt, line 3, field source") when
-    `text` breaks the rule."""
-    problem = text_problem(text)
-    if problem is not None:
-        raise ServiceError(f"{where}: {problem}", field=field)
 
 
 def looks_binary(data: bytes) -> bool:

@@ -25,6 +25,7 @@ from core.exceptions import NotFound, ServiceError
 from core.models import User
 from core.permissions import IsPlatformAdmin
 from datasets.models import DatasetVersion
+from datasets.selectors import get_dataset, get_version
 from judgments import selectors, services
 from judgments.models import Assignment, Campaign, CampaignMode
 
@@ -64,13 +65,6 @@ def users_named(names: list[str], field: str) -> list[User]:
     if missing:
         raise ServiceError(f"no active user {', '.join(missing)}", field=field)
     return users
-
-
-def campaign_for_admin(campaign_id: int, user: Any) -> Campaign:
-    campaign = Campaign.objects.filter(pk=campaign_id).select_related("release__dataset").first()
-    if campaign is None or not selectors.is_campaign_admin(user, campaign):
-        raise NotFound(f"no judgment campaign {campaign_id}", field="campaign")
-    return campaign
 
 
 def admin_campaign_data(campaign: Campaign) -> dict[str, Any]:
@@ -172,7 +166,9 @@ class CampaignDetailView(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, campaign_id: int) -> Response:
-        return Response(admin_campaign_data(campaign_for_admin(campaign_id, request.user)))
+        return Response(
+            admin_campaign_data(selectors.campaign_for_admin(campaign_id, request.user))
+        )
 
 
 class CampaignImportView(APIView):
@@ -218,8 +214,6 @@ class CampaignImportView(APIView):
 
 
 def _release_from_label(label: str) -> DatasetVersion:
-    from datasets.selectors import get_dataset, get_version
-
     dataset_name, _, number = label.partition("@")
     version = get_version(get_dataset(dataset_name), number) if number else None
     if version is None:
@@ -235,7 +229,7 @@ class CampaignExportView(APIView):
 
     @extend_schema(responses={(200, "application/xml"): OpenApiTypes.STR})
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
-        campaign = campaign_for_admin(campaign_id, request.user)
+        campaign = selectors.campaign_for_admin(campaign_id, request.user)
         layout = request.query_params.get("as", "xml")
         if layout in ("csv", "csv-unexpanded"):
             text = services.export_pairwise_csv(
@@ -258,7 +252,7 @@ class CampaignResultsView(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, campaign_id: int) -> Response:
-        campaign = campaign_for_admin(campaign_id, request.user)
+        campaign = selectors.campaign_for_admin(campaign_id, request.user)
         params = request.query_params
         try:
             report = selectors.campaign_results(
@@ -280,7 +274,7 @@ class ReassignStaleView(APIView):
 
     @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, campaign_id: int) -> Response:
-        campaign = campaign_for_admin(campaign_id, request.user)
+        campaign = selectors.campaign_for_admin(campaign_id, request.user)
         try:
             minutes = float(request.data.get("minutes", 60))
         except (TypeError, ValueError):

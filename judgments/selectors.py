@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
+from core.cache import cached
 from core.exceptions import NotFound
 from core.roles import Role, has_role
 from core.web import parse_id
+from datasets.extraction import diff_segments, edits_between, segments_as_dicts
 from datasets.models import DatasetVersion
+from judgments import signals
 from judgments.models import Assignment, AssignmentStatus, Campaign, Item
 from scoring.gec.meta.judgments import JudgmentSet, RankedEntry, RankingItem, RankingResult
 from scoring.gec.meta.judgments import pairwise as pairwise_comparisons
@@ -118,6 +121,14 @@ def is_campaign_admin(user: Any, campaign: Campaign) -> bool:
     return bool(campaign.created_by_id == user.pk or campaign.admins.filter(pk=user.pk).exists())
 
 
+def campaign_for_admin(campaign_id: int, user: Any) -> Campaign:
+    """The campaign `user` administers, or NotFound (a campaign of others is not shown)."""
+    campaign = Campaign.objects.filter(pk=campaign_id).select_related("release__dataset").first()
+    if campaign is None or not is_campaign_admin(user, campaign):
+        raise NotFound(f"no judgment campaign {campaign_id}", field="campaign")
+    return campaign
+
+
 def campaigns_administered_by(user: Any) -> QuerySet[Campaign]:
     if not has_role(user, Role.ADMIN):
         return Campaign.objects.none()
@@ -173,7 +184,6 @@ def assignment_for_judge(assignment_id: int, judge: Any) -> Assignment:
 def judge_view_of_item(item: Item, *, language: str) -> dict[str, Any]:
     """What a judge sees of an item: the source and the outputs with their edits and diff
     segments from the product's one extractor. No system name, no other judge's answer."""
-    from datasets.extraction import diff_segments, edits_between, segments_as_dicts
 
     outputs = []
     for output in item.outputs.all():
@@ -273,10 +283,9 @@ def campaign_results(
 def release_system_outputs(version: DatasetVersion) -> dict[str, list[str]]:
     """{system name: lines} of the systems stored for `version`, asked of the higher apps
     through the `release_system_outputs` signal (the scoring app's system outputs)."""
-    from judgments.signals import release_system_outputs as signal
 
     found: dict[str, list[str]] = {}
-    for _, answer in signal.send(sender=Campaign, version=version):
+    for _, answer in signals.release_system_outputs.send(sender=Campaign, version=version):
         if not isinstance(answer, dict):
             continue
         for name, lines in answer.items():
@@ -300,9 +309,6 @@ def cached_campaign_results(campaign: Campaign, *, bootstrap: int) -> dict[str, 
     """`campaign_results` (both methods, 1,000 TrueSkill orders, 2 worker processes) cached
     until the campaign's judgments change: the results page of a large imported campaign
     would otherwise replay TrueSkill on every view."""
-    from django.db.models import Max
-
-    from core.cache import cached
 
     state = Assignment.objects.filter(campaign=campaign).aggregate(
         count=Count("id", filter=~Q(status=AssignmentStatus.PENDING)),

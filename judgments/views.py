@@ -4,6 +4,7 @@ render."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, cast
 
 from django.contrib import messages
@@ -33,13 +34,6 @@ and keep the writer's meaning; do not prefer a longer rewrite for its own sake.
 def _user(request: HttpRequest) -> User:
     """The signed-in user (every view here is behind login_required or role_required)."""
     return cast(User, request.user)
-
-
-def _campaign_for_admin(campaign_id: int, user: Any) -> Campaign:
-    campaign = Campaign.objects.filter(pk=campaign_id).select_related("release__dataset").first()
-    if campaign is None or not selectors.is_campaign_admin(user, campaign):
-        raise Http404("no such campaign of yours")
-    return campaign
 
 
 @login_required
@@ -191,7 +185,7 @@ def _meta_evaluation_url(campaign: Campaign) -> str | None:
 
 @role_required(Role.ADMIN)
 def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    campaign = _campaign_for_admin(campaign_id, _user(request))
+    campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
     bootstrap = request.GET.get("bootstrap", "200")
     report = None
     error = ""
@@ -226,7 +220,7 @@ def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 @role_required(Role.ADMIN)
 def export(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
-    campaign = _campaign_for_admin(campaign_id, _user(request))
+    campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
     if fmt not in ("xml", "csv"):
         raise Http404("export as .xml or .csv")
     if fmt == "csv":
@@ -242,9 +236,7 @@ def export(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
 @role_required(Role.ADMIN)
 @require_POST
 def reassign_stale(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    from datetime import timedelta
-
-    campaign = _campaign_for_admin(campaign_id, _user(request))
+    campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
     minutes = request.POST.get("minutes", "60")
     moved = call_service(
         request,

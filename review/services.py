@@ -9,7 +9,9 @@ conditional UPDATE lets exactly one save per version win, the other gets a Confl
 
 from __future__ import annotations
 
+import random
 import unicodedata
+from collections import Counter
 from typing import Any
 
 from django.db import transaction
@@ -42,6 +44,7 @@ from review.models import (
 )
 from review.selectors import (
     MARKER_TEXT,
+    can_resolve,
     current_references,
     get_complaint_for,
     get_study_item_for,
@@ -106,8 +109,6 @@ def reassign_review(
     *, task_id: Any, by: Any, to_user: Any | None = None, seed: int | None = None
 ) -> ReviewTask:
     """Give a not-yet-saved review to another pool reviewer who did not annotate the sentence."""
-    import random
-    from collections import Counter
 
     if not has_role(by, Role.ADMIN):
         raise NotFound("no such review task")
@@ -310,7 +311,6 @@ def resolve_complaint(
 ) -> Complaint:
     """Accept (write a new revision of the golden references; the old one is kept) or
     reject. Only the sentence's reviewer or an admin may resolve."""
-    from review.selectors import can_resolve
 
     complaint = get_complaint_for(user, complaint_id)
     if not can_resolve(user, complaint):

@@ -15,6 +15,7 @@ from annotate.models import Assignment, AssignmentStatus
 from annotate.services import pick_least_loaded
 from core.audit import log_action
 from core.exceptions import ServiceError
+from core.models import User
 from datasets.models import Dataset, Sentence, SentenceStatus
 from review.models import ReviewTask
 
@@ -27,15 +28,9 @@ class AssignmentSummary:
     seed: int
 
 
-@transaction.atomic
-def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary:
-    """Give every not-yet-assigned sentence of `dataset` to k distinct annotators and one
-    reviewer who is not among them, at random but balanced across the pools.
-
-    The same pools, sentences and seed give the same assignment (users are ordered by id
-    before the seeded shuffles).
-    """
-    dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
+def _checked_pools(dataset: Dataset) -> tuple[int, list[User], list[User]]:
+    """k and the dataset's active annotators and reviewers (by id), once k annotators and a
+    reviewer are there to take each sentence."""
     k = dataset.annotators_per_sentence
     annotators = list(dataset.annotators.filter(is_active=True).order_by("pk"))
     reviewers = list(dataset.reviewers.filter(is_active=True).order_by("pk"))
@@ -51,7 +46,19 @@ def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary
         )
     if not reviewers:
         raise ServiceError(f"dataset {dataset.name} has no reviewer in its pool", field="reviewers")
+    return k, annotators, reviewers
 
+
+@transaction.atomic
+def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary:
+    """Give every not-yet-assigned sentence of `dataset` to k distinct annotators and one
+    reviewer who is not among them, at random but balanced across the pools.
+
+    The same pools, sentences and seed give the same assignment (users are ordered by id
+    before the seeded shuffles).
+    """
+    dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
+    k, annotators, reviewers = _checked_pools(dataset)
     sentences = list(
         dataset.sentences.filter(status=SentenceStatus.PENDING)
         .exclude(assignments__status__in=[AssignmentStatus.OPEN, AssignmentStatus.SUBMITTED])

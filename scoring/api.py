@@ -26,7 +26,7 @@ from rest_framework.views import APIView
 
 from core.exceptions import NotFound, ServiceError
 from core.permissions import IsPlatformAdmin, IsReviewerOrAdmin
-from datasets.models import Dataset, DatasetVersion
+from datasets.selectors import dataset_by_id, get_dataset, release_by_id
 from scoring import selectors, services
 from scoring.models import (
     HumanSystemScores,
@@ -93,7 +93,7 @@ class SystemListView(APIView):
         form = UploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        dataset = selectors.get_dataset(data["dataset"])
+        dataset = get_dataset(data["dataset"], field="dataset")
         version = selectors.get_release(dataset, data.get("release") or None)
         # Upload and queue in one transaction: with the broker down (503) nothing is stored.
         with transaction.atomic():
@@ -170,9 +170,7 @@ class LeaderboardView(APIView):
         }
     )
     def get(self, request: Request, version_id: int) -> Response:
-        version = DatasetVersion.objects.select_related("dataset").filter(pk=version_id).first()
-        if version is None:
-            raise NotFound(f"no release {version_id}")
+        version = release_by_id(version_id)
         rows = selectors.leaderboard(version)
         return Response(
             {
@@ -232,9 +230,7 @@ class AnnotatorQualityView(APIView):
         }
     )
     def get(self, request: Request, dataset_id: int) -> Response:
-        dataset = Dataset.objects.filter(pk=dataset_id).first()
-        if dataset is None:
-            raise NotFound(f"no dataset {dataset_id}")
+        dataset = dataset_by_id(dataset_id)
         services.refresh_annotator_scores(dataset_id=dataset.pk, user=request.user)
         rows = selectors.annotator_quality(
             dataset, source_name=request.query_params.get("source", "")
@@ -274,13 +270,6 @@ class AnnotatorQualityView(APIView):
 #                                                   "wait"?} -> the run
 #   POST /api/scoring/releases/<id>/human-scores/  multipart: file, name?, replace?
 #   GET  /api/scoring/meta/<id>/                   status + the stored report when done
-
-
-def _release(version_id: int) -> DatasetVersion:
-    version = DatasetVersion.objects.select_related("dataset").filter(pk=version_id).first()
-    if version is None:
-        raise NotFound(f"no release {version_id}")
-    return version
 
 
 def _human_scores_state(human: HumanSystemScores) -> dict[str, Any]:
@@ -357,7 +346,7 @@ class MetaEvaluationListView(APIView):
 
     @extend_schema(responses={200: _META_RELEASE})
     def get(self, request: Request, version_id: int) -> Response:
-        version = _release(version_id)
+        version = release_by_id(version_id)
         return Response(
             {
                 "release": version.label,
@@ -382,7 +371,7 @@ class MetaEvaluationListView(APIView):
 
     @extend_schema(request=MetaEvaluationSerializer, responses={202: _META_STATE, 200: _META_STATE})
     def post(self, request: Request, version_id: int) -> Response:
-        version = _release(version_id)
+        version = release_by_id(version_id)
         form = MetaEvaluationSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -420,7 +409,7 @@ class HumanScoresUploadView(APIView):
 
     @extend_schema(request=HumanScoresUploadSerializer, responses={201: _HUMAN_SCORES})
     def post(self, request: Request, version_id: int) -> Response:
-        version = _release(version_id)
+        version = release_by_id(version_id)
         form = HumanScoresUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         uploaded = form.validated_data["file"]

@@ -139,23 +139,36 @@ def labelled_edits(
     """Hypothesis edits labelled TP/FP and the chosen reference's missed edits (FN), for
     highlighting. The labels follow the comparison's keys; the counts shown beside them are
     the comparison's own (alternative alignments can count an edit more than once)."""
-    tokens = hyp_block.source_tokens
     hyp = _keyed(hyp_block, None)
     ref = _keyed(ref_block, ref_annotator) if ref_annotator is not None else {}
+    return label_keyed_edits(
+        hyp, ref, hyp_block.source_tokens, joiner="", skipped=ref_annotator is None
+    )
+
+
+def label_keyed_edits(
+    hyp: dict[tuple[int, int, str], tuple[str, str]],
+    ref: dict[tuple[int, int, str], tuple[str, str]],
+    tokens: Sequence[str],
+    *,
+    joiner: str,
+    skipped: bool = False,
+) -> list[dict[str, Any]]:
+    """The highlighting rows of a sentence from its keyed edits ({(start, end, key):
+    (type, target)}, as each language's comparison keys them): hypothesis edits TP or FP
+    (``skipped`` when no reference was chosen), then the reference's missed edits FN; the
+    source span's tokens joined with ``joiner``."""
     out: list[dict[str, Any]] = []
     for key, (edit_type, correction) in sorted(hyp.items()):
         start, end, _ = key
-        label = "TP" if key in ref else "FP"
-        if ref_annotator is None:
-            label = "skipped"
         out.append(
             {
                 "start": start,
                 "end": end,
-                "source": "".join(tokens[start:end]),
+                "source": joiner.join(tokens[start:end]),
                 "target": correction,
                 "type": edit_type,
-                "label": label,
+                "label": "skipped" if skipped else "TP" if key in ref else "FP",
             }
         )
     for key, (edit_type, correction) in sorted(ref.items()):
@@ -165,7 +178,7 @@ def labelled_edits(
                 {
                     "start": start,
                     "end": end,
-                    "source": "".join(tokens[start:end]),
+                    "source": joiner.join(tokens[start:end]),
                     "target": correction,
                     "type": edit_type,
                     "label": "FN",

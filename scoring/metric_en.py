@@ -20,7 +20,13 @@ from scoring.gec.english.gleu import corpus_gleu
 from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block
 from scoring.gec.maxmatch import score as m2_score
 from scoring.gec.weights.base import EditWeightProvider, ProgressCallback
-from scoring.metric import NO_SOURCE, ScoreReport, SentenceOutcome, chunk_metrics
+from scoring.metric import (
+    NO_SOURCE,
+    ScoreReport,
+    SentenceOutcome,
+    chunk_metrics,
+    label_keyed_edits,
+)
 
 DETECTION_MODES = ("ds", "dt")
 
@@ -62,11 +68,13 @@ def labelled_edits(
     hyp_block: M2Block, ref_block: M2Block, ref_annotator: int | None
 ) -> list[dict[str, Any]]:
     """Hypothesis edits labelled TP/FP and the chosen reference's missed edits (FN)."""
-    tokens = hyp_block.source_tokens
 
-    def keyed(block: M2Block, annotator: int | None) -> dict[tuple[int, int, str], str]:
+    def keyed(block: M2Block, annotator: int | None) -> dict[tuple[int, int, str], tuple[str, str]]:
         return {
-            (edit.start, edit.end, edit.correction): edit.type
+            (edit.start, edit.end, edit.correction): (
+                edit.type,
+                "" if edit.correction == "-NONE-" else edit.correction,
+            )
             for edit in block.edits
             if edit.start >= 0
             and edit.type not in ("noop", "UNK")
@@ -75,33 +83,7 @@ def labelled_edits(
 
     hyp = keyed(hyp_block, None)
     ref = keyed(ref_block, ref_annotator) if ref_annotator is not None else {}
-    out: list[dict[str, Any]] = []
-    for key, edit_type in sorted(hyp.items()):
-        start, end, correction = key
-        out.append(
-            {
-                "start": start,
-                "end": end,
-                "source": " ".join(tokens[start:end]),
-                "target": "" if correction == "-NONE-" else correction,
-                "type": edit_type,
-                "label": "TP" if key in ref else "FP",
-            }
-        )
-    for key, edit_type in sorted(ref.items()):
-        if key not in hyp:
-            start, end, correction = key
-            out.append(
-                {
-                    "start": start,
-                    "end": end,
-                    "source": " ".join(tokens[start:end]),
-                    "target": "" if correction == "-NONE-" else correction,
-                    "type": edit_type,
-                    "label": "FN",
-                }
-            )
-    return out
+    return label_keyed_edits(hyp, ref, hyp_block.source_tokens, joiner=" ")
 
 
 def english_report(
@@ -195,7 +177,7 @@ def english_ptm2(
     not part of `english_report`: the weighted-scores task on the `gpu` queue calls it, and
     only when a model is configured (GEC_BERT_MODEL), as for the Chinese PT-M2.
     """
-    from scoring.gec.ptm2_m2 import score_ptm2_m2_levels
+    from scoring.gec.ptm2_m2 import score_ptm2_m2_levels  # lazy: only the gpu queue needs it
 
     results, bounded = score_ptm2_m2_levels(hypotheses, ref_blocks, provider, progress=progress)
     corpus, sentence = results["corpus"], results["sentence"]

@@ -16,8 +16,8 @@ from django.db.models import Count, QuerySet, Sum
 from annotate.models import Assignment, Submission
 from core.exceptions import NotFound
 from core.models import User
-from core.web import parse_id
 from datasets.models import Dataset, DatasetVersion
+from datasets.selectors import get_version
 from review.models import ReviewStatus, ReviewTask
 from scoring import metric
 from scoring.models import (
@@ -30,28 +30,15 @@ from scoring.models import (
 )
 
 
-def get_dataset(name: str) -> Dataset:
-    dataset = Dataset.objects.filter(name=name).first()
-    if dataset is None:
-        raise NotFound(f"no dataset named {name!r}", field="dataset")
-    return dataset
-
-
 def get_release(dataset: Dataset, number: int | str | None = None) -> DatasetVersion:
     """Release `number` ("3", "v3", "name@v3") of `dataset`, or its newest when None."""
-    if number in (None, ""):
-        version = dataset.versions.order_by("-number").first()
-        if version is None:
-            raise NotFound(
-                f"dataset {dataset.name!r} has no release yet; release it first", field="release"
-            )
-        return version
-    raw = str(number).split("@", 1)[-1].lstrip("vV")
-    if parse_id(raw) is None:
-        raise NotFound(f"release {number!r} is not a version number like 3 or v3", field="release")
-    version = dataset.versions.filter(number=int(raw)).first()
+    version = get_version(dataset, number)
     if version is None:
-        raise NotFound(f"dataset {dataset.name!r} has no release v{raw}", field="release")
+        version = dataset.versions.order_by("-number").first()
+    if version is None:
+        raise NotFound(
+            f"dataset {dataset.name!r} has no release yet; release it first", field="release"
+        )
     return version
 
 

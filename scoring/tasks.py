@@ -11,12 +11,21 @@ config/settings.py routes to the `gpu` queue; they add their numbers under
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from celery import shared_task
 
 from core.jobs import run_claimed
 from scoring import services
+from scoring.services import meta
+
+T = TypeVar("T")
+
+
+def _with_job(job_id: int | None, work: Callable[[int | None], T]) -> T | None:
+    """`work` without a job (a direct call), or under the job's claim."""
+    return work(None) if job_id is None else run_claimed(job_id, work)
 
 
 @shared_task(name="scoring.score_system_output")
@@ -29,7 +38,7 @@ def score_system_output(
         )
         return {"score": score.pk, "status": score.status, "f05": score.f05}
 
-    return work(None) if job_id is None else run_claimed(job_id, work)
+    return _with_job(job_id, work)
 
 
 @shared_task(name="scoring.rescore_annotator_sentence")
@@ -46,7 +55,7 @@ def rescore_annotator_dataset(
             dataset_id=dataset_id, job_id=claimed_job_id, only_stale=only_stale
         )
 
-    return work(None) if job_id is None else run_claimed(job_id, work)
+    return _with_job(job_id, work)
 
 
 @shared_task(name="scoring.gpu_weighted_score")
@@ -57,13 +66,11 @@ def gpu_weighted_score(
         score = services.run_weighted_scoring(score_id=score_id, job_id=claimed_job_id, model=model)
         return {"score": score.pk, "ptm2": score.summary.get("extra", {}).get("ptm2")}
 
-    return work(None) if job_id is None else run_claimed(job_id, work)
+    return _with_job(job_id, work)
 
 
 @shared_task(name="scoring.meta_evaluate")
 def meta_evaluate(evaluation_id: int, job_id: int | None = None) -> dict[str, Any] | None:
-    from scoring.services import meta
-
     def work(claimed_job_id: int | None) -> dict[str, Any]:
         evaluation = meta.run_meta_evaluation(evaluation_id=evaluation_id, job_id=claimed_job_id)
         return {"evaluation": evaluation.pk, "status": evaluation.status}

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from scoring import api, views
+from scoring import api, meta_views, people_views, views
 
 app_name = "scoring"
 
@@ -16,12 +16,18 @@ urlpatterns = [
     path("scoring/systems/<int:system_id>/cancel/", views.cancel, name="cancel"),
     path("scoring/systems/<int:system_id>/weighted/", views.weighted, name="weighted"),
     path("scoring/systems/<int:system_id>/delete/", views.delete, name="delete"),
-    path("scoring/datasets/<int:dataset_id>/annotators/", views.annotators, name="annotators"),
-    path("scoring/pay/", views.pay, name="pay"),
-    path("scoring/releases/<int:version_id>/meta/", views.meta_evaluation, name="meta-evaluation"),
+    path(
+        "scoring/datasets/<int:dataset_id>/annotators/", people_views.annotators, name="annotators"
+    ),
+    path("scoring/pay/", people_views.pay, name="pay"),
+    path(
+        "scoring/releases/<int:version_id>/meta/",
+        meta_views.meta_evaluation,
+        name="meta-evaluation",
+    ),
     path(
         "scoring/releases/<int:version_id>/meta/human/",
-        views.meta_human_upload,
+        meta_views.meta_human_upload,
         name="meta-human-upload",
     ),
     # API

@@ -21,6 +21,14 @@ from datasets.formats.common import (
     single_file,
 )
 from datasets.models import Language
+from scoring.gec.edits import OverlappingEditsError
+from scoring.gec.m2 import (
+    NO_ERROR_TEXT,
+    NOT_ANNOTATABLE_TEXT,
+    M2FormatError,
+    apply_m2_edits,
+    parse_m2,
+)
 
 if TYPE_CHECKING:
     from scoring.gec.m2 import M2Target
@@ -32,7 +40,6 @@ _NO_CHANGE = ("noop", "UNK", "Um")
 def parse_m2_files(
     files: Sequence[ImportFile], *, language: str = Language.CHINESE
 ) -> list[ParsedSentence]:
-    from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2FormatError, parse_m2
 
     file = single_file(files, ImportFormat.M2)
     lines = decode_lines(file)
@@ -75,9 +82,6 @@ def parse_m2_files(
 
 def _rebuilt_reference(tokens: list[str], target: M2Target, file_name: str, line: int) -> list[str]:
     """An ERRANT M2 annotator's reference: the source with its edits applied."""
-    from scoring.gec.edits import OverlappingEditsError
-    from scoring.gec.m2 import apply_m2_edits
-
     edits = [(e.start, e.end, e.correction) for e in target.edits if e.type not in _NO_CHANGE]
     try:
         return apply_m2_edits(tokens, edits)

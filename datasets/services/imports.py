@@ -8,6 +8,7 @@ writes everything in one transaction; on any error nothing is written.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -347,7 +348,6 @@ def _write_rows(
 
 def natural_key(name: str) -> list[Any]:
     """Sort key that puts ref2 before ref10 (reference files picked together in a browser)."""
-    import re
 
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 

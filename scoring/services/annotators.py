@@ -29,7 +29,7 @@ from datasets.models import (
     ReferenceKind,
     Sentence,
 )
-from scoring import metric
+from scoring import metric, tasks
 from scoring.models import (
     AnnotatorSample,
 )
@@ -152,11 +152,9 @@ def rescore_sentence_on_commit(sentence_id: int) -> None:
     Several calls for one sentence are cheap: a sample set already built from the current
     references is left alone."""
 
-    from scoring.tasks import rescore_annotator_sentence
-
     # Best effort: with the broker down the review still saves; the sentence stays stale and
     # `refresh_annotator_scores` recomputes it on the next read of the annotator pages.
-    send_best_effort(rescore_annotator_sentence, sentence_id)
+    send_best_effort(tasks.rescore_annotator_sentence, sentence_id)
 
 
 def stale_sentence_ids(*, dataset_id: int) -> list[int]:
@@ -256,8 +254,6 @@ def rescore_dataset(
 def start_annotator_rescoring(*, dataset_id: int, user: Any) -> BackgroundJob:
     """Admin action: recompute every annotator sample of a dataset in the background (after
     the resources changed, for instance)."""
-    from scoring.tasks import rescore_annotator_dataset
-
     with transaction.atomic():
         job = start_job(
             kind=JOB_KIND_ANNOTATORS,
@@ -265,7 +261,7 @@ def start_annotator_rescoring(*, dataset_id: int, user: Any) -> BackgroundJob:
             params={"dataset": dataset_id, "all": True},
             message="re-scoring all annotator samples",
         )
-        queue_job(job, rescore_annotator_dataset, dataset_id, job.pk, False)
+        queue_job(job, tasks.rescore_annotator_dataset, dataset_id, job.pk, False)
     return job
 
 
@@ -293,8 +289,6 @@ def refresh_annotator_scores(
     ).first()
     if running is not None:
         return running
-    from scoring.tasks import rescore_annotator_dataset
-
     try:
         with transaction.atomic():
             job = start_job(
@@ -304,7 +298,7 @@ def refresh_annotator_scores(
                 params={"dataset": dataset_id},
                 message=f"re-scoring {len(stale)} sentences",
             )
-            queue_job(job, rescore_annotator_dataset, dataset_id, job.pk, True)
+            queue_job(job, tasks.rescore_annotator_dataset, dataset_id, job.pk, True)
     except ServiceUnavailable:
         # A page read: it shows the samples stored so far; the next read tries again.
         return None

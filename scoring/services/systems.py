@@ -19,10 +19,7 @@ from django.utils import timezone
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.jobs import (
-    JobCancelled,
-    fail_job,
     finish_job,
-    mark_running,
     queue_job,
     report_progress,
     start_job,
@@ -36,7 +33,7 @@ from datasets.models import (
     ReleasedSentence,
 )
 from datasets.reference_m2 import reference_m2
-from scoring import metric
+from scoring import metric, tasks
 from scoring.metric_en import english_report
 from scoring.models import (
     ScoreStatus,
@@ -44,6 +41,7 @@ from scoring.models import (
     SystemOutput,
     SystemScore,
 )
+from scoring.services.job_rows import run_job_backed
 from scoring.uploads import ReleasedRow, decode_upload, parse_system_output
 
 logger = logging.getLogger("scoring.services")
@@ -164,8 +162,6 @@ def request_scoring(
     The job row is committed first so the browser can poll it; the Celery task is sent on
     commit. A score that is already queued or running is not queued twice.
     """
-    from scoring.tasks import score_system_output
-
     # A score shown queued or running whose worker died is failed first (and may be queued
     # again below); with a live one the request changes nothing.
     sweep_expired_jobs()
@@ -190,7 +186,7 @@ def request_scoring(
         score.error = ""
         score.save(update_fields=["status", "background_job_id", "error"])
         log_action(system, user, "scoring.request", {"job": job.pk})
-        queue_job(job, score_system_output, score.pk, job.pk, resources_dir)
+        queue_job(job, tasks.score_system_output, score.pk, job.pk, resources_dir)
     return score
 
 
@@ -236,28 +232,16 @@ def run_scoring(
         return score  # cancelled before it started, or superseded by a newer request
     system = score.system
     started = time.perf_counter()
-    SystemScore.objects.filter(pk=score.pk).update(
-        status=ScoreStatus.RUNNING, started_at=timezone.now()
+    computed = run_job_backed(
+        score,
+        job_id=job_id,
+        total=len(system.hypotheses),
+        message=f"scoring {system.name}",
+        work=lambda: _compute_report(system, job_id=job_id, resources_dir=resources_dir),
     )
-    if job_id is not None:
-        mark_running(job_id, total=len(system.hypotheses), message=f"scoring {system.name}")
-    try:
-        rows, report = _compute_report(system, job_id=job_id, resources_dir=resources_dir)
-    except JobCancelled:
-        SystemScore.objects.filter(pk=score.pk).update(
-            status=ScoreStatus.CANCELLED, finished_at=timezone.now()
-        )
-        score.refresh_from_db()
+    if computed is None:
         return score
-    except (ServiceError, ValueError) as exc:
-        message = exc.message if isinstance(exc, ServiceError) else str(exc)
-        SystemScore.objects.filter(pk=score.pk).update(
-            status=ScoreStatus.FAILED, error=message, finished_at=timezone.now()
-        )
-        if job_id is not None:
-            fail_job(job_id, message=message)
-        score.refresh_from_db()
-        return score
+    rows, report = computed
     score = _store_report(score, rows, report)
     if score.status != ScoreStatus.DONE:
         return score  # cancelled while it ran

@@ -20,7 +20,9 @@ from core.jobs import (
 )
 from core.models import BackgroundJob
 from datasets.models import Language
-from scoring import metric
+from scoring import metric, tasks
+from scoring.gec.ptm2 import score_ptm2
+from scoring.gec.weights import make_provider
 from scoring.metric_en import english_ptm2
 from scoring.models import (
     ScoreStatus,
@@ -58,8 +60,6 @@ def request_weighted_scoring(
     score = SystemScore.objects.filter(system=system, status=ScoreStatus.DONE).first()
     if score is None:
         raise Conflict(f"score {system.name} first; weighted scores are added to a finished score")
-    from scoring.tasks import gpu_weighted_score
-
     with transaction.atomic():
         job = start_job(
             kind=JOB_KIND_WEIGHTED,
@@ -67,7 +67,7 @@ def request_weighted_scoring(
             params={"system": system.pk, "model": chosen},
             message=f"PT-M2 of {system.name}",
         )
-        queue_job(job, gpu_weighted_score, score.pk, job.pk, chosen)
+        queue_job(job, tasks.gpu_weighted_score, score.pk, job.pk, chosen)
         log_action(system, user, "scoring.weighted_request", {"job": job.pk, "model": chosen})
     return job
 
@@ -81,9 +81,6 @@ def run_weighted_scoring(
 ) -> SystemScore:
     """PT-M2 of a finished score, stored under ``summary["extra"]["ptm2"]`` (idempotent:
     a re-run overwrites that key and nothing else)."""
-    from scoring.gec.ptm2 import score_ptm2
-    from scoring.gec.weights import make_provider
-
     score = SystemScore.objects.select_related("system__version").filter(pk=score_id).first()
     if score is None:
         raise NotFound(f"no score {score_id}")

@@ -14,9 +14,9 @@ from django.test import override_settings
 from django.utils import timezone
 
 from core.cache import cached
+from core.job_leases import claim_job
 from core.jobs import (
     cancel_job,
-    claim_job,
     fail_job,
     finish_job,
     retry_job,

@@ -12,7 +12,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.exceptions import ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, keep_alive, listen, start_job
+from core.job_leases import keep_alive
+from core.jobs import JobCancelled, fail_job, finish_job, listen, start_job
 from datasets.formats import ImportFile, ImportFormat
 from datasets.services.imports import import_dataset
 

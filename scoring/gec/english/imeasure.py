@@ -528,6 +528,25 @@ def _threeway_tables(problems: Sequence[Triple]) -> IntArray:
 _UNREACHED = 1 << 29  # a cost no alignment reaches; sums with it stay inside 32 bits
 
 
+def _through(forward: IntArray, cost: IntArray) -> IntArray:
+    """The best pairwise cost through each cell: the prefix table plus the suffix table."""
+    backward = _pairwise_table(np.ascontiguousarray(cost[::-1, ::-1]))[::-1, ::-1]
+    return forward + backward
+
+
+def _unreached_table(t12: IntArray, t13: IntArray, t23: IntArray) -> IntArray:
+    """A three-way table with its three zero faces filled from the pairwise tables (a face is
+    one pair aligned, the third string all gaps) and every other cell unreached."""
+    n1, n2, n3 = t12.shape[0] - 1, t12.shape[1] - 1, t13.shape[1] - 1
+    table = np.full((n1 + 1, n2 + 1, n3 + 1), _UNREACHED, dtype=_COST)
+    k_ramp = np.arange(n3 + 1, dtype=_COST)
+    i_col = np.arange(n1 + 1, dtype=_COST)[:, None]
+    table[:, :, 0] = t12 + _GAP_COST * (i_col + np.arange(n2 + 1, dtype=_COST))
+    table[:, 0, :] = t13 + _GAP_COST * (i_col + k_ramp)
+    table[0, :, :] = t23 + _GAP_COST * (np.arange(n2 + 1, dtype=_COST)[:, None] + k_ramp)
+    return table
+
+
 def _bounded_threeway_table(problem: Triple) -> IntArray:
     """The same table as ``_threeway_tables([problem])[0]`` on every cell an optimal alignment
     can pass through; other cells may be larger (never smaller). The back-trace only visits
@@ -545,12 +564,7 @@ def _bounded_threeway_table(problem: Triple) -> IntArray:
     c1, c2, c3 = _codes(s1, s2, s3)
     c12, c13, c23 = _mismatch(c1, c2), _mismatch(c1, c3), _mismatch(c2, c3)
     t12, t13, t23 = _pairwise_table(c12), _pairwise_table(c13), _pairwise_table(c23)
-
-    def through(forward: IntArray, cost: IntArray) -> IntArray:
-        backward = _pairwise_table(np.ascontiguousarray(cost[::-1, ::-1]))[::-1, ::-1]
-        return forward + backward
-
-    p12, p13, p23 = through(t12, c12), through(t13, c13), through(t23, c23)
+    p12, p13, p23 = _through(t12, c12), _through(t13, c13), _through(t23, c23)
     p23_reversed = p23[::-1]  # row n2 - j of it is p23[j]
     lower = int(t12[n1, n2] + t13[n1, n3] + t23[n2, n3])
     k_ramp = np.arange(n3 + 1, dtype=_COST)
@@ -561,11 +575,7 @@ def _bounded_threeway_table(problem: Triple) -> IntArray:
     slack = 48
     while True:
         upper = lower + slack
-        table = np.full((n1 + 1, n2 + 1, n3 + 1), _UNREACHED, dtype=_COST)
-        i_col = np.arange(n1 + 1, dtype=_COST)[:, None]
-        table[:, :, 0] = t12 + _GAP_COST * (i_col + np.arange(n2 + 1, dtype=_COST))
-        table[:, 0, :] = t13 + _GAP_COST * (i_col + k_ramp)
-        table[0, :, :] = t23 + _GAP_COST * (np.arange(n2 + 1, dtype=_COST)[:, None] + k_ramp)
+        table = _unreached_table(t12, t13, t23)
         rows = table.reshape((n1 + 1) * (n2 + 1), n3 + 1)
         for t in range(2, n1 + n2 + 1):
             lo, hi = max(1, t - n2), min(n1, t - 1)

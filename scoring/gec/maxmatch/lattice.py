@@ -185,6 +185,32 @@ def build_lattice(
     would pick may be missing). Only pathological inputs (long runs of repeated or unrelated
     tokens, where m2scorer itself runs for hours) reach a budget of a few hundred thousand.
     """
+    table = _base_arcs(source, hypothesis)
+    bounded = _add_transitive_arcs(table, max_unchanged_words, max_arcs)
+    kept = _without_transitive_noops(table.entries, table.edit, table.dist)
+    return Lattice(table.n_vertices, table.src, table.dst, table.dist, table.edit, kept, bounded)
+
+
+@dataclass
+class _ArcTable:
+    """The lattice while it is built: per-arc arrays, the arc of each (u, v) vertex-rank pair
+    (key ``u * n_vertices + v``), the edge list, and per vertex its incoming arcs and its
+    outgoing base arcs."""
+
+    n_vertices: int
+    src: list[int]
+    dst: list[int]
+    dist: list[int]
+    edit: list[Edit]
+    arc_of: dict[int, int]
+    entries: list[int]
+    preds: list[list[tuple[int, int]]]  # (u, arc u -> v)
+    base_succs: list[list[tuple[int, int]]]  # (v, arc u -> v)
+
+
+def _base_arcs(source: list[str], hypothesis: list[str]) -> _ArcTable:
+    """The back-pointer edges of both Levenshtein matrices as arcs between vertex ranks,
+    an edge present in both listed twice in ``entries``."""
     width = len(hypothesis) + 1
     n_cells = (len(source) + 1) * width
     base: list[int] = []  # u * n_cells + v with vertex id i * width + j, both matrices
@@ -197,15 +223,9 @@ def build_lattice(
     vertex_ids = sorted({key // n_cells for key in base} | {key % n_cells for key in base} | {0})
     rank = {v: r for r, v in enumerate(vertex_ids)}
     n = len(vertex_ids)
-
-    src: list[int] = []
-    dst: list[int] = []
-    dist: list[int] = []
-    edit: list[Edit] = []
-    arc_of: dict[int, int] = {}  # u * n + v (ranks) -> arc index
-    entries: list[int] = []
-    preds: list[list[tuple[int, int]]] = [[] for _ in vertex_ids]  # (u, arc u -> v)
-    base_succs: list[list[tuple[int, int]]] = [[] for _ in vertex_ids]  # (v, arc u -> v)
+    table = _ArcTable(n, [], [], [], [], {}, [], [[] for _ in vertex_ids], [[] for _ in vertex_ids])
+    src, dst, dist, edit = table.src, table.dst, table.dist, table.edit
+    arc_of, entries, preds, base_succs = table.arc_of, table.entries, table.preds, table.base_succs
     previous_key = -1
     arc = -1
     for key in base:
@@ -224,11 +244,17 @@ def build_lattice(
             preds[v].append((u, arc))
             base_succs[u].append((v, arc))
         entries.append(arc)
+    return table
 
-    # Transitive arcs, in m2scorer's (k, i, j) order so the appended entries keep its order.
+
+def _add_transitive_arcs(table: _ArcTable, max_unchanged_words: int, max_arcs: int | None) -> bool:
+    """Transitive arcs, in m2scorer's (k, i, j) order so the appended entries keep its order.
+    True when the closure stopped at ``max_arcs`` new arcs (the lattice is bounded)."""
+    src, dst, dist, edit = table.src, table.dst, table.dist, table.edit
+    arc_of, entries, preds, n = table.arc_of, table.entries, table.preds, table.n_vertices
     arc_limit = len(src) + max_arcs if max_arcs is not None else -1
     bounded = False
-    for k, out_arcs in enumerate(base_succs):
+    for k, out_arcs in enumerate(table.base_succs):
         if bounded:
             break
         into = preds[k]
@@ -261,9 +287,12 @@ def build_lattice(
                 else:
                     continue
                 entries.append(existing)
+    return bounded
 
-    # Remove transitive noop arcs exactly as `for edge in E: ... E.remove(edge)` does: the
-    # entry after a removed one is never looked at.
+
+def _without_transitive_noops(entries: list[int], edit: list[Edit], dist: list[int]) -> list[int]:
+    """Remove transitive noop arcs exactly as `for edge in E: ... E.remove(edge)` does: the
+    entry after a removed one is never looked at."""
     kept: list[int] = []
     skip_next = False
     for arc in entries:
@@ -274,4 +303,4 @@ def build_lattice(
             skip_next = True
         else:
             kept.append(arc)
-    return Lattice(len(vertex_ids), src, dst, dist, edit, kept, bounded)
+    return kept

@@ -335,22 +335,7 @@ def trueskill_runs(
     index = {s: i for i, s in enumerate(systems)}
     beta, draw_margin, default_matches = trueskill_parameters(len(pairs))
     total_matches = default_matches if matches is None else matches
-    # Outcomes of each pair (i < j): +1 i won, 0 draw, -1 j won, stored flat per pair.
-    outcomes: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for p in pairs:
-        i, j = index[p.system_a], index[p.system_b]
-        value = 1 if p.relation == "<" else -1 if p.relation == ">" else 0
-        if i > j:
-            i, j, value = j, i, -value
-        outcomes[(i, j)].append(value)
-    offsets = np.zeros((n, n), dtype=np.int64)
-    counts = np.zeros((n, n), dtype=np.int64)
-    flat: list[int] = []
-    for (i, j), values in sorted(outcomes.items()):
-        offsets[i, j] = offsets[j, i] = len(flat)
-        counts[i, j] = counts[j, i] = len(values)
-        flat.extend(values)
-    flat_outcomes = np.array(flat, dtype=np.int64)
+    offsets, counts, flat_outcomes = _pair_outcomes(pairs, index)
     judged = counts > 0
     # Largest sigma first, ties to the alphabetically last name: argmax returns the first
     # maximum, so columns are searched in reverse name order.
@@ -386,15 +371,7 @@ def trueskill_runs(
             weight.reshape(-1)[at_first] = 0.0
         else:
             weight *= judged[:, first]
-        # The opponent: the first k whose cumulative weight exceeds u * total (random_sample.
-        # choose); a row loop, because numpy's cumsum along axis 0 is several times slower.
-        threshold = u_opponent * np.add.reduce(weight, axis=0)
-        np.copyto(running, weight[0])
-        second = (running <= threshold).astype(np.int64)
-        for k in range(1, n):
-            running += weight[k]
-            second += running <= threshold
-        np.minimum(second, n - 1, out=second)
+        second = _opponents(weight, u_opponent, running)
         low = np.minimum(first, second)
         high = np.maximum(first, second)
         pick = offsets[low, high] + (u_judgment * counts[low, high]).astype(np.int64)
@@ -408,7 +385,6 @@ def trueskill_runs(
             trace_l.append(int(loser[trace_run]))
             trace_d.append(bool(draw[trace_run]))
         trueskill_update(mu, var, winner, loser, draw, beta=beta, draw_margin=draw_margin)
-    mu, var = mu.T.copy(), var.T.copy()
     trace = None
     if trace_run is not None:
         trace = TrueSkillTrace(
@@ -417,7 +393,45 @@ def trueskill_runs(
             np.array(trace_l, dtype=np.int64),
             np.array(trace_d, dtype=bool),
         )
-    return mu, var, trace
+    return mu.T.copy(), var.T.copy(), trace
+
+
+def _opponents(weight: FloatArray, u: FloatArray, running: FloatArray) -> npt.NDArray[np.int64]:
+    """Per run, the opponent: the first k whose cumulative weight (systems x runs) exceeds
+    u * total (random_sample.choose); a row loop, because numpy's cumsum along axis 0 is
+    several times slower. ``running`` is scratch space of one row."""
+    n = weight.shape[0]
+    threshold = u * np.add.reduce(weight, axis=0)
+    np.copyto(running, weight[0])
+    second: npt.NDArray[np.int64] = (running <= threshold).astype(np.int64)
+    for k in range(1, n):
+        running += weight[k]
+        second += running <= threshold
+    np.minimum(second, n - 1, out=second)
+    return second
+
+
+def _pair_outcomes(
+    pairs: Sequence[Comparison], index: dict[str, int]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The outcomes of each pair of systems (i < j): +1 i won, 0 draw, -1 j won, stored flat
+    per pair; ``offsets[i, j]`` and ``counts[i, j]`` (symmetric) locate a pair's run."""
+    n = len(index)
+    outcomes: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for p in pairs:
+        i, j = index[p.system_a], index[p.system_b]
+        value = 1 if p.relation == "<" else -1 if p.relation == ">" else 0
+        if i > j:
+            i, j, value = j, i, -value
+        outcomes[(i, j)].append(value)
+    offsets = np.zeros((n, n), dtype=np.int64)
+    counts = np.zeros((n, n), dtype=np.int64)
+    flat: list[int] = []
+    for (i, j), values in sorted(outcomes.items()):
+        offsets[i, j] = offsets[j, i] = len(flat)
+        counts[i, j] = counts[j, i] = len(values)
+        flat.extend(values)
+    return offsets, counts, np.array(flat, dtype=np.int64)
 
 
 TS_CHUNK = 500  # runs per independent seeded chunk: the same numbers for any worker count

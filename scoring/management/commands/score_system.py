@@ -16,6 +16,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.exceptions import ServiceError
+from datasets.selectors import get_dataset
 from scoring import selectors, services
 from scoring.models import ScoreStatus
 
@@ -52,7 +53,7 @@ class Command(BaseCommand):
         try:
             # Bad resources are refused before anything is stored.
             services.scoring_resources(options["resources"])
-            dataset = selectors.get_dataset(options["dataset"])
+            dataset = get_dataset(options["dataset"], field="dataset")
             version = selectors.get_release(dataset, options["release"])
             system = services.upload_system_output(
                 version=version,

@@ -1,0 +1,198 @@
+"""The meta-evaluation page (issue 18): which metric agrees with people on a release; runs,
+human score uploads, the report with its charts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from core.charts import (
+    AxisRange,
+    ChartBox,
+    range_line_chart,
+    scatter_chart,
+)
+from core.exceptions import ServiceError
+from core.models import BackgroundJob
+from core.permissions import role_required
+from core.roles import Role
+from core.web import lookup, parse_id
+from datasets.selectors import release_by_id
+from scoring.models import HumanSystemScores, MetaEvaluation, ScoreStatus, SystemOutput
+from scoring.services import meta as meta_services
+
+
+def _int_or_none(value: str | None) -> int | None:
+    value = (value or "").strip()
+    return parse_id(value)
+
+
+def _whole_number(value: str | None, field: str, default: int | None) -> int | None:
+    value = (value or "").strip()
+    if not value:
+        return default
+    if parse_id(value) is None:
+        raise ServiceError(f"{field} must be a whole number (got {value!r})", field=field)
+    return int(value)
+
+
+def meta_charts(evaluation: MetaEvaluation) -> dict[str, Any]:
+    """Scatter plots (metric vs human, one per metric, Chollampatt & Ng's Figure 1) and the
+    window-analysis chart (Pearson over windows of adjacent systems in the human ranking)."""
+    report = evaluation.report
+    systems = report.get("systems", [])
+    human = evaluation.human
+    scatters = []
+    for key, entry in report.get("metrics", {}).items():
+        scores = report.get("metric_scores", {}).get(key, {})
+        scatters.append(
+            {
+                "key": key,
+                "label": entry["label"],
+                "svg": scatter_chart(
+                    title=f"{entry['label']} vs human",
+                    points=[(s, scores[s], human[s]) for s in systems],
+                    x_label=entry["label"],
+                    y_label="human score",
+                    box=ChartBox(width=420, height=340, left=60),
+                ),
+            }
+        )
+    window_svg = ""
+    windows = {k: e.get("window") or [] for k, e in report.get("metrics", {}).items()}
+    starts = [w["from"] for w in next(iter(windows.values()), [])]
+    if len(starts) >= 1 and windows:
+        window_svg = range_line_chart(
+            title=(
+                f"Window analysis: Pearson over {report.get('window_size')} adjacent systems "
+                "(human ranking, best first)"
+            ),
+            x_values=starts,
+            series=[
+                (report["metrics"][k]["label"], [w["pearson"] for w in ws])
+                for k, ws in windows.items()
+            ],
+            y_range=AxisRange(-1.0, 1.0),
+            x_label="human rank of the window's first system",
+            y_label="Pearson r",
+            box=ChartBox(width=760, height=360, top=56),
+        )
+    return {"scatters": scatters, "window_chart": window_svg}
+
+
+def _meta_rows(evaluation: MetaEvaluation) -> list[dict[str, Any]]:
+    report = evaluation.report
+    best = report.get("best")
+    rows = []
+    for key, entry in report.get("metrics", {}).items():
+        rows.append(
+            {
+                "key": key,
+                **entry,
+                "best": key == best,
+                "signatures": evaluation.signatures.get(key, []),
+            }
+        )
+    return rows
+
+
+@role_required(Role.ADMIN)
+@require_http_methods(["GET", "POST"])
+def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
+    version = lookup(release_by_id, version_id)
+    if request.method == "POST":
+        source = request.POST.get("human", "")
+        kind, _, raw_id = source.partition(":")
+        try:
+            human_scores = None
+            if kind == "upload":
+                human_scores = HumanSystemScores.objects.filter(
+                    pk=_int_or_none(raw_id) or 0, version=version
+                ).first()
+                if human_scores is None:
+                    raise ServiceError(
+                        "choose uploaded human scores of this release", field="human"
+                    )
+            evaluation = meta_services.request_meta_evaluation(
+                version=version,
+                user=request.user,
+                metrics=request.POST.getlist("metrics"),
+                human_scores=human_scores,
+                campaign_id=_int_or_none(raw_id) if kind == "campaign" else None,
+                method=request.POST.get("method", "ew"),
+                bootstrap=_whole_number(
+                    request.POST.get("bootstrap"), "bootstrap", meta_services.DEFAULT_BOOTSTRAP
+                )
+                or 0,
+                sentence_bootstrap=_whole_number(
+                    request.POST.get("sentence_bootstrap"), "sentence bootstrap", 0
+                )
+                or 0,
+                window=_whole_number(request.POST.get("window"), "window", None),
+                exclude=request.POST.getlist("exclude"),
+            )
+        except ServiceError as exc:
+            messages.error(request, exc.message)
+            return redirect("scoring:meta-evaluation", version_id=version.pk)
+        messages.success(request, "meta-evaluation started")
+        return redirect(
+            f"{reverse('scoring:meta-evaluation', args=[version.pk])}?run={evaluation.pk}"
+        )
+    runs = list(MetaEvaluation.objects.filter(version=version)[:20])
+    chosen_id = _int_or_none(request.GET.get("run"))
+    shown = next((r for r in runs if r.pk == chosen_id), None)
+    if shown is None and chosen_id is not None:
+        shown = MetaEvaluation.objects.filter(pk=chosen_id, version=version).first()
+    if shown is None and chosen_id is None:
+        shown = next((r for r in runs if r.status == ScoreStatus.DONE), None)
+    if shown is not None:
+        shown = meta_services.settle_with_job(shown)
+    context: dict[str, Any] = {
+        "version": version,
+        "metric_choices": meta_services.available_metrics(version),
+        "uploads": list(HumanSystemScores.objects.filter(version=version)),
+        "campaigns": meta_services.campaigns_for_release(version),
+        "chosen_campaign": _int_or_none(request.GET.get("campaign")),
+        "runs": runs,
+        "evaluation": shown,
+        "default_bootstrap": meta_services.DEFAULT_BOOTSTRAP,
+        "system_names": list(
+            SystemOutput.objects.filter(version=version)
+            .order_by("name")
+            .values_list("name", flat=True)
+        ),
+    }
+    if shown is not None and shown.background_job_id:
+        context["job"] = BackgroundJob.objects.filter(pk=shown.background_job_id).first()
+    if shown is not None and shown.status == ScoreStatus.DONE:
+        context["rows"] = _meta_rows(shown)
+        context.update(meta_charts(shown))
+    return render(request, "scoring/meta.html", context)
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def meta_human_upload(request: HttpRequest, version_id: int) -> HttpResponse:
+    version = lookup(release_by_id, version_id)
+    uploaded = request.FILES.get("file")
+    try:
+        if uploaded is None:
+            raise ServiceError("choose a human score file to upload", field="file")
+        human = meta_services.upload_human_scores(
+            version=version,
+            name=request.POST.get("name", ""),
+            data=uploaded.read(),
+            file_name=uploaded.name or "",
+            user=request.user,
+            replace=request.POST.get("replace") == "1",
+        )
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"human scores {human.name} stored ({len(human.scores)} systems)")
+    return redirect("scoring:meta-evaluation", version_id=version.pk)

@@ -1,0 +1,46 @@
+"""Meta-evaluation of a release's stored metric scores against human scores (issue 18).
+
+Which metric agrees with people? The metric side is read from the stored ``SystemScore``
+rows (nothing is recomputed: the numbers, and their signatures, are the ones the
+leaderboard shows; `catalogue`); the human side is an uploaded system-score file (CoNLL-14 /
+SEEDA layouts, parsed by ``scoring.gec.meta.scorefiles``) or a judgments campaign on the
+release (Expected Wins or TrueSkill, from ``judgments.selectors.human_system_scores``;
+`human`). The correlations, bootstrap intervals, Williams' tests and window analysis all
+come from ``scoring.gec.meta`` (`statistics` adds the sentence-level interval and the test
+against the best metric).
+
+``upload_human_scores`` -> ``request_meta_evaluation`` (a BackgroundJob plus the Celery task
+``scoring.meta_evaluate``, queued on commit) -> ``run_meta_evaluation`` (the work;
+idempotent: a re-run replaces the stored report; `runs`).
+"""
+
+from judgments.selectors import HUMAN_METHODS
+from scoring.services.meta.catalogue import available_metrics
+from scoring.services.meta.human import campaigns_for_release, upload_human_scores
+from scoring.services.meta.runs import (
+    DEFAULT_BOOTSTRAP,
+    JOB_KIND_META,
+    MAX_BOOTSTRAP,
+    evaluation_state,
+    get_evaluation,
+    request_meta_evaluation,
+    run_meta_evaluation,
+    settle_with_job,
+)
+from scoring.services.meta.statistics import auto_window
+
+__all__ = [
+    "DEFAULT_BOOTSTRAP",
+    "HUMAN_METHODS",
+    "JOB_KIND_META",
+    "MAX_BOOTSTRAP",
+    "auto_window",
+    "available_metrics",
+    "campaigns_for_release",
+    "evaluation_state",
+    "get_evaluation",
+    "request_meta_evaluation",
+    "run_meta_evaluation",
+    "settle_with_job",
+    "upload_human_scores",
+]

@@ -1,0 +1,145 @@
+"""The metric catalogue of meta-evaluation: which metrics a release's finished scores carry,
+and each one's stored number and signature."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from datasets.models import DatasetVersion, Language
+from scoring.gec import registry
+from scoring.models import (
+    ScoreStatus,
+    SystemScore,
+)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric the platform stores for a scored system.
+
+    ``read`` returns ``(score, signature)`` from a finished SystemScore, or None when that
+    score does not carry the metric (an older score, a metric not computed for its
+    language, PT-M2 not run yet)."""
+
+    key: str
+    label_zh: str
+    label_en: str
+    read: Callable[[SystemScore], tuple[float, str] | None]
+
+    def label(self, english: bool) -> str:
+        return self.label_en if english else self.label_zh
+
+
+def _extra(score: SystemScore, name: str, value_key: str) -> tuple[float, str] | None:
+    entry = (score.summary or {}).get("extra", {}).get(name)
+    if not isinstance(entry, dict) or not isinstance(entry.get(value_key), int | float):
+        return None
+    return float(entry[value_key]), str(entry.get("signature", ""))
+
+
+def _detection(score: SystemScore) -> tuple[float, str] | None:
+    entry = (score.summary or {}).get("detection", {}).get("ds")
+    if not isinstance(entry, dict) or not isinstance(entry.get("f05"), int | float):
+        return None
+    # Detection (span) mode is computed with the same settings as the main score.
+    return float(entry["f05"]), f"{score.signature}|mode=ds"
+
+
+def _registered(metric: registry.Metric) -> MetricSpec:
+    """A metric of the library's registry, stored under ``summary["extra"]``."""
+    assert metric.summary is not None
+    entry, value_key = metric.summary
+    return MetricSpec(
+        metric.name, metric.title, metric.title, lambda s: _extra(s, entry, value_key)
+    )
+
+
+# The registry's metrics that a scored system's summary keeps (m2, sentm2, gleu, cleme,
+# cleme2, ptm2), after the main comparison's numbers.
+_STORED = [metric for metric in registry.METRICS.values() if metric.summary is not None]
+METRICS: tuple[MetricSpec, ...] = (
+    MetricSpec("f05", "ChERRANT F0.5 (char)", "ERRANT F0.5", lambda s: (s.f05, s.signature)),
+    MetricSpec("p", "ChERRANT P (char)", "ERRANT P", lambda s: (s.p, s.signature)),
+    MetricSpec("r", "ChERRANT R (char)", "ERRANT R", lambda s: (s.r, s.signature)),
+    MetricSpec("detection", "detection (span) F0.5", "detection (span) F0.5", _detection),
+    *(_registered(metric) for metric in _STORED),
+)
+_KNOWN_EXTRA = {metric.summary[0] for metric in _STORED if metric.summary is not None}
+EXTRA_PREFIX = "extra."
+
+
+def _other_extra_metrics(score: SystemScore) -> dict[str, tuple[float, str]]:
+    """Later metrics stored under ``summary["extra"]`` (weighted ones when configured):
+    any entry with a signature and an ``f05`` or ``score`` number is offered as
+    ``extra.<name>``."""
+    found: dict[str, tuple[float, str]] = {}
+    for name, entry in ((score.summary or {}).get("extra") or {}).items():
+        if name in _KNOWN_EXTRA or not isinstance(entry, dict) or "signature" not in entry:
+            continue
+        for value_key in ("f05", "score"):
+            if isinstance(entry.get(value_key), int | float):
+                found[f"{EXTRA_PREFIX}{name}"] = (float(entry[value_key]), str(entry["signature"]))
+                break
+    return found
+
+
+def _metric_values(score: SystemScore) -> dict[str, tuple[float, str]]:
+    values = {spec.key: spec.read(score) for spec in METRICS}
+    out = {key: value for key, value in values.items() if value is not None}
+    out.update(_other_extra_metrics(score))
+    return out
+
+
+def metric_label(key: str, *, english: bool) -> str:
+    for spec in METRICS:
+        if spec.key == key:
+            return spec.label(english)
+    return key.removeprefix(EXTRA_PREFIX)
+
+
+@dataclass(frozen=True)
+class MetricChoice:
+    key: str
+    label: str
+    systems: int  # how many scored systems of the release carry it
+
+
+def _scored(version: DatasetVersion) -> list[SystemScore]:
+    return list(
+        SystemScore.objects.filter(system__version=version, status=ScoreStatus.DONE)
+        .select_related("system")
+        .order_by("system__name")
+    )
+
+
+def available_metrics(version: DatasetVersion) -> list[MetricChoice]:
+    """Every metric some finished score of the release carries, in catalogue order."""
+    english = version.dataset.language == Language.ENGLISH
+    counts: dict[str, int] = {}
+    for score in _scored(version):
+        for key in _metric_values(score):
+            counts[key] = counts.get(key, 0) + 1
+    order = [spec.key for spec in METRICS] + sorted(k for k in counts if k.startswith(EXTRA_PREFIX))
+    return [
+        MetricChoice(key, metric_label(key, english=english), counts[key])
+        for key in order
+        if key in counts
+    ]
+
+
+def stored_metric_scores(
+    version: DatasetVersion, keys: list[str]
+) -> tuple[dict[str, dict[str, float]], dict[str, list[str]]]:
+    """``({metric: {system: score}}, {metric: [distinct signatures]})`` from the release's
+    finished scores (a system that lacks a metric is absent from that metric's dict)."""
+    scores: dict[str, dict[str, float]] = {key: {} for key in keys}
+    signatures: dict[str, set[str]] = {key: set() for key in keys}
+    for score in _scored(version):
+        values = _metric_values(score)
+        for key in keys:
+            if key in values:
+                value, signature = values[key]
+                scores[key][score.system.name] = value
+                signatures[key].add(signature)
+    return scores, {key: sorted(found) for key, found in signatures.items()}

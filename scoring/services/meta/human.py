@@ -1,0 +1,151 @@
+"""The human side of meta-evaluation: uploaded system-score files (WMT / SEEDA layouts) and
+the judgment campaigns of a release (Expected Wins or TrueSkill)."""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import tempfile
+from typing import Any
+
+from django.db import transaction
+
+from core.audit import log_action
+from core.exceptions import Conflict, NotFound, ServiceError
+from datasets.models import DatasetVersion
+from judgments import selectors as judgment_selectors
+from judgments.models import Campaign
+from scoring.gec.errors import decode_utf8
+from scoring.gec.meta.scorefiles import ScoreFileError, read_system_scores
+from scoring.models import (
+    HumanScoreLayout,
+    HumanSource,
+    HumanSystemScores,
+    MetaEvaluation,
+    SystemOutput,
+)
+
+MAX_HUMAN_FILE_BYTES = 5 * 1024 * 1024
+
+
+def campaigns_for_release(version: DatasetVersion) -> list[Campaign]:
+    """The judgment campaigns on the release (judgments sits below scoring: allowed)."""
+    return list(judgment_selectors.campaigns_for_release(version))
+
+
+def campaign_on_release(version: DatasetVersion, campaign_id: int) -> Campaign:
+    campaign = judgment_selectors.campaigns_for_release(version).filter(pk=campaign_id).first()
+    if campaign is None:
+        raise NotFound(f"{version.label} has no judgment campaign {campaign_id}", field="campaign")
+    return campaign
+
+
+def upload_human_scores(
+    *,
+    version: DatasetVersion,
+    name: str,
+    data: bytes,
+    file_name: str,
+    user: Any,
+    replace: bool = False,
+) -> HumanSystemScores:
+    """Parse and store a human system-score file (WMT or SEEDA layout, gzipped or not).
+
+    The SEEDA layout is one score a line with no system names: the lines are read in the
+    ASCII order of the release's system names, as SEEDA orders its 15 systems, so such a
+    file must have exactly one line per system output of the release."""
+    name = (name or "").strip() or os.path.basename(file_name or "").split(".")[0]
+    if not name:
+        raise ServiceError("give the human scores a name", field="name")
+    if len(name) > 100:
+        raise ServiceError("name longer than 100 characters", field="name")
+    if not data:
+        raise ServiceError(f"{file_name or 'the file'} is empty", field="file")
+    if len(data) > MAX_HUMAN_FILE_BYTES:
+        raise ServiceError(
+            f"{file_name}: {len(data)} bytes is above the {MAX_HUMAN_FILE_BYTES}-byte limit",
+            field="file",
+        )
+    release_systems = tuple(
+        sorted(SystemOutput.objects.filter(version=version).values_list("name", flat=True))
+    )
+    # The library reads files by path (it sniffs gzip); a private temporary copy is removed
+    # at once, the parsed scores are what is stored.
+    handle, path = tempfile.mkstemp(prefix="human-scores-", suffix=".txt")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        parsed = read_system_scores(path, systems=release_systems)
+    except ScoreFileError as exc:
+        raise ServiceError(str(exc).replace(path, file_name or "the file"), field="file") from None
+    finally:
+        os.unlink(path)
+    infinite = sorted(system for system, value in parsed.scores.items() if not math.isfinite(value))
+    if infinite:
+        raise ServiceError(
+            f"{file_name}: the score of {', '.join(infinite)} is not a finite number",
+            field="file",
+        )
+    first_line = _first_line(data)
+    layout = HumanScoreLayout.WMT if "\t" in first_line else HumanScoreLayout.SEEDA
+    matched = [s for s in parsed.scores if s in set(release_systems)]
+    if not matched:
+        raise ServiceError(
+            f"{file_name}: none of its systems ({', '.join(sorted(parsed.scores)[:8])}) is a "
+            f"system output of {version.label}; name the systems as on the leaderboard",
+            field="file",
+        )
+    with transaction.atomic():
+        existing = (
+            HumanSystemScores.objects.select_for_update().filter(version=version, name=name).first()
+        )
+        if existing is not None and not replace:
+            raise Conflict(
+                f"{version.label} already has human scores named {name!r}; choose another "
+                "name or replace them",
+                field="name",
+            )
+        if existing is None:
+            existing = HumanSystemScores(version=version, name=name)
+            existing.created_by = user if getattr(user, "is_authenticated", False) else None
+        existing.file_name = file_name
+        existing.layout = layout
+        existing.scores = parsed.scores
+        existing.save()
+        log_action(
+            existing,
+            user,
+            "scoring.human_scores.upload",
+            {"version": version.pk, "name": name, "systems": len(parsed.scores)},
+        )
+    return existing
+
+
+def _first_line(data: bytes) -> str:
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError):
+            return ""
+    text = decode_utf8(data, name="the file")  # read_system_scores checked it already
+    return next((line for line in text.splitlines() if line.strip()), "")
+
+
+def human_side(evaluation: MetaEvaluation) -> tuple[dict[str, float], str]:
+    """The human system scores an evaluation uses, and a label saying where they came from."""
+    if evaluation.human_source == HumanSource.UPLOAD:
+        if evaluation.human_scores is None:
+            raise ServiceError("the uploaded human scores of this run were deleted")
+        upload = evaluation.human_scores
+        return dict(upload.scores), f"uploaded: {upload.name} ({upload.file_name})"
+    if evaluation.campaign_id is None:
+        raise ServiceError("this run names no judgment campaign")
+    campaign = campaign_on_release(evaluation.version, evaluation.campaign_id)
+    scores = judgment_selectors.human_system_scores(campaign, method=evaluation.human_method)
+    if not scores:
+        raise ServiceError(
+            f"campaign {campaign.name} has no finished judgments yet; judge some items first"
+        )
+    method = "Expected Wins" if evaluation.human_method == "ew" else "TrueSkill"
+    return {str(k): float(v) for k, v in scores.items()}, f"campaign: {campaign.name} ({method})"
