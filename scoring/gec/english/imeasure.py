@@ -52,7 +52,6 @@ import numpy.typing as npt
 
 from scoring.gec.counts import precision_recall_f
 from scoring.gec.english.gleu import tokens as python2_tokens
-from scoring.gec.errors import InputFormatError
 from scoring.gec.m2 import NOOP_TYPE, M2Block
 from scoring.gec.signature import COLON, Signature
 
@@ -68,10 +67,6 @@ _TWO_GAPS = 2 * _GAP_COST
 # Costs stay below 6 x (sum of the three lengths): 32 bits halve the memory traffic.
 _COST = np.int32
 IntArray = npt.NDArray[np.int32]
-
-
-class IMeasureInputError(InputFormatError):
-    """A hypothesis file that does not fit the gold M2 (names the file and line)."""
 
 
 # --- counts and scores ---------------------------------------------------------------------------

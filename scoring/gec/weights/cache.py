@@ -12,7 +12,6 @@ critical path of the encoder; `flush()` / `close()` wait for them and re-raise a
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -25,14 +24,6 @@ import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float32]
 CACHE_FILE = "bertscore-cache.sqlite3"
-
-
-def cache_key(*parts: str) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode("utf-8"))
-        digest.update(b"\x00")
-    return digest.hexdigest()
 
 
 class DiskCache:
