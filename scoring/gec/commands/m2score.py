@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.gec.counts import Counts
-from scoring.gec.english.textfiles import TextFormatError, read_text_lines
+from scoring.gec.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
 from scoring.gec.m2 import read_m2
 from scoring.gec.maxmatch.scorer import (
     DEFAULT_MAX_ARCS,
@@ -93,14 +93,7 @@ def run_m2score(args: argparse.Namespace) -> int:
     max_arcs = args.max_arcs or None
     for path in args.hyp:
         hyp = read_text_lines(path)
-        if len(hyp.lines) != len(blocks):
-            line = min(len(hyp.lines), len(blocks)) + 1
-            raise TextFormatError(
-                path,
-                line,
-                f"{len(hyp.lines)} lines, but the gold M2 {args.ref} has {len(blocks)} "
-                "sentences; the hypothesis must have one line per gold sentence",
-            )
+        check_one_line_per_gold_sentence(hyp, len(blocks), args.ref, what="the hypothesis")
         for note in hyp.notes():
             print(f"warning: {note}", file=sys.stderr)
         result = score(

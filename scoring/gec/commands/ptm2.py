@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scoring.gec.english.textfiles import TextFormatError, read_text_lines
+from scoring.gec.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
 from scoring.gec.errors import first_nonblank_line
 from scoring.gec.m2 import M2Block, M2FormatError, read_m2
 from scoring.gec.maxmatch.scorer import DEFAULT_MAX_ARCS
@@ -187,14 +187,7 @@ def _level(args: argparse.Namespace) -> str:
 
 def _text_lines(path: str, blocks: list[M2Block], ref_path: str) -> list[str]:
     hyp = read_text_lines(path)
-    if len(hyp.lines) != len(blocks):
-        line = min(len(hyp.lines), len(blocks)) + 1
-        raise TextFormatError(
-            path,
-            line,
-            f"{len(hyp.lines)} lines, but the gold M2 {ref_path} has {len(blocks)} "
-            "sentences; the system output must have one line per gold sentence",
-        )
+    check_one_line_per_gold_sentence(hyp, len(blocks), ref_path, what="the system output")
     for note in hyp.notes():
         print(f"warning: {note}", file=sys.stderr)
     return hyp.lines

@@ -84,3 +84,18 @@ def check_same_length(expected: TextFile, other: TextFile) -> None:
             f"{len(other.lines)} lines, but {expected.path} has {len(expected.lines)}; "
             "every file must have one line per source sentence",
         )
+
+
+def check_one_line_per_gold_sentence(
+    text: TextFile, sentences: int, gold_path: str, *, what: str
+) -> None:
+    """TextFormatError naming the first line missing or in excess against a gold M2 of
+    ``sentences`` sentences; ``what`` names the file in the message ("the hypothesis")."""
+    if len(text.lines) != sentences:
+        line = min(len(text.lines), sentences) + 1
+        raise TextFormatError(
+            text.path,
+            line,
+            f"{len(text.lines)} lines, but the gold M2 {gold_path} has {sentences} "
+            f"sentences; {what} must have one line per gold sentence",
+        )
