@@ -15,6 +15,7 @@ from scoring.gec.cleme.partition import Partition
 
 TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Literal, NamedTuple
 else:
     from scoring.gec.records import Literal, NamedTuple
@@ -149,36 +150,17 @@ def length_weighted_counts(
 
     Sums run in chunk order, as the reference adds them, so totals match it to the last bit.
     """
-    # partition.chunk_length(0, i) and the weigher's memo, inlined: this runs for every
-    # counted chunk of a corpus.
+    # partition.chunk_length(0, i), inlined: this runs for every counted chunk of a corpus.
     spans = partition.spans
     hyp_tokens = partition.tokens[0]
-    tp_weights, fp_weights, fn_weights = weigher._tp, weigher._fp, weigher._fn
-    tp = 0.0
-    for i in tally.tp:
-        span = spans[i]
-        length = max(span[1] - span[0], len(hyp_tokens[i]))
-        weight = tp_weights.get(length)
-        tp += weigher.tp(length) if weight is None else weight
-    fp = fp_ne = fp_un = 0.0
-    for i, necessary in zip(tally.fp, tally.fp_necessary, strict=True):
-        span = spans[i]
-        length = max(span[1] - span[0], len(hyp_tokens[i]))
-        weight = fp_weights.get(length)
-        if weight is None:
-            weight = weigher.fp(length)
-        fp += weight
-        if necessary:
-            fp_ne += weight
-        else:
-            fp_un += weight
-    fn = 0.0
-    for i in tally.fn:
-        span = spans[i]
-        length = max(span[1] - span[0], len(hyp_tokens[i]))
-        weight = fn_weights.get(length)
-        fn += weigher.fn(length) if weight is None else weight
-    return Counts(tp, fp, fn, float(tally.tn), fp_ne, fp_un)
+
+    def lengths(indices: Sequence[int]) -> list[int]:
+        return [max(spans[i][1] - spans[i][0], len(hyp_tokens[i])) for i in indices]
+
+    by_length = LengthTally(
+        lengths(tally.tp), lengths(tally.fp), list(tally.fp_necessary), lengths(tally.fn), tally.tn
+    )
+    return weighted_length_counts(by_length, weigher)
 
 
 def weighted_length_counts(tally: LengthTally, weigher: LengthWeigher) -> Counts:
