@@ -20,11 +20,14 @@ from scoring.gec.cli import CommandError
 
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from scoring.gec.compare import CompareResult
     from scoring.gec.extract import ParallelLine
+    from scoring.gec.m2 import M2Block
     from scoring.gec.resources import Resources
+    from scoring.gec.signature import Field
 
 # Each command imports what its input needs when it runs: `compare` reads M2 and never loads
 # the extractor, the aligner or the resources (tests/scoring/char/test_startup.py).
@@ -208,30 +211,16 @@ def _warn_mismatches(result: CompareResult) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     from scoring.gec.collector import collector_paused
-    from scoring.gec.compare import compare_m2
     from scoring.gec.m2 import read_m2
 
     # Reading and comparing build no reference cycles and the process ends after them:
     # collector passes would only re-scan the blocks (scoring/gec/collector.py).
     with collector_paused(freeze_after=True):
         hyp, ref = read_m2(args.hyp), read_m2(args.ref)
-        result = compare_m2(
-            hyp,
-            ref,
-            max_refs=args.max_refs,
-            reference_num=args.reference_num,
-            mode=args.mode,
-            beta=args.beta,
-            cat=args.cat,
-            signature_fields=(("input", "m2"),),
-        )
-    _warn_mismatches(result)
-    _print_result(result, args)
-    return 0
+        return _compare_and_print(args, hyp, ref, (("input", "m2"),))
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from scoring.gec.compare import compare_m2
     from scoring.gec.extract import parallel_to_m2, read_parallel
 
     ref_lines, hyp_lines = read_parallel(args.ref), read_parallel(args.hyp)
@@ -267,15 +256,27 @@ def run_score(args: argparse.Namespace) -> int:
         ("simplified", "yes" if args.simplified else "no"),
         ("resources", resources.signature),
     )
+    return _compare_and_print(args, hyp_blocks, ref_blocks, extraction)
+
+
+def _compare_and_print(
+    args: argparse.Namespace,
+    hyp: list[M2Block],
+    ref: list[M2Block],
+    signature_fields: Sequence[Field],
+) -> int:
+    """``compare`` and ``score``: the comparison the options ask for, warnings, the table."""
+    from scoring.gec.compare import compare_m2
+
     result = compare_m2(
-        hyp_blocks,
-        ref_blocks,
+        hyp,
+        ref,
         max_refs=args.max_refs,
         reference_num=args.reference_num,
         mode=args.mode,
         beta=args.beta,
         cat=args.cat,
-        signature_fields=extraction,
+        signature_fields=signature_fields,
     )
     _warn_mismatches(result)
     _print_result(result, args)
