@@ -216,8 +216,6 @@ def choose_pair(
         ref_id, ref_edits = next(iter(ref.items()))
         return _pair_counts(hyp_edits, ref_edits), hyp_id, ref_id
     total_tp, total_fp, total_fn = total
-    # The one P/R/F called directly (no Counts object per candidate: this loop is hot).
-    rounded_prf = precision_recall_f
     best = (0, 0, 0)
     best_f = -1.0
     best_hyp = best_ref = 0
@@ -225,7 +223,8 @@ def choose_pair(
         for ref_id, ref_edits in ref.items():
             tp, fp, fn = candidate = _pair_counts(hyp_edits, ref_edits)
             matched = total_tp + tp
-            f = rounded_prf(
+            # The one P/R/F on totals (no Counts object per candidate: this loop is hot).
+            f = precision_recall_f(
                 matched, matched + total_fp + fp, matched + total_fn + fn, beta, digits=4
             )[2]
             b_tp, b_fp, b_fn = best
