@@ -224,6 +224,13 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 GEC_JOB_LEASE_SECONDS = env_int("GEC_JOB_LEASE_SECONDS", 60)
 GEC_JOB_RETRY_HOURS = env_int("GEC_JOB_RETRY_HOURS", 24)
+# Test-only, unset in every deployment: a worker started with GEC_TEST_HOLD_AT_DONE=N and
+# GEC_TEST_HOLD_DIR=<folder> stops each job at its first progress report of N or more units
+# done, writes <folder>/job-<id> and waits there (at most GEC_TEST_HOLD_SECONDS), so the fault
+# tests kill it at a known point inside the work instead of after a guessed sleep.
+GEC_TEST_HOLD_AT_DONE = env_int("GEC_TEST_HOLD_AT_DONE", 0)
+GEC_TEST_HOLD_DIR = env_str("GEC_TEST_HOLD_DIR")
+GEC_TEST_HOLD_SECONDS = env_int("GEC_TEST_HOLD_SECONDS", 120)
 # Seconds a web request waits for the broker before answering 503 (nothing changed).
 GEC_BROKER_TIMEOUT = float(env_str("GEC_BROKER_TIMEOUT", "3"))
 CELERY_BROKER_CONNECTION_TIMEOUT = GEC_BROKER_TIMEOUT

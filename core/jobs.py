@@ -167,6 +167,29 @@ def report_progress(
     if message is not None:
         fields["message"] = message
     _write(job_id, fields)
+    if settings.GEC_TEST_HOLD_AT_DONE:
+        _hold_for_fault_test(job_id, int(done))
+
+
+# Jobs this process has held once already (a held job that was not killed goes on).
+_held: set[int] = set()
+
+
+def _hold_for_fault_test(job_id: int, done: int) -> None:
+    """Test-only checkpoint (settings.GEC_TEST_HOLD_AT_DONE; never set in a deployment).
+
+    The progress just written is visible; the work's transaction is open. Stopping here lets
+    tests/core/test_faults.py kill the worker mid-work on any machine, fast or loaded: the
+    marker file says "held", the test kills. A sleep before the kill raced the work itself."""
+    if done < settings.GEC_TEST_HOLD_AT_DONE or job_id in _held or not settings.GEC_TEST_HOLD_DIR:
+        return
+    _held.add(job_id)
+    marker = Path(settings.GEC_TEST_HOLD_DIR) / f"job-{job_id}"
+    marker.write_text(str(done), encoding="utf-8")
+    logger.warning("job %s held at %s units done for a fault test", job_id, done)
+    deadline = time.monotonic() + settings.GEC_TEST_HOLD_SECONDS
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def _end(job_id: int, fields: dict[str, Any]) -> bool:

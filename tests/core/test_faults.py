@@ -5,6 +5,12 @@ closed port. Real PostgreSQL, Redis and `celery worker` processes; nothing is mo
 The workers here consume a queue of their own (the suite's session worker, if one runs, never
 takes these jobs) and run with a short lease and visibility timeout, so a dead worker's job
 is failed by the sweeper within seconds and its message is handed out again within seconds.
+
+Each kill happens at a known point of the work, never after a sleep: the worker to be killed
+is started with the test-only checkpoint (settings.GEC_TEST_HOLD_AT_DONE), which stops the
+job at its first progress report past a given count, inside the work and its transaction, and
+writes a marker file; the test kills when the marker appears. A sleep raced the work: on a
+quiet machine the export finished before the kill.
 """
 
 from __future__ import annotations
@@ -79,19 +85,24 @@ class Upload:
 
 
 class Worker:
-    def __init__(self, queue: str, log: Path):
+    def __init__(self, queue: str, log: Path, hold_dir: Path):
         self.queue = queue
         self.log = log
+        self.hold_dir = hold_dir
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
-    def start(self) -> None:
+    def start(self, *, hold_at_done: int = 0) -> None:
+        """Start a worker; with `hold_at_done`, its jobs stop at the first progress report of
+        that many units done and wait to be killed (see `held`)."""
         env = dict(
             os.environ,
             DATABASE_URL=_test_database_url(),
             CELERY_TASK_ALWAYS_EAGER="0",
             GEC_JOB_LEASE_SECONDS=str(LEASE_SECONDS),
             GEC_VISIBILITY_TIMEOUT=str(VISIBILITY_SECONDS),
+            GEC_TEST_HOLD_AT_DONE=str(hold_at_done),
+            GEC_TEST_HOLD_DIR=str(self.hold_dir),
             PYTHONUNBUFFERED="1",
         )
         self.starts += 1
@@ -156,8 +167,10 @@ def _test_database_url() -> str:
 
 
 @pytest.fixture
-def worker(django_db_setup, django_db_blocker) -> Iterator[Worker]:  # type: ignore[no-untyped-def]
-    """A killable worker on a queue of its own; this test process sends every task there."""
+def worker(django_db_setup, django_db_blocker, tmp_path, request) -> Iterator[Worker]:  # type: ignore[no-untyped-def]
+    """A killable worker on a queue of its own; this test process sends every task there.
+
+    A test marked `hold_worker_at(n)` gets it started with the checkpoint at n units done."""
     from config.celery import app
 
     queue = f"faults-{os.getpid()}-{random.randrange(10**6)}"
@@ -167,8 +180,11 @@ def worker(django_db_setup, django_db_blocker) -> Iterator[Worker]:  # type: ign
     app.conf.task_always_eager = False
     app.conf.task_routes = {"*": {"queue": queue}}
     _reload_routes(app)
-    subject = Worker(queue, log)
-    subject.start()
+    hold_dir = tmp_path / "held"
+    hold_dir.mkdir()
+    subject = Worker(queue, log, hold_dir)
+    marker = request.node.get_closest_marker("hold_worker_at")
+    subject.start(hold_at_done=marker.args[0] if marker else 0)
     yield subject
     subject.stop()
     app.conf.task_always_eager, app.conf.task_routes = previous
@@ -192,10 +208,22 @@ def wait_for(predicate: Any, *, timeout: float, what: str, step: float = 0.05) -
     pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
 
-def running(job_id: int) -> bool:
+def held(worker: Worker, job_id: int) -> int | None:
+    """Units done when the worker's job reached its checkpoint and stopped there, else None."""
     job = BackgroundJob.objects.get(pk=job_id)
     assert not job.is_finished, f"the job ended before the kill: {job.status} {job.message}"
-    return job.status == JobStatus.RUNNING and bool(job.claim)
+    marker = worker.hold_dir / f"job-{job_id}"
+    if not marker.is_file() or not marker.read_text(encoding="utf-8"):
+        return None
+    assert job.status == JobStatus.RUNNING and job.claim, (job.status, job.claim)
+    return int(marker.read_text(encoding="utf-8"))
+
+
+def kill_when_held(worker: Worker, job_id: int, *, at_least: int, total: int) -> None:
+    """Wait for the job to stop at its checkpoint (mid-work: some units done, not all), kill."""
+    done = wait_for(lambda: held(worker, job_id), timeout=60, what=f"job {job_id} to be held")
+    assert at_least <= done < total, (done, total)
+    worker.kill()
 
 
 def job_state_from_api(client: Any, job_id: int) -> dict[str, Any]:
@@ -213,6 +241,7 @@ def ended(client: Any, job_id: int) -> dict[str, Any] | None:
 # --- killed worker --------------------------------------------------------------------------
 
 
+@pytest.mark.hold_worker_at(2000)
 def test_worker_killed_mid_import_ends_retryable_and_imports_once(worker, client) -> None:  # type: ignore[no-untyped-def]
     admin = make_user(Role.ADMIN)
     client.force_login(admin)
@@ -224,10 +253,9 @@ def test_worker_killed_mid_import_ends_retryable_and_imports_once(worker, client
     )
     uploads = [Path(f["path"]) for f in BackgroundJob.objects.get(pk=job.pk).params["files"]]
     assert all(path.is_file() for path in uploads)
-    wait_for(lambda: running(job.pk), timeout=30, what="the import to run")
-    time.sleep(0.5)  # into the work (parsing or writing)
+    # Held after the first chunk of sentences is written, inside the import's transaction.
+    kill_when_held(worker, job.pk, at_least=2000, total=n)
     killed_at = time.monotonic()
-    worker.kill()
 
     state = wait_for(lambda: ended(client, job.pk), timeout=BOUND_SECONDS, what="the sweeper")
     assert time.monotonic() - killed_at < BOUND_SECONDS
@@ -277,6 +305,7 @@ def _released(n: int, seed: int) -> tuple[DatasetVersion, list[str]]:
     return version, references
 
 
+@pytest.mark.hold_worker_at(2000)
 def test_worker_killed_mid_export_redelivery_takes_over_and_writes_one_whole_file(
     worker: Worker,
     client: Any,
@@ -286,10 +315,9 @@ def test_worker_killed_mid_export_redelivery_takes_over_and_writes_one_whole_fil
     n = 4000
     version, _ = _released(n, seed=17)
     job = request_export(user=admin, dataset=version.dataset, fmt="m2", version=version)
-    wait_for(lambda: running(job.pk), timeout=30, what="the export to run")
-    time.sleep(0.5)
+    # Held with half the M2 written to the hidden temporary file.
+    kill_when_held(worker, job.pk, at_least=n // 2, total=n)
     killed_at = time.monotonic()
-    worker.kill()
     worker.start()
     # Nobody reads the job here: the restarted worker gets the message again after the
     # visibility timeout, finds the lease expired, takes the job over and finishes it.
@@ -308,6 +336,7 @@ def test_worker_killed_mid_export_redelivery_takes_over_and_writes_one_whole_fil
     assert not list(out.parent.glob(f".{out.name}.*"))  # no temporary half file left
 
 
+@pytest.mark.hold_worker_at(2000)
 def test_worker_killed_mid_scoring_fails_the_score_and_score_again_replaces(
     worker: Worker,
     client: Any,
@@ -328,9 +357,8 @@ def test_worker_killed_mid_scoring_fails_the_score_and_score_again_replaces(
     score = scoring.request_scoring(system=system, user=admin)
     job_id = score.background_job_id
     assert job_id is not None
-    wait_for(lambda: running(job_id), timeout=30, what="the scoring to run")
-    time.sleep(0.5)
-    worker.kill()
+    # Held with half the hypotheses' edits extracted.
+    kill_when_held(worker, job_id, at_least=n // 2, total=n)
 
     state = wait_for(lambda: ended(client, job_id), timeout=BOUND_SECONDS, what="the sweeper")
     assert state["status"] == JobStatus.FAILED and state["retryable"], state
