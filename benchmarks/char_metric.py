@@ -6,10 +6,10 @@
 
 Times, as whole processes interleaved with the reference (see benchmarks/_sidebyside.py):
 
-* ``hyp``: ``python -m scoring.gec m2`` vs ChERRANT ``parallel_to_m2.py -g char`` on the
+* ``hyp``: ``python -m gecscore m2`` vs ChERRANT ``parallel_to_m2.py -g char`` on the
   example system (``example_pred_dev.txt``, 1,137 hypotheses);
 * ``refs``: the same on the 2,467 MuCGEC-dev references (``MuCGEC_dev.txt``);
-* ``compare``: ``python -m scoring.gec compare`` vs ``compare_m2_for_evaluation.py`` on
+* ``compare``: ``python -m gecscore compare`` vs ``compare_m2_for_evaluation.py`` on
   ChERRANT's M2 of both;
 * ``startup``: ours only, a fresh process until the extractor, ChERRANT's resources, the
   pinyin table and OpenCC are ready (what every run pays before its first sentence).
@@ -37,10 +37,10 @@ REPO = Path(__file__).resolve().parents[1]
 JOBS = {"hyp": "example_pred_dev", "refs": "MuCGEC_dev"}
 STARTUP_SCRIPT = """
 import sys
-from scoring.gec.align import char_pinyin
-from scoring.gec.extract import parallel_to_m2
-from scoring.gec.resources import load_resources
-from scoring.gec.tokenize import normalize_target
+from gecscore.align import char_pinyin
+from gecscore.extract import parallel_to_m2
+from gecscore.resources import load_resources
+from gecscore.tokenize import normalize_target
 load_resources(sys.argv[1])
 char_pinyin("中")
 normalize_target("中", simplified=True)
@@ -107,7 +107,7 @@ def main() -> int:
             ours_m2, ref_m2 = out / f"ours-{stem}.m2", out / f"ref-{stem}.m2"
             ours = Side(
                 "ours",
-                [ours_python, "-m", "scoring.gec", "m2", str(data / f"{stem}.txt")]
+                [ours_python, "-m", "gecscore", "m2", str(data / f"{stem}.txt")]
                 + ["-o", str(ours_m2), "--resources", str(resources)]
                 + ["--workers", str(args.workers)],
                 output=file_output(ours_m2),
@@ -135,7 +135,7 @@ def main() -> int:
             hyp, ref = str(data / "example_pred_dev.m2"), str(data / "MuCGEC_dev.m2")
             ours = Side(
                 "ours",
-                [ours_python, "-m", "scoring.gec", "compare", "--hyp", hyp, "--ref", ref],
+                [ours_python, "-m", "gecscore", "compare", "--hyp", hyp, "--ref", ref],
                 output=comparison_numbers,
                 cwd=str(REPO),
             )

@@ -5,7 +5,7 @@
         [--reference-repeat 1] [--reference-skip NTHU] [--stress-timeout 120] [--no-errant-gleu]
         [--errant-compare PATH] [--gec-ranking DIR --python2-path DIR] [--json]
 
-* M2, ours: ONE process ``python -m scoring.gec m2score --hyp <13 files> --ref GOLD --json``,
+* M2, ours: ONE process ``python -m gecscore m2score --hyp <13 files> --ref GOLD --json``,
   timed from outside (interpreter start, imports, reading, scoring), plus the CPU seconds of
   ``score_systems`` in this process for the 13 systems. Reference: m2scorer 3.2
   (``scripts/m2scorer.py SYSTEM GOLD``, one Python 2.7 process per system, times summed).
@@ -72,9 +72,9 @@ def _parse_m2scorer(text: str) -> tuple[str, str, str]:
 
 def in_process_cpu(shared: Path) -> float:
     """CPU seconds of score_systems on the 13 systems (files already read)."""
-    from scoring.gec.english.textfiles import read_text_lines
-    from scoring.gec.m2 import read_m2
-    from scoring.gec.maxmatch import score_systems
+    from gecscore.english.textfiles import read_text_lines
+    from gecscore.m2 import read_m2
+    from gecscore.maxmatch import score_systems
 
     data = shared / "data" / "conll14"
     gold = read_m2(data / "conll14st-test.m2")
@@ -96,7 +96,7 @@ def m2_benchmark(
     data = shared / "data" / "conll14"
     gold = str(data / "conll14st-test.m2")
     hyps = [str(data / "systems" / system) for system in SYSTEMS]
-    ours_argv = [sys.executable, "-m", "scoring.gec", "m2score", "--ref", gold, "--json"]
+    ours_argv = [sys.executable, "-m", "gecscore", "m2score", "--ref", gold, "--json"]
     for hyp in hyps:
         ours_argv += ["--hyp", hyp]
     run_reference = reference is not None and python2 is not None
@@ -186,7 +186,7 @@ def stress_benchmark(
     with tempfile.TemporaryDirectory() as tmp:
         for what, hyp, gold in stress_files(Path(tmp)):
             load_before = load_average()
-            argv = [sys.executable, "-m", "scoring.gec", "m2score", "--hyp", str(hyp)]
+            argv = [sys.executable, "-m", "gecscore", "m2score", "--hyp", str(hyp)]
             ours_s, ours_out = _timed([*argv, "--ref", str(gold)])
             result: dict[str, Any] = {
                 "what": what,

@@ -9,11 +9,11 @@ Every measurement is a whole process, timed from outside (interpreter start, imp
 scoring), and the runs are interleaved (ours, reference, ours, reference, ...) so both see the
 same machine load; the medians are reported with the load average before and after.
 
-* ERRANT compare: ours is ONE process ``python -m scoring.gec errant-compare --hyp <13 files>
+* ERRANT compare: ours is ONE process ``python -m gecscore errant-compare --hyp <13 files>
   --ref conll14.errant --json``; the reference is errant 3.0.2's ``errant_compare``, which takes
   one hypothesis per process, so 13 processes (their times summed). Inputs: the CLEME-provided
   ERRANT M2 files. ``identical`` compares TP/FP/FN/P/R/F of every system.
-* GLEU: ours is one process ``python -m scoring.gec gleu --src --hyp <13> --ref trg0 trg1
+* GLEU: ours is one process ``python -m gecscore gleu --src --hyp <13> --ref trg0 trg1
   --json``; the reference is one Python 2.7 process ``compute_gleu -s -r trg0 trg1 -o <13> -n 4``
   (gec-ranking @50b5032, numpy 1.16, scipy 1.2). ``identical`` compares the 6-decimal scores.
 
@@ -59,7 +59,7 @@ def _timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, s
 
 
 def _ours(command: str, *args: str) -> list[str]:
-    return [sys.executable, "-m", "scoring.gec", command, *args]
+    return [sys.executable, "-m", "gecscore", command, *args]
 
 
 def errant_compare_benchmark(

@@ -4,7 +4,7 @@
         [--reference /work/refs/CLEME --reference-python /work/refs/venv-ref/bin/python]
         [--level corpus|sentence] [--assumption dependent|independent] [--json OUT.json]
 
-Times ``python -m scoring.gec cleme --hyp example_pred_dev.m2 --ref MuCGEC_dev.m2 --json``
+Times ``python -m gecscore cleme --hyp example_pred_dev.m2 --ref MuCGEC_dev.m2 --json``
 against CLEME v1.0's ``scripts/evaluate.py --level corpus --scorer dependent`` on the same M2
 files (THUKElab/CLEME @5fc7617; its Python needs numpy, pydantic 2, tabulate, tqdm), as
 whole processes interleaved (benchmarks/_sidebyside.py), and checks both print the same
@@ -65,7 +65,7 @@ def main() -> int:
     print(f"load average before: {load_average()} (2 cores shared with other work)")
     ours = Side(
         "ours",
-        [sys.executable, "-m", "scoring.gec", "cleme", "--hyp", hyp, "--ref", ref]
+        [sys.executable, "-m", "gecscore", "cleme", "--hyp", hyp, "--ref", ref]
         + ["--level", args.level, "--assumption", args.assumption, "--json"],
         output=our_numbers,
         cwd=str(REPO),

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SEEDA_SYSTEMS_MODULE = "scoring.gec.meta.scorefiles"
+SEEDA_SYSTEMS_MODULE = "gecscore.meta.scorefiles"
 
 
 def _wmt(path: Path) -> dict[str, float]:
@@ -35,7 +35,7 @@ def _wmt(path: Path) -> dict[str, float]:
 
 def _seeda(path: Path) -> dict[str, float]:
     sys.path.insert(0, str(REPO))
-    from scoring.gec.meta.scorefiles import SEEDA_SYSTEMS
+    from gecscore.meta.scorefiles import SEEDA_SYSTEMS
 
     values = [float(x) for x in path.read_text().split()]
     return dict(zip(SEEDA_SYSTEMS, values, strict=True))
@@ -84,7 +84,7 @@ def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 def order_ok(ours: dict[str, float], published: dict[str, float]) -> bool:
     """The published order, except for pairs closer than 0.001: the published values are
     rounded to 3 decimals, so a printed gap of exactly 0.001 may be a true gap near 0 (the
-    rule of tests/scoring/meta/test_rankings.py)."""
+    rule of gecscore/tests/meta/test_rankings.py)."""
     names = sorted(published, key=lambda s: -published[s])
     for i, a in enumerate(names):
         for b in names[i + 1 :]:

@@ -6,7 +6,7 @@
 Both sides score the first N sentences of CoNLL-14 (gold M2, PT-M2's reference files, the
 system's output) with the same model, the same bert-score baseline (en/bert-base-uncased,
 as PT-M2 rescales) and on the CPU. The reference runs in a child process through
-`tests/scoring/english/ptm2_reference.py` (its own `PTM2.compute_m2` / `compute_sentm2` and
+`tests/scoring_app/ptm2_reference.py` (its own `PTM2.compute_m2` / `compute_sentm2` and
 vendored bert_score; model loaded before its clock starts); ours in this process with a cold
 provider (no disk cache; model load timed apart). Printed: both scores (full precision and as
 printed), compute seconds and CPU seconds of each side, weight requests, and the load
@@ -30,12 +30,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from scoring.gec.m2 import read_m2  # noqa: E402
-from scoring.gec.ptm2_m2 import lattice_sentences, score_ptm2_m2, weight_requests  # noqa: E402
-from scoring.gec.weights import BertScoreConfig, BertScoreWeights, resolve_model  # noqa: E402
+from gecscore.m2 import read_m2  # noqa: E402
+from gecscore.ptm2_m2 import lattice_sentences, score_ptm2_m2, weight_requests  # noqa: E402
+from gecscore.weights import BertScoreConfig, BertScoreWeights, resolve_model  # noqa: E402
 
 SHARED = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data" / "conll14"
-DRIVER = REPO / "tests" / "scoring" / "english" / "ptm2_reference.py"
+DRIVER = REPO / "tests" / "scoring_app" / "ptm2_reference.py"
 
 
 def _lines(path: Path) -> list[str]:

@@ -6,7 +6,7 @@
 Reads only local files (the shared data sets); no network. ``--quick`` leaves out the slow
 parts (TrueSkill runs, M2 of the 13 full CoNLL-14 outputs) and says so in the report.
 Published numbers are constants below, each with its source; every "ours" number is computed
-by this run from the product's code (``scoring.gec``).
+by this run from the product's code (``gecscore``).
 """
 
 from __future__ import annotations
@@ -23,19 +23,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scoring.gec.m2 import read_m2  # noqa: E402
-from scoring.gec.maxmatch import M2Result, score_systems  # noqa: E402
-from scoring.gec.meta.correlation import pearson, spearman, williams  # noqa: E402
-from scoring.gec.meta.judgments import pairwise, read_judgments_xml, read_pairwise_csv  # noqa: E402
-from scoring.gec.meta.rankings import agreement, expected_wins, rank_trueskill  # noqa: E402
-from scoring.gec.meta.scorefiles import (  # noqa: E402
+from gecscore.m2 import read_m2  # noqa: E402
+from gecscore.maxmatch import M2Result, score_systems  # noqa: E402
+from gecscore.meta.correlation import pearson, spearman, williams  # noqa: E402
+from gecscore.meta.judgments import pairwise, read_judgments_xml, read_pairwise_csv  # noqa: E402
+from gecscore.meta.rankings import agreement, expected_wins, rank_trueskill  # noqa: E402
+from gecscore.meta.scorefiles import (  # noqa: E402
     SEEDA_SYSTEMS,
     SYSTEM_SETS,
     read_sentence_scores,
     read_system_scores,
     select_systems,
 )
-from scoring.gec.meta.sentence import (  # noqa: E402
+from gecscore.meta.sentence import (  # noqa: E402
     seeda_accuracy_kendall,
     seeda_segment_map,
     wmt_kendall,
@@ -95,7 +95,7 @@ def _timed(report: Report, label: str, work: Callable[[], None]) -> None:
 def human_rankings(report: Report, data: Path, ts_runs: int, workers: int = 1) -> None:
     report.add("## Human rankings (Expected Wins, TrueSkill, agreement)", "")
     report.add(
-        "Ours: `scoring.gec.meta.rankings` on the judgment XML. EW is deterministic; the"
+        "Ours: `gecscore.meta.rankings` on the judgment XML. EW is deterministic; the"
         " published EW is the mean over the reference scripts' bootstrap runs, so it may differ"
         " in the last printed digit. TrueSkill: mean over seeded runs of `TS.py`'s procedure"
         " (the published: 1,000 unseeded Python 2 runs), so it agrees within sampling noise.",
@@ -204,7 +204,7 @@ def conll14_gleu(report: Report, data: Path, quick: bool) -> dict[str, float] | 
     if quick:
         report.add("Not run (--quick).", "")
         return None
-    from scoring.gec.english.gleu import GleuCorpus
+    from gecscore.english.gleu import GleuCorpus
 
     conll = data / "conll14"
     sources = (conll / "conll14st-test.tok.src").read_text(encoding="utf-8").splitlines()
@@ -230,7 +230,7 @@ def conll14_gleu(report: Report, data: Path, quick: bool) -> dict[str, float] | 
 
 def _errant_cleme_files(data: Path) -> dict[str, float] | None:
     """ERRANT F0.5 (errant_compare semantics) of CLEME's ERRANT M2 files of the 13 outputs."""
-    from scoring.gec.english.errant_compare import compare_files
+    from gecscore.english.errant_compare import compare_files
 
     folder = data / "cleme-conll14"
     if not (folder / "conll14.errant").exists():
@@ -258,15 +258,15 @@ def gjg15_correlations(
     if m2 is not None:
         metrics["M2 (our scorer)"] = {s: r.f for s, r in m2.items()}
         metrics["SentM2"] = {s: r.sent_f for s, r in m2.items()}
-        sources["M2 (our scorer)"] = "scoring.gec.maxmatch"
-        sources["SentM2"] = "scoring.gec.maxmatch (mean sentence F0.5)"
+        sources["M2 (our scorer)"] = "gecscore.maxmatch"
+        sources["SentM2"] = "gecscore.maxmatch (mean sentence F0.5)"
     if gleu is not None:
         metrics["GLEU (ours)"] = gleu
-        sources["GLEU (ours)"] = "scoring.gec.english.gleu"
+        sources["GLEU (ours)"] = "gecscore.english.gleu"
     errant = _errant_cleme_files(data)
     if errant is not None:
         metrics["ERRANT"] = errant
-        sources["ERRANT"] = "scoring.gec.english.errant_compare on CLEME's ERRANT M2 files"
+        sources["ERRANT"] = "gecscore.english.errant_compare on CLEME's ERRANT M2 files"
     rows = []
     systems = list(GJG15_SYSTEMS)
     for metric, scores in metrics.items():
@@ -339,7 +339,7 @@ def seeda_section(report: Report, data: Path) -> None:
     report.add(
         "Metric side: our M2 / SentM2 on `outputs/subset/` against the CoNLL-14 gold blocks of"
         " `subset_conll14_lines.txt` (SEEDA's `scores/metric/` holds placeholders only)."
-        " `tests/scoring/meta` checks that every correlation below equals SEEDA's"
+        " `gecscore/tests/meta` checks that every correlation below equals SEEDA's"
         " `utils/corr_system.py` on the same score files.",
         "",
     )
@@ -397,7 +397,7 @@ def seeda_section(report: Report, data: Path) -> None:
 
 def _cli_json(*args: str) -> dict[str, object] | None:
     done = subprocess.run(
-        [sys.executable, "-m", "scoring.gec", *args, "--json"],
+        [sys.executable, "-m", "gecscore", *args, "--json"],
         capture_output=True,
         text=True,
         cwd=ROOT,

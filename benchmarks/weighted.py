@@ -14,7 +14,7 @@ sample's weights are compared with the naive ones (max abs difference is printed
 `--random-model base|small` builds a randomly initialised BERT of bert-base size (12 x 768,
 layer 8 on MuCGEC and 9 on CoNLL-14, as bert-base-chinese / bert-base-uncased) or of
 MiniLM-L6-H384 size (layer 6) with a real char + word vocabulary of both datasets
-(`scoring.gec.weights.random_model`), so the numbers can be reproduced without downloading
+(`gecscore.weights.random_model`), so the numbers can be reproduced without downloading
 weights. `--before DIR` times another checkout's provider (e.g. `git worktree add
 /work/refs/weighted-before HEAD~1`) on the same requests in a child process of the same run,
 and compares its weights with ours.
@@ -48,11 +48,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import torch  # noqa: E402
-
-from scoring.gec.m2 import read_m2  # noqa: E402
-from scoring.gec.ptm2 import prepare_sentences, weight_requests  # noqa: E402
-from scoring.gec.weights import BertScoreConfig, BertScoreWeights, resolve_model  # noqa: E402
-from scoring.gec.weights.bertscore import resolve_device  # noqa: E402
+from gecscore.m2 import read_m2  # noqa: E402
+from gecscore.ptm2 import prepare_sentences, weight_requests  # noqa: E402
+from gecscore.weights import BertScoreConfig, BertScoreWeights, resolve_model  # noqa: E402
+from gecscore.weights.bertscore import resolve_device  # noqa: E402
 
 SHARED = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data"
 DATASETS = {
@@ -84,9 +83,9 @@ import torch
 options = json.loads(sys.argv[2])
 if options["threads"]:
     torch.set_num_threads(options["threads"])
-from scoring.gec.m2 import read_m2
-from scoring.gec.ptm2 import prepare_sentences, weight_requests
-from scoring.gec.weights import BertScoreConfig, BertScoreWeights
+from gecscore.m2 import read_m2
+from gecscore.ptm2 import prepare_sentences, weight_requests
+from gecscore.weights import BertScoreConfig, BertScoreWeights
 granularity = options["granularity"]
 sentences = prepare_sentences(
     read_m2(options["hyp"]), read_m2(options["ref"]), granularity=granularity
@@ -190,7 +189,7 @@ class GpuMeter:
 
 def build_random_model(size: str, directory: Path) -> Path:
     """A random BERT of `size` whose char + word vocabulary covers both datasets."""
-    from scoring.gec.weights.random_model import build_random_bert
+    from gecscore.weights.random_model import build_random_bert
 
     texts = []
     for _, hyp_path, ref_path, _ in DATASETS.values():
@@ -395,7 +394,7 @@ def run(name: str, args: argparse.Namespace, model_spec: str) -> dict[str, float
     if args.naive_onednn and device.type == "cpu":
         # Not PT-M2's setting: the same naive loop with our oneDNN linears, to show how much
         # of the ratio is the kernel and how much is batching + encoding each sentence once.
-        from scoring.gec.weights.kernels import use_onednn_linears
+        from gecscore.weights.kernels import use_onednn_linears
 
         use_onednn_linears(scorer._model)
         start = time.perf_counter()

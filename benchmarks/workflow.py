@@ -56,11 +56,11 @@ def main() -> int:
     from core.services import create_user
     from datasets.extraction import edits_between
     from datasets.models import Dataset, Sentence, Source
+    from gecscore import resources as resources_module
     from review.models import ReviewTask
     from review.selectors import merged_candidates
     from review.verdicts import submit_review
     from review.workflow import assign_dataset
-    from scoring.gec import resources as resources_module
 
     rows = read_mucgec(data / "mucgec-dev" / "MuCGEC_dev.txt")
     annotators = [

@@ -1,7 +1,7 @@
 """The product's one door to the scoring core's edit extractor and its resources.
 
 Every place that shows edits (the annotator's live diff, the review page, study items)
-calls `edits_between`, which calls `scoring.gec.extract_edits` with the configured
+calls `edits_between`, which calls `gecscore.extract_edits` with the configured
 ChERRANT resources, so what a person sees is exactly what the scorer will count. The
 export, the release's reference M2 and the scorer read the same setting through
 `resources_dir_setting` / `extraction_resources`: the one reader of GEC_CHERRANT_RESOURCES.
@@ -13,15 +13,15 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
+from gecscore.cleme.grid import chunk_grid_from_texts
+from gecscore.english.errant_edits import EnglishModelMissing, extract_edits_en
+from gecscore.extract import extract_edits
+from gecscore.resources import Resources, load_resources
+from gecscore.tokenize import char_tokens, normalize_source
 
 from core.exceptions import ServiceError
 from datasets.models import Language
 from datasets.textrules import text_problem
-from scoring.gec.cleme.grid import chunk_grid_from_texts
-from scoring.gec.english.errant_edits import EnglishModelMissing, extract_edits_en
-from scoring.gec.extract import extract_edits
-from scoring.gec.resources import Resources, load_resources
-from scoring.gec.tokenize import char_tokens, normalize_source
 
 
 def resources_dir_setting(override: str | None = None) -> str | None:

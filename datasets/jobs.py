@@ -19,6 +19,7 @@ from celery import chord
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
+from gecscore.extract import init_m2_worker, m2_block_texts
 
 from core.audit import log_action
 from core.exceptions import ServiceError, ServiceUnavailable
@@ -43,7 +44,6 @@ from datasets.reference_m2 import reference_m2, setting_int, store_reference_m2_
 from datasets.selectors import DatasetRow, count_rows
 from datasets.services.exports import ExportFormat, ExportResult, export_dataset, export_filename
 from datasets.services.imports import import_dataset
-from scoring.gec.extract import init_m2_worker, m2_block_texts
 
 JOB_KIND_IMPORT = "datasets.import"
 

@@ -1,6 +1,6 @@
 """A release's reference M2: the ONE builder, used by the M2 export and by system scoring.
 
-ChERRANT char-level M2 written by the platform's one extractor (`scoring.gec`, strategy
+ChERRANT char-level M2 written by the platform's one extractor (`gecscore`, strategy
 `all`, annotator id = reference index), byte-compatible with ChERRANT's
 ``parallel_to_m2.py -g char`` when ChERRANT's resources are configured. A release never
 changes, so its M2 is extracted once per resources signature and stored
@@ -19,6 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from gecscore.english.errant_edits import EnglishModelMissing, ragged_m2_blocks
+from gecscore.extract import init_m2_worker, m2_block_texts
+from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, format_m2_block
+from gecscore.processes import worker_context
 
 from config.env import env_int
 from core.audit import log_action
@@ -26,10 +30,6 @@ from core.exceptions import ServiceError
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.models import Dataset, DatasetVersion, Language, ReferenceM2Cache
 from datasets.selectors import DatasetRow, chunked, export_rows
-from scoring.gec.english.errant_edits import EnglishModelMissing, ragged_m2_blocks
-from scoring.gec.extract import init_m2_worker, m2_block_texts
-from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, format_m2_block
-from scoring.gec.processes import worker_context
 
 # Sentences per unit of work handed to an extraction process.
 M2_BATCH = 200

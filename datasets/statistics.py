@@ -27,6 +27,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from gecscore.cleme.inputs import sentences_from_m2
+from gecscore.cleme.stats import chunk_statistics
+from gecscore.m2 import parse_m2
+from gecscore.resources import load_resources
+
 from core.exceptions import ServiceError
 from core.jobs import report_progress
 from datasets.extraction import resources_dir_setting
@@ -40,10 +45,6 @@ from datasets.reference_m2 import (
     reference_m2,
 )
 from datasets.selectors import DatasetRow, export_rows
-from scoring.gec.cleme.inputs import sentences_from_m2
-from scoring.gec.cleme.stats import chunk_statistics
-from scoring.gec.m2 import parse_m2
-from scoring.gec.resources import load_resources
 
 EDIT_TYPES = ("M", "R", "S", "W")
 NOT_ANNOTATABLE = "无法标注"

@@ -1,5 +1,5 @@
 """Human judgment campaigns: judges rank system outputs (Appraise/WMT style) or judge edits
-(SEEDA style); the rankings become Expected Wins / TrueSkill scores through scoring.gec.meta.
+(SEEDA style); the rankings become Expected Wins / TrueSkill scores through gecscore.meta.
 
 A campaign either sits on a release (its systems' output lines stored here, one per released
 sentence) or stands alone (imported Appraise XML: systems and sentences named by the file).

@@ -7,6 +7,10 @@ from collections import defaultdict
 from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
+from gecscore.meta.judgments import JudgmentSet, RankedEntry, RankingItem, RankingResult
+from gecscore.meta.judgments import pairwise as pairwise_comparisons
+from gecscore.meta.rankings import agreement, expected_wins, rank_trueskill
+from gecscore.meta.report import human_ranking
 
 from core.cache import cached
 from core.exceptions import NotFound
@@ -16,10 +20,6 @@ from datasets.extraction import diff_segments, edits_between, segments_as_dicts
 from datasets.models import DatasetVersion
 from judgments import signals
 from judgments.models import Assignment, AssignmentStatus, Campaign, Item
-from scoring.gec.meta.judgments import JudgmentSet, RankedEntry, RankingItem, RankingResult
-from scoring.gec.meta.judgments import pairwise as pairwise_comparisons
-from scoring.gec.meta.rankings import agreement, expected_wins, rank_trueskill
-from scoring.gec.meta.report import human_ranking
 
 HUMAN_METHODS = ("ew", "trueskill")
 TRUESKILL_RUNS = 1000  # the published TrueSkill scores average 1,000 seeded orders

@@ -1,4 +1,4 @@
-"""The Django app's one doorway into the metric library `scoring.gec`.
+"""The Django app's one doorway into the metric library `gecscore`.
 
 Nothing here computes a metric: it calls the library's extractor and comparison and turns
 their dataclasses into the plain JSON the app stores (overall, M/R/S/W, detection modes,
@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.gec.cleme import cleme, cleme2, sentences_from_m2
-from scoring.gec.compare import CompareResult, compare_m2, scores
-from scoring.gec.extract import Edit, annotate_sentence, extract_edits
-from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block, parse_m2, write_m2
-from scoring.gec.resources import Resources, load_resources
-from scoring.gec.tokenize import normalize_source, tokenize
+from gecscore.cleme import cleme, cleme2, sentences_from_m2
+from gecscore.compare import CompareResult, compare_m2, scores
+from gecscore.extract import Edit, annotate_sentence, extract_edits
+from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block, parse_m2, write_m2
+from gecscore.resources import Resources, load_resources
+from gecscore.tokenize import normalize_source, tokenize
 
 __all__ = [
     "M2Block",

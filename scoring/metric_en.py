@@ -1,7 +1,7 @@
 """English system scores: the Django app's doorway into the library's English metrics.
 
 The hypotheses get ERRANT edits from the same extractor as the release's reference M2
-(`scoring.gec.english.errant_edits`); the report's main numbers are ERRANT's span-based
+(`gecscore.english.errant_edits`); the report's main numbers are ERRANT's span-based
 correction scores (errant_compare's default), with M/R/U categories (`-cat 1`) and the
 detection modes beside them, and under ``extra`` the classic metrics a paper reports: M2
 (MaxMatch, m2scorer 3.2 semantics, against the release's ERRANT M2 as gold), SentM2, GLEU
@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.gec.english.errant_compare import CompareOptions, ErrantResult, compare_blocks
-from scoring.gec.english.errant_edits import parallel_to_m2_blocks
-from scoring.gec.english.gleu import corpus_gleu
-from scoring.gec.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block
-from scoring.gec.maxmatch import score as m2_score
-from scoring.gec.weights.base import EditWeightProvider, ProgressCallback
+from gecscore.english.errant_compare import CompareOptions, ErrantResult, compare_blocks
+from gecscore.english.errant_edits import parallel_to_m2_blocks
+from gecscore.english.gleu import corpus_gleu
+from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block
+from gecscore.maxmatch import score as m2_score
+from gecscore.weights.base import EditWeightProvider, ProgressCallback
+
 from scoring.metric import (
     NO_SOURCE,
     ScoreReport,
@@ -177,7 +178,7 @@ def english_ptm2(
     not part of `english_report`: the weighted-scores task on the `gpu` queue calls it, and
     only when a model is configured (GEC_BERT_MODEL), as for the Chinese PT-M2.
     """
-    from scoring.gec.ptm2_m2 import score_ptm2_m2_levels  # lazy: only the gpu queue needs it
+    from gecscore.ptm2_m2 import score_ptm2_m2_levels  # lazy: only the gpu queue needs it
 
     results, bounded = score_ptm2_m2_levels(hypotheses, ref_blocks, provider, progress=progress)
     corpus, sentence = results["corpus"], results["sentence"]

@@ -1,7 +1,7 @@
 """Stored scores: system outputs and their results, annotator samples, pay rates.
 
 Invariants live here (uniqueness, choices). The numbers themselves always come from the
-metric library `scoring.gec` through scoring/services/; nothing here computes a score.
+metric library `gecscore` through scoring/services/; nothing here computes a score.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ class HumanScoreLayout(models.TextChoices):
 
 class HumanSystemScores(models.Model):
     """An uploaded human system-score file for a release (GJG15's Expected Wins or
-    TrueSkill, SEEDA's ``scores/human/*.txt``, ...), parsed by ``scoring.gec.meta.scorefiles``.
+    TrueSkill, SEEDA's ``scores/human/*.txt``, ...), parsed by ``gecscore.meta.scorefiles``.
 
     ``scores`` keeps every system of the file, including ones the release has no output for
     (INPUT, a reference): a meta-evaluation uses the systems both sides have."""
@@ -225,7 +225,7 @@ class MetaEvaluation(models.Model):
     What went in is kept beside what came out, so a result can be reproduced: the human
     scores used (``human``, a snapshot), their source, the systems, and the signature(s) of
     every metric (``signatures``: metric key -> the distinct signatures of the stored scores).
-    ``report`` is ``scoring.gec.meta.report.system_report``'s JSON plus ``metric_scores`` and
+    ``report`` is ``gecscore.meta.report.system_report``'s JSON plus ``metric_scores`` and
     ``best``."""
 
     version = models.ForeignKey(

@@ -18,6 +18,9 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.mucgec import parallel_rows
+
 from core.exceptions import ServiceError
 from datasets.textrules import (
     BINARY_MESSAGE,
@@ -26,8 +29,6 @@ from datasets.textrules import (
     refused_character,
     text_problem,
 )
-from scoring.gec.errors import InputFormatError, decode_utf8
-from scoring.gec.mucgec import parallel_rows
 
 _WHITESPACE = re.compile(r"\s+")
 

@@ -15,6 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from django.conf import settings
+from gecscore.errors import InputFormatError, decode_utf8
 
 from core.exceptions import ServiceError
 from datasets.textrules import (
@@ -24,7 +25,6 @@ from datasets.textrules import (
     refused_character,
     text_problem,
 )
-from scoring.gec.errors import InputFormatError, decode_utf8
 
 MAX_ID_LENGTH = 100
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
+from gecscore.errors import InputFormatError
+from gecscore.mucgec import parallel_rows
+
 from datasets.formats.common import (
     ImportFile,
     ImportFormat,
@@ -19,8 +22,6 @@ from datasets.formats.common import (
     single_file,
 )
 from datasets.selectors import DatasetRow
-from scoring.gec.errors import InputFormatError
-from scoring.gec.mucgec import parallel_rows
 
 
 def parse_mucgec(files: Sequence[ImportFile]) -> list[ParsedSentence]:

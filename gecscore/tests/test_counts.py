@@ -1,4 +1,4 @@
-"""The one P/R/F (scoring.gec.counts) keeps each reference tool's arithmetic to the last bit."""
+"""The one P/R/F (gecscore.counts) keeps each reference tool's arithmetic to the last bit."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from scoring.gec.counts import WEIGHTED_ZERO, ZERO, Counts, precision_recall_f
+from gecscore.counts import WEIGHTED_ZERO, ZERO, Counts, precision_recall_f
 
 # Betas whose square differs in the last bit between ``beta**2`` (C pow) and ``beta * beta``
 # (about 1 in 1000 betas): the conventions must keep their own.

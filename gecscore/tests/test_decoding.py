@@ -1,4 +1,4 @@
-"""One UTF-8 policy for every reader (scoring.gec.errors): strict, a leading BOM removed, and
+"""One UTF-8 policy for every reader (gecscore.errors): strict, a leading BOM removed, and
 a bad byte named by file, line and offset, never a silent U+FFFD."""
 
 from __future__ import annotations
@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cleme.inputs import detect_format
-from scoring.gec.cli import main
-from scoring.gec.errors import InputFormatError, decode_utf8, first_nonblank_line
-from scoring.gec.m2 import M2FormatError
-from scoring.gec.meta.judgments import (
+from gecscore.cleme.inputs import detect_format
+from gecscore.cli import main
+from gecscore.errors import InputFormatError, decode_utf8, first_nonblank_line
+from gecscore.m2 import M2FormatError
+from gecscore.meta.judgments import (
     Comparison,
     JudgmentFormatError,
     read_pairwise_csv,
     write_pairwise_csv,
 )
-from scoring.gec.resources import ResourceError, load_resources
+from gecscore.resources import ResourceError, load_resources
 
 BOM = b"\xef\xbb\xbf"
 

@@ -1,11 +1,11 @@
-"""The one way to apply span edits (scoring.gec.edits) and its M2 door (scoring.gec.m2)."""
+"""The one way to apply span edits (gecscore.edits) and its M2 door (gecscore.m2)."""
 
 from __future__ import annotations
 
 import pytest
 
-from scoring.gec.edits import OverlappingEditsError, apply_edits
-from scoring.gec.m2 import apply_m2_edits, correction_tokens
+from gecscore.edits import OverlappingEditsError, apply_edits
+from gecscore.m2 import apply_m2_edits, correction_tokens
 
 SOURCE = ["a", "b", "c", "d"]
 

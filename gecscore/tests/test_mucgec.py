@@ -1,12 +1,12 @@
-"""The one MuCGEC / ChERRANT parallel-text reader (scoring.gec.mucgec)."""
+"""The one MuCGEC / ChERRANT parallel-text reader (gecscore.mucgec)."""
 
 from __future__ import annotations
 
 import pytest
 
-from scoring.gec.errors import InputFormatError
-from scoring.gec.extract import ParallelFormatError, parse_parallel
-from scoring.gec.mucgec import ParallelLine, parallel_rows, text_lines
+from gecscore.errors import InputFormatError
+from gecscore.extract import ParallelFormatError, parse_parallel
+from gecscore.mucgec import ParallelLine, parallel_rows, text_lines
 
 
 def test_rows_keep_id_source_targets_and_line() -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import parse_m2, read_m2
-from scoring.gec.ptm2 import PTM2InputError, score_ptm2
-from scoring.gec.weights import SelfWeights
+from gecscore.m2 import parse_m2, read_m2
+from gecscore.ptm2 import PTM2InputError, score_ptm2
+from gecscore.weights import SelfWeights
 
 # char-metric.md section 8 (ChERRANT, MuCGEC dev, default references).
 MUCGEC = {

@@ -1,4 +1,4 @@
-"""scoring.gec.records.NamedTuple builds at run time what typing.NamedTuple builds."""
+"""gecscore.records.NamedTuple builds at run time what typing.NamedTuple builds."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import typing
 
 import pytest
 
-from scoring.gec import records
+from gecscore import records
 
 
 class Typed(typing.NamedTuple):

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec import registry
-from scoring.gec.cli import build_parser
-from scoring.gec.meta import compute
+from gecscore import registry
+from gecscore.cli import build_parser
+from gecscore.meta import compute
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,18 +55,18 @@ def test_unknown_metric_names_the_known_ones() -> None:
     with pytest.raises(ValueError, match="unknown metric 'bleu' \\(known: cherrant, errant"):
         registry.get("bleu")
     with pytest.raises(ValueError, match="module:attribute"):
-        registry.load("scoring.gec.compare")
+        registry.load("gecscore.compare")
 
 
 def test_looking_metrics_up_imports_no_metric_module() -> None:
     probe = (
         "import json, sys\n"
-        "from scoring.gec import registry\n"
-        "import scoring.gec.cli\n"
+        "from gecscore import registry\n"
+        "import gecscore.cli\n"
         "registry.get('cleme'); registry.meta_metrics(); registry.command_modules('compare')\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('scoring'))))\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('gecscore'))))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
     ).stdout
-    assert json.loads(out) == ["scoring", "scoring.gec", "scoring.gec.cli", "scoring.gec.registry"]
+    assert json.loads(out) == ["gecscore", "gecscore.cli", "gecscore.registry"]

@@ -1,23 +1,23 @@
-"""Signatures: one formatter (scoring.gec.signature), and every metric's signature text kept
+"""Signatures: one formatter (gecscore.signature), and every metric's signature text kept
 byte for byte (stored signatures key caches in the database; the CLI prints them)."""
 
 from __future__ import annotations
 
 import pytest
 
-from scoring.gec.cleme.scorers import _signature as cleme_signature
-from scoring.gec.cleme.weighting import NO_WEIGHTING
-from scoring.gec.compare import compare_m2
-from scoring.gec.compare import signature as compare_signature
-from scoring.gec.english.errant_compare import CompareOptions
-from scoring.gec.english.gleu import GleuResult
-from scoring.gec.english.imeasure import IMeasureConfig
-from scoring.gec.m2 import parse_m2
-from scoring.gec.maxmatch.scorer import M2Result
-from scoring.gec.ptm2 import signature as ptm2_signature
-from scoring.gec.ptm2_m2 import signature as ptm2_m2_signature
-from scoring.gec.signature import COLON, COLON_V, KEYED, WEIGHTS, Signature, SignatureStyle
-from scoring.gec.weights.base import SelfWeights
+from gecscore.cleme.scorers import _signature as cleme_signature
+from gecscore.cleme.weighting import NO_WEIGHTING
+from gecscore.compare import compare_m2
+from gecscore.compare import signature as compare_signature
+from gecscore.english.errant_compare import CompareOptions
+from gecscore.english.gleu import GleuResult
+from gecscore.english.imeasure import IMeasureConfig
+from gecscore.m2 import parse_m2
+from gecscore.maxmatch.scorer import M2Result
+from gecscore.ptm2 import signature as ptm2_signature
+from gecscore.ptm2_m2 import signature as ptm2_m2_signature
+from gecscore.signature import COLON, COLON_V, KEYED, WEIGHTS, Signature, SignatureStyle
+from gecscore.weights.base import SelfWeights
 
 
 def test_keyed_style_names_metric_and_version_then_fields_in_order() -> None:

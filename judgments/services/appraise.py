@@ -8,6 +8,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from django.db import transaction
+from gecscore.meta.judgments import (
+    JudgmentFormatError,
+    JudgmentSet,
+    read_judgments_xml,
+    unexpanded_comparisons,
+    write_judgments_xml,
+    write_pairwise_csv,
+)
+from gecscore.meta.judgments import pairwise as pairwise_comparisons
 
 from core.audit import log_action
 from core.exceptions import ServiceError
@@ -24,15 +33,6 @@ from judgments.models import (
 )
 from judgments.selectors import campaign_judgment_set
 from judgments.services.campaigns import release_sources
-from scoring.gec.meta.judgments import (
-    JudgmentFormatError,
-    JudgmentSet,
-    read_judgments_xml,
-    unexpanded_comparisons,
-    write_judgments_xml,
-    write_pairwise_csv,
-)
-from scoring.gec.meta.judgments import pairwise as pairwise_comparisons
 
 
 def _read_xml(

@@ -1,6 +1,6 @@
 """Services of the scoring app: everything that writes scores, one module per concern.
 
-The numbers always come from the metric library (`scoring.gec`, wrapped in
+The numbers always come from the metric library (`gecscore`, wrapped in
 scoring/metric.py); these modules load rows, call it, and store the results.
 
 * `systems`: system outputs, scoring jobs (`upload_system_output` -> `request_scoring` ->

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
+from gecscore.ensemble import vote, vote_edits_from
 
 from core.audit import log_action
 from core.exceptions import Conflict, ServiceError
 from scoring import metric
-from scoring.gec.ensemble import vote, vote_edits_from
 from scoring.models import (
     OutputFormat,
     SystemOutput,

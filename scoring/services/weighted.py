@@ -6,6 +6,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from gecscore.ptm2 import score_ptm2
+from gecscore.weights import make_provider
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
@@ -21,8 +23,6 @@ from core.jobs import (
 from core.models import BackgroundJob
 from datasets.models import Language
 from scoring import metric, tasks
-from scoring.gec.ptm2 import score_ptm2
-from scoring.gec.weights import make_provider
 from scoring.metric_en import english_ptm2
 from scoring.models import (
     ScoreStatus,

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from gecscore.m2 import read_m2
 
 from core.roles import Role
 from datasets.textrules import DEFAULT_MAX_SENTENCE_CHARS
-from scoring.gec.m2 import read_m2
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db

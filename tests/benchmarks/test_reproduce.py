@@ -6,7 +6,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def conll14(shared_data: Path) -> Path:
+    return shared_data / "conll14"
+
+
+@pytest.fixture(scope="module")
+def seeda(shared_data: Path) -> Path:
+    return shared_data / "seeda"
 
 
 def test_reproduce_writes_the_report(conll14: Path, seeda: Path, tmp_path: Path) -> None:

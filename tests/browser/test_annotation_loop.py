@@ -15,9 +15,9 @@ import pytest
 from annotate.models import Assignment, Submission
 from core.roles import Role
 from datasets.models import GoldenReference, ReferenceOrigin
+from gecscore import extract_edits
 from review.models import Complaint, ComplaintStatus, StudyItem
 from review.workflow import assign_dataset
-from scoring.gec import extract_edits
 from tests.browser.conftest import login
 from tests.factories import PASSWORD, make_dataset, make_user
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gecscore.english.errant_edits import extract_edits_en
 
 from core.roles import Role
 from datasets.models import Dataset, GoldenReference
-from scoring.gec.english.errant_edits import extract_edits_en
 from tests.browser.conftest import login
 from tests.browser.test_annotation_loop import screenshot_page
 from tests.factories import PASSWORD, make_user

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from gecscore.cleme.grid import chunk_grid_from_texts
 
 from annotate.models import Assignment
 from annotate.services import submit_correction
 from core.roles import Role
 from review.models import ReviewTask
 from review.workflow import assign_dataset
-from scoring.gec.cleme.grid import chunk_grid_from_texts
 from tests.browser.conftest import login
 from tests.factories import PASSWORD, make_dataset, make_user
 

@@ -1,6 +1,6 @@
 """The layout rules of docs/architecture.md, read from the source with `ast` (no Django):
 
-- no product Python file outside `scoring/gec/` over 500 lines (migrations aside);
+- no product Python file outside `gecscore/src/gecscore/` over 500 lines (migrations aside);
 - no product function over 80 lines (the metric library included);
 - apps import only apps to their left in `core <- datasets <- annotate <- review <- judgments
   <- scoring <- demo`, at the top of the module or inside a function alike;
@@ -52,7 +52,7 @@ def _name(path: Path) -> str:
 
 
 def _app_of(module: str) -> str | None:
-    """The app a dotted module name belongs to (`scoring.gec` is a library, not the app)."""
+    """The app a dotted module name belongs to (`gecscore` is a library, not the app)."""
     parts = module.split(".")
     if parts[0] not in ORDER:
         return None

@@ -83,4 +83,4 @@ def test_dockerfile_installs_files_that_exist_and_serves_the_wsgi_app() -> None:
     assert "config.wsgi:application" in dockerfile
     assert "FROM python:3.11" in dockerfile
     # The image carries the compiled aligner, and fails to build without it.
-    assert "GEC_REQUIRE_NATIVE=1 python -m scoring.gec.build_native" in dockerfile
+    assert "GEC_REQUIRE_NATIVE=1 python -m gecscore.build_native" in dockerfile

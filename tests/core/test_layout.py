@@ -1,5 +1,5 @@
-"""The Django-free parts stay Django-free: `scoring/gec/` (the metric library) and its tests
-`tests/scoring/`. `.ci/run` relies on the second: the service-backed run leaves `tests/scoring/`
+"""The Django-free parts stay Django-free: `gecscore/src/gecscore/` (the metric library) and its tests
+`gecscore/tests/`. `.ci/run` relies on the second: the service-backed run leaves `gecscore/tests/`
 out, which loses nothing only while no test there touches Django, a database or a broker."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _django_uses(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("folder", ["scoring/gec", "tests/scoring"])
+@pytest.mark.parametrize("folder", ["gecscore/src/gecscore", "gecscore/tests"])
 def test_folder_never_uses_django(folder: str) -> None:
     files = sorted((REPO / folder).rglob("*.py"))
     assert len(files) > 20

@@ -255,9 +255,10 @@ def test_m2_of_a_release_is_extracted_once_and_shared_with_scoring(
 def test_m2_export_of_a_new_release_reuses_unchanged_blocks_of_the_previous_one(
     tmp_path: Path, settings
 ) -> None:
+    from gecscore.m2 import format_m2_block
+
     from datasets.models import ReferenceM2Cache
-    from scoring.gec import annotate_sentence, default_resources
-    from scoring.gec.m2 import format_m2_block
+    from gecscore import annotate_sentence, default_resources
 
     settings.GEC_CHERRANT_RESOURCES = ""
     text = "1\t他去学校。\t他去了学校。\n2\t我很好。\t没有错误\n3\t今天天气好。\t今天天气很好。\n"

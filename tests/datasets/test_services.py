@@ -53,8 +53,9 @@ def test_import_and_m2_export_run_in_the_worker(celery_worker, mucgec_dev: Path)
         export_job = wait_for(export_job.pk)
         assert export_job.status == JobStatus.DONE, export_job.message
         # The worker (with its extraction process pool) wrote what the library gives directly.
-        from scoring.gec import annotate_sentence, load_resources
-        from scoring.gec.m2 import format_m2_block
+        from gecscore.m2 import format_m2_block
+
+        from gecscore import annotate_sentence, load_resources
 
         resources = load_resources(settings.GEC_CHERRANT_RESOURCES or None)
         rows = [line.split("\t") for line in head.splitlines()]
@@ -86,9 +87,10 @@ def test_a_bad_upload_fails_in_the_worker_and_writes_nothing(celery_worker) -> N
 def test_a_large_release_is_extracted_in_parts_across_workers(
     celery_worker, mucgec_dev: Path, settings
 ) -> None:
+    from gecscore.m2 import format_m2_block
+
     from datasets.models import ReferenceM2Cache
-    from scoring.gec import annotate_sentence, load_resources
-    from scoring.gec.m2 import format_m2_block
+    from gecscore import annotate_sentence, load_resources
 
     settings.GEC_EXPORT_PART_SENTENCES = 40
     admin = make_user(Role.ADMIN)

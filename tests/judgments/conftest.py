@@ -4,8 +4,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-
-from scoring.gec.meta.scorefiles import SEEDA_SYSTEMS
+from gecscore.meta.scorefiles import SEEDA_SYSTEMS
 
 
 @pytest.fixture(autouse=True)

@@ -10,13 +10,13 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 from django.utils import timezone
+from gecscore.meta.judgments import read_judgments_xml
 
 from core.exceptions import Conflict, PermissionDenied, ServiceError
 from core.models import User
 from core.roles import Role
 from judgments import selectors, services
 from judgments.models import Assignment, AssignmentStatus, Campaign, Judgment
-from scoring.gec.meta.judgments import read_judgments_xml
 from tests.factories import make_user
 from tests.judgments.factories import SOURCES, SYSTEMS, make_campaign
 

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
-
-from judgments.models import Assignment, Campaign, CampaignSystem, Item, ItemOutput, Judgment
-from judgments.selectors import campaign_judgment_set, human_system_scores
-from scoring.gec.meta.judgments import (
+from gecscore.meta.judgments import (
     pairwise,
     read_judgments_xml,
     unexpanded_comparisons,
     write_pairwise_csv,
 )
-from scoring.gec.meta.rankings import rank_trueskill
+from gecscore.meta.rankings import rank_trueskill
+
+from judgments.models import Assignment, Campaign, CampaignSystem, Item, ItemOutput, Judgment
+from judgments.selectors import campaign_judgment_set, human_system_scores
 
 pytestmark = pytest.mark.django_db
 

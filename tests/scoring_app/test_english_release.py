@@ -12,6 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from gecscore.english.errant_compare import compare_blocks
+from gecscore.english.gleu import corpus_gleu
+from gecscore.m2 import parse_m2, read_m2, write_m2
+from gecscore.maxmatch import score as m2_score
 
 from core.roles import Role
 from datasets.formats import ImportFile
@@ -20,10 +24,6 @@ from datasets.services.exports import export_dataset
 from datasets.services.imports import import_dataset
 from datasets.services.releases import release_dataset
 from scoring import services
-from scoring.gec.english.errant_compare import compare_blocks
-from scoring.gec.english.gleu import corpus_gleu
-from scoring.gec.m2 import parse_m2, read_m2, write_m2
-from scoring.gec.maxmatch import score as m2_score
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

@@ -15,6 +15,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from gecscore.meta.report import system_report
 from rest_framework.test import APIClient
 
 from core.exceptions import ServiceError
@@ -23,7 +24,6 @@ from core.roles import Role
 from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
 from datasets.services.releases import release_dataset
 from scoring import services
-from scoring.gec.meta.report import system_report
 from scoring.models import (
     HumanScoreLayout,
     HumanSystemScores,
@@ -600,10 +600,11 @@ def test_seeda_human_file_and_english_metrics_correlate_as_the_library(shared_da
     SentM2, GLEU, CLEME), and SEEDA's own ``scores/human/EW_edit.txt`` uploaded unchanged (its
     one-score-a-line layout in ASCII order): the stored report is the library's on the stored
     scores and the file's numbers, for SEEDA's ``all`` set."""
+    from gecscore.meta.scorefiles import SEEDA_SYSTEMS, read_system_scores, select_systems
+
     from datasets.formats import ImportFile
     from datasets.models import Dataset
     from datasets.services.imports import import_dataset
-    from scoring.gec.meta.scorefiles import SEEDA_SYSTEMS, read_system_scores, select_systems
 
     conll, seeda = shared_data / "conll14", shared_data / "seeda"
     numbers = [int(n) for n in (seeda / "subset_conll14_lines.txt").read_text().split()]
@@ -792,8 +793,8 @@ def test_real_worker_runs_the_meta_evaluation(release, human, celery_worker) -> 
 def test_sentence_bootstrap_resamples_the_stored_sentence_counts(release, human) -> None:  # type: ignore[no-untyped-def]
     """Pearson's CI over resampled sentences for the main F0.5 and P (their per-sentence
     TP/FP/FN are stored), computed by the library's bootstrap_sentences; none for CLEME."""
-    from scoring.gec.compare import scores
-    from scoring.gec.meta.correlation import bootstrap_sentences
+    from gecscore.compare import scores
+    from gecscore.meta.correlation import bootstrap_sentences
 
     evaluation = _run(
         release, human, metrics=["f05", "p", "cleme"], bootstrap=0, sentence_bootstrap=300

@@ -18,13 +18,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from scoring.gec.cli import main
-from scoring.gec.m2 import M2Block, read_m2
-from scoring.gec.maxmatch import score as m2_score
-from scoring.gec.ptm2_m2 import apply_m2_edits, lattice_sentences, score_ptm2_m2
-from scoring.gec.weights import BertScoreConfig, BertScoreWeights, SelfWeights
-from scoring.gec.weights.random_model import build_random_bert
+from gecscore.cli import main
+from gecscore.m2 import M2Block, read_m2
+from gecscore.maxmatch import score as m2_score
+from gecscore.ptm2_m2 import apply_m2_edits, lattice_sentences, score_ptm2_m2
+from gecscore.weights import BertScoreConfig, BertScoreWeights, SelfWeights
+from gecscore.weights.random_model import build_random_bert
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -4,6 +4,7 @@ edit-wise voting ensembles, on a small release built through the real services."
 from __future__ import annotations
 
 import pytest
+from gecscore.ensemble import VoteEdit, vote
 
 from core.exceptions import Conflict, ServiceError
 from core.jobs import start_job
@@ -12,7 +13,6 @@ from core.roles import Role
 from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
 from datasets.services.releases import release_dataset
 from scoring import services
-from scoring.gec.ensemble import VoteEdit, vote
 from scoring.models import OutputFormat, ScoreStatus, SentenceResult, SystemScore
 from tests.factories import make_dataset, make_user
 

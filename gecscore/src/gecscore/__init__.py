@@ -2,10 +2,10 @@
 
 Char-level ChERRANT-compatible extraction and scoring:
 
-    from scoring.gec import extract_edits, load_resources, parallel_to_m2, compare_m2
+    from gecscore import extract_edits, load_resources, parallel_to_m2, compare_m2
 
 The names below are imported on first use, not with the package: a command that needs
-one metric (``python -m scoring.gec cleme``) should not pay for loading all of them.
+one metric (``python -m gecscore cleme``) should not pay for loading all of them.
 """
 
 from __future__ import annotations
@@ -17,38 +17,38 @@ import importlib
 TYPE_CHECKING = False
 
 _EXPORTS: dict[str, str] = {
-    "CompareError": "scoring.gec.compare",
-    "CompareResult": "scoring.gec.compare",
-    "Scores": "scoring.gec.compare",
-    "SentenceResult": "scoring.gec.compare",
-    "compare_m2": "scoring.gec.compare",
-    "reference_count_curve": "scoring.gec.compare",
-    "Counts": "scoring.gec.counts",
-    "precision_recall_f": "scoring.gec.counts",
-    "Edit": "scoring.gec.extract",
-    "ParallelFormatError": "scoring.gec.extract",
-    "ParallelLine": "scoring.gec.mucgec",
-    "TargetAnnotation": "scoring.gec.extract",
-    "annotate_sentence": "scoring.gec.extract",
-    "extract_edits": "scoring.gec.extract",
-    "parallel_to_m2": "scoring.gec.extract",
-    "parse_parallel": "scoring.gec.extract",
-    "read_parallel": "scoring.gec.extract",
-    "M2Block": "scoring.gec.m2",
-    "M2Edit": "scoring.gec.m2",
-    "M2FormatError": "scoring.gec.m2",
-    "M2Target": "scoring.gec.m2",
-    "parse_m2": "scoring.gec.m2",
-    "read_m2": "scoring.gec.m2",
-    "write_m2": "scoring.gec.m2",
-    # Weighted metrics (PT-M2 / PT-ERRANT); providers live in scoring.gec.weights.
-    "PTM2Result": "scoring.gec.ptm2",
-    "score_ptm2": "scoring.gec.ptm2",
-    "ResourceError": "scoring.gec.resources",
-    "Resources": "scoring.gec.resources",
-    "default_resources": "scoring.gec.resources",
-    "load_resources": "scoring.gec.resources",
-    "no_resources": "scoring.gec.resources",
+    "CompareError": "gecscore.compare",
+    "CompareResult": "gecscore.compare",
+    "Scores": "gecscore.compare",
+    "SentenceResult": "gecscore.compare",
+    "compare_m2": "gecscore.compare",
+    "reference_count_curve": "gecscore.compare",
+    "Counts": "gecscore.counts",
+    "precision_recall_f": "gecscore.counts",
+    "Edit": "gecscore.extract",
+    "ParallelFormatError": "gecscore.extract",
+    "ParallelLine": "gecscore.mucgec",
+    "TargetAnnotation": "gecscore.extract",
+    "annotate_sentence": "gecscore.extract",
+    "extract_edits": "gecscore.extract",
+    "parallel_to_m2": "gecscore.extract",
+    "parse_parallel": "gecscore.extract",
+    "read_parallel": "gecscore.extract",
+    "M2Block": "gecscore.m2",
+    "M2Edit": "gecscore.m2",
+    "M2FormatError": "gecscore.m2",
+    "M2Target": "gecscore.m2",
+    "parse_m2": "gecscore.m2",
+    "read_m2": "gecscore.m2",
+    "write_m2": "gecscore.m2",
+    # Weighted metrics (PT-M2 / PT-ERRANT); providers live in gecscore.weights.
+    "PTM2Result": "gecscore.ptm2",
+    "score_ptm2": "gecscore.ptm2",
+    "ResourceError": "gecscore.resources",
+    "Resources": "gecscore.resources",
+    "default_resources": "gecscore.resources",
+    "load_resources": "gecscore.resources",
+    "no_resources": "gecscore.resources",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -57,14 +57,14 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'scoring.gec' has no attribute {name!r}")
+        raise AttributeError(f"module 'gecscore' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later look-ups skip this function
     return value
 
 
 if TYPE_CHECKING:
-    from scoring.gec.compare import (
+    from gecscore.compare import (
         CompareError,
         CompareResult,
         Scores,
@@ -72,8 +72,8 @@ if TYPE_CHECKING:
         compare_m2,
         reference_count_curve,
     )
-    from scoring.gec.counts import Counts, precision_recall_f
-    from scoring.gec.extract import (
+    from gecscore.counts import Counts, precision_recall_f
+    from gecscore.extract import (
         Edit,
         ParallelFormatError,
         TargetAnnotation,
@@ -83,7 +83,7 @@ if TYPE_CHECKING:
         parse_parallel,
         read_parallel,
     )
-    from scoring.gec.m2 import (
+    from gecscore.m2 import (
         M2Block,
         M2Edit,
         M2FormatError,
@@ -92,9 +92,9 @@ if TYPE_CHECKING:
         read_m2,
         write_m2,
     )
-    from scoring.gec.mucgec import ParallelLine
-    from scoring.gec.ptm2 import PTM2Result, score_ptm2
-    from scoring.gec.resources import (
+    from gecscore.mucgec import ParallelLine
+    from gecscore.ptm2 import PTM2Result, score_ptm2
+    from gecscore.resources import (
         ResourceError,
         Resources,
         default_resources,

@@ -1,7 +1,7 @@
-"""``python -m scoring.gec``: see scoring.gec.cli."""
+"""``python -m gecscore``: see gecscore.cli."""
 
 import sys
 
-from scoring.gec.cli import main
+from gecscore.cli import main
 
 sys.exit(main())

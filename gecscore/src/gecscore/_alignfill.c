@@ -1,5 +1,5 @@
 /*
- * Optional compiled core of scoring/gec/align.py (ChERRANT's weighted Damerau-Levenshtein).
+ * Optional compiled core of gecscore/src/gecscore/align.py (ChERRANT's weighted Damerau-Levenshtein).
  *
  * Why: in pure Python the banded fill and the back-track were ~80% of the extractor's CPU time
  * (issue #5: a first M2 export of 100,000 x 3 references on 2 cores). This file is a
@@ -7,7 +7,7 @@
  * align._certified and align()'s band-widening loop: the same band layout, the same order of
  * floating-point additions and comparisons (IEEE doubles, as Python floats; no -ffast-math), the
  * same transposition filter, the same depth-first order and path bound. Its tables and paths
- * are identical to the Python ones (tests/scoring/char/test_align_native.py compares them on
+ * are identical to the Python ones (gecscore/tests/char/test_align_native.py compares them on
  * real data and on transposition-heavy inputs); align.py uses the Python code when this module
  * is not built or GEC_PURE_PYTHON=1.
  *
@@ -17,7 +17,7 @@
  * At char level char_costs() computes the missing costs here from per-token features that
  * Python supplies (CharFeatures), with the same arithmetic (tests hold the two equal).
  *
- * Built by scoring/gec/build_native.py (make install runs it).
+ * Built by gecscore/src/gecscore/build_native.py (make install runs it).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -188,7 +188,7 @@ static PyMethodDef pc_methods[] = {
 static PySequenceMethods pc_as_sequence = {.sq_length = (lenfunc)pc_len};
 
 static PyTypeObject PairCostsType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "scoring.gec._alignfill.PairCosts",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gecscore._alignfill.PairCosts",
     .tp_doc = "Substitution costs keyed by (source id << 32 | target id).",
     .tp_basicsize = sizeof(PairCosts),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -358,7 +358,7 @@ static PyMethodDef cf_methods[] = {
 static PySequenceMethods cf_as_sequence = {.sq_length = (lenfunc)cf_len};
 
 static PyTypeObject CharFeaturesType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "scoring.gec._alignfill.CharFeatures",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gecscore._alignfill.CharFeatures",
     .tp_doc = "Per-token features of the char-level substitution cost, indexed by token id.",
     .tp_basicsize = sizeof(CharFeatures),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -1112,8 +1112,8 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "scoring.gec._alignfill",
-    "Compiled banded DP fill for scoring.gec.align (bit-identical to the Python fill).", -1,
+    PyModuleDef_HEAD_INIT, "gecscore._alignfill",
+    "Compiled banded DP fill for gecscore.align (bit-identical to the Python fill).", -1,
     module_methods,
 };
 

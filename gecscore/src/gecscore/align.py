@@ -18,7 +18,7 @@ What we do differently, for speed, without changing any result:
   re-derived (``_cell_ops``) only for the cells the back-track visits.
 * Back-tracking is iterative (no recursion limit) and stops after ``max_paths`` complete
   paths; the caller learns that the enumeration was truncated.
-* When the optional C module ``_alignfill`` is built (``python -m scoring.gec.build_native``,
+* When the optional C module ``_alignfill`` is built (``python -m gecscore.build_native``,
   run by ``make install``), the fill, back-track, certificate and band widening run in C: the
   same steps in the same order with the same float arithmetic, so the same paths (tested);
   about 5x less CPU per reference. ``GEC_PURE_PYTHON=1`` switches it off.
@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from scoring.gec.resources import (
+from gecscore.resources import (
     ConfusionSets,
     Resources,
     SemanticClass,
@@ -41,8 +41,8 @@ from scoring.gec.resources import (
     pypinyin_readings,
 )
 
-try:  # the optional compiled core (scoring/gec/_alignfill.c; built by `make install`)
-    from scoring.gec import _alignfill
+try:  # the optional compiled core (gecscore/src/gecscore/_alignfill.c; built by `make install`)
+    from gecscore import _alignfill
 
     HAVE_NATIVE = True
 except ImportError:  # not built: the pure-Python code below gives the same results

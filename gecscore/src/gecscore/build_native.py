@@ -1,11 +1,11 @@
-"""Compile the optional C accelerator of the char aligner (``scoring/gec/_alignfill.c``).
+"""Compile the optional C accelerator of the char aligner (``gecscore/src/gecscore/_alignfill.c``).
 
-    python -m scoring.gec.build_native [--quiet]
+    python -m gecscore.build_native [--quiet]
 
-Writes ``scoring/gec/_alignfill<EXT_SUFFIX>`` next to the source with the C compiler and flags
+Writes ``gecscore/src/gecscore/_alignfill<EXT_SUFFIX>`` next to the source with the C compiler and flags
 this Python was built with (``sysconfig``), so no setuptools or build isolation is involved.
 ``make install`` runs it; the Dockerfile's build stage too. Without a compiler (or the Python
-headers) it says so and exits 0: ``scoring.gec.align`` then uses its pure-Python fill, which
+headers) it says so and exits 0: ``gecscore.align`` then uses its pure-Python fill, which
 gives the same results about 2-3x slower (docs/benchmarks.md). ``GEC_REQUIRE_NATIVE=1`` turns
 that into a failure (CI uses it so the compiled path is always what gets tested there).
 """

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scoring.gec.align import Op
+from gecscore.align import Op
 
 NONE_CORRECTION = "-NONE-"
 

@@ -1,4 +1,4 @@
-"""Command line of the metric library: ``python -m scoring.gec <command> ...``.
+"""Command line of the metric library: ``python -m gecscore <command> ...``.
 
 Each command module exposes ``register(subparsers) -> None`` which adds its subcommands
 (argparse sub-parsers) and sets ``func`` (``Callable[[argparse.Namespace], int]``) as the
@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from scoring.gec.registry import command_modules
+from gecscore.registry import command_modules
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up, see _terminal_columns)
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class _ArgumentParser(argparse.ArgumentParser):
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; with a known ``command``, only that command's module is loaded."""
     parser = _ArgumentParser(
-        prog="python -m scoring.gec",
+        prog="python -m gecscore",
         description="Grammatical error correction metrics (ChERRANT-compatible char metric, ...).",
     )
     subparsers = parser.add_subparsers(

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scoring.gec.counts import Counts, precision_recall_f
-from scoring.gec.m2 import M2Block, M2Edit
-from scoring.gec.signature import Field, Signature
+from gecscore.counts import Counts, precision_recall_f
+from gecscore.m2 import M2Block, M2Edit
+from gecscore.signature import Field, Signature
 
 TYPE_CHECKING = False  # not imported from typing, see the result types below
 

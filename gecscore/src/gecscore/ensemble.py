@@ -1,6 +1,6 @@
 """Edit-wise voting ensemble (MuCGEC section 4), pure Python (no Django).
 
-Each system's hypothesis is turned into edits by the ONE extractor (`scoring.gec.extract_edits`);
+Each system's hypothesis is turned into edits by the ONE extractor (`gecscore.extract_edits`);
 an edit (source span + replacement) is kept when more than half of the systems propose it,
 and the kept edits are applied to the source to give the ensemble's hypothesis.
 """
@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scoring.gec.edits import apply_edits
+from gecscore.edits import apply_edits
 
 # Types of edits that change nothing in the text (markers, not corrections).
 _MARKER_TYPES = frozenset({"noop", "NA"})

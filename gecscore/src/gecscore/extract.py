@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.gec.align import DEFAULT_MAX_PATHS, align
-from scoring.gec.classify import TypedEdit, classify
-from scoring.gec.errors import InputFormatError, decode_utf8
-from scoring.gec.m2 import (
+from gecscore.align import DEFAULT_MAX_PATHS, align
+from gecscore.classify import TypedEdit, classify
+from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.m2 import (
     NA_TYPE,
     NO_ERROR_TEXT,
     NONE_CORRECTION,
@@ -27,13 +27,13 @@ from scoring.gec.m2 import (
     M2Target,
     format_m2_block,
 )
-from scoring.gec.merge import merge
-from scoring.gec.mucgec import (
+from gecscore.merge import merge
+from gecscore.mucgec import (
     ParallelLine as ParallelLine,  # re-exported: the rows read_parallel gives
 )
-from scoring.gec.mucgec import parallel_rows, text_lines
-from scoring.gec.resources import Resources, default_resources, load_resources
-from scoring.gec.tokenize import normalize_source, normalize_target, tokenize
+from gecscore.mucgec import parallel_rows, text_lines
+from gecscore.resources import Resources, default_resources, load_resources
+from gecscore.tokenize import normalize_source, normalize_target, tokenize
 
 
 class ParallelFormatError(InputFormatError):
@@ -276,7 +276,7 @@ def parallel_to_m2(
     items = list(lines)
     options = ExtractionOptions(granularity, strategy, simplified, max_paths)
     if workers > 1 and len(items) > 1:
-        from scoring.gec.processes import worker_context
+        from gecscore.processes import worker_context
 
         chunk = max(1, min(64, len(items) // (workers * 8) or 1))
         pieces = [items[i : i + chunk] for i in range(0, len(items), chunk)]

@@ -17,9 +17,9 @@ import io
 import os
 import re
 
-from scoring.gec.collector import collector_paused
-from scoring.gec.edits import apply_edits
-from scoring.gec.errors import InputFormatError, decode_utf8, strip_bom
+from gecscore.collector import collector_paused
+from gecscore.edits import apply_edits
+from gecscore.errors import InputFormatError, decode_utf8, strip_bom
 
 TYPE_CHECKING = False  # typing and pathlib are not imported at run time: start-up of the CLI
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def correction_tokens(correction: str) -> list[str]:
 
 
 def apply_m2_edits(tokens: Sequence[str], edits: Iterable[tuple[int, int, str]]) -> list[str]:
-    """``tokens`` with M2 ``(start, end, correction)`` edits applied (``scoring.gec.edits``).
+    """``tokens`` with M2 ``(start, end, correction)`` edits applied (``gecscore.edits``).
 
     Edits at ``-1 -1`` (``noop`` / ``NA`` markers) change nothing; leaving out other types
     (``UNK``, ...) is the caller's choice. Overlaps raise ``OverlappingEditsError``.

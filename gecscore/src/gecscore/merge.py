@@ -14,7 +14,7 @@ from __future__ import annotations
 import string
 from collections.abc import Sequence
 
-from scoring.gec.align import Op
+from gecscore.align import Op
 
 # The merger's own punctuation string (it differs slightly from the alignment's: no 〰〾〿,
 # and "." instead of "﹏" at the end). Used with ChERRANT's substring test.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.gec.errors import InputFormatError, strip_bom
+from gecscore.errors import InputFormatError, strip_bom
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

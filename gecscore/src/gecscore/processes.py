@@ -4,7 +4,7 @@ Workers start from a fork server, never by forking the caller. A caller that has
 a message broker (a Celery worker, a Django process that queued a task) holds kombu/Redis
 connections; in a plainly forked child, kombu's after-fork clean-up tries to close them
 over the inherited socket and blocks forever. The fork server is a fresh interpreter that
-has only imported the metric modules (``scoring.gec.warmup``), so workers start warm and
+has only imported the metric modules (``gecscore.warmup``), so workers start warm and
 inherit nothing the caller holds; what they need (options, resources) is passed to them.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing
 from multiprocessing.context import BaseContext
 
-PRELOADED_MODULES = ["scoring.gec.warmup"]
+PRELOADED_MODULES = ["gecscore.warmup"]
 
 
 def worker_context() -> BaseContext:

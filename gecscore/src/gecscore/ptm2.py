@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scoring.gec.counts import WEIGHTED_ZERO, Counts
-from scoring.gec.edits import OverlappingEditsError
-from scoring.gec.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, apply_m2_edits
-from scoring.gec.signature import Signature
-from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
+from gecscore.counts import WEIGHTED_ZERO, Counts
+from gecscore.edits import OverlappingEditsError
+from gecscore.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, apply_m2_edits
+from gecscore.signature import Signature
+from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
 Key = tuple[int, int, str]  # (start, end, correction) as ChERRANT / errant compare keys
 GRANULARITIES = ("char", "word")

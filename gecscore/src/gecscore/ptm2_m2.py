@@ -5,7 +5,7 @@ Raw system text against a gold M2, as the PT-M2 reference (pygongnlp/PT-M2,
 
 * Per sentence and gold annotator, the hypothesis edits are m2scorer 3.2's: the MaxMatch
   lattice, weighted for that annotator so the path through it matches as many gold edits as
-  possible (``scoring.gec.maxmatch``: the same lattice, weights and Bellman-Ford path as our
+  possible (``gecscore.maxmatch``: the same lattice, weights and Bellman-Ford path as our
   M2). The edit weights do NOT steer the path: the reference picks the path unweighted and
   weighs its edits afterwards, and so do we.
 * Every edit of the union of that path and the annotator's gold edits gets a weight,
@@ -34,10 +34,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scoring.gec.counts import Counts, precision_recall_f
-from scoring.gec.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
-from scoring.gec.maxmatch.lattice import build_lattice
-from scoring.gec.maxmatch.matching import (
+from gecscore.counts import Counts, precision_recall_f
+from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
+from gecscore.maxmatch.lattice import build_lattice
+from gecscore.maxmatch.matching import (
     GoldEdit,
     ProposedEdit,
     annotator_weights,
@@ -45,8 +45,8 @@ from scoring.gec.maxmatch.matching import (
     matched_edits,
     prepare,
 )
-from scoring.gec.maxmatch.scorer import DEFAULT_MAX_ARCS
-from scoring.gec.ptm2 import (
+from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
+from gecscore.ptm2 import (
     DEFAULT_CHUNK,
     LEVELS,
     PTM2InputError,
@@ -54,8 +54,8 @@ from scoring.gec.ptm2 import (
     SentenceScore,
     chunked_weights,
 )
-from scoring.gec.signature import Signature
-from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
+from gecscore.signature import Signature
+from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
 VERSION = "1"
 BASES = ("m2", "sentm2")
@@ -185,7 +185,7 @@ def compute_weights(
 ) -> list[list[dict[ProposedEdit, float]]]:
     """Per sentence, per annotator (in order): the weight of every edit of the union.
 
-    Asked through `scoring.gec.ptm2.chunked_weights`, as the char-edit PT-M2 asks them;
+    Asked through `gecscore.ptm2.chunked_weights`, as the char-edit PT-M2 asks them;
     `progress(done, total)` counts requests.
     """
     requests, slots = weight_requests(sentences)

@@ -4,11 +4,11 @@ The metric commands are timed against reference tools as whole processes (issue 
 ``typing`` plus the class creation of ``typing.NamedTuple`` (which compiles a ``ForwardRef``
 for every field annotation) cost ~6 ms of ``cleme``'s start-up. Modules on that path import::
 
-    TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+    TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
     if TYPE_CHECKING:
         from typing import Literal, NamedTuple
     else:
-        from scoring.gec.records import Literal, NamedTuple
+        from gecscore.records import Literal, NamedTuple
 
 Type checkers see typing's; at run time a class written as ``class C(NamedTuple)`` with
 annotated fields, defaults and methods is the ``collections.namedtuple`` with those fields,

@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from scoring.gec.errors import InputFormatError, decode_utf8
+from gecscore.errors import InputFormatError, decode_utf8
 
 CILIN_FILE = "cilin.txt"
 CONFUSION_FILE = "confusion_dict.txt"

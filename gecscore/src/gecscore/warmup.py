@@ -3,8 +3,8 @@ prebuilt pinyin table and OpenCC's dictionaries, so every worker forked from the
 
 from __future__ import annotations
 
-from scoring.gec.align import char_pinyin
-from scoring.gec.tokenize import normalize_target
+from gecscore.align import char_pinyin
+from gecscore.tokenize import normalize_target
 
 char_pinyin("中")
 normalize_target("中", simplified=True)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.extract import parallel_to_m2, read_parallel
-from scoring.gec.m2 import M2Block, read_m2, write_m2
-from scoring.gec.resources import Resources, load_resources
+from gecscore.extract import parallel_to_m2, read_parallel
+from gecscore.m2 import M2Block, read_m2, write_m2
+from gecscore.resources import Resources, load_resources
 
 
 @pytest.fixture(scope="session")

@@ -7,21 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.align import (
+from gecscore.align import (
     DEFAULT_MAX_PATHS,
     AlignmentTooLarge,
     align,
     substitution_cost,
     substitution_costs,
 )
-from scoring.gec.extract import (
+from gecscore.extract import (
     ParallelFormatError,
     annotate_sentence,
     parallel_to_m2,
     parse_parallel,
 )
-from scoring.gec.resources import Resources, no_resources
-from scoring.gec.tokenize import char_tokens, normalize_target
+from gecscore.resources import Resources, no_resources
+from gecscore.tokenize import char_tokens, normalize_target
 
 
 def test_banded_alignment_equals_the_full_table_on_mucgec_dev(

@@ -1,4 +1,4 @@
-"""The compiled DP fill (scoring/gec/_alignfill.c) against the pure-Python fill it replaces.
+"""The compiled DP fill (gecscore/src/gecscore/_alignfill.c) against the pure-Python fill it replaces.
 
 Both must give bit-identical tables (costs and transposition run lengths) for every band, on
 real data and on inputs built to be full of transpositions; and the M2 the product writes must
@@ -16,17 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec import align as align_module
-from scoring.gec import build_native
-from scoring.gec.align import make_grid
-from scoring.gec.extract import parallel_to_m2, parse_parallel
-from scoring.gec.m2 import read_m2, write_m2
-from scoring.gec.resources import Resources
-from scoring.gec.tokenize import char_tokens, normalize_target
+from gecscore import align as align_module
+from gecscore import build_native
+from gecscore.align import make_grid
+from gecscore.extract import parallel_to_m2, parse_parallel
+from gecscore.m2 import read_m2, write_m2
+from gecscore.resources import Resources
+from gecscore.tokenize import char_tokens, normalize_target
 
 needs_native = pytest.mark.skipif(
     not align_module.HAVE_NATIVE and os.environ.get("GEC_REQUIRE_NATIVE") != "1",
-    reason="compiled aligner not built (python -m scoring.gec.build_native)",
+    reason="compiled aligner not built (python -m gecscore.build_native)",
 )
 
 
@@ -203,7 +203,7 @@ def test_build_without_a_compiler_falls_back_and_keeps_the_built_module() -> Non
     before = target.read_bytes() if target.exists() else None
     env = {**os.environ, "CC": "/nonexistent/cc"}
     env.pop("GEC_REQUIRE_NATIVE", None)
-    command = [sys.executable, "-m", "scoring.gec.build_native"]
+    command = [sys.executable, "-m", "gecscore.build_native"]
     lenient = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     assert lenient.returncode == 0
     assert "no C compiler (/nonexistent/cc); using the pure-Python aligner" in lenient.stderr

@@ -1,4 +1,4 @@
-"""The command line other tools call (python -m scoring.gec ...)."""
+"""The command line other tools call (python -m gecscore ...)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     full_env = {**os.environ, **(env or {})}
     full_env.pop("GEC_CHERRANT_RESOURCES", None) if env is None else None
     return subprocess.run(
-        [sys.executable, "-m", "scoring.gec", *args],
+        [sys.executable, "-m", "gecscore", *args],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""scoring.gec.collector: the cyclic collector is paused inside the block and restored."""
+"""gecscore.collector: the cyclic collector is paused inside the block and restored."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from scoring.gec.collector import collector_paused
+from gecscore.collector import collector_paused
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.compare import CompareError, compare_m2, reference_count_curve, scores
-from scoring.gec.m2 import M2Block, parse_m2, read_m2
+from gecscore.compare import CompareError, compare_m2, reference_count_curve, scores
+from gecscore.m2 import M2Block, parse_m2, read_m2
 
 # Spec section 8: system -> TP, FP, FN, P, R, F0.5, F0.5 with first 1 / 2 / 3 references.
 PUBLIC = {

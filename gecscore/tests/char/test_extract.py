@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.compare import compare_m2
-from scoring.gec.extract import (
+from gecscore.compare import compare_m2
+from gecscore.extract import (
     Edit,
     ParallelFormatError,
     annotate_sentence,
@@ -18,8 +18,8 @@ from scoring.gec.extract import (
     parse_parallel,
     read_parallel,
 )
-from scoring.gec.m2 import M2Block, format_m2_block, write_m2
-from scoring.gec.resources import ResourceError, Resources, default_resources, load_resources
+from gecscore.m2 import M2Block, format_m2_block, write_m2
+from gecscore.resources import ResourceError, Resources, default_resources, load_resources
 
 
 def _cases(shared_data: Path) -> list[dict[str, object]]:
@@ -210,7 +210,7 @@ def test_non_utf8_parallel_file_names_the_line(tmp_path: Path) -> None:
 def test_word_level_uses_jieba_tokens_and_keeps_the_marker_whole(
     cherrant_resources: Resources,
 ) -> None:
-    from scoring.gec.tokenize import word_tokens
+    from gecscore.tokenize import word_tokens
 
     tokens = word_tokens("我们今天去[缺失成分]学校。")
     assert "".join(tokens) == "我们今天去[缺失成分]学校。"

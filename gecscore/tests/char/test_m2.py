@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import M2Edit, M2FormatError, _token_count, parse_m2, read_m2, write_m2
+from gecscore.m2 import M2Edit, M2FormatError, _token_count, parse_m2, read_m2, write_m2
 
 
 def test_every_shared_m2_file_round_trips_byte_for_byte(shared_data: Path) -> None:

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from scoring.gec import compare, m2, registry
+from gecscore import compare, m2, registry
 
 
 def typed_fields(module: ModuleType) -> dict[str, tuple[str, ...]]:

@@ -1,4 +1,4 @@
-"""The prebuilt form of the char metric's resources (scoring/gec/resources.py).
+"""The prebuilt form of the char metric's resources (gecscore/src/gecscore/resources.py).
 
 Cilin, the confusion sets and the pinyin readings are parsed once, written to the cache folder
 ($GEC_CACHE_DIR) and read back by later processes; they must give exactly what parsing the
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec import resources
-from scoring.gec.extract import parallel_to_m2, read_parallel
-from scoring.gec.m2 import write_m2
-from scoring.gec.resources import (
+from gecscore import resources
+from gecscore.extract import parallel_to_m2, read_parallel
+from gecscore.m2 import write_m2
+from gecscore.resources import (
     CJK_FIRST,
     CJK_LAST,
     ConfusionSets,

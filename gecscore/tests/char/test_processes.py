@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from scoring.gec.processes import PRELOADED_MODULES, worker_context
+from gecscore.processes import PRELOADED_MODULES, worker_context
 
 
 def _parent_and_preloaded(_: int) -> tuple[int, bool]:

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
-HEAVY = ("scoring.gec.extract", "scoring.gec.align", "scoring.gec.resources", "pypinyin", "opencc")
+HEAVY = ("gecscore.extract", "gecscore.align", "gecscore.resources", "pypinyin", "opencc")
 
 # Runs one command in a fresh interpreter, then prints which of HEAVY it imported.
 PROBE = """
 import contextlib, io, json, sys
-from scoring.gec.cli import main
+from gecscore.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     status = main(sys.argv[1:])
 print(json.dumps([status, [name for name in {heavy!r} if name in sys.modules]]))
@@ -71,4 +71,4 @@ def test_m2_from_text_does_import_them(shared_data: Path, tmp_path: Path) -> Non
         str(shared_data / "cherrant-resources"),
     )
     assert status == 0
-    assert "scoring.gec.extract" in names and "scoring.gec.align" in names
+    assert "gecscore.extract" in names and "gecscore.align" in names

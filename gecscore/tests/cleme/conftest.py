@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cleme.inputs import read_m2_sentences
-from scoring.gec.cleme.model import Sentence
+from gecscore.cleme.inputs import read_m2_sentences
+from gecscore.cleme.model import Sentence
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""`python -m scoring.gec cleme|cleme2|chunks` as our checks call them (specs/cleme.md 8)."""
+"""`python -m gecscore cleme|cleme2|chunks` as our checks call them (specs/cleme.md 8)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cli import main
+from gecscore.cli import main
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, float]:
@@ -155,7 +155,7 @@ def test_scoring_with_cleme_does_not_load_torch(mucgec_dir: Path) -> None:
 
     code = (
         "import sys\n"
-        "from scoring.gec.cleme import cleme, cleme2, read_m2_sentences\n"
+        "from gecscore.cleme import cleme, cleme2, read_m2_sentences\n"
         f"h = read_m2_sentences({str(mucgec_dir / 'noop_pred_dev.m2')!r})\n"
         f"r = read_m2_sentences({str(mucgec_dir / 'MuCGEC_dev.m2')!r})\n"
         "cleme(h, r); cleme2(h, r)\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import read_m2, write_m2
+from gecscore.m2 import read_m2, write_m2
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ def _lines(path: Path) -> list[str]:
 
 def _run(*args: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-m", "scoring.gec", *args, "--json"],
+        [sys.executable, "-m", "gecscore", *args, "--json"],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cleme.evaluate import evaluate_chunks, evaluate_lengths
-from scoring.gec.cleme.inputs import read_m2_sentences
-from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
-from scoring.gec.cleme.scorers import score_evaluation
-from scoring.gec.cleme.weighting import (
+from gecscore.cleme.evaluate import evaluate_chunks, evaluate_lengths
+from gecscore.cleme.inputs import read_m2_sentences
+from gecscore.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
+from gecscore.cleme.scorers import score_evaluation
+from gecscore.cleme.weighting import (
     CORPUS_WEIGHTING,
     NO_WEIGHTING,
     SENTENCE_INDEPENDENT_WEIGHTING,

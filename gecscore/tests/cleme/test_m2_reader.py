@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cleme.inputs import _lean_sentences, read_m2_sentences, sentences_from_m2
-from scoring.gec.m2 import read_m2
+from gecscore.cleme.inputs import _lean_sentences, read_m2_sentences, sentences_from_m2
+from gecscore.m2 import read_m2
 
 CHERRANT = """S 因 为 在 冰 箱 里
 T0-A0 即 使 在 冰 箱 里

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.gec.cleme.counting import count_dependent, count_independent
-from scoring.gec.cleme.model import ClemeInputError, SpanEdit, make_sentence
-from scoring.gec.cleme.partition import partition
+from gecscore.cleme.counting import count_dependent, count_independent
+from gecscore.cleme.model import ClemeInputError, SpanEdit, make_sentence
+from gecscore.cleme.partition import partition
 
 SOURCE = tuple("abcde")
 

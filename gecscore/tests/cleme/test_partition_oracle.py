@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
-from scoring.gec.cleme.model import SpanEdit, Tokens, make_sentence
-from scoring.gec.cleme.partition import partition
-from scoring.gec.edits import apply_edits
+from gecscore.cleme.model import SpanEdit, Tokens, make_sentence
+from gecscore.cleme.partition import partition
+from gecscore.edits import apply_edits
 
 
 def spec_partition(

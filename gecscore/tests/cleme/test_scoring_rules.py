@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from scoring.gec.cleme.cleme2 import Factors, aspects, cleme2
-from scoring.gec.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
-from scoring.gec.cleme.scorers import cleme, precision_recall_f
-from scoring.gec.cleme.weighting import (
+from gecscore.cleme.cleme2 import Factors, aspects, cleme2
+from gecscore.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
+from gecscore.cleme.scorers import cleme, precision_recall_f
+from gecscore.cleme.weighting import (
     CORPUS_WEIGHTING,
     SENTENCE_DEPENDENT_WEIGHTING,
     SENTENCE_INDEPENDENT_WEIGHTING,
@@ -123,10 +123,10 @@ def test_mismatched_inputs_are_clear_errors() -> None:
 
 
 def test_per_sentence_scores_name_the_chosen_reference() -> None:
-    from scoring.gec.cleme.cleme2 import sentence_scores2
-    from scoring.gec.cleme.evaluate import evaluate_chunks
-    from scoring.gec.cleme.scorers import sentence_scores
-    from scoring.gec.cleme.weighting import NO_WEIGHTING
+    from gecscore.cleme.cleme2 import sentence_scores2
+    from gecscore.cleme.evaluate import evaluate_chunks
+    from gecscore.cleme.scorers import sentence_scores
+    from gecscore.cleme.weighting import NO_WEIGHTING
 
     hyp = make_sentence(SOURCE, [[sub(0, 1, "X")]])
     ref = make_sentence(
@@ -144,8 +144,8 @@ def test_per_sentence_scores_name_the_chosen_reference() -> None:
 def test_sentence_level_means_match_per_sentence_scores(
     mucgec_hyps: dict[str, list[Sentence]], mucgec_refs: list[Sentence]
 ) -> None:
-    from scoring.gec.cleme.evaluate import evaluate_chunks
-    from scoring.gec.cleme.scorers import numpy_mean, sentence_scores
+    from gecscore.cleme.evaluate import evaluate_chunks
+    from gecscore.cleme.scorers import numpy_mean, sentence_scores
 
     details = sentence_scores(evaluate_chunks(mucgec_hyps["example"], mucgec_refs))
     assert len(details) == 1137

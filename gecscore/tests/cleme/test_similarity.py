@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cleme.cleme2 import cleme2
-from scoring.gec.cleme.evaluate import evaluate_chunks
-from scoring.gec.cleme.model import Sentence, SpanEdit, make_sentence
-from scoring.gec.cleme.similarity import similarity_counts
-from scoring.gec.weights.base import ProgressCallback, SelfWeights, WeightRequest
+from gecscore.cleme.cleme2 import cleme2
+from gecscore.cleme.evaluate import evaluate_chunks
+from gecscore.cleme.model import Sentence, SpanEdit, make_sentence
+from gecscore.cleme.similarity import similarity_counts
+from gecscore.weights.base import ProgressCallback, SelfWeights, WeightRequest
 
 
 class LengthOfEdited:
@@ -81,8 +81,8 @@ def test_self_weights_give_the_unweighted_spec_numbers(
 def test_bertscore_weights_on_a_tiny_bert(
     tmp_path: Path, mucgec_hyps: dict[str, list[Sentence]], mucgec_refs: list[Sentence]
 ) -> None:
-    from scoring.gec.weights import make_provider
-    from tests.scoring.weights.conftest import build_tiny_bert
+    from gecscore.weights import make_provider
+    from tests.weights.conftest import build_tiny_bert
 
     hyps, refs = mucgec_hyps["example"][:40], mucgec_refs[:40]
     text = "".join("".join(s.source) for s in refs)

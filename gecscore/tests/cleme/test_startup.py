@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
-HEAVY = ("scoring.gec.extract", "scoring.gec.align", "scoring.gec.resources", "pypinyin", "opencc")
+HEAVY = ("gecscore.extract", "gecscore.align", "gecscore.resources", "pypinyin", "opencc")
 
 PROBE = """
 import contextlib, io, json, sys
-from scoring.gec.cli import main
+from gecscore.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     status = main(sys.argv[1:])
 print(json.dumps([status, [name for name in {heavy!r} if name in sys.modules]]))
@@ -44,11 +44,11 @@ def test_cleme_on_text_does_import_the_extractor(mucgec_dir: Path, tmp_path: Pat
     ref.write_text("1\t我喜欢苹果\t我非常喜欢苹果\n", encoding="utf-8")
     status, names = imported_by("cleme", "--hyp", str(hyp), "--ref", str(ref), "--json")
     assert status == 0
-    assert "scoring.gec.extract" in names and "scoring.gec.align" in names
+    assert "gecscore.extract" in names and "gecscore.align" in names
 
 
 def test_cleme_on_m2_imports_neither_typing_nor_dataclasses(mucgec_dir: Path) -> None:
-    # The result tuples come from scoring/gec/records.py at run time (issue #17).
+    # The result tuples come from gecscore/src/gecscore/records.py at run time (issue #17).
     hyp, ref = str(mucgec_dir / "example_pred_dev.m2"), str(mucgec_dir / "MuCGEC_dev.m2")
     probe = PROBE.replace("{heavy!r}", repr(("typing", "dataclasses")))
     result = subprocess.run(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scoring.gec.cleme.grid import chunk_grid, chunk_grid_from_texts
-from scoring.gec.cleme.model import SpanEdit, make_sentence
-from scoring.gec.cleme.stats import chunk_statistics, hold_out_counts
-from scoring.gec.resources import load_resources
+from gecscore.cleme.grid import chunk_grid, chunk_grid_from_texts
+from gecscore.cleme.model import SpanEdit, make_sentence
+from gecscore.cleme.stats import chunk_statistics, hold_out_counts
+from gecscore.resources import load_resources
 
 SOURCE = tuple("abcde")
 
@@ -93,8 +93,8 @@ def test_grid_from_texts_uses_the_extractor(shared_data: Path) -> None:
 
 
 def test_sentences_from_texts_feed_the_metric(shared_data: Path) -> None:
-    from scoring.gec.cleme.inputs import sentences_from_texts
-    from scoring.gec.cleme.scorers import cleme
+    from gecscore.cleme.inputs import sentences_from_texts
+    from gecscore.cleme.scorers import cleme
 
     resources = load_resources(shared_data / "cherrant-resources")
     refs = sentences_from_texts(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cli import main
+from gecscore.cli import main
 
 SOURCE = "This are a test .\nHe go home .\n"
 REF0 = "This is a test .\nHe goes home .\n"

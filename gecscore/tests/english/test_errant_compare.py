@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.english.errant_compare import (
+from gecscore.english.errant_compare import (
     CompareOptions,
     compare_blocks,
     compare_files,
     format_result,
 )
-from scoring.gec.m2 import M2Block, read_m2
+from gecscore.m2 import M2Block, read_m2
 
 ERRANT_COMPARE = Path(sys.executable).parent / "errant_compare"
 EXPECTED = Path(__file__).parent / "data" / "errant_compare_3.0.2.txt"
@@ -130,7 +130,7 @@ def test_two_annotator_hypothesis_equals_errant_compare(
 
 
 def test_ties_keep_the_earlier_pair_and_unk_counts_only_for_detection() -> None:
-    from scoring.gec.m2 import parse_m2
+    from gecscore.m2 import parse_m2
 
     ref = parse_m2(
         "S a b c\n"

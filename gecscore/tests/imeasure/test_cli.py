@@ -1,4 +1,4 @@
-"""``python -m scoring.gec imeasure``: JSON and table output, and bad input (file and line,
+"""``python -m gecscore imeasure``: JSON and table output, and bad input (file and line,
 never a traceback)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cli import main
+from gecscore.cli import main
 
 GOLD = (
     "S a b c\nA 1 2|||R|||x|||REQUIRED|||-NONE-|||0\n\n"

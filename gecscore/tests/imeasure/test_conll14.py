@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.english.gleu import tokens
-from scoring.gec.english.imeasure import GoldSentence, gold_sentences, score_corpus, score_systems
-from scoring.gec.m2 import read_m2
+from gecscore.english.gleu import tokens
+from gecscore.english.imeasure import GoldSentence, gold_sentences, score_corpus, score_systems
+from gecscore.m2 import read_m2
 
 SYSTEMS = [
     "AMU",

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 
-from scoring.gec.counts import Counts
-from scoring.gec.m2 import parse_m2
-from scoring.gec.maxmatch import format_m2scorer, score
-from scoring.gec.maxmatch.lattice import build_lattice
+from gecscore.counts import Counts
+from gecscore.m2 import parse_m2
+from gecscore.maxmatch import format_m2scorer, score
+from gecscore.maxmatch.lattice import build_lattice
 
 CORNERS_M2 = """\
 S He go to school .

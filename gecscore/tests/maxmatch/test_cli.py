@@ -1,4 +1,4 @@
-"""``python -m scoring.gec m2score``: output formats and bad input (a message, never a traceback)."""
+"""``python -m gecscore m2score``: output formats and bad input (a message, never a traceback)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.scoring.maxmatch.test_cases import CORNERS_HYP, CORNERS_M2
+from tests.maxmatch.test_cases import CORNERS_HYP, CORNERS_M2
 
 # m2scorer 3.2's stdout on the corner files of test_cases (CORRECT 12, PROPOSED 16, GOLD 14).
 M2SCORER_TEXT = "Precision   : 0.7500\nRecall      : 0.8571\nF_0.5       : 0.7692\n"
@@ -15,7 +15,7 @@ M2SCORER_TEXT = "Precision   : 0.7500\nRecall      : 0.8571\nF_0.5       : 0.769
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "scoring.gec", "m2score", *args],
+        [sys.executable, "-m", "gecscore", "m2score", *args],
         capture_output=True,
         text=True,
         check=False,

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.english.textfiles import read_text_lines
-from scoring.gec.m2 import read_m2
-from scoring.gec.maxmatch import score_systems
+from gecscore.english.textfiles import read_text_lines
+from gecscore.m2 import read_m2
+from gecscore.maxmatch import score_systems
 
 # system: (correct, proposed, gold) as m2scorer 3.2 -v prints them, and its printed P, R, F0.5.
 M2SCORER_32 = {
@@ -97,7 +97,7 @@ def test_cli_text_output_is_byte_identical_to_m2scorer(conll14: Path) -> None:
         [
             sys.executable,
             "-m",
-            "scoring.gec",
+            "gecscore",
             "m2score",
             "--hyp",
             str(conll14 / "systems/AMU"),

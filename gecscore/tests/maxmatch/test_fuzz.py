@@ -20,8 +20,8 @@ import random
 
 import pytest
 
-from scoring.gec.m2 import parse_m2
-from scoring.gec.maxmatch import format_m2scorer, score
+from gecscore.m2 import parse_m2
+from gecscore.maxmatch import format_m2scorer, score
 
 VOCABULARY = ["a", "b", "c", "the", "of", ",", "."]
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import read_m2
-from scoring.gec.maxmatch import M2Result, score_systems
-from scoring.gec.meta.scorefiles import SEEDA_SYSTEMS
+from gecscore.m2 import read_m2
+from gecscore.maxmatch import M2Result, score_systems
+from gecscore.meta.scorefiles import SEEDA_SYSTEMS
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""``python -m scoring.gec meta ...``: the JSON shapes the issue fixes, compute mode, errors."""
+"""``python -m gecscore meta ...``: the JSON shapes the issue fixes, compute mode, errors."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 def _meta(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "scoring.gec", "meta", *args], capture_output=True, text=True
+        [sys.executable, "-m", "gecscore", "meta", *args], capture_output=True, text=True
     )
 
 

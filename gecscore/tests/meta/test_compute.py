@@ -1,4 +1,4 @@
-"""Meta-evaluation from our own metric implementations (scoring.gec.meta.compute)."""
+"""Meta-evaluation from our own metric implementations (gecscore.meta.compute)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.meta.compute import METRICS, compute, load_inputs
-from scoring.gec.meta.correlation import pearson, spearman
-from scoring.gec.meta.scorefiles import read_system_scores
+from gecscore.meta.compute import METRICS, compute, load_inputs
+from gecscore.meta.correlation import pearson, spearman
+from gecscore.meta.scorefiles import read_system_scores
 
 # Issue 18 / Chollampatt & Ng (2018), GJG15, 13 systems incl. INPUT:
 # (Pearson EW, Pearson TS, Spearman EW, Spearman TS); SentM2 Spearman is not quoted.
@@ -45,7 +45,7 @@ def test_outputs_of_the_wrong_length_are_an_error(seeda: Path, conll14: Path) ->
 def test_sentence_statistics_give_back_the_system_scores(seeda: Path, conll14: Path) -> None:
     """The per-sentence statistics the sentence bootstrap resamples reproduce each system's
     score when nothing is resampled (corpus M2 from the chosen annotators' counts)."""
-    from scoring.gec.meta.compute import compute_all
+    from gecscore.meta.compute import compute_all
 
     inputs = load_inputs(
         seeda / "outputs" / "subset",
@@ -62,7 +62,7 @@ def test_sentence_statistics_give_back_the_system_scores(seeda: Path, conll14: P
 
 
 def test_imeasure_is_in_the_registry(seeda: Path, conll14: Path) -> None:
-    """Smoke test of the registry entry (scoring.gec.english.imeasure is tested in its own
+    """Smoke test of the registry entry (gecscore.english.imeasure is tested in its own
     folder): the uncorrected INPUT scores I = 0, as in the published I-measure file."""
     inputs = load_inputs(
         seeda / "outputs" / "subset",

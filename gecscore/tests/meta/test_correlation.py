@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.maxmatch import M2Result
-from scoring.gec.meta.correlation import pearson, spearman, t_survival, williams, window_analysis
-from scoring.gec.meta.scorefiles import (
+from gecscore.maxmatch import M2Result
+from gecscore.meta.correlation import pearson, spearman, t_survival, williams, window_analysis
+from gecscore.meta.scorefiles import (
     SEEDA_SYSTEMS,
     SYSTEM_SETS,
     read_sentence_scores,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.meta.judgments import (
+from gecscore.meta.judgments import (
     JudgmentFormatError,
     pairwise,
     read_judgments_xml,
@@ -147,7 +147,7 @@ def test_cli_reports_bad_xml_without_traceback(tmp_path: Path) -> None:
     path = tmp_path / "bad.xml"
     path.write_bytes(b"<appraise-results><error-correction-ranking-result>")
     done = subprocess.run(
-        [sys.executable, "-m", "scoring.gec", "meta", "rank", "--judgments", str(path), "--json"],
+        [sys.executable, "-m", "gecscore", "meta", "rank", "--judgments", str(path), "--json"],
         capture_output=True,
         text=True,
     )

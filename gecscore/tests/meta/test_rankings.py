@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import trueskill
 
-from scoring.gec.meta.judgments import pairwise, read_judgments_xml
-from scoring.gec.meta.rankings import (
+from gecscore.meta.judgments import pairwise, read_judgments_xml
+from gecscore.meta.rankings import (
     agreement,
     expected_wins,
     rank_expected_wins,
@@ -19,7 +19,7 @@ from scoring.gec.meta.rankings import (
     trueskill_parameters,
     trueskill_runs,
 )
-from scoring.gec.meta.scorefiles import SEEDA_SYSTEMS
+from gecscore.meta.scorefiles import SEEDA_SYSTEMS
 
 
 def _wmt_scores(path: Path) -> dict[str, float]:
@@ -149,7 +149,7 @@ def test_expected_wins_bootstrap_gives_rank_ranges_and_clusters(conll14: Path) -
 
 
 def test_trueskill_runs_do_not_depend_on_the_worker_count(seeda: Path) -> None:
-    from scoring.gec.meta.rankings import TS_CHUNK, trueskill_mu
+    from gecscore.meta.rankings import TS_CHUNK, trueskill_mu
 
     pairs = pairwise(read_judgments_xml(seeda / "data" / "judgments_edit.xml").items)
     runs = TS_CHUNK + 7  # two chunks
@@ -160,7 +160,7 @@ def test_trueskill_runs_do_not_depend_on_the_worker_count(seeda: Path) -> None:
 
 
 def test_kappa_of_judges_who_always_give_the_same_relation_is_left_out() -> None:
-    from scoring.gec.meta.judgments import RankedEntry, RankingItem
+    from gecscore.meta.judgments import RankedEntry, RankingItem
 
     def item(user: str, item_id: str) -> RankingItem:
         entries = (RankedEntry(("A",), 1), RankedEntry(("B",), 2))

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.maxmatch import M2Result
-from scoring.gec.meta.judgments import pairwise, read_judgments_xml, read_pairwise_csv
-from scoring.gec.meta.scorefiles import SEEDA_SYSTEMS, SYSTEM_SETS, read_sentence_scores
-from scoring.gec.meta.sentence import seeda_accuracy_kendall, seeda_segment_map, wmt_kendall
-from tests.scoring.meta.test_correlation import _seeda_runs
+from gecscore.maxmatch import M2Result
+from gecscore.meta.judgments import pairwise, read_judgments_xml, read_pairwise_csv
+from gecscore.meta.scorefiles import SEEDA_SYSTEMS, SYSTEM_SETS, read_sentence_scores
+from gecscore.meta.sentence import seeda_accuracy_kendall, seeda_segment_map, wmt_kendall
+from tests.meta.test_correlation import _seeda_runs
 
 
 def test_m2_sentence_kendall_hties_expanded_on_gjg15_is_the_published_0_617(
@@ -82,7 +82,7 @@ def test_seeda_variant_equals_corr_sentence_py_for_every_set(
 
 
 def test_tie_aware_variant_differs_only_by_metric_ties() -> None:
-    from scoring.gec.meta.judgments import Comparison
+    from gecscore.meta.judgments import Comparison
 
     pairs = [
         Comparison("1", "j", "A", "B", "<", 1, 2),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.weights.random_model import build_random_bert
+from gecscore.weights.random_model import build_random_bert
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -39,14 +39,14 @@ def corpus_text(blocks: list) -> str:  # type: ignore[type-arg]
 
 @pytest.fixture(scope="session")
 def mucgec_blocks(shared_data: Path) -> list:  # type: ignore[type-arg]
-    from scoring.gec.m2 import read_m2
+    from gecscore.m2 import read_m2
 
     return read_m2(shared_data / "mucgec-dev" / "MuCGEC_dev.m2")
 
 
 @pytest.fixture(scope="session")
 def conll_blocks(shared_data: Path) -> list:  # type: ignore[type-arg]
-    from scoring.gec.m2 import read_m2
+    from gecscore.m2 import read_m2
 
     return read_m2(shared_data / "cleme-conll14" / "conll14.errant")
 
@@ -57,7 +57,7 @@ def tiny_bert_text(
     mucgec_blocks: list,  # type: ignore[type-arg]
     conll_blocks: list,  # type: ignore[type-arg]
 ) -> str:
-    from scoring.gec.m2 import read_m2
+    from gecscore.m2 import read_m2
 
     demo = shared_data / "cherrant-demo"
     demo_blocks = [block for path in sorted(demo.glob("*.m2.*")) for block in read_m2(path)]
@@ -84,7 +84,7 @@ def _bert_score_idf_pool_without_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     """bert-score counts IDF in a multiprocessing Pool forked from the calling process. In the
     service-backed run the test process has used the broker, and a forked child can hang for
     ever in kombu's after-fork clean-up (the product never forks for that reason, see
-    scoring/gec/processes.py). bert-score's reference computation runs unchanged here, in a
+    gecscore/src/gecscore/processes.py). bert-score's reference computation runs unchanged here, in a
     pool whose workers come from a fork server instead."""
     import multiprocessing
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from scoring.gec.weights import (
+from gecscore.weights import (
     BertScoreConfig,
     BertScoreWeights,
     ModelNotFoundError,
@@ -61,7 +61,7 @@ def test_batched_weights_equal_per_edit_bert_score(
 ) -> None:
     from bert_score import BERTScorer
 
-    from scoring.gec.weights.kernels import onednn_available
+    from gecscore.weights.kernels import onednn_available
 
     reference = BERTScorer(model_type=str(tiny_bert), num_layers=2, device="cpu")
     expected = naive_weights(reference, requests)
@@ -319,7 +319,7 @@ def test_fp16_autocast_path_states_its_measured_error(
 
 
 def test_device_is_auto_detected_and_cuda_without_a_gpu_is_a_clear_error() -> None:
-    from scoring.gec.weights.bertscore import resolve_device
+    from gecscore.weights.bertscore import resolve_device
 
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert resolve_device(None).type == resolve_device("auto").type == expected
@@ -334,7 +334,7 @@ def test_device_is_auto_detected_and_cuda_without_a_gpu_is_a_clear_error() -> No
 def test_background_cache_writes_are_committed_by_flush(tmp_path: Path) -> None:
     import numpy as np
 
-    from scoring.gec.weights.cache import DiskCache
+    from gecscore.weights.cache import DiskCache
 
     writer = DiskCache(tmp_path, background_writes=True)
     matrix = np.arange(12, dtype=np.float32).reshape(3, 4)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from scoring.gec.weights import BertScoreConfig, BertScoreWeights, kernels
-from scoring.gec.weights.bertscore import _length_batches
+from gecscore.weights import BertScoreConfig, BertScoreWeights, kernels
+from gecscore.weights.bertscore import _length_batches
 
 pytestmark = pytest.mark.skipif(not kernels.onednn_available(), reason="torch without oneDNN")
 

@@ -1,4 +1,4 @@
-"""`python -m scoring.gec ptm2`: `--model self` prints exactly what `compare` prints."""
+"""`python -m gecscore ptm2`: `--model self` prints exactly what `compare` prints."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.cli import main
+from gecscore.cli import main
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:  # type: ignore[type-arg]

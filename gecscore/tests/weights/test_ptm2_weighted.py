@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from scoring.gec.m2 import apply_m2_edits, read_m2
-from scoring.gec.ptm2 import (
+from gecscore.m2 import apply_m2_edits, read_m2
+from gecscore.ptm2 import (
     compute_weights,
     prepare_sentences,
     score_ptm2,
     score_sentences,
 )
-from scoring.gec.weights import BertScoreConfig, BertScoreWeights, SelfWeights
+from gecscore.weights import BertScoreConfig, BertScoreWeights, SelfWeights
 
 TOLERANCE = 1e-6
 

@@ -6,8 +6,8 @@ import json
 import unicodedata
 from pathlib import Path
 
-from scoring.gec.m2 import read_m2
-from scoring.gec.ptm2 import prepare_sentences, weight_requests
+from gecscore.m2 import read_m2
+from gecscore.ptm2 import prepare_sentences, weight_requests
 
 
 def _tokenizer(tiny_bert: Path):  # type: ignore[no-untyped-def]

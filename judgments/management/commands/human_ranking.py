@@ -8,10 +8,10 @@ import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from gecscore.meta.report import METHODS
 
 from core.exceptions import ServiceError
 from judgments import selectors
-from scoring.gec.meta.report import METHODS
 
 
 class Command(BaseCommand):

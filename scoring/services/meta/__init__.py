@@ -3,10 +3,10 @@
 Which metric agrees with people? The metric side is read from the stored ``SystemScore``
 rows (nothing is recomputed: the numbers, and their signatures, are the ones the
 leaderboard shows; `catalogue`); the human side is an uploaded system-score file (CoNLL-14 /
-SEEDA layouts, parsed by ``scoring.gec.meta.scorefiles``) or a judgments campaign on the
+SEEDA layouts, parsed by ``gecscore.meta.scorefiles``) or a judgments campaign on the
 release (Expected Wins or TrueSkill, from ``judgments.selectors.human_system_scores``;
 `human`). The correlations, bootstrap intervals, Williams' tests and window analysis all
-come from ``scoring.gec.meta`` (`statistics` adds the sentence-level interval and the test
+come from ``gecscore.meta`` (`statistics` adds the sentence-level interval and the test
 against the best metric).
 
 ``upload_human_scores`` -> ``request_meta_evaluation`` (a BackgroundJob plus the Celery task

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from datasets.models import DatasetVersion, Language
-from scoring.gec import registry
+from gecscore import registry
 from scoring.models import (
     ScoreStatus,
     SystemScore,

@@ -10,14 +10,14 @@ import tempfile
 from typing import Any
 
 from django.db import transaction
+from gecscore.errors import decode_utf8
+from gecscore.meta.scorefiles import ScoreFileError, read_system_scores
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
 from datasets.models import DatasetVersion
 from judgments import selectors as judgment_selectors
 from judgments.models import Campaign
-from scoring.gec.errors import decode_utf8
-from scoring.gec.meta.scorefiles import ScoreFileError, read_system_scores
 from scoring.models import (
     HumanScoreLayout,
     HumanSource,

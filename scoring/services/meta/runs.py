@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from gecscore.meta.report import system_report
 
 from core.audit import log_action
 from core.exceptions import NotFound, ServiceError
@@ -21,7 +22,6 @@ from core.models import BackgroundJob, JobStatus
 from datasets.models import DatasetVersion, Language
 from judgments.selectors import HUMAN_METHODS
 from scoring import tasks
-from scoring.gec.meta.report import system_report
 from scoring.models import (
     HumanSource,
     HumanSystemScores,

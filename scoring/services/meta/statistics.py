@@ -7,10 +7,10 @@ import math
 from typing import Any
 
 import numpy as np
+from gecscore.compare import scores as count_scores
+from gecscore.meta.correlation import FloatArray, bootstrap_sentences, williams
 
 from datasets.models import DatasetVersion
-from scoring.gec.compare import scores as count_scores
-from scoring.gec.meta.correlation import FloatArray, bootstrap_sentences, williams
 from scoring.models import (
     MetaEvaluation,
     ScoreStatus,

@@ -18,17 +18,17 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from scoring.gec.cleme.counting import Assumption
-from scoring.gec.cleme.evaluate import ChunkEvaluation, evaluate_chunks
-from scoring.gec.cleme.model import Sentence
-from scoring.gec.cleme.scorers import numpy_mean
-from scoring.gec.cleme.similarity import similarity_counts
-from scoring.gec.cleme.weighting import Counts, Level, unweighted_counts
-from scoring.gec.signature import COLON_V, Signature
+from gecscore.cleme.counting import Assumption
+from gecscore.cleme.evaluate import ChunkEvaluation, evaluate_chunks
+from gecscore.cleme.model import Sentence
+from gecscore.cleme.scorers import numpy_mean
+from gecscore.cleme.similarity import similarity_counts
+from gecscore.cleme.weighting import Counts, Level, unweighted_counts
+from gecscore.signature import COLON_V, Signature
 
 if TYPE_CHECKING:
     # Importing the weights package loads torch: only annotations need it here.
-    from scoring.gec.weights.base import EditWeightProvider, ProgressCallback
+    from gecscore.weights.base import EditWeightProvider, ProgressCallback
 
 CLEME2_VERSION = "2.0(THUKElab/CLEME@e90abea)"
 

@@ -9,33 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scoring.gec.cleme.counting import (
+from gecscore.cleme.counting import (
     Assumption,
     ChunkTally,
     LengthTally,
     count,
     count_lengths,
 )
-from scoring.gec.cleme.model import (
+from gecscore.cleme.model import (
     ClemeInputError,
     Sentence,
     SpanEdit,
     Tokens,
 )
-from scoring.gec.cleme.partition import Partition, correction_cells, merged_intervals, partition
-from scoring.gec.cleme.weighting import (
+from gecscore.cleme.partition import Partition, correction_cells, merged_intervals, partition
+from gecscore.cleme.weighting import (
     Counts,
     LengthWeigher,
     length_weighted_counts,
     weighted_length_counts,
 )
-from scoring.gec.collector import collector_paused
+from gecscore.collector import collector_paused
 
-TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from typing import NamedTuple
 else:
-    from scoring.gec.records import NamedTuple
+    from gecscore.records import NamedTuple
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scoring.gec.cleme.inputs import sentence_from_m2_block
-from scoring.gec.cleme.model import SpanEdit, Tokens, make_sentence
-from scoring.gec.cleme.partition import ChunkKind, partition
+from gecscore.cleme.inputs import sentence_from_m2_block
+from gecscore.cleme.model import SpanEdit, Tokens, make_sentence
+from gecscore.cleme.partition import ChunkKind, partition
 
 if TYPE_CHECKING:  # the extractor loads only when raw texts are given
-    from scoring.gec.resources import Resources
+    from gecscore.resources import Resources
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +88,7 @@ def chunk_grid_from_texts(
     converted to simplified characters unless ``simplified=False``); "没有错误" and "无法标注"
     rows come out unchanged. Tokens are joined without spaces (Chinese).
     """
-    from scoring.gec.extract import annotate_sentence
+    from gecscore.extract import annotate_sentence
 
     block, _ = annotate_sentence(
         source,

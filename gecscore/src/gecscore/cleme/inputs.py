@@ -1,9 +1,9 @@
 """Turn M2 files or raw parallel text into ``Sentence`` objects for the chunk metrics.
 
 Raw ``id \t source \t target...`` text gets its edits from the project's extractor
-(``scoring.gec.extract``), the same one that writes our M2 files.
+(``gecscore.extract``), the same one that writes our M2 files.
 
-M2 (ChERRANT or ERRANT) is read by ``scoring.gec.m2``; here we only pick what CLEME reads:
+M2 (ChERRANT or ERRANT) is read by ``gecscore.m2``; here we only pick what CLEME reads:
 per annotator the edits of its FIRST alignment (``T<r>-A0``; ChERRANT's further alignments
 are skipped, unlike ChERRANT's own union), without noop / NA edits, so a "没有错误" or
 "无法标注" target is an unchanged correction.
@@ -14,16 +14,16 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from scoring.gec.cleme.model import (
+from gecscore.cleme.model import (
     ClemeInputError,
     Sentence,
     SpanEdit,
     Tokens,
     make_sentence,
 )
-from scoring.gec.collector import collector_paused
-from scoring.gec.errors import decode_utf8, first_nonblank_line
-from scoring.gec.m2 import (
+from gecscore.collector import collector_paused
+from gecscore.errors import decode_utf8, first_nonblank_line
+from gecscore.m2 import (
     NA_TYPE,
     NONE_CORRECTION,
     NOOP_TYPE,
@@ -34,12 +34,12 @@ from scoring.gec.m2 import (
 
 # The extractor is imported only where raw text is read: M2 input does not need it
 # (nor its resource loading), and `cleme` from M2 is meant to be quick.
-TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from typing import Literal
 
-    from scoring.gec.extract import ParallelLine
-    from scoring.gec.resources import Resources
+    from gecscore.extract import ParallelLine
+    from gecscore.resources import Resources
 
 _SKIPPED_TYPES = (NOOP_TYPE, NA_TYPE)
 
@@ -216,7 +216,7 @@ def sentences_from_parallel(
     """
     if granularity == ERRANT_GRANULARITY:
         return sentences_from_m2(_errant_blocks(lines), name)
-    from scoring.gec.extract import parallel_to_m2
+    from gecscore.extract import parallel_to_m2
 
     blocks, _ = parallel_to_m2(
         lines,
@@ -235,7 +235,7 @@ ERRANT_GRANULARITY = "errant"
 
 def _errant_blocks(lines: Sequence[ParallelLine]) -> list[M2Block]:
     """ERRANT M2 blocks of parallel lines in input order, one annotator per target."""
-    from scoring.gec.english.errant_edits import ragged_m2_blocks
+    from gecscore.english.errant_edits import ragged_m2_blocks
 
     for line in lines:
         if not line.source.strip():
@@ -258,7 +258,7 @@ def sentences_from_texts(
 
     Errors name the 1-based item number as the line.
     """
-    from scoring.gec.extract import ParallelLine
+    from gecscore.extract import ParallelLine
 
     lines = [
         ParallelLine(str(number), source, tuple(targets), number)
@@ -306,7 +306,7 @@ def read_sentences(
     if kind == "m2":
         return read_m2_sentences(path)
     if kind == "text":
-        from scoring.gec.extract import read_parallel
+        from gecscore.extract import read_parallel
 
         return sentences_from_parallel(
             read_parallel(path),

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from typing import NamedTuple
 else:
-    from scoring.gec.records import NamedTuple
+    from gecscore.records import NamedTuple
 
 Tokens = tuple[str, ...]
 

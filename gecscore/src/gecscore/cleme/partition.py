@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scoring.gec.cleme.model import SpanEdit, Tokens
+from gecscore.cleme.model import SpanEdit, Tokens
 
-TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from typing import Literal, NamedTuple
 else:
-    from scoring.gec.records import Literal, NamedTuple
+    from gecscore.records import Literal, NamedTuple
 
 ChunkKind = Literal["unchanged", "corrected", "dummy"]
 

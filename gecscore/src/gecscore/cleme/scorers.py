@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scoring.gec.cleme.counting import Assumption
-from scoring.gec.cleme.evaluate import ChunkEvaluation, LengthEvaluation, evaluate_lengths
-from scoring.gec.cleme.model import Sentence
-from scoring.gec.cleme.weighting import (
+from gecscore.cleme.counting import Assumption
+from gecscore.cleme.evaluate import ChunkEvaluation, LengthEvaluation, evaluate_lengths
+from gecscore.cleme.model import Sentence
+from gecscore.cleme.weighting import (
     NO_WEIGHTING,
     Counts,
     LengthWeigher,
@@ -22,14 +22,14 @@ from scoring.gec.cleme.weighting import (
     default_weighting,
     length_weighted_counts,
 )
-from scoring.gec.counts import precision_recall_f as shared_precision_recall_f
-from scoring.gec.signature import COLON_V, Field, Signature
+from gecscore.counts import precision_recall_f as shared_precision_recall_f
+from gecscore.signature import COLON_V, Field, Signature
 
-TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from typing import Any, Literal, NamedTuple
 else:
-    from scoring.gec.records import Literal, NamedTuple
+    from gecscore.records import Literal, NamedTuple
 
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 
@@ -37,7 +37,7 @@ CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 def precision_recall_f(
     tp: float, fp: float, fn: float, beta: float = 0.5
 ) -> tuple[float, float, float]:
-    """CLEME's P/R/F: ChERRANT's conventions (``scoring.gec.counts``), rounded to 4 decimals."""
+    """CLEME's P/R/F: ChERRANT's conventions (``gecscore.counts``), rounded to 4 decimals."""
     return shared_precision_recall_f(tp, tp + fp, tp + fn, beta, digits=4)
 
 

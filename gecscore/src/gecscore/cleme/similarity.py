@@ -4,7 +4,7 @@
 The weight of a TP or FP chunk is how much correcting only that chunk as the hypothesis does
 moves the source towards the reference: |F(source with the chunk replaced, reference) -
 F(source, reference)| with BERTScore F; a FN chunk uses the reference's tokens for the chunk
-instead; TN chunks weigh 1. Any ``EditWeightProvider`` (``scoring.gec.weights``) computes the
+instead; TN chunks weigh 1. Any ``EditWeightProvider`` (``gecscore.weights``) computes the
 numbers: the BERTScore one, or ``SelfWeights`` (every weight 1, i.e. the unweighted counts).
 Under the independent assumption the same outcomes are weighted against each reference in
 turn, as HEAD does, and the corpus/sentence scorers then pick the best reference.
@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scoring.gec.cleme.evaluate import ChunkEvaluation
-from scoring.gec.cleme.partition import Partition
-from scoring.gec.cleme.weighting import Counts
+from gecscore.cleme.evaluate import ChunkEvaluation
+from gecscore.cleme.partition import Partition
+from gecscore.cleme.weighting import Counts
 
 if TYPE_CHECKING:
     # The weights package imports torch on import (seconds); only the weighted path needs it.
-    from scoring.gec.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
+    from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
 # HEAD joins tokens with a space for every language (M2 text); BERT tokenizers split Chinese
 # into characters either way.
@@ -54,7 +54,7 @@ def similarity_counts(
     progress: ProgressCallback | None = None,
 ) -> list[list[Counts]]:
     """Per sentence, per reference: counts with similarity weights (one provider call)."""
-    from scoring.gec.weights.base import WeightRequest
+    from gecscore.weights.base import WeightRequest
 
     requests: list[WeightRequest] = []
     pending: list[_Pending] = []

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from scoring.gec.cleme.evaluate import usable_references
-from scoring.gec.cleme.model import Sentence, SpanEdit
-from scoring.gec.cleme.partition import Partition, partition
+from gecscore.cleme.evaluate import usable_references
+from gecscore.cleme.model import Sentence, SpanEdit
+from gecscore.cleme.partition import Partition, partition
 
 HoldOutClass = Literal["icc", "iuc", "cc"]
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import math
 
-from scoring.gec.cleme.counting import Assumption, ChunkTally, LengthTally
-from scoring.gec.cleme.partition import Partition
+from gecscore.cleme.counting import Assumption, ChunkTally, LengthTally
+from gecscore.cleme.partition import Partition
 
-TYPE_CHECKING = False  # typing is not imported at run time: scoring/gec/records.py
+TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Literal, NamedTuple
 else:
-    from scoring.gec.records import Literal, NamedTuple
+    from gecscore.records import Literal, NamedTuple
 
 Level = Literal["corpus", "sentence"]
 LEVELS: tuple[Level, ...] = ("corpus", "sentence")

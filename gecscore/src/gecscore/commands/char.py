@@ -1,10 +1,10 @@
 """Subcommands of the char metric: ``m2``, ``compare``, ``score``.
 
-    python -m scoring.gec m2 INPUT [-o OUTPUT] [--granularity char|word] [--strategy all|first]
+    python -m gecscore m2 INPUT [-o OUTPUT] [--granularity char|word] [--strategy all|first]
                              [--no-simplified] [--resources DIR] [--workers N]
-    python -m scoring.gec compare --hyp HYP.m2 --ref REF.m2 [--max-refs K] [--reference-num N]
+    python -m gecscore compare --hyp HYP.m2 --ref REF.m2 [--max-refs K] [--reference-num N]
                              [--mode correction|ds|dt|cse] [--cat 1|2|3] [--beta B] [--json]
-    python -m scoring.gec score --ref REF.txt --hyp HYP.txt [--max-refs K] [--no-simplified]
+    python -m gecscore score --ref REF.txt --hyp HYP.txt [--max-refs K] [--no-simplified]
                              [--resources DIR] [--json]
 
 Without ``--resources`` the directory in $GEC_CHERRANT_RESOURCES is used, else the default
@@ -16,21 +16,21 @@ from __future__ import annotations
 import argparse
 import sys
 
-from scoring.gec.cli import CommandError
+from gecscore.cli import CommandError
 
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from scoring.gec.compare import CompareResult
-    from scoring.gec.extract import ParallelLine
-    from scoring.gec.m2 import M2Block
-    from scoring.gec.resources import Resources
-    from scoring.gec.signature import Field
+    from gecscore.compare import CompareResult
+    from gecscore.extract import ParallelLine
+    from gecscore.m2 import M2Block
+    from gecscore.resources import Resources
+    from gecscore.signature import Field
 
 # Each command imports what its input needs when it runs: `compare` reads M2 and never loads
-# the extractor, the aligner or the resources (tests/scoring/char/test_startup.py).
+# the extractor, the aligner or the resources (gecscore/tests/char/test_startup.py).
 
 TITLES = {
     "correction": " Span-Based Correction ",
@@ -41,7 +41,7 @@ TITLES = {
 
 
 def _resources(args: argparse.Namespace) -> Resources:
-    from scoring.gec.resources import load_resources, resources_from_env
+    from gecscore.resources import load_resources, resources_from_env
 
     return load_resources(args.resources) if args.resources else resources_from_env()
 
@@ -105,8 +105,8 @@ def _add_compare_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _extract(lines: list[ParallelLine], args: argparse.Namespace, name: str) -> str:
-    from scoring.gec.extract import parallel_to_m2
-    from scoring.gec.m2 import write_m2
+    from gecscore.extract import parallel_to_m2
+    from gecscore.m2 import write_m2
 
     resources = _resources(args)
     blocks, truncated = parallel_to_m2(
@@ -128,7 +128,7 @@ def _extract(lines: list[ParallelLine], args: argparse.Namespace, name: str) -> 
 
 
 def run_m2(args: argparse.Namespace) -> int:
-    from scoring.gec.extract import read_parallel
+    from gecscore.extract import read_parallel
 
     text = _extract(read_parallel(args.input), args, args.input)
     if args.output:
@@ -210,18 +210,18 @@ def _warn_mismatches(result: CompareResult) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from scoring.gec.collector import collector_paused
-    from scoring.gec.m2 import read_m2
+    from gecscore.collector import collector_paused
+    from gecscore.m2 import read_m2
 
     # Reading and comparing build no reference cycles and the process ends after them:
-    # collector passes would only re-scan the blocks (scoring/gec/collector.py).
+    # collector passes would only re-scan the blocks (gecscore/src/gecscore/collector.py).
     with collector_paused(freeze_after=True):
         hyp, ref = read_m2(args.hyp), read_m2(args.ref)
         return _compare_and_print(args, hyp, ref, (("input", "m2"),))
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from scoring.gec.extract import parallel_to_m2, read_parallel
+    from gecscore.extract import parallel_to_m2, read_parallel
 
     ref_lines, hyp_lines = read_parallel(args.ref), read_parallel(args.hyp)
     if len(ref_lines) != len(hyp_lines):
@@ -266,7 +266,7 @@ def _compare_and_print(
     signature_fields: Sequence[Field],
 ) -> int:
     """``compare`` and ``score``: the comparison the options ask for, warnings, the table."""
-    from scoring.gec.compare import compare_m2
+    from gecscore.compare import compare_m2
 
     result = compare_m2(
         hyp,

@@ -1,12 +1,12 @@
 """Subcommands of the chunk metrics: ``cleme``, ``cleme2``, ``chunks``.
 
-    python -m scoring.gec cleme --hyp HYP --ref REF [--level corpus|sentence]
+    python -m gecscore cleme --hyp HYP --ref REF [--level corpus|sentence]
           [--assumption dependent|independent] [--no-length-weighting] [--select f|accuracy]
           [--max-refs K] [--json]
-    python -m scoring.gec cleme2 --hyp HYP --ref REF [--level corpus|sentence]
+    python -m gecscore cleme2 --hyp HYP --ref REF [--level corpus|sentence]
           [--assumption dependent|independent] [--max-refs K] [--json]
           [--model MODEL [--layers N] [--batch-size B] [--device D]]
-    python -m scoring.gec chunks --ref REF [--max-refs K] [--json]
+    python -m gecscore chunks --ref REF [--max-refs K] [--json]
 
 HYP and REF are M2 files or ``id \\t source \\t targets`` text files (detected by content, or
 ``--format m2|text``). Text gets its edits from our extractor; its resources come from
@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import argparse
 
-from scoring.gec.cleme.inputs import detect_format, read_sentences
-from scoring.gec.collector import collector_paused
+from gecscore.cleme.inputs import detect_format, read_sentences
+from gecscore.collector import collector_paused
 
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
     from typing import Any
 
-    from scoring.gec.cleme.inputs import InputFormat
-    from scoring.gec.cleme.model import Sentence
-    from scoring.gec.resources import Resources
+    from gecscore.cleme.inputs import InputFormat
+    from gecscore.cleme.model import Sentence
+    from gecscore.resources import Resources
 
 # Each command imports its metric when it runs; M2 input never loads the extractor, the
-# aligner or the resources (tests/scoring/cleme/test_startup.py).
+# aligner or the resources (gecscore/tests/cleme/test_startup.py).
 
 
 def _positive(text: str) -> int:
@@ -118,7 +118,7 @@ def register(subparsers: Any) -> None:
 
 
 def _resources(args: argparse.Namespace) -> Resources:
-    from scoring.gec.resources import load_resources, resources_from_env
+    from gecscore.resources import load_resources, resources_from_env
 
     return load_resources(args.resources) if args.resources else resources_from_env()
 
@@ -152,10 +152,10 @@ def _print(payload: dict[str, Any], as_json: bool, order: list[str]) -> None:
 
 
 def run_cleme(args: argparse.Namespace) -> int:
-    from scoring.gec.cleme.scorers import cleme
+    from gecscore.cleme.scorers import cleme
 
     # The run builds no reference cycles and the process ends after it: collector passes
-    # would only re-scan the corpus (scoring/gec/collector.py).
+    # would only re-scan the corpus (gecscore/src/gecscore/collector.py).
     with collector_paused(freeze_after=True):
         score = cleme(
             _read(args.hyp, args),
@@ -174,12 +174,12 @@ def run_cleme(args: argparse.Namespace) -> int:
 
 
 def run_cleme2(args: argparse.Namespace) -> int:
-    from scoring.gec.cleme.cleme2 import cleme2
+    from gecscore.cleme.cleme2 import cleme2
 
     provider = None
     if args.model:
         # Imported only here: the BERTScore provider pulls in torch and transformers.
-        from scoring.gec.weights import make_provider
+        from gecscore.weights import make_provider
 
         provider = make_provider(
             args.model, num_layers=args.layers, batch_size=args.batch_size, device=args.device
@@ -202,7 +202,7 @@ def run_cleme2(args: argparse.Namespace) -> int:
 
 
 def run_chunks(args: argparse.Namespace) -> int:
-    from scoring.gec.cleme.stats import chunk_statistics
+    from gecscore.cleme.stats import chunk_statistics
 
     stats = chunk_statistics(_read(args.ref, args), max_refs=args.max_refs)
     payload = stats.as_dict()

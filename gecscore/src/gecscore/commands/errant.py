@@ -1,9 +1,9 @@
 """Subcommands of ERRANT (English): ``errant-compare`` and ``errant-m2``.
 
-    python -m scoring.gec errant-compare --hyp HYP.m2 [--hyp HYP2.m2 ...] --ref REF.m2
+    python -m gecscore errant-compare --hyp HYP.m2 [--hyp HYP2.m2 ...] --ref REF.m2
         [--cat 1|2|3] [--ds|--dt|--cs|--cse] [--single] [--multi] [--filt TYPE ...]
         [--beta B] [--json]
-    python -m scoring.gec errant-m2 --src SRC.txt --cor COR.txt [COR2.txt ...] -o OUT.m2
+    python -m gecscore errant-m2 --src SRC.txt --cor COR.txt [COR2.txt ...] -o OUT.m2
 
 ``errant-compare`` gives the numbers of errant 3.0.2 ``errant_compare``; ``errant-m2`` writes
 the M2 of ``errant_parallel`` 3.0.2 (needs the spaCy model from requirements-models.txt).
@@ -16,16 +16,16 @@ import json
 import sys
 from typing import Any
 
-from scoring.gec.cli import CommandError
-from scoring.gec.compare import CompareError
-from scoring.gec.english.errant_compare import (
+from gecscore.cli import CommandError
+from gecscore.compare import CompareError
+from gecscore.english.errant_compare import (
     CompareOptions,
     ErrantResult,
     compare_blocks,
     format_result,
 )
-from scoring.gec.english.textfiles import check_same_length, read_text_lines
-from scoring.gec.m2 import M2Block, read_m2
+from gecscore.english.textfiles import check_same_length, read_text_lines
+from gecscore.m2 import M2Block, read_m2
 
 
 def register(subparsers: Any) -> None:
@@ -126,8 +126,8 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_m2(args: argparse.Namespace) -> int:
-    from scoring.gec.english.errant_edits import EnglishModelMissing, parallel_to_m2_blocks
-    from scoring.gec.m2 import write_m2
+    from gecscore.english.errant_edits import EnglishModelMissing, parallel_to_m2_blocks
+    from gecscore.m2 import write_m2
 
     source = read_text_lines(args.src)
     corrections = [read_text_lines(path) for path in args.cor]

@@ -1,6 +1,6 @@
 """Subcommand ``gleu``: GLEU without tuning (cnap/gec-ranking ``compute_gleu``).
 
-    python -m scoring.gec gleu --src SRC.txt --hyp SYSTEM.txt [--hyp ...] --ref REF0.txt [REF1.txt ...]
+    python -m gecscore gleu --src SRC.txt --hyp SYSTEM.txt [--hyp ...] --ref REF0.txt [REF1.txt ...]
         [--sentence] [--exact] [--iterations N] [--json]
 
 Text output is ``compute_gleu``'s: ``<file name> <score>`` with 6 decimals; ``--sentence`` adds
@@ -15,9 +15,9 @@ import os
 import sys
 from typing import Any
 
-from scoring.gec.cli import CommandError
-from scoring.gec.english.gleu import ITERATIONS, GleuCorpus
-from scoring.gec.english.textfiles import check_same_length, read_text_lines
+from gecscore.cli import CommandError
+from gecscore.english.gleu import ITERATIONS, GleuCorpus
+from gecscore.english.textfiles import check_same_length, read_text_lines
 
 
 def _positive(text: str) -> int:

@@ -1,6 +1,6 @@
 """Subcommand ``imeasure``: I-measure (mfelice/imeasure ``ieval.py -nomix``) of system outputs.
 
-    python -m scoring.gec imeasure --hyp SYSTEM.txt [--hyp SYSTEM2.txt ...] --ref GOLD.m2
+    python -m gecscore imeasure --hyp SYSTEM.txt [--hyp SYSTEM2.txt ...] --ref GOLD.m2
         [--sentence] [--optimise sentence|corpus] [--weight W] [--beta B] [--json]
 
 Text output is ``ieval.py``'s OVERALL RESULTS table (percentages, 2 decimals); ``--sentence``
@@ -15,9 +15,9 @@ import json
 import sys
 from typing import Any
 
-from scoring.gec.cli import CommandError
-from scoring.gec.english.gleu import tokens as python2_tokens
-from scoring.gec.english.imeasure import (
+from gecscore.cli import CommandError
+from gecscore.english.gleu import tokens as python2_tokens
+from gecscore.english.imeasure import (
     OPTIMISE,
     AspectScores,
     Cache,
@@ -26,8 +26,8 @@ from scoring.gec.english.imeasure import (
     gold_sentences,
     score_corpus,
 )
-from scoring.gec.english.textfiles import TextFormatError, read_text_lines
-from scoring.gec.m2 import read_m2
+from gecscore.english.textfiles import TextFormatError, read_text_lines
+from gecscore.m2 import read_m2
 
 
 def register(subparsers: Any) -> None:

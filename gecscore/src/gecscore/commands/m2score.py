@@ -1,6 +1,6 @@
 """Subcommand ``m2score``: M2 (MaxMatch) with m2scorer 3.2's counts, corpus and sentence level.
 
-    python -m scoring.gec m2score --hyp SYSTEM.txt [--hyp SYSTEM2.txt ...] --ref GOLD.m2
+    python -m gecscore m2score --hyp SYSTEM.txt [--hyp SYSTEM2.txt ...] --ref GOLD.m2
         [--sentence] [--beta 0.5] [--max-unchanged-words 2] [--max-arcs N] [--json]
 
 Text output is m2scorer's (``Precision   : 0.4162`` ...), byte for byte; ``--sentence`` adds a
@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scoring.gec.counts import Counts
-from scoring.gec.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
-from scoring.gec.m2 import read_m2
-from scoring.gec.maxmatch.scorer import (
+from gecscore.counts import Counts
+from gecscore.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
+from gecscore.m2 import read_m2
+from gecscore.maxmatch.scorer import (
     DEFAULT_MAX_ARCS,
     M2Result,
     format_m2scorer,

@@ -1,11 +1,11 @@
 """Subcommand ``meta``: metric meta-evaluation against human judgments.
 
-    python -m scoring.gec meta system --human HUMAN --metric NAME=SCORES [--metric ...]
+    python -m gecscore meta system --human HUMAN --metric NAME=SCORES [--metric ...]
         [--systems all|base|+INPUT|+REF-F_GPT-3.5|FILE] [--exclude SYS ...] [--williams]
         [--bootstrap N] [--seed S] [--window W] [--json]
-    python -m scoring.gec meta sentence --judgments JUDGMENTS --metric NAME=SENTENCE_SCORES
+    python -m gecscore meta sentence --judgments JUDGMENTS --metric NAME=SENTENCE_SCORES
         [--metric ...] [--variant wmt|seeda] [--systems SET|FILE] [--exclude SYS ...] [--json]
-    python -m scoring.gec meta rank --judgments FILE.xml [--method ew|trueskill|both]
+    python -m gecscore meta rank --judgments FILE.xml [--method ew|trueskill|both]
         [--bootstrap N] [--runs N] [--seed S] [--json]
 
 HUMAN and SCORES: WMT layout (``NAME LANGPAIR TESTSET SYSTEM SCORE``) or SEEDA layout (one
@@ -23,18 +23,18 @@ import json
 import sys
 from typing import Any
 
-from scoring.gec.cli import CommandError
-from scoring.gec.meta import compute
-from scoring.gec.meta.judgments import Comparison, JudgmentSet, read_judgments, read_judgments_xml
-from scoring.gec.meta.report import METHODS, human_ranking, sentence_report, system_report
-from scoring.gec.meta.scorefiles import (
+from gecscore.cli import CommandError
+from gecscore.meta import compute
+from gecscore.meta.judgments import Comparison, JudgmentSet, read_judgments, read_judgments_xml
+from gecscore.meta.report import METHODS, human_ranking, sentence_report, system_report
+from gecscore.meta.scorefiles import (
     SEEDA_SYSTEMS,
     SYSTEM_SETS,
     read_sentence_scores,
     read_system_scores,
     select_systems,
 )
-from scoring.gec.meta.sentence import seeda_segment_map
+from gecscore.meta.sentence import seeda_segment_map
 
 
 def _count(text: str) -> int:
@@ -198,7 +198,7 @@ def add_sentence_intervals(
     args: argparse.Namespace,
 ) -> None:
     """``pearson_ci_sentences`` / ``spearman_ci_sentences``: CIs from resampling sentences."""
-    from scoring.gec.meta.correlation import bootstrap_sentences, spearman
+    from gecscore.meta.correlation import bootstrap_sentences, spearman
 
     h = [human[s] for s in systems]
     for name, result in computed.items():
@@ -223,7 +223,7 @@ def _comparisons(
 ) -> tuple[list[Comparison], list[str]]:
     """The pairwise judgments among the chosen systems, and every judged segment (src-id
     order), taken before the system selection."""
-    from scoring.gec.meta.judgments import pairwise
+    from gecscore.meta.judgments import pairwise
 
     loaded = read_judgments(path)
     if isinstance(loaded, JudgmentSet):

@@ -1,6 +1,6 @@
 """Subcommand ``ptm2``: PT-M2 / PT-ERRANT with BERTScore (or `self`) edit weights.
 
-    python -m scoring.gec ptm2 --hyp HYP --ref REF --model PATH|PACKAGE|self
+    python -m gecscore ptm2 --hyp HYP --ref REF --model PATH|PACKAGE|self
         [--level corpus|sentence] [--layers N] [--batch-size N] [--device auto|cpu|cuda] [--json]
         [--granularity auto|char|word] [--max-refs K] [--beta B] [--idf]
         [--rescale-baseline LANG/MODEL|FILE.tsv] [--fp16] [--cache-dir DIR]
@@ -12,11 +12,11 @@ every edit 1 and prints exactly what `compare` prints for the same files.
 
 English PT-M2 on the MaxMatch lattice (PT-M2's own `--base m2` / `--base sentm2`):
 
-    python -m scoring.gec ptm2 --hyp SYSTEM.txt --ref GOLD.m2 --base m2|sentm2 --model ...
+    python -m gecscore ptm2 --hyp SYSTEM.txt --ref GOLD.m2 --base m2|sentm2 --model ...
         [--level corpus|sentence] [--max-unchanged-words 2] [--max-arcs N] [--json] ...
 
 SYSTEM.txt is raw system text (one tokenized line per gold sentence); its edits come from
-m2scorer's lattice, per gold annotator (`scoring.gec.ptm2_m2`). `--base sentm2` is
+m2scorer's lattice, per gold annotator (`gecscore.ptm2_m2`). `--base sentm2` is
 `--base m2 --level sentence` (the setting the PT-M2 paper recommends).
 """
 
@@ -30,12 +30,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scoring.gec.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
-from scoring.gec.errors import first_nonblank_line
-from scoring.gec.m2 import M2Block, M2FormatError, read_m2
-from scoring.gec.maxmatch.scorer import DEFAULT_MAX_ARCS
-from scoring.gec.ptm2 import PTM2Result, score_ptm2
-from scoring.gec.weights import make_provider
+from gecscore.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
+from gecscore.errors import first_nonblank_line
+from gecscore.m2 import M2Block, M2FormatError, read_m2
+from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
+from gecscore.ptm2 import PTM2Result, score_ptm2
+from gecscore.weights import make_provider
 
 CACHE_ENV = "GEC_WEIGHT_CACHE_DIR"  # the same variable the Django settings read
 DEVICE_ENV = "GEC_BERT_DEVICE"  # auto | cpu | cuda, as the Django settings read it
@@ -123,8 +123,8 @@ def _load(path: str, args: argparse.Namespace) -> list[M2Block]:
         raise OSError(f"{path}: no such file")
     if _is_m2(path):
         return read_m2(path)
-    from scoring.gec.extract import parallel_to_m2, read_parallel
-    from scoring.gec.resources import load_resources, resources_from_env
+    from gecscore.extract import parallel_to_m2, read_parallel
+    from gecscore.resources import load_resources, resources_from_env
 
     resources = load_resources(args.resources) if args.resources else resources_from_env()
     blocks, _ = parallel_to_m2(
@@ -219,8 +219,8 @@ def _progress(done: int, total: int) -> None:
 
 
 def run_ptm2_lattice(args: argparse.Namespace) -> int:
-    """`--base m2|sentm2`: raw system text against a gold M2 (scoring.gec.ptm2_m2)."""
-    from scoring.gec.ptm2_m2 import score_ptm2_m2
+    """`--base m2|sentm2`: raw system text against a gold M2 (gecscore.ptm2_m2)."""
+    from gecscore.ptm2_m2 import score_ptm2_m2
 
     level = _level(args)
     if args.max_unchanged_words < 0 or args.max_arcs < 0:

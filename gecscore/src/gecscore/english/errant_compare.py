@@ -22,16 +22,16 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from scoring.gec.compare import (
+from gecscore.compare import (
     CompareError,
     add_counts,
     choose_pair,
     compare_pair,
     group_categories,
 )
-from scoring.gec.counts import Counts
-from scoring.gec.m2 import NOOP_TYPE, M2Block, M2Edit, read_m2
-from scoring.gec.signature import Field, Signature
+from gecscore.counts import Counts
+from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit, read_m2
+from gecscore.signature import Field, Signature
 
 MODES = ("cs", "cse", "ds", "dt")
 CAT_LEVELS = (1, 2, 3)

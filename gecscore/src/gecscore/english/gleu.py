@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from scoring.gec.signature import Signature
+from gecscore.signature import Signature
 
 ORDER = 4
 ITERATIONS = 500

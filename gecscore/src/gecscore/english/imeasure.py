@@ -50,10 +50,10 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from scoring.gec.counts import precision_recall_f
-from scoring.gec.english.gleu import tokens as python2_tokens
-from scoring.gec.m2 import NOOP_TYPE, M2Block
-from scoring.gec.signature import COLON, Signature
+from gecscore.counts import precision_recall_f
+from gecscore.english.gleu import tokens as python2_tokens
+from gecscore.m2 import NOOP_TYPE, M2Block
+from gecscore.signature import COLON, Signature
 
 METRIC_VERSION = "imeasure-fc79fdf-nomix"
 Optimise = Literal["sentence", "corpus"]
@@ -682,7 +682,7 @@ def _split(source: Sequence[str], hypothesis: Sequence[str], reference: Sequence
     # A shared prefix is matched too. Here the back-trace of the whole table may order tied
     # columns differently (it can leave the prefix region early); the counts were compared
     # with the whole-table back-trace on tie-heavy random triples
-    # (tests/scoring/imeasure/test_cases.py) and on the CoNLL-2014 systems (docs/metrics).
+    # (gecscore/tests/imeasure/test_cases.py) and on the CoNLL-2014 systems (docs/metrics).
     shared = 0
     while (
         shared < len(src)

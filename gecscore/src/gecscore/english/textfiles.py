@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.gec.errors import InputFormatError, decode_utf8, strip_bom
+from gecscore.errors import InputFormatError, decode_utf8, strip_bom
 
 
 class TextFormatError(InputFormatError):

@@ -1,13 +1,13 @@
 """M2 (MaxMatch) scorer with m2scorer 3.2's counts, corpus level and sentence level (SentM2).
 
-    from scoring.gec.maxmatch import score_systems, read_hypotheses
+    from gecscore.maxmatch import score_systems, read_hypotheses
     results = score_systems({"AMU": lines}, read_m2("conll14st-test.m2"))
 
 See ``docs/metrics/m2score.md`` for the semantics kept and how it stays fast.
 """
 
-from scoring.gec.maxmatch.lattice import Lattice, build_lattice
-from scoring.gec.maxmatch.scorer import (
+from gecscore.maxmatch.lattice import Lattice, build_lattice
+from gecscore.maxmatch.scorer import (
     M2Result,
     SentenceM2,
     format_m2scorer,

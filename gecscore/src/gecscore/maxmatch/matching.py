@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.gec.maxmatch.lattice import Lattice
+from gecscore.maxmatch.lattice import Lattice
 
 EPSILON = 0.001
 

@@ -8,7 +8,7 @@
   chosen; F is ``(1+b^2)c / (b^2 g + e)`` on the cumulative counts (1.0 when the denominator is
   0 and c is 0); ties: more correct, then smaller ``proposed + b^2 gold``; then the first.
 * Corpus P = c/e (1.0 when e = 0), R = c/g (1.0 when g = 0), F from P and R (0 when 0/0):
-  ``scoring.gec.counts`` with its ``m2scorer`` convention. The choosing F above is not a P/R/F
+  ``gecscore.counts`` with its ``m2scorer`` convention. The choosing F above is not a P/R/F
   but m2scorer's ``comp_f1`` on counts, kept here as ``_cumulative_f``.
 * SentM2: per sentence the best F over annotators of that sentence's counts alone, averaged.
 """
@@ -18,17 +18,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scoring.gec.counts import ZERO, Counts
-from scoring.gec.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
-from scoring.gec.maxmatch.lattice import build_lattice
-from scoring.gec.maxmatch.matching import (
+from gecscore.counts import ZERO, Counts
+from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
+from gecscore.maxmatch.lattice import build_lattice
+from gecscore.maxmatch.matching import (
     GoldEdit,
     annotator_weights,
     best_edit_sequence,
     count_matches,
     prepare,
 )
-from scoring.gec.signature import COLON, Signature
+from gecscore.signature import COLON, Signature
 
 METRIC_NAME = "m2score"
 METRIC_VERSION = "m2scorer-3.2"

@@ -7,7 +7,7 @@ same call, beside any ``--metric NAME=SCORES`` files. ``--lines`` (1-based line 
 GOLD.m2, one per output line) scores a subset, e.g. SEEDA's 391 sentences against the CoNLL-14
 gold blocks. :data:`METRICS` maps a name to a function
 ``(inputs, cache) -> MetricScores``: the metrics of the library's registry
-(``scoring/gec/registry.py``) that name a ``meta`` function here (system scores, and per-sentence statistics where the
+(``gecscore/src/gecscore/registry.py``) that name a ``meta`` function here (system scores, and per-sentence statistics where the
 metric has them, for ``--bootstrap-sentences``).
 """
 
@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import numpy.typing as npt
 
-from scoring.gec import registry
-from scoring.gec.errors import InputFormatError, decode_utf8
-from scoring.gec.m2 import M2Block, read_m2
+from gecscore import registry
+from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.m2 import M2Block, read_m2
 
 if TYPE_CHECKING:
-    from scoring.gec.maxmatch import M2Result
+    from gecscore.maxmatch import M2Result
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -61,7 +61,7 @@ MetricFunction = Callable[[Inputs, dict[str, object]], MetricScores]
 
 def _m2_results(inputs: Inputs, cache: dict[str, object]) -> dict[str, M2Result]:
     """Our M2 scorer's results, computed once for m2 and sentm2."""
-    from scoring.gec.maxmatch import score_systems
+    from gecscore.maxmatch import score_systems
 
     if "m2" not in cache:
         cache["m2"] = score_systems(dict(inputs.outputs), inputs.gold)
@@ -70,7 +70,7 @@ def _m2_results(inputs: Inputs, cache: dict[str, object]) -> dict[str, M2Result]
 
 
 def _f_half(sums: FloatArray, sentences: int) -> float:
-    from scoring.gec.counts import Counts
+    from gecscore.counts import Counts
 
     tp, proposed, gold = (int(v) for v in sums.tolist())
     return Counts.from_totals(tp, proposed, gold).f_score(convention="m2scorer")
@@ -99,7 +99,7 @@ def sentm2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
 
 
 def gleu_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
-    from scoring.gec.english.gleu import GleuCorpus
+    from gecscore.english.gleu import GleuCorpus
 
     if not inputs.references:
         raise ValueError("gleu needs --refs (plain reference files, one sentence per line)")
@@ -108,7 +108,7 @@ def gleu_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
 
 
 def imeasure_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
-    from scoring.gec.english.imeasure import score_systems
+    from gecscore.english.imeasure import score_systems
 
     results = score_systems(dict(inputs.outputs), inputs.gold)
     return MetricScores({system: result.imeasure for system, result in results.items()})

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from scoring.gec.errors import InputFormatError, decode_utf8
+from gecscore.errors import InputFormatError, decode_utf8
 
 RESULT_TAG = "error-correction-ranking-result"
 ITEM_TAG = "ranking-item"

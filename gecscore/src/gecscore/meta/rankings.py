@@ -11,7 +11,7 @@ clusters, and Cohen's kappa agreement -- computed as Grundkiewicz et al.'s (2015
   (ties: the alphabetically last), an opponent drawn with weight exp(-|mu_a - mu_b|), and one
   of that pair's judgments drawn uniformly, and applies the ``trueskill`` package's two-player
   update. The published scores are the mean mu over many seeded runs (1,000 here). The runs are
-  played side by side in numpy; ``tests/scoring/meta`` checks that the update equals the
+  played side by side in numpy; ``gecscore/tests/meta`` checks that the update equals the
   package's ``rate`` on the same matches.
 * Rank ranges: for each run, the systems ranked by score; a system's range is the min and max
   rank after dropping ceil(n * 0.025) runs at each end; a new cluster starts after a system
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from scoring.gec.meta.judgments import ADMIN_USER, Comparison, RankingItem
+from gecscore.meta.judgments import ADMIN_USER, Comparison, RankingItem
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -463,7 +463,7 @@ def trueskill_mu(
         for size, chunk_seed in zip(sizes, seeds, strict=True)
     ]
     if workers > 1 and len(jobs) > 1:
-        from scoring.gec.processes import worker_context
+        from gecscore.processes import worker_context
 
         with worker_context().Pool(min(workers, len(jobs))) as pool:
             parts = pool.map(_trueskill_chunk, jobs)

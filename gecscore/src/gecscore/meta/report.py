@@ -1,4 +1,4 @@
-"""JSON-ready reports of the meta-evaluation (what ``python -m scoring.gec meta ...`` prints and
+"""JSON-ready reports of the meta-evaluation (what ``python -m gecscore meta ...`` prints and
 what the platform's pages and ``human_ranking`` command reuse): plain dicts of plain values."""
 
 from __future__ import annotations
@@ -7,21 +7,21 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scoring.gec.meta.correlation import (
+from gecscore.meta.correlation import (
     bootstrap_systems,
     pearson,
     spearman,
     williams,
     window_analysis,
 )
-from scoring.gec.meta.judgments import Comparison, RankingItem, pairwise
-from scoring.gec.meta.rankings import (
+from gecscore.meta.judgments import Comparison, RankingItem, pairwise
+from gecscore.meta.rankings import (
     Ranking,
     agreement,
     rank_expected_wins,
     rank_trueskill,
 )
-from scoring.gec.meta.sentence import seeda_accuracy_kendall, wmt_kendall
+from gecscore.meta.sentence import seeda_accuracy_kendall, wmt_kendall
 
 METHODS = ("ew", "trueskill", "both")
 

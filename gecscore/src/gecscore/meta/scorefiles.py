@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.gec.errors import InputFormatError, decode_utf8
+from gecscore.errors import InputFormatError, decode_utf8
 
 # SEEDA's system order (ASCII order of the names), as in its score files and scripts.
 SEEDA_SYSTEMS: tuple[str, ...] = (

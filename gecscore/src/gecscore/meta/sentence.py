@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from scoring.gec.meta.judgments import Comparison
+from gecscore.meta.judgments import Comparison
 
 # (human relation, metric relation) -> coefficient; None = the pair is not counted.
 _KENDALL_VARIANTS: dict[str, dict[tuple[str, str], int | None]] = {

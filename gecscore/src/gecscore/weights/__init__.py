@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scoring.gec.weights.base import (
+from gecscore.weights.base import (
     EditWeightProvider,
     ProgressCallback,
     SelfWeights,
     WeightRequest,
 )
-from scoring.gec.weights.model import (
+from gecscore.weights.model import (
     ModelNotFoundError,
     ResolvedModel,
     default_layer,
@@ -22,14 +22,14 @@ from scoring.gec.weights.model import (
 )
 
 if TYPE_CHECKING:
-    from scoring.gec.weights.bertscore import BertScoreConfig, BertScoreWeights, read_baseline
+    from gecscore.weights.bertscore import BertScoreConfig, BertScoreWeights, read_baseline
 
 _LAZY = {"BertScoreConfig", "BertScoreWeights", "read_baseline"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from scoring.gec.weights import bertscore
+        from gecscore.weights import bertscore
 
         return getattr(bertscore, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -50,7 +50,7 @@ def make_provider(
     """`self` gives weight 1 to every edit; anything else is a model for BERTScore."""
     if model == "self":
         return SelfWeights()
-    from scoring.gec.weights.bertscore import BertScoreConfig, BertScoreWeights
+    from gecscore.weights.bertscore import BertScoreConfig, BertScoreWeights
 
     return BertScoreWeights(
         BertScoreConfig(

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from scoring.gec.signature import WEIGHTS, Signature
+from gecscore.signature import WEIGHTS, Signature
 
 # (done, total) in provider-defined units; a Celery task turns it into a progress bar.
 ProgressCallback = Callable[[int, int], None]

@@ -33,12 +33,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from scoring.gec.errors import decode_utf8
-from scoring.gec.signature import WEIGHTS, Signature
-from scoring.gec.weights.base import ProgressCallback, WeightRequest
-from scoring.gec.weights.cache import DiskCache
-from scoring.gec.weights.matching import greedy_match_spans
-from scoring.gec.weights.model import (
+from gecscore.errors import decode_utf8
+from gecscore.signature import WEIGHTS, Signature
+from gecscore.weights.base import ProgressCallback, WeightRequest
+from gecscore.weights.cache import DiskCache
+from gecscore.weights.matching import greedy_match_spans
+from gecscore.weights.model import (
     ModelNotFoundError,
     ResolvedModel,
     default_layer,
@@ -354,7 +354,7 @@ class BertScoreWeights:
         model = get_model(path, self.num_layers, False).to(self.device)
         self.onednn_linears = 0
         if self.config.onednn and self.device.type == "cpu":
-            from scoring.gec.weights.kernels import use_onednn_linears
+            from gecscore.weights.kernels import use_onednn_linears
 
             self.onednn_linears = use_onednn_linears(model)
         self._model = model

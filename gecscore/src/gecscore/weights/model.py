@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.gec.errors import InputFormatError, decode_utf8
+from gecscore.errors import InputFormatError, decode_utf8
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "tf_model.h5", "flax_model.msgpack")
 
