@@ -55,6 +55,13 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> object:
+    if name == "__version__":
+        # The one version is the distribution's (gecscore/pyproject.toml); read on first use,
+        # since importlib.metadata would add to every command's start-up.
+        from importlib.metadata import version
+
+        globals()["__version__"] = value = version("gecscore")
+        return value
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'gecscore' has no attribute {name!r}")
@@ -64,6 +71,7 @@ def __getattr__(name: str) -> object:
 
 
 if TYPE_CHECKING:
+    __version__: str
     from gecscore.compare import (
         CompareError,
         CompareResult,

@@ -17,7 +17,7 @@
  * At char level char_costs() computes the missing costs here from per-token features that
  * Python supplies (CharFeatures), with the same arithmetic (tests hold the two equal).
  *
- * Built by gecscore/src/gecscore/build_native.py (make install runs it).
+ * Built by the package's setup.py (an optional extension: in the wheel, or in place by pip install -e).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

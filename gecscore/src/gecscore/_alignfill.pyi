@@ -1,4 +1,4 @@
-# Type stub of the compiled module built from _alignfill.c (see that file and build_native.py).
+# Type stub of the compiled module built from _alignfill.c (see that file and setup.py).
 from collections.abc import Sequence
 
 Op = tuple[str, int, int, int, int]

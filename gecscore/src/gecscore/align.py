@@ -18,8 +18,8 @@ What we do differently, for speed, without changing any result:
   re-derived (``_cell_ops``) only for the cells the back-track visits.
 * Back-tracking is iterative (no recursion limit) and stops after ``max_paths`` complete
   paths; the caller learns that the enumeration was truncated.
-* When the optional C module ``_alignfill`` is built (``python -m gecscore.build_native``,
-  run by ``make install``), the fill, back-track, certificate and band widening run in C: the
+* When the optional C module ``_alignfill`` is built (an optional extension of the package's
+  ``setup.py``: in the wheel, or in place by ``pip install -e``), the fill, back-track, certificate and band widening run in C: the
   same steps in the same order with the same float arithmetic, so the same paths (tested);
   about 5x less CPU per reference. ``GEC_PURE_PYTHON=1`` switches it off.
 """
@@ -41,7 +41,7 @@ from gecscore.resources import (
     pypinyin_readings,
 )
 
-try:  # the optional compiled core (gecscore/src/gecscore/_alignfill.c; built by `make install`)
+try:  # the optional compiled core (_alignfill.c; built by the package's setup.py)
     from gecscore import _alignfill
 
     HAVE_NATIVE = True

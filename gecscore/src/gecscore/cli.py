@@ -1,4 +1,4 @@
-"""Command line of the metric library: ``python -m gecscore <command> ...``.
+"""Command line of the metric library: ``gecscore <command> ...`` (or ``python -m gecscore``).
 
 Each command module exposes ``register(subparsers) -> None`` which adds its subcommands
 (argparse sub-parsers) and sets ``func`` (``Callable[[argparse.Namespace], int]``) as the
@@ -68,12 +68,28 @@ class _ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the installed package's version, looked up only when asked for (reading
+    the distribution's metadata costs every other command start-up time)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        from gecscore import __version__
+
+        print(f"gecscore {__version__}")  # to stdout, as argparse's own version action
+        parser.exit()
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; with a known ``command``, only that command's module is loaded."""
     parser = _ArgumentParser(
-        prog="python -m gecscore",
+        prog="gecscore",
         description="Grammatical error correction metrics (ChERRANT-compatible char metric, ...).",
     )
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=_ArgumentParser
     )

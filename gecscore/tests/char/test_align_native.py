@@ -17,16 +17,17 @@ from pathlib import Path
 import pytest
 
 from gecscore import align as align_module
-from gecscore import build_native
 from gecscore.align import make_grid
 from gecscore.extract import parallel_to_m2, parse_parallel
 from gecscore.m2 import read_m2, write_m2
 from gecscore.resources import Resources
 from gecscore.tokenize import char_tokens, normalize_target
 
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
+
 needs_native = pytest.mark.skipif(
     not align_module.HAVE_NATIVE and os.environ.get("GEC_REQUIRE_NATIVE") != "1",
-    reason="compiled aligner not built (python -m gecscore.build_native)",
+    reason="compiled aligner not built (pip install -e ./gecscore with a C compiler)",
 )
 
 
@@ -196,23 +197,36 @@ def test_compiled_alignment_rejects_oversize_pairs_like_python(
     assert messages[0] == messages[1]
 
 
-def test_build_without_a_compiler_falls_back_and_keeps_the_built_module() -> None:
-    # No C compiler: the build says why and succeeds (the Python aligner is used) unless
-    # GEC_REQUIRE_NATIVE=1; an already built module is never replaced by a broken one.
-    target = build_native.target_path()
-    before = target.read_bytes() if target.exists() else None
-    env = {**os.environ, "CC": "/nonexistent/cc"}
-    env.pop("GEC_REQUIRE_NATIVE", None)
-    command = [sys.executable, "-m", "gecscore.build_native"]
-    lenient = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    assert lenient.returncode == 0
-    assert "no C compiler (/nonexistent/cc); using the pure-Python aligner" in lenient.stderr
-    strict = subprocess.run(
-        command, env={**env, "GEC_REQUIRE_NATIVE": "1"}, capture_output=True, text=True, check=False
+def _build_ext(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """The package's own build step for the extension (setup.py build_ext, as `pip wheel` and
+    `pip install -e` run it), into a scratch folder."""
+    pytest.importorskip("setuptools")
+    full_env = {**os.environ, **env}
+    if "GEC_REQUIRE_NATIVE" not in env:
+        full_env.pop("GEC_REQUIRE_NATIVE", None)
+    command = [sys.executable, "setup.py", "-q", "build_ext"]
+    command += ["--build-lib", str(tmp_path / "lib"), "--build-temp", str(tmp_path / "temp")]
+    return subprocess.run(
+        command, cwd=PACKAGE_DIR, env=full_env, capture_output=True, text=True, check=False
     )
-    assert strict.returncode == 1
-    assert "GEC_REQUIRE_NATIVE=1 but the accelerator could not be built" in strict.stderr
-    assert (target.read_bytes() if target.exists() else None) == before
+
+
+def test_the_package_build_compiles_the_aligner_or_falls_back(tmp_path: Path) -> None:
+    # With a compiler the wheel gets the module; without one the build warns and succeeds
+    # (the Python aligner is used) unless GEC_REQUIRE_NATIVE=1, which makes it fail.
+    built = _build_ext(tmp_path / "cc")
+    compiled = sorted((tmp_path / "cc" / "lib").rglob("_alignfill*"))
+    assert built.returncode == 0, built.stderr
+    if os.environ.get("GEC_REQUIRE_NATIVE") == "1":  # CI: this machine has a compiler
+        assert [p.name for p in compiled] == [Path(align_module._alignfill.__file__).name]
+    lenient = _build_ext(tmp_path / "none", CC="/nonexistent/cc")
+    assert lenient.returncode == 0, lenient.stderr
+    assert 'building extension "gecscore._alignfill" failed' in lenient.stderr
+    assert "/nonexistent/cc" in lenient.stderr
+    assert not list((tmp_path / "none").rglob("_alignfill*.so"))
+    strict = _build_ext(tmp_path / "strict", CC="/nonexistent/cc", GEC_REQUIRE_NATIVE="1")
+    assert strict.returncode != 0
+    assert "/nonexistent/cc" in strict.stderr
 
 
 def _compiled_costs(tokens: list[str], resources: Resources) -> dict[tuple[str, str], float]:

@@ -81,6 +81,7 @@ def test_self_weights_give_the_unweighted_spec_numbers(
 def test_bertscore_weights_on_a_tiny_bert(
     tmp_path: Path, mucgec_hyps: dict[str, list[Sentence]], mucgec_refs: list[Sentence]
 ) -> None:
+    pytest.importorskip("torch", reason="needs the [weighted] extra")
     from gecscore.weights import make_provider
     from tests.weights.conftest import build_tiny_bert
 

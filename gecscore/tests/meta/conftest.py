@@ -12,13 +12,14 @@ import pytest
 from gecscore.m2 import read_m2
 from gecscore.maxmatch import M2Result, score_systems
 from gecscore.meta.scorefiles import SEEDA_SYSTEMS
+from tests.shared import shared_missing
 
 
 @pytest.fixture(scope="session")
 def conll14(shared_data: Path) -> Path:
     folder = shared_data / "conll14"
     if not folder.is_dir():
-        pytest.skip("shared/data/conll14 is absent")
+        shared_missing("shared/data/conll14 is absent")
     return folder
 
 
@@ -26,7 +27,7 @@ def conll14(shared_data: Path) -> Path:
 def seeda(shared_data: Path) -> Path:
     folder = shared_data / "seeda"
     if not folder.is_dir():
-        pytest.skip("shared/data/seeda is absent")
+        shared_missing("shared/data/seeda is absent")
     return folder
 
 

@@ -20,6 +20,7 @@ from gecscore.meta.judgments import (
     write_judgments_xml,
     write_pairwise_csv,
 )
+from tests.shared import shared_missing
 
 
 def test_gjg15_xml_expands_to_the_published_expanded_csv(conll14: Path) -> None:
@@ -79,7 +80,7 @@ def test_gjg15_xml_gives_the_published_unexpanded_csv(conll14: Path, tmp_path: P
 def test_export_import_round_trip_is_identical(shared_data: Path, relative: str) -> None:
     path = shared_data / relative
     if not path.exists():
-        pytest.skip(f"{relative} is absent")
+        shared_missing(f"{relative} is absent")
     judgments = read_judgments_xml(path)
     text = write_judgments_xml(judgments)
     again = read_judgments_xml(io.BytesIO(text.encode("utf-8")))

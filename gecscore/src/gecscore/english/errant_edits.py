@@ -43,8 +43,8 @@ def annotator() -> Any:
         import spacy
     except ImportError as exc:
         raise EnglishModelMissing(
-            f"English edits need errant and spaCy ({exc.name} is missing): "
-            "pip install -r requirements.txt, then " + INSTALL_HINT
+            f"English edits need errant and spaCy ({exc.name} is missing): install the "
+            "package's [errant] extra (pip install 'gecscore[errant]'), then " + INSTALL_HINT
         ) from None
     try:
         nlp = spacy.load(SPACY_MODEL, disable=["ner"])
@@ -58,9 +58,9 @@ def annotator() -> Any:
 
 def _parse_tokens(batch: Sequence[list[str]]) -> Iterator[Any]:
     """spaCy Docs of pre-tokenised sentences (what ``Annotator.parse(text)`` does), batched."""
+    nlp = annotator().nlp  # first: says what to install when spaCy is missing
     from spacy.tokens import Doc
 
-    nlp = annotator().nlp
     docs = [Doc(nlp.vocab, words) for words in batch]
     return iter(nlp.pipe(docs, batch_size=BATCH_SIZE))
 

@@ -1,0 +1,24 @@
+"""The optional compiled aligner (src/gecscore/_alignfill.c), built into the wheel.
+
+Everything else about the package is in pyproject.toml. The extension is ``optional``: without a
+C compiler or the Python headers the build warns and the package uses its pure-Python fill,
+which gives the same results 2-3x slower (README). ``GEC_REQUIRE_NATIVE=1`` makes a failed
+compile fail the build (CI and the Docker image set it). ``pip install -e .`` builds it in place
+(next to the source) the same way.
+"""
+
+import os
+
+from setuptools import Extension, setup
+
+# -O2 without -ffast-math: IEEE double arithmetic in source order, as CPython's floats.
+# -ffp-contract=off: no fused multiply-add (the fill only adds, but keep it explicit). These
+# come after the interpreter's own CFLAGS, so they win over an -O3 there.
+ALIGNFILL = Extension(
+    "gecscore._alignfill",
+    sources=["src/gecscore/_alignfill.c"],
+    extra_compile_args=["-O2", "-ffp-contract=off"],
+    optional=os.environ.get("GEC_REQUIRE_NATIVE") != "1",
+)
+
+setup(ext_modules=[ALIGNFILL])
