@@ -18,7 +18,10 @@ SHARED_DIR = Path(os.environ.get("GEC_SHARED_DIR", REPO_ROOT.parent / "shared"))
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not (SHARED_DIR / "data").is_dir():
-        pytest.skip(f"ground-truth folder {SHARED_DIR} is not present (set GEC_SHARED_DIR)")
+        message = f"ground-truth folder {SHARED_DIR} is not present (set GEC_SHARED_DIR)"
+        if os.environ.get("GEC_REQUIRE_SHARED") == "1":  # as .ci/run sets: fail, never skip
+            pytest.fail(f"GEC_REQUIRE_SHARED=1 and the {message}")
+        pytest.skip(message)
     return SHARED_DIR
 
 
