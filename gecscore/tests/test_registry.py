@@ -36,6 +36,21 @@ def test_every_import_path_of_a_metric_resolves(name: str) -> None:
         assert registry.load(metric.meta) is compute.METRICS[name]
 
 
+def test_scorers_resolve_whatever_was_imported_before() -> None:
+    """A package attribute that is also a submodule's name (``gecscore.cleme.cleme2``) is the
+    module once that submodule is imported: the registry names the defining modules."""
+    probe = (
+        "import importlib, pkgutil, gecscore\n"
+        "for info in pkgutil.walk_packages(gecscore.__path__, 'gecscore.'):\n"
+        "    if not info.name.startswith(('gecscore.weights', 'gecscore.__main__')):\n"
+        "        importlib.import_module(info.name)\n"
+        "from gecscore import registry\n"
+        "print(sorted(n for n in registry.METRICS if not callable(registry.scorer(n))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
+
+
 @pytest.mark.parametrize("name", list(registry.METRICS))
 def test_a_metrics_commands_are_registered_by_the_module_the_registry_names(name: str) -> None:
     for command in registry.get(name).commands:

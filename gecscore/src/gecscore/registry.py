@@ -140,7 +140,7 @@ METRICS: dict[str, Metric] = _metrics(
         "cleme2",
         "CLEME2.0",
         "any",
-        "gecscore.cleme:cleme2",
+        "gecscore.cleme.cleme2:cleme2",  # not gecscore.cleme: its submodule cleme2 shadows the name
         None,
         ("cleme2",),
         None,
