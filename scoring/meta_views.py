@@ -23,6 +23,7 @@ from core.permissions import role_required
 from core.roles import Role
 from core.web import lookup, parse_id
 from datasets.selectors import release_by_id
+from scoring.gec.signature import settings_of
 from scoring.models import HumanSystemScores, MetaEvaluation, ScoreStatus, SystemOutput
 from scoring.services import meta as meta_services
 
@@ -90,12 +91,16 @@ def _meta_rows(evaluation: MetaEvaluation) -> list[dict[str, Any]]:
     best = report.get("best")
     rows = []
     for key, entry in report.get("metrics", {}).items():
+        stored = evaluation.signatures.get(key, [])
+        settings = sorted({settings_of(signature) for signature in stored})
         rows.append(
             {
                 "key": key,
                 **entry,
                 "best": key == best,
-                "signatures": evaluation.signatures.get(key, []),
+                # Issue 28 D2: CLEME's b is measured per system; only settings count as mixed.
+                "signatures": settings,
+                "measured_per_system": len(stored) > len(settings),
             }
         )
     return rows

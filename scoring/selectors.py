@@ -16,10 +16,11 @@ from django.db.models import Count, QuerySet, Sum
 from annotate.models import Assignment, Submission
 from core.exceptions import NotFound
 from core.models import User
-from datasets.models import Dataset, DatasetVersion, Language
+from datasets.models import Dataset, DatasetVersion
 from datasets.selectors import get_version
 from review.models import ReviewStatus, ReviewTask
-from scoring import metric, metric_en
+from scoring import metric
+from scoring.highlighting import highlight_segments, source_tokens_and_joiner
 from scoring.models import (
     AnnotatorSample,
     PayRates,
@@ -138,7 +139,7 @@ def sentence_results(
         source_text = row.text if row else ""
         index = _index_of_position(score.system.version, result.position)
         hypothesis = hypotheses[index] if index is not None and index < len(hypotheses) else ""
-        tokens, joiner = _tokens_and_joiner(score.system.version, source_text)
+        tokens, joiner = source_tokens_and_joiner(score.system.version, source_text)
         out.append(
             {
                 "result": result,
@@ -168,55 +169,6 @@ def _release_positions(version: DatasetVersion) -> dict[int, int]:
         cached = {position: index for index, position in enumerate(ordered)}
         _POSITIONS_CACHE[version.pk] = cached
     return cached
-
-
-def _tokens_and_joiner(version: DatasetVersion, text: str) -> tuple[list[str], str]:
-    """The source tokens the stored edits index, as the language's extractor made them, and
-    the text between two tokens: characters for Chinese, space-separated words for English."""
-    if version.dataset.language == Language.ENGLISH:
-        return metric_en.source_tokens(text), " "
-    return metric.source_tokens(text), ""
-
-
-def highlight_segments(
-    source_tokens: Sequence[str], edits: Sequence[dict[str, Any]], joiner: str = ""
-) -> list[dict[str, Any]]:
-    """Split the source into plain text and edit segments for the page.
-
-    Hypothesis edits (TP/FP) are drawn on the source; missed reference edits (FN) are
-    listed beside it because they may overlap the hypothesis edits. Edit spans index
-    `source_tokens`; `joiner` goes between tokens, and between segments ("" for Chinese
-    characters, " " for English words, which ERRANT's spans count).
-    """
-    spans = sorted(
-        (e for e in edits if e.get("label") in ("TP", "FP") and e["start"] >= 0),
-        key=lambda e: (e["start"], e["end"]),
-    )
-    segments: list[dict[str, Any]] = []
-
-    def add(segment: dict[str, Any]) -> None:
-        if segments and joiner:
-            segments.append({"text": joiner})
-        segments.append(segment)
-
-    cursor = 0
-    for edit in spans:
-        if edit["start"] < cursor:
-            continue
-        if edit["start"] > cursor:
-            add({"text": joiner.join(source_tokens[cursor : edit["start"]])})
-        add(
-            {
-                "text": joiner.join(source_tokens[edit["start"] : edit["end"]]),
-                "correction": edit["target"],
-                "label": edit["label"],
-                "type": edit["type"],
-            }
-        )
-        cursor = edit["end"]
-    if cursor < len(source_tokens):
-        add({"text": joiner.join(source_tokens[cursor:])})
-    return segments
 
 
 # --- annotator quality ----------------------------------------------------------------------

@@ -437,6 +437,52 @@ def test_admin_uploads_runs_and_sees_table_scatters_and_window_chart(
     assert " style=" not in html and "<style" not in html
 
 
+def test_cleme_signatures_differing_only_in_the_measured_b_are_not_mixed_settings() -> None:
+    """Issue 28 D2: CLEME's length bias b is measured from each system's chunks, so systems
+    scored the same way carry different signatures; the page must not call that mixed."""
+    dataset = make_dataset(sentences=SENTENCES[:4], source_name="hsk")
+    for sentence, ref in zip(dataset.sentences.order_by("position"), REFERENCES, strict=False):
+        GoldenReference.objects.create(
+            sentence=sentence,
+            position=0,
+            text=ref,
+            kind=ReferenceKind.ERROR_FREE if ref == sentence.text else ReferenceKind.CORRECTION,
+            origin=ReferenceOrigin.IMPORTED,
+        )
+    version = release_dataset(dataset=dataset)
+    outputs = {
+        "plain": REFERENCES[:4],
+        # 平果 -> 苹子 overlaps the reference's 平 -> 苹 and widens its chunk to two characters.
+        "longer": ["我很喜欢吃苹子", *REFERENCES[1:4]],
+        "none": SENTENCES[:4],
+    }
+    for name, hypotheses in outputs.items():
+        system = services.upload_system_output(
+            version=version,
+            name=name,
+            data="".join(f"{h}\n" for h in hypotheses).encode(),
+            file_name=f"{name}.txt",
+            user=None,
+            file_format="lines",
+        )
+        assert services.score_now(system=system).status == ScoreStatus.DONE
+    human = meta.upload_human_scores(
+        version=version,
+        name="ew",
+        data=_wmt({"plain": 0.9, "longer": 0.5, "none": -0.4}),
+        file_name="human.tsv",
+        user=None,
+    )
+    evaluation = _run(version, human, metrics=["cleme"], bootstrap=20)
+    assert len(evaluation.signatures["cleme"]) == 2  # b differs between the systems
+    client = _client(Role.ADMIN)
+    url = reverse("scoring:meta-evaluation", args=[version.pk])
+    html = client.get(f"{url}?run={evaluation.pk}").content.decode()
+    assert 'data-testid="meta-row"' in html
+    assert "mixed settings" not in html
+    assert 'data-testid="measured-per-system"' in html and "b=*" in html
+
+
 def test_page_shows_a_bad_request_as_a_message(release, human) -> None:  # type: ignore[no-untyped-def]
     client = _client(Role.ADMIN)
     url = reverse("scoring:meta-evaluation", args=[release.pk])
