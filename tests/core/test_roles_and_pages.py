@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group
+from django.contrib.staticfiles import finders
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
@@ -112,3 +114,15 @@ def test_api_schema_is_served_to_logged_in_users(client: Client) -> None:
     response = client.get("/api/schema/")
     assert response.status_code == 200
     assert b"openapi" in response.content
+
+
+def test_favicon_is_served_to_anyone(client: Client) -> None:
+    """Issue 28 D18: every first page load asked for /favicon.ico and got a 404."""
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    location = response["Location"]
+    assert location.startswith("/static/"), location
+    # whitenoise serves collected files; the test settings have none, so find it as it does.
+    located = finders.find(location.removeprefix("/static/"))
+    assert located and "<svg" in Path(located).read_text(encoding="utf-8")
+    assert location in client.get("/accounts/login/").content.decode()  # and pages name it
