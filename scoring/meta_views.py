@@ -11,17 +11,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core.charts import (
-    AxisRange,
-    ChartBox,
-    range_line_chart,
-    scatter_chart,
-)
+from core.charts import ChartBox
 from core.exceptions import ServiceError
 from core.models import BackgroundJob
 from core.permissions import role_required
 from core.roles import Role
 from core.web import lookup, parse_id
+from core.xycharts import AxisRange, range_line_chart, scatter_chart
 from datasets.selectors import release_by_id
 from scoring.gec.signature import settings_of
 from scoring.models import HumanSystemScores, MetaEvaluation, ScoreStatus, SystemOutput
@@ -84,6 +80,12 @@ def meta_charts(evaluation: MetaEvaluation) -> dict[str, Any]:
             box=ChartBox(width=760, height=360, top=56),
         )
     return {"scatters": scatters, "window_chart": window_svg}
+
+
+# Below this many systems a bootstrap over systems resamples a handful of points (with 3,
+# a third of the resamples repeat one system twice or more) and its interval looks far surer
+# than it is (issue 28 D4: [0.924, 1.000] over 3 systems); the page says so beside the table.
+FEW_SYSTEMS_FOR_INTERVALS = 8
 
 
 def _meta_rows(evaluation: MetaEvaluation) -> list[dict[str, Any]]:
@@ -176,6 +178,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         context["job"] = BackgroundJob.objects.filter(pk=shown.background_job_id).first()
     if shown is not None and shown.status == ScoreStatus.DONE:
         context["rows"] = _meta_rows(shown)
+        context["few_systems"] = len(shown.systems) < FEW_SYSTEMS_FOR_INTERVALS
         context.update(meta_charts(shown))
     return render(request, "scoring/meta.html", context)
 

@@ -432,6 +432,7 @@ def test_admin_uploads_runs_and_sees_table_scatters_and_window_chart(
     assert 'data-testid="window-chart"><svg' in html
     assert f"{evaluation.report['metrics']['f05']['pearson']:.3f}" in html
     assert "cherrant-f0.5" in html  # the signature is shown
+    assert f"Only {len(OUTPUTS)} systems" in html
     # The Content-Security-Policy forbids inline code and styles.
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
     assert " style=" not in html and "<style" not in html
@@ -481,6 +482,8 @@ def test_cleme_signatures_differing_only_in_the_measured_b_are_not_mixed_setting
     assert 'data-testid="meta-row"' in html
     assert "mixed settings" not in html
     assert 'data-testid="measured-per-system"' in html and "b=*" in html
+    # Issue 28 D4: intervals over 3 systems come with a caveat (the 7-system run too, below).
+    assert 'data-testid="few-systems"' in html and "Only 3 systems" in html
 
 
 def test_page_shows_a_bad_request_as_a_message(release, human) -> None:  # type: ignore[no-untyped-def]
