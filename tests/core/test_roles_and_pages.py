@@ -14,7 +14,7 @@ from core.audit import log_action
 from core.models import AuditLog
 from core.permissions import role_required
 from core.roles import Role, has_role, roles_of
-from core.services import set_roles
+from core.services import create_user, set_roles
 from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
@@ -64,6 +64,29 @@ def test_home_requires_login_and_shows_one_section_per_role(client: Client) -> N
     assert 'data-testid="annotator-home"' in page
     assert 'data-testid="reviewer-home"' in page
     assert 'data-testid="admin-home"' not in page
+
+
+def test_a_superuser_admin_is_not_shown_an_annotators_to_do_list(client: Client) -> None:
+    """Issue 28 D17: a superuser admin (as the demo's) saw My tasks / Next sentence / Study
+    and "Nothing left to annotate": blanket permissions are not the annotator role."""
+    admin = create_user(
+        username="root-admin", password=PASSWORD, roles=[Role.ADMIN], is_superuser=True
+    )
+    client.force_login(admin)
+    page = client.get("/").content.decode()
+    assert 'data-testid="admin-home"' in page
+    assert 'data-testid="annotator-home"' not in page
+    assert "My tasks" not in page and "Next sentence" not in page
+    assert client.get("/annotate/").status_code == 200  # access itself is unchanged
+    both = create_user(
+        username="root-annotator",
+        password=PASSWORD,
+        roles=[Role.ADMIN, Role.ANNOTATOR],
+        is_superuser=True,
+    )
+    client.force_login(both)
+    page = client.get("/").content.decode()
+    assert 'data-testid="annotator-home"' in page and "My tasks" in page
 
 
 def test_login_page_renders(client: Client) -> None:
