@@ -231,8 +231,15 @@ GEC_JOB_RETRY_HOURS = env_int("GEC_JOB_RETRY_HOURS", 24)
 GEC_TEST_HOLD_AT_DONE = env_int("GEC_TEST_HOLD_AT_DONE", 0)
 GEC_TEST_HOLD_DIR = env_str("GEC_TEST_HOLD_DIR")
 GEC_TEST_HOLD_SECONDS = env_int("GEC_TEST_HOLD_SECONDS", 120)
-# Seconds a web request waits for the broker before answering 503 (nothing changed).
+# Seconds a web request waits for the broker before answering 503 (nothing changed): every
+# socket operation on the broker is bounded by it in both directions (connect, send, read),
+# and core.jobs.publish stops kombu's retries once one wait has run out. A closed port, a
+# frozen Redis (SIGSTOP, a stalled host) and an overloaded one all end the same way.
 GEC_BROKER_TIMEOUT = float(env_str("GEC_BROKER_TIMEOUT", "3"))
+# Seconds a worker waits for the job row of a message that arrived before its request
+# committed (core.job_leases.claim_job); a message whose request rolled back (the broker
+# timed out after the message reached it) finds no row and is dropped after this wait.
+GEC_JOB_ROW_WAIT_SECONDS = float(env_str("GEC_JOB_ROW_WAIT_SECONDS", "15"))
 CELERY_BROKER_CONNECTION_TIMEOUT = GEC_BROKER_TIMEOUT
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("GEC_VISIBILITY_TIMEOUT", 600),
@@ -241,6 +248,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # worker's messages out within visibility_timeout + 10 s.
     "unacked_restore_throttle": 1,
     "socket_connect_timeout": GEC_BROKER_TIMEOUT,
+    # Without it a frozen Redis (accepts TCP, never answers) held a request for minutes.
+    "socket_timeout": GEC_BROKER_TIMEOUT,
+    # A long-lived worker connection to a vanished host is noticed by TCP keepalive too.
+    "socket_keepalive": True,
+    "retry_on_timeout": False,
 }
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 1,
