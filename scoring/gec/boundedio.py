@@ -202,7 +202,8 @@ def iter_chunks(
             bound = limits.decompressed_bytes
             if bound is not None and total > bound:
                 what = "the decompressed content" if compressed else "the file's size"
-                raise _too_large(name, lines.lines + 1, limits, "decompressed_bytes", what)
+                line = lines.lines + chunk.count(b"\n", 0, bound - total + len(chunk)) + 1
+                raise _too_large(name, line, limits, "decompressed_bytes", what)
             lines.feed(chunk)
             yield chunk
         lines.close()
