@@ -36,7 +36,7 @@ CHUNK_BYTES = 64 * 1024
 # limit has been checked (a refused file never costs its decompressed size in memory).
 SPOOL_BYTES = 8 * 1024 * 1024
 
-Source = str | os.PathLike[str] | bytes | IO[bytes]
+Source = str | os.PathLike[str] | bytes | IO[bytes] | io.BufferedIOBase
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def _too_large(
 class _Counted(io.RawIOBase):
     """The raw file, counting what is read against ``file_bytes``."""
 
-    def __init__(self, raw: IO[bytes], name: str, limits: ReadLimits) -> None:
+    def __init__(self, raw: IO[bytes] | io.BufferedIOBase, name: str, limits: ReadLimits) -> None:
         self.raw, self.name, self.limits, self.count = raw, name, limits, 0
 
     def readable(self) -> bool:
@@ -157,7 +157,7 @@ class _Lines:
             self._check_count(self.lines + 1)
 
 
-def _open_raw(source: Source, stack: ExitStack) -> IO[bytes]:
+def _open_raw(source: Source, stack: ExitStack) -> IO[bytes] | io.BufferedIOBase:
     if isinstance(source, bytes):
         return io.BytesIO(source)
     if isinstance(source, str | os.PathLike):
@@ -186,7 +186,7 @@ def iter_chunks(
     with ExitStack() as stack:
         buffered = io.BufferedReader(_Counted(_open_raw(source, stack), name, limits), CHUNK_BYTES)
         compressed = buffered.peek(2)[:2] == GZIP_MAGIC
-        stream: IO[bytes] = gzip.GzipFile(fileobj=buffered) if compressed else buffered
+        stream: io.BufferedIOBase = gzip.GzipFile(fileobj=buffered) if compressed else buffered
         lines = _Lines(name, limits)
         total = 0
         while True:
@@ -236,13 +236,13 @@ def xml_events(
     the caller has handled an element's "end" the element is cleared and detached from its
     parent, so only the open elements are kept (read a child's attributes at its own "end").
     Malformed XML, undefined entities, entity expansion bombs: :class:`MalformedXML`."""
-    parser = ET.XMLPullParser(events=("start", "end"))
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     open_elements: list[ET.Element] = []
     bound = limits.xml_depth
     fed_lines = 0  # the parser reads a whole piece before its events: the line is "by"
 
     def events() -> Iterator[tuple[str, ET.Element, int]]:
-        for event, element in parser.read_events():
+        for event, element in parser.read_events():  # type: ignore[misc]
             assert isinstance(element, ET.Element)
             if event == "start":
                 open_elements.append(element)

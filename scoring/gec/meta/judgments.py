@@ -27,6 +27,7 @@ from scoring.gec.boundedio import (
     DEFAULT_LIMITS,
     MalformedXML,
     ReadLimits,
+    Source,
     iter_chunks,
     iter_xml,
     read_bounded,
@@ -188,7 +189,7 @@ def _parse_item(
 
 
 def read_judgments_xml(
-    source: str | Path | io.BufferedIOBase | bytes,
+    source: Source,
     *,
     systems: Iterable[str] | None = None,
     limits: ReadLimits = DEFAULT_LIMITS,
