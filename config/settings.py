@@ -144,8 +144,18 @@ STORAGES = {
         )
     },
 }
-# Uploads above this size are refused with a clear message rather than read into memory.
+# Limits of the one bounded reader every uploaded file goes through (core/uploads.py,
+# scoring/gec/boundedio.py): the file as uploaded (compressed when gzipped), its content
+# decompressed (read as a stream, stopping at the limit), its lines and one line's length;
+# XML nesting depth. An upload above one is refused (413) with the setting's name.
 GEC_MAX_UPLOAD_BYTES = env_int("GEC_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+GEC_MAX_UPLOAD_DECOMPRESSED_BYTES = env_int("GEC_MAX_UPLOAD_DECOMPRESSED_BYTES", 200 * 1024 * 1024)
+GEC_MAX_UPLOAD_LINES = env_int("GEC_MAX_UPLOAD_LINES", 5_000_000)
+GEC_MAX_UPLOAD_LINE_BYTES = env_int("GEC_MAX_UPLOAD_LINE_BYTES", 1024 * 1024)
+# Human system-score files (meta-evaluation) and Appraise XML are small: tighter bounds.
+GEC_MAX_HUMAN_SCORES_BYTES = env_int("GEC_MAX_HUMAN_SCORES_BYTES", 5 * 1024 * 1024)
+GEC_MAX_JUDGMENTS_XML_BYTES = env_int("GEC_MAX_JUDGMENTS_XML_BYTES", 50 * 1024 * 1024)
+GEC_MAX_XML_DEPTH = env_int("GEC_MAX_XML_DEPTH", 16)
 # The one maximum sentence length (characters) at import, in the annotation box, in the
 # APIs and in system uploads (datasets.textrules).
 GEC_MAX_SENTENCE_CHARS = env_int("GEC_MAX_SENTENCE_CHARS", 5000)

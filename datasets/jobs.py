@@ -33,10 +33,10 @@ from core.jobs import (
     tasks_run_in_process,
 )
 from core.models import BackgroundJob, JobStatus
+from core.uploads import store_upload
 from datasets import tasks
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.formats import ImportFile
-from datasets.formats.common import check_size
 from datasets.formats.files import write_atomically
 from datasets.models import Dataset, DatasetVersion, Language, ReleasedSentence
 from datasets.reference_m2 import reference_m2, setting_int, store_reference_m2_file
@@ -60,15 +60,12 @@ def request_import(
 ) -> Any:
     """Store uploaded files and queue the import as a background job; returns the job.
 
-    `uploads` are (file name, file object with .chunks() or .read()). Oversize files are
-    refused here, before anything is stored.
+    `uploads` are (file name, file object with .read(), or bytes). Each is stored through
+    the one bounded reader (core/uploads.py: decompressed when gzipped, within the upload
+    limits); a file above a limit is refused here (413) and nothing is kept.
     """
     if not uploads:
         raise ServiceError("choose at least one file", field="files")
-    for filename, upload in uploads:
-        size = getattr(upload, "size", None)
-        if size is not None:
-            check_size(filename, int(size))
 
     # The job row, the stored files and the message go together: if the broker cannot be
     # reached the row rolls back and the files are removed (ServiceUnavailable, a 503).
@@ -93,12 +90,7 @@ def request_import(
             for index, (filename, upload) in enumerate(uploads):
                 safe = Path(filename).name or f"file{index}"
                 target = folder / f"{index:02d}-{safe}"
-                with open(target, "wb") as out:
-                    if hasattr(upload, "chunks"):
-                        for piece in upload.chunks():
-                            out.write(piece)
-                    else:
-                        out.write(upload.read())
+                store_upload(upload, target, name=filename)
                 stored.append({"path": str(target), "name": safe})
             job.params = {**job.params, "files": stored}
             job.save(update_fields=["params"])
@@ -125,9 +117,7 @@ def run_import_job(job_id: int) -> dict[str, Any] | None:
     params = job.params
     mark_running(job_id, message="checking the file")
     try:
-        files = [
-            ImportFile(name=f["name"], data=Path(f["path"]).read_bytes()) for f in params["files"]
-        ]
+        files = [ImportFile.from_path(f["path"], name=f["name"]) for f in params["files"]]
         result = import_dataset(
             name=params["name"],
             fmt=params["format"],

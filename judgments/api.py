@@ -22,11 +22,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.exceptions import NotFound, ServiceError
+from core.jobs import job_state
 from core.models import User
 from core.permissions import IsPlatformAdmin
 from datasets.models import DatasetVersion
 from datasets.selectors import get_dataset, get_version
 from judgments import selectors, services
+from judgments.jobs import request_judgments_import
 from judgments.models import Assignment, Campaign, CampaignMode
 
 # --- serializers ---------------------------------------------------------------------------
@@ -172,8 +174,10 @@ class CampaignDetailView(APIView):
 
 
 class CampaignImportView(APIView):
-    """POST multipart {campaign: name, file: Appraise XML, release?: "dataset@vN"}: all or
-    nothing; an error names the place in the file."""
+    """POST multipart {campaign: name, file: Appraise XML (.xml or .xml.gz), release?:
+    "dataset@vN"}: 202 with the import job (poll /jobs/<id>/); a file above a limit
+    (413), malformed XML (400) or another admin's campaign (404) is refused at once. The
+    import is all or nothing; a failed job's message names the place in the file."""
 
     permission_classes = [IsPlatformAdmin]
     parser_classes = [MultiPartParser, FormParser]
@@ -196,21 +200,16 @@ class CampaignImportView(APIView):
             raise ServiceError("name the campaign", field="campaign")
         if upload is None:
             raise ServiceError("attach the XML file", field="file")
-        existing = Campaign.objects.filter(name=name).first()
-        if existing is not None and not selectors.is_campaign_admin(request.user, existing):
-            raise NotFound(f"no judgment campaign {name!r} of yours", field="campaign")
-        release = None
         label = str(request.data.get("release", "")).strip()
-        if label:
-            release = _release_from_label(label)
-        campaign = services.import_judgments(
+        job = request_judgments_import(
+            user=request.user,
             campaign_name=name,
-            source=upload.read(),
-            release=release,
-            label=upload.name,
-            by=request.user,
+            upload=upload,
+            file_name=upload.name or "upload.xml",
+            release=_release_from_label(label) if label else None,
         )
-        return Response(admin_campaign_data(campaign), status=201)
+        job.refresh_from_db()
+        return Response(job_state(job), status=202)
 
 
 def _release_from_label(label: str) -> DatasetVersion:

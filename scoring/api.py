@@ -100,7 +100,7 @@ class SystemListView(APIView):
             system = services.upload_system_output(
                 version=version,
                 name=data["name"],
-                data=data["file"].read(),
+                data=data["file"],
                 file_name=data["file"].name,
                 user=request.user,
                 file_format=data["format"],
@@ -416,7 +416,7 @@ class HumanScoresUploadView(APIView):
         human = meta_services.upload_human_scores(
             version=version,
             name=form.validated_data.get("name", ""),
-            data=uploaded.read(),
+            data=uploaded,
             file_name=uploaded.name or "",
             user=request.user,
             replace=form.validated_data["replace"],

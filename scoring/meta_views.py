@@ -194,7 +194,7 @@ def meta_human_upload(request: HttpRequest, version_id: int) -> HttpResponse:
         human = meta_services.upload_human_scores(
             version=version,
             name=request.POST.get("name", ""),
-            data=uploaded.read(),
+            data=uploaded,
             file_name=uploaded.name or "",
             user=request.user,
             replace=request.POST.get("replace") == "1",

@@ -127,7 +127,7 @@ def upload(request: HttpRequest, version_id: int) -> HttpResponse:
             system = services.upload_system_output(
                 version=version,
                 name=request.POST.get("name", ""),
-                data=uploaded.read(),
+                data=uploaded,
                 file_name=uploaded.name or "",
                 user=request.user,
                 file_format=request.POST.get("format", "auto"),

@@ -3,7 +3,6 @@ pairwise CSV out."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -11,7 +10,9 @@ from django.db import transaction
 
 from core.audit import log_action
 from core.exceptions import ServiceError
+from core.jobs import settle_job
 from core.models import User
+from core.uploads import judgments_xml_limits
 from datasets.models import DatasetVersion, Language
 from judgments.models import (
     Assignment,
@@ -38,12 +39,12 @@ from scoring.gec.meta.judgments import pairwise as pairwise_comparisons
 def _read_xml(
     source: str | Path | bytes, *, systems: Sequence[str] | None, label: str
 ) -> JudgmentSet:
+    """The file read as a stream through the one bounded reader, within the Appraise XML
+    limits (core/uploads.py: size, lines, nesting depth)."""
     try:
-        if isinstance(source, bytes):
-            handle = io.BytesIO(source)
-            handle.name = label  # type: ignore[attr-defined]
-            return read_judgments_xml(handle, systems=systems)
-        return read_judgments_xml(source, systems=systems)
+        return read_judgments_xml(
+            source, systems=systems, limits=judgments_xml_limits(), name=label
+        )
     except JudgmentFormatError as error:
         raise ServiceError(
             f"{error.path}, {error.place}: {error.message}", field=error.place
@@ -62,13 +63,15 @@ def import_judgments(
     release: DatasetVersion | None = None,
     label: str | None = None,
     by: User | None = None,
+    job_id: int | None = None,
 ) -> Campaign:
     """Load an Appraise ranking XML file into campaign `campaign_name` (created if new).
 
     All or nothing: malformed XML (line and column), a system the campaign does not have, a
     sentence id not in the release, an item id the same judge already has: a ServiceError
     naming the place, and no row written. Without a release the campaign stands alone, its
-    systems and sentences named by the file.
+    systems and sentences named by the file. With `job_id` (judgments/jobs.py) the job is
+    marked done in this same transaction.
     """
     label = label or (str(source) if not isinstance(source, bytes) else "upload.xml")
     campaign = Campaign.objects.select_for_update().filter(name=campaign_name).first()
@@ -105,6 +108,11 @@ def import_judgments(
         by,
         "judgments.import",
         {"file": label, "items": items, "systems": new_systems},
+    )
+    settle_job(
+        job_id,
+        result={"campaign": campaign.pk, "name": campaign.name, "items": items},
+        message=f"imported {items} ranking items into campaign {campaign.name!r}",
     )
     return campaign
 

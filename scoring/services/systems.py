@@ -12,7 +12,6 @@ import logging
 import time
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -26,6 +25,7 @@ from core.jobs import (
     sweep_expired_jobs,
 )
 from core.models import BackgroundJob, JobStatus
+from core.uploads import read_upload
 from datasets.extraction import extraction_resources
 from datasets.models import (
     DatasetVersion,
@@ -34,6 +34,7 @@ from datasets.models import (
 )
 from datasets.reference_m2 import reference_m2
 from scoring import metric, tasks
+from scoring.gec.boundedio import Source
 from scoring.metric_en import english_report
 from scoring.models import (
     ScoreStatus,
@@ -71,7 +72,7 @@ def upload_system_output(
     *,
     version: DatasetVersion,
     name: str,
-    data: bytes,
+    data: Source,
     file_name: str,
     user: Any,
     file_format: str = "auto",
@@ -88,13 +89,9 @@ def upload_system_output(
         raise ServiceError("give the system a name", field="name")
     if len(name) > MAX_NAME_LENGTH:
         raise ServiceError(f"system name longer than {MAX_NAME_LENGTH} characters", field="name")
-    max_bytes = getattr(settings, "GEC_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
-    if len(data) > max_bytes:
-        raise ServiceError(
-            f"{file_name}: {len(data)} bytes is above the {max_bytes}-byte limit", field="file"
-        )
     rows = released_rows(version)
-    text = decode_upload(data, file_name=file_name)
+    # The one bounded reader: gzip decompressed as a stream, refused (413) at a limit.
+    text = decode_upload(read_upload(data, name=file_name), file_name=file_name)
     parsed = parse_system_output(
         text,
         release=[ReleasedRow(row.external_id, row.text) for row in rows],

@@ -3,7 +3,6 @@ the judgment campaigns of a release (Expected Wins or TrueSkill)."""
 
 from __future__ import annotations
 
-import gzip
 import math
 import os
 import tempfile
@@ -13,9 +12,11 @@ from django.db import transaction
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
+from core.uploads import human_scores_limits, read_upload
 from datasets.models import DatasetVersion
 from judgments import selectors as judgment_selectors
 from judgments.models import Campaign
+from scoring.gec.boundedio import Source
 from scoring.gec.errors import decode_utf8
 from scoring.gec.meta.scorefiles import ScoreFileError, read_system_scores
 from scoring.models import (
@@ -25,8 +26,6 @@ from scoring.models import (
     MetaEvaluation,
     SystemOutput,
 )
-
-MAX_HUMAN_FILE_BYTES = 5 * 1024 * 1024
 
 
 def campaigns_for_release(version: DatasetVersion) -> list[Campaign]:
@@ -45,7 +44,7 @@ def upload_human_scores(
     *,
     version: DatasetVersion,
     name: str,
-    data: bytes,
+    data: Source,
     file_name: str,
     user: Any,
     replace: bool = False,
@@ -60,17 +59,15 @@ def upload_human_scores(
         raise ServiceError("give the human scores a name", field="name")
     if len(name) > 100:
         raise ServiceError("name longer than 100 characters", field="name")
+    # The one bounded reader, with the human-score limits (GEC_MAX_HUMAN_SCORES_BYTES):
+    # a gzip bomb stops at the limit instead of filling the worker's memory.
+    data = read_upload(data, name=file_name or "the file", limits=human_scores_limits())
     if not data:
         raise ServiceError(f"{file_name or 'the file'} is empty", field="file")
-    if len(data) > MAX_HUMAN_FILE_BYTES:
-        raise ServiceError(
-            f"{file_name}: {len(data)} bytes is above the {MAX_HUMAN_FILE_BYTES}-byte limit",
-            field="file",
-        )
     release_systems = tuple(
         sorted(SystemOutput.objects.filter(version=version).values_list("name", flat=True))
     )
-    # The library reads files by path (it sniffs gzip); a private temporary copy is removed
+    # The library reads files by path; a private temporary copy of the content is removed
     # at once, the parsed scores are what is stored.
     handle, path = tempfile.mkstemp(prefix="human-scores-", suffix=".txt")
     try:
@@ -123,11 +120,7 @@ def upload_human_scores(
 
 
 def _first_line(data: bytes) -> str:
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError):
-            return ""
+    """The first non-blank line of the file's content (decompressed by read_upload)."""
     text = decode_utf8(data, name="the file")  # read_system_scores checked it already
     return next((line for line in text.splitlines() if line.strip()), "")
 
