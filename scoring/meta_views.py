@@ -16,6 +16,7 @@ from core.exceptions import ServiceError
 from core.models import BackgroundJob
 from core.permissions import role_required
 from core.roles import Role
+from core.uploads import TOO_LARGE
 from core.web import lookup, parse_id
 from core.xycharts import AxisRange, range_line_chart, scatter_chart
 from datasets.selectors import release_by_id
@@ -200,6 +201,8 @@ def meta_human_upload(request: HttpRequest, version_id: int) -> HttpResponse:
             replace=request.POST.get("replace") == "1",
         )
     except ServiceError as exc:
+        if exc.status == TOO_LARGE:
+            raise  # a refused upload answers 413 with its message (core.middleware), not a redirect
         messages.error(request, exc.message)
     else:
         messages.success(request, f"human scores {human.name} stored ({len(human.scores)} systems)")

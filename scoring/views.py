@@ -24,6 +24,7 @@ from core.exceptions import ServiceError
 from core.models import BackgroundJob
 from core.permissions import role_required
 from core.roles import Role, roles_of
+from core.uploads import TOO_LARGE
 from core.web import call_service, lookup, parse_id
 from datasets.models import Dataset, Language
 from datasets.selectors import release_by_id
@@ -136,6 +137,8 @@ def upload(request: HttpRequest, version_id: int) -> HttpResponse:
             )
             services.request_scoring(system=system, user=request.user)
     except ServiceError as exc:
+        if exc.status == TOO_LARGE:
+            raise  # a refused upload answers 413 with its message (core.middleware), not a redirect
         messages.error(request, exc.message)
         return redirect("scoring:leaderboard", version_id=version.pk)
     messages.success(request, f"{system.name} uploaded; scoring started.")
