@@ -19,7 +19,7 @@ from typing import Any
 
 from scoring.gec.counts import Counts
 from scoring.gec.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
-from scoring.gec.m2 import read_m2
+from scoring.gec.m2 import beyond_source_warning, read_m2
 from scoring.gec.maxmatch.scorer import (
     DEFAULT_MAX_ARCS,
     M2Result,
@@ -88,7 +88,15 @@ def _payload(path: str, result: M2Result, sentence: bool) -> dict[str, Any]:
 
 
 def run_m2score(args: argparse.Namespace) -> int:
-    blocks = read_m2(args.ref)
+    beyond_source: list[int] = []
+    blocks = read_m2(args.ref, beyond_source=beyond_source)
+    if beyond_source:
+        treatment = (
+            "m2scorer 3.2 leaves such edits out (their annotators stay), and so does m2score"
+        )
+        print(
+            f"warning: {beyond_source_warning(args.ref, beyond_source, treatment)}", file=sys.stderr
+        )
     gold = [gold_edits_by_annotator(block) for block in blocks]
     max_arcs = args.max_arcs or None
     for path in args.hyp:
