@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from scoring.gec.counts import Counts
+from scoring.gec.counts import Counts, f_key
 from scoring.gec.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
 from scoring.gec.m2 import beyond_source_warning, read_m2
 from scoring.gec.maxmatch.scorer import (
@@ -65,10 +65,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run_m2score)
 
 
-def _f_key(beta: float) -> str:
-    return "f05" if beta == 0.5 else f"f{beta:g}".replace(".", "")
-
-
 def _payload(path: str, result: M2Result, sentence: bool) -> dict[str, Any]:
     p, r, f = Counts(result.tp, result.fp, result.fn).prf(result.beta, digits=4)
     payload: dict[str, Any] = {
@@ -78,10 +74,11 @@ def _payload(path: str, result: M2Result, sentence: bool) -> dict[str, Any]:
         "fn": result.fn,
         "p": p,
         "r": r,
-        _f_key(result.beta): f,
+        f_key(result.beta): f,
+        "beta": result.beta,
     }
     if sentence:
-        payload["sent_" + _f_key(result.beta)] = round(result.sent_f, 4)
+        payload["sent_" + f_key(result.beta)] = round(result.sent_f, 4)
     payload["exact"] = result.exact
     payload["signature"] = result.signature
     return payload
