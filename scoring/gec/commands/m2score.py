@@ -6,7 +6,9 @@
 Text output is m2scorer's (``Precision   : 0.4162`` ...), byte for byte; ``--sentence`` adds a
 ``SentM2 F_0.5 : ...`` line. With several ``--hyp`` files each block is preceded by
 ``== FILE``. ``--json`` prints one object per hypothesis file with ``system``, ``tp``, ``fp``,
-``fn``, ``p``, ``r``, ``f05`` (P/R/F rounded to 4 decimals, as printed) and ``sent_f05``.
+``fn``, ``p``, ``r``, ``f05`` (P/R/F rounded to 4 decimals, as printed), ``beta`` and
+``sent_f05``; ``f`` / ``sent_f`` at another beta (``counts.f_key``). Gold edits whose span
+lies beyond the sentence are left out as m2scorer 3.2 leaves them out, with a warning.
 """
 
 from __future__ import annotations

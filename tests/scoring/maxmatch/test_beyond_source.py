@@ -201,3 +201,24 @@ def test_jfleg_official_dev_m2_scores_as_m2scorer(
     # 19 edits, in sentences 14, 250, 268, 509 and 664.
     assert "19 edit(s) with a span beyond" in captured.err
     assert "(line 340, 345, 348, 351, 4624, 4989, 9362, " in captured.err
+
+
+# ieval.py -nomix on JFLEG dev (converted as for GOLD above; its corrections are already
+# tokens, so split stands in for nltk), the last two rows of its OVERALL RESULTS (7 min 21 s).
+IEVAL_JFLEG = """\
+Detection        439   12523      76    1633       0   85.24   21.19   33.94   88.35   85.86   88.25   85.86   16.87
+Correction       251   12523     264    1821     188   48.74   12.11   19.40   87.07   85.86   86.30   85.86    3.14
+"""
+
+
+@pytest.mark.skipif(
+    not (JFLEG / "dev.ref.m2").is_file() or not (JFLEG / "dev.spellchecked.src").is_file(),
+    reason="JFLEG dev M2 not present: set GEC_JFLEG_DIR (see above)",
+)
+def test_jfleg_official_dev_m2_imeasure_is_ievals(capsys: pytest.CaptureFixture[str]) -> None:
+    ref = str(JFLEG / "dev.ref.m2")
+    hyp = str(JFLEG / "dev.spellchecked.src")
+    assert main(["imeasure", "--hyp", hyp, "--ref", ref]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.endswith(IEVAL_JFLEG)
+    assert "19 edit(s) with a span beyond" in captured.err
