@@ -16,9 +16,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.audit import log_action
-from core.exceptions import NotFound, ServiceError
+from core.exceptions import Conflict, NotFound, ServiceError
 from core.models import Notification, User
 from core.roles import GROUP_PERMISSIONS, Role
+from core.unique import create_unique
 
 
 @transaction.atomic
@@ -31,8 +32,9 @@ def create_user(
     display_name: str = "",
     is_superuser: bool = False,
 ) -> User:
-    if User.objects.filter(username=username).exists():
-        raise ServiceError(f"user {username!r} already exists", field="username")
+    existing = User.objects.filter(username=username).first()
+    if existing is not None:
+        raise Conflict(_username_taken(existing), field="username")
     user = User(
         username=username,
         email=email,
@@ -41,8 +43,25 @@ def create_user(
         is_superuser=is_superuser,
     )
     user.set_password(password)
-    user.save()
+    # Two requests for a new username both find none above; the second insert loses.
+    create_unique(
+        User,
+        lambda: _inserted(user),
+        unique=["username"],
+        values={"username": username},
+        message=_username_taken,
+        field="username",
+    )
     set_roles(user=user, roles=roles)
+    return user
+
+
+def _username_taken(existing: User) -> str:
+    return f"user {existing.username!r} already exists (user {existing.pk})"
+
+
+def _inserted(user: User) -> User:
+    user.save(force_insert=True)
     return user
 
 
@@ -172,7 +191,7 @@ def create_accounts(
     # Usernames differing only in case would be two accounts a person cannot tell apart.
     taken = [u for u, _ in lines if User.objects.filter(username__iexact=u).exists()]
     if taken:
-        raise ServiceError(
+        raise Conflict(
             f"nothing was created; these usernames are taken: {', '.join(sorted(set(taken)))}",
             field="accounts",
         )
