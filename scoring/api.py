@@ -30,7 +30,6 @@ from datasets.selectors import dataset_by_id, get_dataset, release_by_id
 from scoring import selectors, services
 from scoring.models import (
     HumanSystemScores,
-    MetaEvaluation,
     ScoreStatus,
     SystemOutput,
     SystemScore,
@@ -360,11 +359,11 @@ class MetaEvaluationListView(APIView):
                 ],
                 "campaigns": [
                     {"id": c.pk, "name": str(c)}
-                    for c in meta_services.campaigns_for_release(version)
+                    for c in meta_services.campaigns_for_release(version, user=request.user)
                 ],
                 "evaluations": [
                     meta_services.evaluation_state(e)
-                    for e in MetaEvaluation.objects.filter(version=version)[:20]
+                    for e in meta_services.evaluations_for(version, user=request.user)[:20]
                 ],
             }
         )
@@ -429,5 +428,7 @@ class MetaEvaluationDetailView(APIView):
 
     @extend_schema(responses={200: _META_STATE})
     def get(self, request: Request, evaluation_id: int) -> Response:
-        evaluation = meta_services.settle_with_job(meta_services.get_evaluation(evaluation_id))
+        evaluation = meta_services.settle_with_job(
+            meta_services.evaluation_for(evaluation_id, user=request.user)
+        )
         return Response(meta_services.evaluation_state(evaluation))

@@ -143,11 +143,12 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         return redirect(
             f"{reverse('scoring:meta-evaluation', args=[version.pk])}?run={evaluation.pk}"
         )
-    runs = list(MetaEvaluation.objects.filter(version=version)[:20])
+    visible_runs = meta_services.evaluations_for(version, user=request.user)
+    runs = list(visible_runs[:20])
     chosen_id = _int_or_none(request.GET.get("run"))
     shown = next((r for r in runs if r.pk == chosen_id), None)
     if shown is None and chosen_id is not None:
-        shown = MetaEvaluation.objects.filter(pk=chosen_id, version=version).first()
+        shown = visible_runs.filter(pk=chosen_id).first()
     if shown is None and chosen_id is None:
         shown = next((r for r in runs if r.status == ScoreStatus.DONE), None)
     if shown is not None:
@@ -156,7 +157,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         "version": version,
         "metric_choices": meta_services.available_metrics(version),
         "uploads": list(HumanSystemScores.objects.filter(version=version)),
-        "campaigns": meta_services.campaigns_for_release(version),
+        "campaigns": meta_services.campaigns_for_release(version, user=request.user),
         "chosen_campaign": _int_or_none(request.GET.get("campaign")),
         "runs": runs,
         "evaluation": shown,

@@ -10,9 +10,11 @@ import tempfile
 from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
+from core.unique import create_unique
 from datasets.models import DatasetVersion
 from judgments import selectors as judgment_selectors
 from judgments.models import Campaign
@@ -29,13 +31,30 @@ from scoring.models import (
 MAX_HUMAN_FILE_BYTES = 5 * 1024 * 1024
 
 
-def campaigns_for_release(version: DatasetVersion) -> list[Campaign]:
-    """The judgment campaigns on the release (judgments sits below scoring: allowed)."""
-    return list(judgment_selectors.campaigns_for_release(version))
+def visible_campaigns(user: Any) -> QuerySet[Campaign]:
+    """The campaigns `user` may see: those they administer, by the judgments app's own rule
+    (its results page and API answer 404 to anyone else, so meta-evaluation must too)."""
+    return Campaign.objects.filter(
+        pk__in=judgment_selectors.campaigns_administered_by(user).values("pk")
+    )
 
 
-def campaign_on_release(version: DatasetVersion, campaign_id: int) -> Campaign:
-    campaign = judgment_selectors.campaigns_for_release(version).filter(pk=campaign_id).first()
+def campaigns_for_release(version: DatasetVersion, *, user: Any) -> list[Campaign]:
+    """The judgment campaigns on the release that `user` may see (judgments sits below
+    scoring: allowed)."""
+    return list(
+        judgment_selectors.campaigns_for_release(version).filter(pk__in=visible_campaigns(user))
+    )
+
+
+def campaign_on_release(version: DatasetVersion, campaign_id: int, *, user: Any) -> Campaign:
+    """A campaign of the release that `user` may see; another admin's campaign is not found,
+    as on the judgments side."""
+    campaign = (
+        judgment_selectors.campaigns_for_release(version)
+        .filter(pk=campaign_id, pk__in=visible_campaigns(user))
+        .first()
+    )
     if campaign is None:
         raise NotFound(f"{version.label} has no judgment campaign {campaign_id}", field="campaign")
     return campaign
@@ -101,18 +120,29 @@ def upload_human_scores(
             HumanSystemScores.objects.select_for_update().filter(version=version, name=name).first()
         )
         if existing is not None and not replace:
-            raise Conflict(
-                f"{version.label} already has human scores named {name!r}; choose another "
-                "name or replace them",
-                field="name",
-            )
+            raise Conflict(_name_taken(existing), field="name")
         if existing is None:
-            existing = HumanSystemScores(version=version, name=name)
-            existing.created_by = user if getattr(user, "is_authenticated", False) else None
-        existing.file_name = file_name
-        existing.layout = layout
-        existing.scores = parsed.scores
-        existing.save()
+            created = HumanSystemScores(
+                version=version,
+                name=name,
+                created_by=user if getattr(user, "is_authenticated", False) else None,
+                file_name=file_name,
+                layout=layout,
+                scores=parsed.scores,
+            )
+            # Two uploads of a new name both find none above; the second insert loses.
+            existing = create_unique(
+                HumanSystemScores,
+                lambda: _saved(created),
+                unique=["version", "name"],
+                values={"version": version, "name": name},
+                message=_name_taken,
+            )
+        else:
+            existing.file_name = file_name
+            existing.layout = layout
+            existing.scores = parsed.scores
+            existing.save()
         log_action(
             existing,
             user,
@@ -120,6 +150,18 @@ def upload_human_scores(
             {"version": version.pk, "name": name, "systems": len(parsed.scores)},
         )
     return existing
+
+
+def _name_taken(existing: HumanSystemScores) -> str:
+    return (
+        f"{existing.version.label} already has human scores named {existing.name!r} "
+        f"(human scores {existing.pk}); choose another name or replace them"
+    )
+
+
+def _saved(scores: HumanSystemScores) -> HumanSystemScores:
+    scores.save(force_insert=True)
+    return scores
 
 
 def _first_line(data: bytes) -> str:
@@ -141,7 +183,17 @@ def human_side(evaluation: MetaEvaluation) -> tuple[dict[str, float], str]:
         return dict(upload.scores), f"uploaded: {upload.name} ({upload.file_name})"
     if evaluation.campaign_id is None:
         raise ServiceError("this run names no judgment campaign")
-    campaign = campaign_on_release(evaluation.version, evaluation.campaign_id)
+    # The requester's visibility was checked when the run was asked for.
+    campaign = (
+        judgment_selectors.campaigns_for_release(evaluation.version)
+        .filter(pk=evaluation.campaign_id)
+        .first()
+    )
+    if campaign is None:
+        raise NotFound(
+            f"{evaluation.version.label} has no judgment campaign {evaluation.campaign_id}",
+            field="campaign",
+        )
     scores = judgment_selectors.human_system_scores(campaign, method=evaluation.human_method)
     if not scores:
         raise ServiceError(
