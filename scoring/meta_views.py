@@ -19,6 +19,7 @@ from core.charts import (
 )
 from core.exceptions import ServiceError
 from core.models import BackgroundJob
+from core.params import bounded_int
 from core.permissions import role_required
 from core.roles import Role
 from core.web import lookup, parse_id
@@ -30,15 +31,6 @@ from scoring.services import meta as meta_services
 def _int_or_none(value: str | None) -> int | None:
     value = (value or "").strip()
     return parse_id(value)
-
-
-def _whole_number(value: str | None, field: str, default: int | None) -> int | None:
-    value = (value or "").strip()
-    if not value:
-        return default
-    if parse_id(value) is None:
-        raise ServiceError(f"{field} must be a whole number (got {value!r})", field=field)
-    return int(value)
 
 
 def meta_charts(evaluation: MetaEvaluation) -> dict[str, Any]:
@@ -125,15 +117,26 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
                 human_scores=human_scores,
                 campaign_id=_int_or_none(raw_id) if kind == "campaign" else None,
                 method=request.POST.get("method", "ew"),
-                bootstrap=_whole_number(
-                    request.POST.get("bootstrap"), "bootstrap", meta_services.DEFAULT_BOOTSTRAP
-                )
-                or 0,
-                sentence_bootstrap=_whole_number(
-                    request.POST.get("sentence_bootstrap"), "sentence bootstrap", 0
-                )
-                or 0,
-                window=_whole_number(request.POST.get("window"), "window", None),
+                bootstrap=bounded_int(
+                    request.POST.get("bootstrap"),
+                    field="bootstrap",
+                    low=0,
+                    high=meta_services.MAX_BOOTSTRAP,
+                    default=meta_services.DEFAULT_BOOTSTRAP,
+                ),
+                sentence_bootstrap=bounded_int(
+                    request.POST.get("sentence_bootstrap"),
+                    field="sentence_bootstrap",
+                    low=0,
+                    high=meta_services.MAX_BOOTSTRAP,
+                    default=0,
+                ),
+                window=bounded_int(
+                    request.POST.get("window"),
+                    field="window",
+                    low=2,
+                    high=meta_services.MAX_WINDOW,
+                ),
                 exclude=request.POST.getlist("exclude"),
             )
         except ServiceError as exc:

@@ -250,7 +250,7 @@ def test_the_stale_list_uses_each_datasets_own_deadline() -> None:
     assert "slow" in everything.split('data-testid="stale"')[1].split("</section>")[0]
     refused = _login(admin).get("/annotate/admin/?stale_hours=99999999999")
     assert refused.status_code == 200
-    assert "stale_hours must be between 0 and 8760" in refused.content.decode()
+    assert "stale_hours must be a whole number from 0 to 8760" in refused.content.decode()
 
 
 # --- pages: permissions and the loop ----------------------------------------------------------

@@ -19,6 +19,7 @@ from core.jobs import (
     start_job,
 )
 from core.models import BackgroundJob, JobStatus
+from core.params import MAX_INT32
 from datasets.models import DatasetVersion, Language
 from judgments.selectors import HUMAN_METHODS
 from scoring import tasks
@@ -45,6 +46,7 @@ from scoring.services.meta.statistics import (
 JOB_KIND_META = "scoring.meta"
 DEFAULT_BOOTSTRAP = 1000
 MAX_BOOTSTRAP = 10000
+MAX_WINDOW = 10000  # systems in a window (at most the systems of the release anyway)
 
 
 def request_meta_evaluation(
@@ -76,8 +78,10 @@ def request_meta_evaluation(
         raise ServiceError(
             f"sentence bootstrap samples must be 0 to {MAX_BOOTSTRAP}", field="sentence_bootstrap"
         )
-    if window is not None and window < 2:
-        raise ServiceError("the window must hold at least 2 systems", field="window")
+    if window is not None and not 2 <= window <= MAX_WINDOW:
+        raise ServiceError(f"the window must hold 2 to {MAX_WINDOW} systems", field="window")
+    if not 0 <= seed <= MAX_INT32:
+        raise ServiceError(f"seed must be 0 to {MAX_INT32}", field="seed")
     # One decision: the job, the evaluation and the message together; a dead broker rolls
     # all of it back (ServiceUnavailable, a 503) instead of leaving a run queued for ever.
     with transaction.atomic():
