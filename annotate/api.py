@@ -276,7 +276,7 @@ class ReassignView(APIView):
     def post(self, request: Request, assignment_id: int) -> Response:
         to_user = None
         if request.data.get("annotator") not in (None, ""):
-            to_user = User.objects.filter(pk=parse_id(str(request.data["annotator"]))).first()
+            to_user = User.objects.filter(pk=parse_id(str(request.data["annotator"])) or 0).first()
             if to_user is None:
                 raise ServiceError("annotator: no such user", field="annotator")
         replacement = services.reassign_assignment(

@@ -181,7 +181,7 @@ class ReviewReassignView(APIView):
     def post(self, request: Request, task_id: int) -> Response:
         to_user = None
         if request.data.get("reviewer") not in (None, ""):
-            to_user = User.objects.filter(pk=parse_id(str(request.data["reviewer"]))).first()
+            to_user = User.objects.filter(pk=parse_id(str(request.data["reviewer"])) or 0).first()
             if to_user is None:
                 raise ServiceError("reviewer: no such user", field="reviewer")
         task = services.reassign_review(task_id=task_id, by=request.user, to_user=to_user)
@@ -407,7 +407,7 @@ class AssignDatasetView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        dataset = Dataset.objects.filter(pk=parse_id(str(request.data.get("dataset")))).first()
+        dataset = Dataset.objects.filter(pk=parse_id(str(request.data.get("dataset"))) or 0).first()
         if dataset is None:
             raise ServiceError("dataset: no such dataset id", field="dataset", status=404)
         seed = bounded_int(request.data.get("seed"), field="seed", low=0, high=MAX_INT32, default=0)

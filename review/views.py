@@ -306,7 +306,7 @@ def admin_dashboard(request: HttpRequest) -> HttpResponse:
 @role_required(Role.ADMIN)
 @require_POST
 def assign_dataset_view(request: HttpRequest) -> HttpResponse:
-    dataset = Dataset.objects.filter(pk=parse_id(request.POST.get("dataset", ""))).first()
+    dataset = Dataset.objects.filter(pk=parse_id(request.POST.get("dataset", "")) or 0).first()
     try:
         seed = bounded_int(request.POST.get("seed"), field="seed", low=0, high=MAX_INT32, default=0)
     except ServiceError as exc:
