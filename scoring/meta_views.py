@@ -93,6 +93,30 @@ def _meta_rows(evaluation: MetaEvaluation) -> list[dict[str, Any]]:
     return rows
 
 
+def _run_numbers(request: HttpRequest) -> dict[str, Any]:
+    """The run form's numbers, each bounded (the API's serializer has the same bounds)."""
+    most = meta_services.MAX_BOOTSTRAP
+    return {
+        "bootstrap": bounded_int(
+            request.POST.get("bootstrap"),
+            field="bootstrap",
+            low=0,
+            high=most,
+            default=meta_services.DEFAULT_BOOTSTRAP,
+        ),
+        "sentence_bootstrap": bounded_int(
+            request.POST.get("sentence_bootstrap"),
+            field="sentence_bootstrap",
+            low=0,
+            high=most,
+            default=0,
+        ),
+        "window": bounded_int(
+            request.POST.get("window"), field="window", low=2, high=meta_services.MAX_WINDOW
+        ),
+    }
+
+
 @role_required(Role.ADMIN)
 @require_http_methods(["GET", "POST"])
 def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
@@ -117,26 +141,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
                 human_scores=human_scores,
                 campaign_id=_int_or_none(raw_id) if kind == "campaign" else None,
                 method=request.POST.get("method", "ew"),
-                bootstrap=bounded_int(
-                    request.POST.get("bootstrap"),
-                    field="bootstrap",
-                    low=0,
-                    high=meta_services.MAX_BOOTSTRAP,
-                    default=meta_services.DEFAULT_BOOTSTRAP,
-                ),
-                sentence_bootstrap=bounded_int(
-                    request.POST.get("sentence_bootstrap"),
-                    field="sentence_bootstrap",
-                    low=0,
-                    high=meta_services.MAX_BOOTSTRAP,
-                    default=0,
-                ),
-                window=bounded_int(
-                    request.POST.get("window"),
-                    field="window",
-                    low=2,
-                    high=meta_services.MAX_WINDOW,
-                ),
+                **_run_numbers(request),
                 exclude=request.POST.getlist("exclude"),
             )
         except ServiceError as exc:

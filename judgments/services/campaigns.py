@@ -91,13 +91,11 @@ def create_campaign(
         outputs_per_item=outputs_per_item,
         shares={"agreement_share": agreement_share, "consistency_share": consistency_share},
     )
-    if language is None:
-        language = release.dataset.language if release is not None else Language.CHINESE
     fields = dict(
         name=name,
         mode=mode,
         release=release,
-        language=language,
+        language=language if language is not None else _language_of(release),
         judges_per_item=judges_per_item,
         outputs_per_item=outputs_per_item,
         agreement_share=agreement_share,
@@ -129,6 +127,10 @@ def create_campaign(
         {"systems": list(system_outputs), "items": len(items), "judges": len(judge_list)},
     )
     return campaign
+
+
+def _language_of(release: DatasetVersion | None) -> str:
+    return release.dataset.language if release is not None else Language.CHINESE
 
 
 def campaign_name_taken(existing: Campaign) -> str:

@@ -209,10 +209,10 @@ def test_project_settings_are_checked_and_bounded() -> None:
     dataset.refresh_from_db()
     assert (dataset.annotators_per_sentence, dataset.stale_after_hours) == (2, 12)
     for k, hours, message in [
-        ("0", "12", "between 1 and 20"),
+        ("0", "12", "k\\) must be a whole number from 1 to 20"),
         ("x", "12", "whole number"),
-        ("2", "99999999999", "between 1 and 8760"),
-        ("2", "-1", "between 1 and 8760"),
+        ("2", "99999999999", "deadline in hours must be a whole number from 1 to 8760"),
+        ("2", "-1", "from 1 to 8760"),
     ]:
         with pytest.raises(ServiceError, match=message):
             update_project_settings(

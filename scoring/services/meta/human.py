@@ -115,40 +115,47 @@ def upload_human_scores(
             f"system output of {version.label}; name the systems as on the leaderboard",
             field="file",
         )
-    with transaction.atomic():
-        existing = (
-            HumanSystemScores.objects.select_for_update().filter(version=version, name=name).first()
+    stored = HumanSystemScores(
+        version=version,
+        name=name,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+        file_name=file_name,
+        layout=layout,
+        scores=parsed.scores,
+    )
+    return _store(stored, user=user, replace=replace)
+
+
+@transaction.atomic
+def _store(new: HumanSystemScores, *, user: Any, replace: bool) -> HumanSystemScores:
+    """Insert `new`, or with `replace` overwrite the scores of that name on its release."""
+    existing = (
+        HumanSystemScores.objects.select_for_update()
+        .filter(version=new.version, name=new.name)
+        .first()
+    )
+    if existing is not None and not replace:
+        raise Conflict(_name_taken(existing), field="name")
+    if existing is None:
+        # Two uploads of a new name both find none above; the second insert loses.
+        existing = create_unique(
+            HumanSystemScores,
+            lambda: _saved(new),
+            unique=["version", "name"],
+            values={"version": new.version, "name": new.name},
+            message=_name_taken,
         )
-        if existing is not None and not replace:
-            raise Conflict(_name_taken(existing), field="name")
-        if existing is None:
-            created = HumanSystemScores(
-                version=version,
-                name=name,
-                created_by=user if getattr(user, "is_authenticated", False) else None,
-                file_name=file_name,
-                layout=layout,
-                scores=parsed.scores,
-            )
-            # Two uploads of a new name both find none above; the second insert loses.
-            existing = create_unique(
-                HumanSystemScores,
-                lambda: _saved(created),
-                unique=["version", "name"],
-                values={"version": version, "name": name},
-                message=_name_taken,
-            )
-        else:
-            existing.file_name = file_name
-            existing.layout = layout
-            existing.scores = parsed.scores
-            existing.save()
-        log_action(
-            existing,
-            user,
-            "scoring.human_scores.upload",
-            {"version": version.pk, "name": name, "systems": len(parsed.scores)},
-        )
+    else:
+        existing.file_name = new.file_name
+        existing.layout = new.layout
+        existing.scores = new.scores
+        existing.save()
+    log_action(
+        existing,
+        user,
+        "scoring.human_scores.upload",
+        {"version": new.version.pk, "name": new.name, "systems": len(new.scores)},
+    )
     return existing
 
 
