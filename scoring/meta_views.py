@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from core.charts import ChartBox
 from core.exceptions import ServiceError
 from core.models import BackgroundJob
+from core.params import bounded_int
 from core.permissions import role_required
 from core.roles import Role
 from core.uploads import TOO_LARGE
@@ -28,15 +29,6 @@ from scoring.services import meta as meta_services
 def _int_or_none(value: str | None) -> int | None:
     value = (value or "").strip()
     return parse_id(value)
-
-
-def _whole_number(value: str | None, field: str, default: int | None) -> int | None:
-    value = (value or "").strip()
-    if not value:
-        return default
-    if parse_id(value) is None:
-        raise ServiceError(f"{field} must be a whole number (got {value!r})", field=field)
-    return int(value)
 
 
 def meta_charts(evaluation: MetaEvaluation) -> dict[str, Any]:
@@ -109,6 +101,30 @@ def _meta_rows(evaluation: MetaEvaluation) -> list[dict[str, Any]]:
     return rows
 
 
+def _run_numbers(request: HttpRequest) -> dict[str, Any]:
+    """The run form's numbers, each bounded (the API's serializer has the same bounds)."""
+    most = meta_services.MAX_BOOTSTRAP
+    return {
+        "bootstrap": bounded_int(
+            request.POST.get("bootstrap"),
+            field="bootstrap",
+            low=0,
+            high=most,
+            default=meta_services.DEFAULT_BOOTSTRAP,
+        ),
+        "sentence_bootstrap": bounded_int(
+            request.POST.get("sentence_bootstrap"),
+            field="sentence_bootstrap",
+            low=0,
+            high=most,
+            default=0,
+        ),
+        "window": bounded_int(
+            request.POST.get("window"), field="window", low=2, high=meta_services.MAX_WINDOW
+        ),
+    }
+
+
 @role_required(Role.ADMIN)
 @require_http_methods(["GET", "POST"])
 def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
@@ -133,15 +149,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
                 human_scores=human_scores,
                 campaign_id=_int_or_none(raw_id) if kind == "campaign" else None,
                 method=request.POST.get("method", "ew"),
-                bootstrap=_whole_number(
-                    request.POST.get("bootstrap"), "bootstrap", meta_services.DEFAULT_BOOTSTRAP
-                )
-                or 0,
-                sentence_bootstrap=_whole_number(
-                    request.POST.get("sentence_bootstrap"), "sentence bootstrap", 0
-                )
-                or 0,
-                window=_whole_number(request.POST.get("window"), "window", None),
+                **_run_numbers(request),
                 exclude=request.POST.getlist("exclude"),
             )
         except ServiceError as exc:
@@ -151,11 +159,12 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         return redirect(
             f"{reverse('scoring:meta-evaluation', args=[version.pk])}?run={evaluation.pk}"
         )
-    runs = list(MetaEvaluation.objects.filter(version=version)[:20])
+    visible_runs = meta_services.evaluations_for(version, user=request.user)
+    runs = list(visible_runs[:20])
     chosen_id = _int_or_none(request.GET.get("run"))
     shown = next((r for r in runs if r.pk == chosen_id), None)
     if shown is None and chosen_id is not None:
-        shown = MetaEvaluation.objects.filter(pk=chosen_id, version=version).first()
+        shown = visible_runs.filter(pk=chosen_id).first()
     if shown is None and chosen_id is None:
         shown = next((r for r in runs if r.status == ScoreStatus.DONE), None)
     if shown is not None:
@@ -164,7 +173,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         "version": version,
         "metric_choices": meta_services.available_metrics(version),
         "uploads": list(HumanSystemScores.objects.filter(version=version)),
-        "campaigns": meta_services.campaigns_for_release(version),
+        "campaigns": meta_services.campaigns_for_release(version, user=request.user),
         "chosen_campaign": _int_or_none(request.GET.get("campaign")),
         "runs": runs,
         "evaluation": shown,

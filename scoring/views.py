@@ -22,6 +22,7 @@ from core.charts import (
 )
 from core.exceptions import ServiceError
 from core.models import BackgroundJob
+from core.params import MAX_INT32, bounded_int
 from core.permissions import role_required
 from core.roles import Role, roles_of
 from core.uploads import TOO_LARGE
@@ -173,8 +174,9 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
     only = request.GET.get("only", "")
     source_name = request.GET.get("source", "")
     try:
-        page = max(1, int(request.GET.get("page", "1")))
-    except ValueError:
+        page = bounded_int(request.GET.get("page"), field="page", low=1, high=MAX_INT32, default=1)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
         page = 1
     context: dict[str, Any] = {
         "system": system,

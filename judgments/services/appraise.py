@@ -12,6 +12,7 @@ from core.audit import log_action
 from core.exceptions import ServiceError
 from core.jobs import settle_job
 from core.models import User
+from core.unique import create_unique
 from core.uploads import judgments_xml_limits
 from datasets.models import DatasetVersion, Language
 from judgments.models import (
@@ -24,7 +25,7 @@ from judgments.models import (
     Judgment,
 )
 from judgments.selectors import campaign_judgment_set
-from judgments.services.campaigns import release_sources
+from judgments.services.campaigns import campaign_name_taken, release_sources
 from scoring.gec.meta.judgments import (
     JudgmentFormatError,
     JudgmentSet,
@@ -119,13 +120,23 @@ def import_judgments(
 
 def _new_campaign(name: str, *, release: DatasetVersion | None, by: User | None) -> Campaign:
     """A campaign that holds imported judgments only (one judge per item, no repeats)."""
-    campaign = Campaign.objects.create(
-        name=name,
-        release=release,
-        language=release.dataset.language if release is not None else Language.ENGLISH,
-        judges_per_item=1,
-        consistency_share=0.0,
-        created_by=by,
+    # Two imports into one new name both find no campaign; the second insert loses.
+    campaign = create_unique(
+        Campaign,
+        lambda: Campaign.objects.create(
+            name=name,
+            release=release,
+            language=release.dataset.language if release is not None else Language.ENGLISH,
+            judges_per_item=1,
+            consistency_share=0.0,
+            created_by=by,
+        ),
+        unique=["name"],
+        values={"name": name},
+        message=lambda existing: (
+            f"{campaign_name_taken(existing)}: another import created it at the same time; "
+            "nothing was imported, import the file again to add to it"
+        ),
     )
     if by is not None:
         campaign.admins.add(by)

@@ -25,6 +25,7 @@ from core.jobs import (
     sweep_expired_jobs,
 )
 from core.models import BackgroundJob, JobStatus
+from core.unique import create_unique
 from core.uploads import read_upload
 from datasets.extraction import extraction_resources
 from datasets.models import (
@@ -104,11 +105,7 @@ def upload_system_output(
         )
         if existing is not None:
             if not replace:
-                raise Conflict(
-                    f"{version.label} already has a system named {name!r}; choose another name "
-                    "or replace it",
-                    field="name",
-                )
+                raise Conflict(system_name_taken(existing), field="name")
             SystemScore.objects.filter(system=existing).delete()
             existing.hypotheses = parsed.hypotheses
             existing.checksum = parsed.checksum
@@ -118,15 +115,22 @@ def upload_system_output(
             existing.save()
             system = existing
         else:
-            system = SystemOutput.objects.create(
-                version=version,
-                name=name,
-                description=description,
-                file_name=file_name,
-                file_format=parsed.file_format,
-                hypotheses=parsed.hypotheses,
-                checksum=parsed.checksum,
-                created_by=user if getattr(user, "is_authenticated", False) else None,
+            # Two uploads of a new name both find none above; the second insert loses.
+            system = create_unique(
+                SystemOutput,
+                lambda: SystemOutput.objects.create(
+                    version=version,
+                    name=name,
+                    description=description,
+                    file_name=file_name,
+                    file_format=parsed.file_format,
+                    hypotheses=parsed.hypotheses,
+                    checksum=parsed.checksum,
+                    created_by=user if getattr(user, "is_authenticated", False) else None,
+                ),
+                unique=["version", "name"],
+                values={"version": version, "name": name},
+                message=system_name_taken,
             )
         log_action(
             system,
@@ -141,6 +145,13 @@ def upload_system_output(
             },
         )
     return system
+
+
+def system_name_taken(existing: SystemOutput) -> str:
+    return (
+        f"{existing.version.label} already has a system named {existing.name!r} "
+        f"(system {existing.pk}); choose another name or replace it"
+    )
 
 
 def delete_system_output(*, system: SystemOutput, user: Any) -> None:
