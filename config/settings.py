@@ -257,6 +257,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # by default, scans only every 10th time (100 s); one cheap scan per 10 s hands a dead
     # worker's messages out within visibility_timeout + 10 s.
     "unacked_restore_throttle": 1,
+    # The scan runs under a Redis lock (kombu's `unacked_mutex`) that expires after 300 s by
+    # default: a worker killed during a scan (milliseconds, every 10 s) left it held and no
+    # worker handed out a dead worker's messages for 5 minutes (seen in the fault suite).
+    # A scan takes milliseconds; two overlapping ones after an early expiry could at worst
+    # deliver a message twice, which the job claim makes harmless.
+    "unacked_mutex_expire": env_int("GEC_UNACKED_MUTEX_SECONDS", 20),
     "socket_connect_timeout": GEC_BROKER_TIMEOUT,
     # Without it a frozen Redis (accepts TCP, never answers) held a request for minutes.
     "socket_timeout": GEC_BROKER_TIMEOUT,

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from core.models import BackgroundJob, JobStatus
 from core.roles import Role
@@ -47,17 +48,6 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 # Jobs must end (done, or failed and retryable) within this after the kill (issue: 2 min).
 BOUND_SECONDS = 60.0
-
-
-class Upload:
-    """An uploaded file as request_import receives it (name, object with .read())."""
-
-    def __init__(self, data: bytes):
-        self._data = data
-        self.size = len(data)
-
-    def read(self) -> bytes:
-        return self._data
 
 
 # --- a worker we may kill -------------------------------------------------------------------
@@ -136,7 +126,10 @@ def test_worker_killed_mid_import_ends_retryable_and_imports_once(worker, client
     lines, _ = mucgec_lines(n, seed=16)
     data = ("\n".join(lines) + "\n").encode()
     job = request_import(
-        user=admin, name="faults-import", fmt="mucgec", uploads=[("big.txt", Upload(data))]
+        user=admin,
+        name="faults-import",
+        fmt="mucgec",
+        uploads=[("big.txt", SimpleUploadedFile("big.txt", data))],
     )
     uploads = [Path(f["path"]) for f in BackgroundJob.objects.get(pk=job.pk).params["files"]]
     assert all(path.is_file() for path in uploads)
