@@ -8,6 +8,9 @@ STAMP := $(VENV)/.installed
 NATIVE := $(VENV)/.native
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# `make test` runs the suite in this many worker processes (pytest-xdist; each worker its own
+# test database, var/ folder and Redis database: tests/parallel.py). 0 = one process.
+TEST_WORKERS ?= 2
 
 .PHONY: run test install migrate demo lint typecheck test-services test-browser clean
 
@@ -37,7 +40,7 @@ run: demo
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 lint: install
 	$(BIN)/ruff check .

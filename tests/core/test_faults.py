@@ -43,6 +43,7 @@ from tests.core.faultkit import (
     wait_for,
 )
 from tests.factories import make_user
+from tests.parallel import worker_log
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -61,7 +62,7 @@ def worker(django_db_setup, django_db_blocker, tmp_path, request) -> Iterator[Wo
     from config.celery import app
 
     queue = f"faults-{os.getpid()}-{random.randrange(10**6)}"
-    log = REPO_ROOT / "artifacts" / "fault-worker.log"
+    log = worker_log("fault-worker")
     log.parent.mkdir(parents=True, exist_ok=True)
     previous = (app.conf.task_always_eager, app.conf.task_routes)
     app.conf.task_always_eager = False
