@@ -9,6 +9,9 @@ STAMP := $(VENV)/.installed
 PKG := $(VENV)/.gecscore
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# `make test` runs the suite in this many worker processes (pytest-xdist; each worker its own
+# test database, var/ folder and Redis database: tests/parallel.py). 0 = one process.
+TEST_WORKERS ?= 2
 
 .PHONY: run test install migrate demo lint typecheck test-services test-browser clean
 
@@ -39,8 +42,8 @@ run: demo
 
 # The platform's suite (tests/), then the library's own (gecscore/tests, from its directory).
 test: install
-	$(BIN)/python -m pytest
-	cd gecscore && ../$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	cd gecscore && ../$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 lint: install
 	$(BIN)/ruff check .

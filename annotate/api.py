@@ -20,6 +20,7 @@ from annotate.models import Assignment, Submission
 from core.exceptions import ServiceError
 from core.markdown import render_markdown
 from core.models import User
+from core.params import MAX_INT32, bounded_int
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
 from core.web import parse_id
@@ -103,7 +104,9 @@ class SubmitRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
     tag = serializers.ChoiceField(
         choices=["", "error_free", "not_annotatable"], required=False, default=""
     )
-    time_spent_seconds = serializers.IntegerField(required=False, default=0, min_value=0)
+    time_spent_seconds = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=MAX_INT32
+    )
 
 
 class SubmitResponseSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -247,11 +250,13 @@ class StaleAssignmentsView(APIView):
 
     @extend_schema(responses=AssignmentSerializer(many=True))
     def get(self, request: Request) -> Response:
-        hours = parse_id(str(request.query_params.get("hours", "48")).strip())
-        if hours is None:
-            raise ServiceError(
-                f"hours must be a whole number from 0 to {services.MAX_STALE_HOURS}", field="hours"
-            )
+        hours = bounded_int(
+            request.query_params.get("hours"),
+            field="hours",
+            low=0,
+            high=services.MAX_STALE_HOURS,
+            default=48,
+        )
         stale = selectors.stale_assignments(opened_before=services.stale_cutoff(hours))[:1000]
         rows = AssignmentSerializer(stale, many=True).data
         for row, assignment in zip(rows, stale, strict=True):
@@ -271,10 +276,9 @@ class ReassignView(APIView):
     def post(self, request: Request, assignment_id: int) -> Response:
         to_user = None
         if request.data.get("annotator") not in (None, ""):
-            try:
-                to_user = User.objects.get(pk=int(request.data["annotator"]))
-            except (User.DoesNotExist, TypeError, ValueError):
-                raise ServiceError("annotator: no such user", field="annotator") from None
+            to_user = User.objects.filter(pk=parse_id(str(request.data["annotator"])) or 0).first()
+            if to_user is None:
+                raise ServiceError("annotator: no such user", field="annotator")
         replacement = services.reassign_assignment(
             assignment_id=assignment_id, by=request.user, to_user=to_user
         )
@@ -316,7 +320,7 @@ class AdminProgressView(APIView):
 class GuidelineSerializer(serializers.Serializer):  # type: ignore[type-arg]
     title = serializers.CharField()
     body = serializers.CharField()
-    version = serializers.IntegerField()
+    version = serializers.IntegerField(min_value=0, max_value=MAX_INT32)
     html = serializers.CharField(read_only=True)
 
 

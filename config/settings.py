@@ -144,8 +144,18 @@ STORAGES = {
         )
     },
 }
-# Uploads above this size are refused with a clear message rather than read into memory.
+# Limits of the one bounded reader every uploaded file goes through (core/uploads.py,
+# gecscore/src/gecscore/boundedio.py): the file as uploaded (compressed when gzipped), its content
+# decompressed (read as a stream, stopping at the limit), its lines and one line's length;
+# XML nesting depth. An upload above one is refused (413) with the setting's name.
 GEC_MAX_UPLOAD_BYTES = env_int("GEC_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+GEC_MAX_UPLOAD_DECOMPRESSED_BYTES = env_int("GEC_MAX_UPLOAD_DECOMPRESSED_BYTES", 200 * 1024 * 1024)
+GEC_MAX_UPLOAD_LINES = env_int("GEC_MAX_UPLOAD_LINES", 5_000_000)
+GEC_MAX_UPLOAD_LINE_BYTES = env_int("GEC_MAX_UPLOAD_LINE_BYTES", 1024 * 1024)
+# Human system-score files (meta-evaluation) and Appraise XML are small: tighter bounds.
+GEC_MAX_HUMAN_SCORES_BYTES = env_int("GEC_MAX_HUMAN_SCORES_BYTES", 5 * 1024 * 1024)
+GEC_MAX_JUDGMENTS_XML_BYTES = env_int("GEC_MAX_JUDGMENTS_XML_BYTES", 50 * 1024 * 1024)
+GEC_MAX_XML_DEPTH = env_int("GEC_MAX_XML_DEPTH", 16)
 # The one maximum sentence length (characters) at import, in the annotation box, in the
 # APIs and in system uploads (datasets.textrules).
 GEC_MAX_SENTENCE_CHARS = env_int("GEC_MAX_SENTENCE_CHARS", 5000)
@@ -231,8 +241,15 @@ GEC_JOB_RETRY_HOURS = env_int("GEC_JOB_RETRY_HOURS", 24)
 GEC_TEST_HOLD_AT_DONE = env_int("GEC_TEST_HOLD_AT_DONE", 0)
 GEC_TEST_HOLD_DIR = env_str("GEC_TEST_HOLD_DIR")
 GEC_TEST_HOLD_SECONDS = env_int("GEC_TEST_HOLD_SECONDS", 120)
-# Seconds a web request waits for the broker before answering 503 (nothing changed).
+# Seconds a web request waits for the broker before answering 503 (nothing changed): every
+# socket operation on the broker is bounded by it in both directions (connect, send, read),
+# and core.jobs.publish stops kombu's retries once one wait has run out. A closed port, a
+# frozen Redis (SIGSTOP, a stalled host) and an overloaded one all end the same way.
 GEC_BROKER_TIMEOUT = float(env_str("GEC_BROKER_TIMEOUT", "3"))
+# Seconds a worker waits for the job row of a message that arrived before its request
+# committed (core.job_leases.claim_job); a message whose request rolled back (the broker
+# timed out after the message reached it) finds no row and is dropped after this wait.
+GEC_JOB_ROW_WAIT_SECONDS = float(env_str("GEC_JOB_ROW_WAIT_SECONDS", "15"))
 CELERY_BROKER_CONNECTION_TIMEOUT = GEC_BROKER_TIMEOUT
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("GEC_VISIBILITY_TIMEOUT", 600),
@@ -240,7 +257,18 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # by default, scans only every 10th time (100 s); one cheap scan per 10 s hands a dead
     # worker's messages out within visibility_timeout + 10 s.
     "unacked_restore_throttle": 1,
+    # The scan runs under a Redis lock (kombu's `unacked_mutex`) that expires after 300 s by
+    # default: a worker killed during a scan (milliseconds, every 10 s) left it held and no
+    # worker handed out a dead worker's messages for 5 minutes (seen in the fault suite).
+    # A scan takes milliseconds; two overlapping ones after an early expiry could at worst
+    # deliver a message twice, which the job claim makes harmless.
+    "unacked_mutex_expire": env_int("GEC_UNACKED_MUTEX_SECONDS", 20),
     "socket_connect_timeout": GEC_BROKER_TIMEOUT,
+    # Without it a frozen Redis (accepts TCP, never answers) held a request for minutes.
+    "socket_timeout": GEC_BROKER_TIMEOUT,
+    # A long-lived worker connection to a vanished host is noticed by TCP keepalive too.
+    "socket_keepalive": True,
+    "retry_on_timeout": False,
 }
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 1,

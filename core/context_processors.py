@@ -6,7 +6,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
 
-from core.roles import Role, has_role
+from core.roles import Role, has_role, works_in_role
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,12 @@ def navigation_links(user: Any, path: str) -> list[NavLink]:
     """The links of the navigation bar for `user`'s roles; the link of the current page
     (the longest matching prefix) is marked active."""
     groups: list[tuple[tuple[str, tuple[str, ...], str], ...]] = []
-    if has_role(user, Role.ANNOTATOR):
+    annotator = works_in_role(user, Role.ANNOTATOR)
+    if annotator:
         groups.append(ANNOTATOR_LINKS)
     if has_role(user, Role.REVIEWER):
         groups.append(REVIEWER_LINKS)
-    if has_role(user, Role.ANNOTATOR) or has_role(user, Role.REVIEWER):
+    if annotator or has_role(user, Role.REVIEWER):
         groups.append(SHARED_LINKS)
     if has_role(user, Role.ADMIN):
         groups.append(ADMIN_LINKS)
@@ -90,7 +91,7 @@ def roles(request: HttpRequest) -> dict[str, Any]:
     if user is not None and user.is_authenticated:
         unread = user.notifications.filter(read_at__isnull=True).count()
     return {
-        "is_annotator": has_role(user, Role.ANNOTATOR),
+        "is_annotator": works_in_role(user, Role.ANNOTATOR),
         "is_reviewer": has_role(user, Role.REVIEWER),
         "is_platform_admin": has_role(user, Role.ADMIN),
         "unread_notifications": unread,

@@ -63,14 +63,18 @@ def _claim_token() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
 
 
-def claim_job(job_id: int, *, wait_for_row: float = 15.0) -> BackgroundJob | None:
+def claim_job(job_id: int, *, wait_for_row: float | None = None) -> BackgroundJob | None:
     """Take a job for this worker: lock its row, check its state, mark it running with a
     fresh lease and claim. None (do nothing) when it is finished, cancelled, failed, or
     running under a live lease elsewhere. A queued job, or a running one whose lease ran
     out (its worker died and Redis handed the message out again), is taken.
 
     The message can arrive before the transaction that wrote the job commits (send_task
-    publishes inside it): a missing row is waited for, up to `wait_for_row` seconds."""
+    publishes inside it): a missing row is waited for, up to `wait_for_row` seconds
+    (settings.GEC_JOB_ROW_WAIT_SECONDS). A row that never comes belongs to a request that
+    rolled back (the broker timed out after the message reached it): nothing is done."""
+    if wait_for_row is None:
+        wait_for_row = float(getattr(settings, "GEC_JOB_ROW_WAIT_SECONDS", 15.0))
     deadline = time.monotonic() + wait_for_row
     while True:
         with transaction.atomic():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
+from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -52,15 +53,23 @@ def job_retry(request: HttpRequest, job_id: int) -> HttpResponse:
         if wants_json:
             return _json_error(exc)
         messages.error(request, exc.message)
-        return _back(request)
+        return _back(request, job_id)
     if wants_json:
         return JsonResponse(job_state(job), status=202)
     messages.success(request, f"job {job.pk} queued again")
-    return _back(request)
+    return _back(request, job.pk)
 
 
-def _back(request: HttpRequest) -> HttpResponse:
+def _back(request: HttpRequest, job_id: int) -> HttpResponse:
+    """To `next` when it is a page of this site, else to the job's own page."""
     target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        target = "/"
+    if not target or not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}
+    ):
+        # The page that shows any job (its progress, result and Retry) is served by the
+        # datasets app; named here by its URL name, not imported.
+        try:
+            target = reverse("datasets:job", args=[job_id])
+        except NoReverseMatch:
+            target = "/"
     return redirect(target)

@@ -13,9 +13,10 @@ machine, queued -> running (with a lease its worker renews) -> done | failed (re
 not) | cancelled. A task claims its job row under a lock before it works (`run_claimed`), so
 a re-delivered message for a job that is finished or running elsewhere does nothing.
 `sweep_expired_jobs` fails running jobs whose lease ran out (their worker died) as
-retryable; `retry_job` queues such a job again. Tasks are sent with `send_task` inside the
-transaction that writes the job: if the broker cannot be reached the transaction rolls back
-and the user gets a 503, nothing half made.
+retryable; `retry_job` queues such a job again. Tasks are sent with `send_task`
+(core.broker) inside the transaction that writes the job: if the broker does not take the
+message within GEC_BROKER_TIMEOUT the transaction rolls back and the user gets a 503,
+nothing half made; a message that reaches a frozen broker late then finds no job.
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ from django.db import DatabaseError, connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
-from core.exceptions import Conflict, NotFound, ServiceUnavailable
+# Queuing lives in core.broker; the apps import it from here, with the job helpers.
+from core.broker import send_best_effort as send_best_effort
+from core.broker import send_task as send_task
+from core.broker import tasks_run_in_process as tasks_run_in_process
+from core.exceptions import Conflict, NotFound
 from core.job_leases import (
     claim_job,
     claims,
@@ -337,59 +342,6 @@ def job_state(job: BackgroundJob) -> dict[str, Any]:
 
 
 # --- queuing ---------------------------------------------------------------------------------
-
-
-def tasks_run_in_process() -> bool:
-    """True when Celery runs tasks eagerly (the quick start): there is no broker to reach."""
-    return bool(current_app.conf.task_always_eager)
-
-
-def broker_timeout() -> float:
-    return float(getattr(settings, "GEC_BROKER_TIMEOUT", 3.0))
-
-
-def send_task(task: Any, *args: Any) -> None:
-    """Send `task(*args)` to the broker now, inside the caller's transaction.
-
-    With a broker the caller's transaction must still be open: if the broker does not answer
-    within GEC_BROKER_TIMEOUT seconds this raises ServiceUnavailable (503) and the caller's
-    writes (the job row, a release, an upload) roll back with it. A worker that receives the
-    message before the commit waits for the job row (`claim_job`). In-process (the quick
-    start) the task runs after the commit, as before.
-    """
-    if tasks_run_in_process():
-        transaction.on_commit(lambda: task.apply_async(args))
-        return
-    if not connection.in_atomic_block:
-        raise RuntimeError("send_task needs the transaction that writes the job (atomic)")
-    started = time.monotonic()
-    try:
-        task.apply_async(args, connect_timeout=broker_timeout())
-    except Exception as exc:  # kombu OperationalError, redis ConnectionError/TimeoutError, OSError
-        logger.warning(
-            "broker unreachable, %s not queued after %.1f s: %s",
-            task.name,
-            time.monotonic() - started,
-            exc,
-        )
-        raise ServiceUnavailable(
-            "the task queue cannot be reached right now, so the work was not started and "
-            "nothing was changed; try again in a minute (an operator can check /healthz)"
-        ) from exc
-
-
-def send_best_effort(task: Any, *args: Any) -> bool:
-    """Send after the commit and swallow a broker outage (logged): for follow-up work that
-    something else recovers (stale annotator samples are rescored on the next read)."""
-
-    def send() -> None:
-        try:
-            task.apply_async(args, connect_timeout=broker_timeout())
-        except Exception as exc:
-            logger.warning("broker unreachable, %s(%s) skipped: %s", task.name, args, exc)
-
-    transaction.on_commit(send)
-    return True
 
 
 def queue_job(job: BackgroundJob, task: Any, *args: Any) -> None:

@@ -33,5 +33,21 @@ def has_role(user: Any, role: Role | str) -> bool:
     return bool(user.has_perm(ROLE_PERMISSION[Role(role)]))
 
 
+def works_in_role(user: Any, role: Role | str) -> bool:
+    """`user` holds `role` through a group, not only through a superuser's blanket
+    permissions: what the navigation and home page offer. A superuser who was never made an
+    annotator has no to-do list and should not be shown one (issue 28 D17); access checks
+    keep using `has_role`."""
+    if not has_role(user, role) or not user.is_superuser:
+        return has_role(user, role)
+    # Django answers "all permissions" for a superuser even from get_group_permissions.
+    app_label, codename = ROLE_PERMISSION[Role(role)].split(".")
+    return bool(
+        user.groups.filter(
+            permissions__content_type__app_label=app_label, permissions__codename=codename
+        ).exists()
+    )
+
+
 def roles_of(user: Any) -> list[Role]:
     return [role for role in Role if has_role(user, role)]

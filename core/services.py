@@ -16,9 +16,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.audit import log_action
-from core.exceptions import NotFound, ServiceError
+from core.exceptions import Conflict, NotFound, PermissionDenied, ServiceError
 from core.models import Notification, User
 from core.roles import GROUP_PERMISSIONS, Role
+from core.unique import create_unique
 
 
 @transaction.atomic
@@ -31,8 +32,9 @@ def create_user(
     display_name: str = "",
     is_superuser: bool = False,
 ) -> User:
-    if User.objects.filter(username=username).exists():
-        raise ServiceError(f"user {username!r} already exists", field="username")
+    existing = User.objects.filter(username=username).first()
+    if existing is not None:
+        raise Conflict(_username_taken(existing), field="username")
     user = User(
         username=username,
         email=email,
@@ -41,8 +43,25 @@ def create_user(
         is_superuser=is_superuser,
     )
     user.set_password(password)
-    user.save()
+    # Two requests for a new username both find none above; the second insert loses.
+    create_unique(
+        User,
+        lambda: _inserted(user),
+        unique=["username"],
+        values={"username": username},
+        message=_username_taken,
+        field="username",
+    )
     set_roles(user=user, roles=roles)
+    return user
+
+
+def _username_taken(existing: User) -> str:
+    return f"user {existing.username!r} already exists (user {existing.pk})"
+
+
+def _inserted(user: User) -> User:
+    user.save(force_insert=True)
     return user
 
 
@@ -172,7 +191,7 @@ def create_accounts(
     # Usernames differing only in case would be two accounts a person cannot tell apart.
     taken = [u for u, _ in lines if User.objects.filter(username__iexact=u).exists()]
     if taken:
-        raise ServiceError(
+        raise Conflict(
             f"nothing was created; these usernames are taken: {', '.join(sorted(set(taken)))}",
             field="accounts",
         )
@@ -195,18 +214,26 @@ def create_accounts(
     return created
 
 
-def _managed_user(user_id: Any) -> User:
+def _managed_user(user_id: Any, *, by: Any, field: str) -> User:
+    """The account to change. A superuser account is changed by superusers only: a platform
+    admin who is not one must not lock the superuser out of Django admin."""
     try:
-        return User.objects.get(pk=int(user_id))
-    except (TypeError, ValueError, User.DoesNotExist):
+        user = User.objects.select_for_update().get(pk=int(user_id))
+    except (TypeError, ValueError, OverflowError, User.DoesNotExist):
         raise NotFound("no such user") from None
+    if user.is_superuser and not getattr(by, "is_superuser", False):
+        raise PermissionDenied(
+            f"{user.username} is a superuser; only a superuser can change that account",
+            field=field,
+        )
+    return user
 
 
 @transaction.atomic
 def change_roles(*, by: Any, user_id: Any, roles: Any) -> User:
     """Give a user exactly `roles`. An admin cannot take the admin role from themself (the
     platform would be left without the person making the change)."""
-    user = _managed_user(user_id)
+    user = _managed_user(user_id, by=by, field="roles")
     chosen = parse_roles(roles)
     if user.pk == getattr(by, "pk", None) and Role.ADMIN not in chosen:
         raise ServiceError(
@@ -227,7 +254,7 @@ def change_roles(*, by: Any, user_id: Any, roles: Any) -> User:
 def set_user_active(*, by: Any, user_id: Any, active: bool) -> User:
     """Deactivate (no sign-in, left out of new assignments) or reactivate an account. Work
     already handed to a deactivated user shows as stale on the progress page."""
-    user = _managed_user(user_id)
+    user = _managed_user(user_id, by=by, field="active")
     if user.pk == getattr(by, "pk", None) and not active:
         raise ServiceError("you cannot deactivate your own account", field="active")
     if user.is_active != active:

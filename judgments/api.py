@@ -22,11 +22,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.exceptions import NotFound, ServiceError
+from core.jobs import job_state
 from core.models import User
+from core.params import MAX_ID, MAX_INT32, bounded_float, bounded_int
 from core.permissions import IsPlatformAdmin
 from datasets.models import DatasetVersion
 from datasets.selectors import get_dataset, get_version
 from judgments import selectors, services
+from judgments.jobs import request_judgments_import
 from judgments.models import Assignment, Campaign, CampaignMode
 
 # --- serializers ---------------------------------------------------------------------------
@@ -35,7 +38,7 @@ from judgments.models import Assignment, Campaign, CampaignMode
 class CampaignCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
     name = serializers.CharField(max_length=100)
     mode = serializers.ChoiceField(choices=CampaignMode.values, default=CampaignMode.RANKING)
-    release = serializers.IntegerField(help_text="DatasetVersion id")
+    release = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="DatasetVersion id")
     systems = serializers.ListField(
         child=serializers.CharField(),
         required=False,
@@ -48,11 +51,15 @@ class CampaignCreateSerializer(serializers.Serializer):  # type: ignore[type-arg
     )
     judges = serializers.ListField(child=serializers.CharField(), help_text="user names")
     admins = serializers.ListField(child=serializers.CharField(), required=False, default=list)
-    judges_per_item = serializers.IntegerField(default=2, min_value=1)
-    outputs_per_item = serializers.IntegerField(default=5, min_value=2)
+    judges_per_item = serializers.IntegerField(
+        default=2, min_value=1, max_value=selectors.MAX_JUDGES_PER_ITEM
+    )
+    outputs_per_item = serializers.IntegerField(
+        default=5, min_value=2, max_value=selectors.MAX_OUTPUTS_PER_ITEM
+    )
     agreement_share = serializers.FloatField(default=0.0, min_value=0, max_value=1)
     consistency_share = serializers.FloatField(default=0.1, min_value=0, max_value=1)
-    seed = serializers.IntegerField(default=0)
+    seed = serializers.IntegerField(default=0, min_value=0, max_value=MAX_INT32)
     include_references = serializers.BooleanField(
         default=False, help_text="add the release's references as a hidden control system REF"
     )
@@ -172,8 +179,10 @@ class CampaignDetailView(APIView):
 
 
 class CampaignImportView(APIView):
-    """POST multipart {campaign: name, file: Appraise XML, release?: "dataset@vN"}: all or
-    nothing; an error names the place in the file."""
+    """POST multipart {campaign: name, file: Appraise XML (.xml or .xml.gz), release?:
+    "dataset@vN"}: 202 with the import job (poll /jobs/<id>/); a file above a limit
+    (413), malformed XML (400) or another admin's campaign (404) is refused at once. The
+    import is all or nothing; a failed job's message names the place in the file."""
 
     permission_classes = [IsPlatformAdmin]
     parser_classes = [MultiPartParser, FormParser]
@@ -196,21 +205,16 @@ class CampaignImportView(APIView):
             raise ServiceError("name the campaign", field="campaign")
         if upload is None:
             raise ServiceError("attach the XML file", field="file")
-        existing = Campaign.objects.filter(name=name).first()
-        if existing is not None and not selectors.is_campaign_admin(request.user, existing):
-            raise NotFound(f"no judgment campaign {name!r} of yours", field="campaign")
-        release = None
         label = str(request.data.get("release", "")).strip()
-        if label:
-            release = _release_from_label(label)
-        campaign = services.import_judgments(
+        job = request_judgments_import(
+            user=request.user,
             campaign_name=name,
-            source=upload.read(),
-            release=release,
-            label=upload.name,
-            by=request.user,
+            upload=upload,
+            file_name=upload.name or "upload.xml",
+            release=_release_from_label(label) if label else None,
         )
-        return Response(admin_campaign_data(campaign), status=201)
+        job.refresh_from_db()
+        return Response(job_state(job), status=202)
 
 
 def _release_from_label(label: str) -> DatasetVersion:
@@ -254,16 +258,34 @@ class CampaignResultsView(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = selectors.campaign_for_admin(campaign_id, request.user)
         params = request.query_params
+        method = params.get("method", "both")
+        if method not in (*selectors.HUMAN_METHODS, "both"):
+            raise ServiceError(
+                f"method must be one of {', '.join(selectors.HUMAN_METHODS)} or both "
+                f"(got {method[:40]!r})",
+                field="method",
+            )
+        bootstrap = bounded_int(
+            params.get("bootstrap"),
+            field="bootstrap",
+            low=0,
+            high=selectors.MAX_RESULTS_BOOTSTRAP,
+            default=0,
+        )
+        seed = bounded_int(params.get("seed"), field="seed", low=0, high=MAX_INT32)
+        runs = bounded_int(
+            params.get("runs"),
+            field="runs",
+            low=1,
+            high=selectors.MAX_TRUESKILL_RUNS,
+            default=selectors.TRUESKILL_RUNS,
+        )
         try:
             report = selectors.campaign_results(
-                campaign,
-                method=params.get("method", "both"),
-                bootstrap=int(params.get("bootstrap", 0)),
-                seed=int(params["seed"]) if "seed" in params else None,
-                runs=min(int(params.get("runs", selectors.TRUESKILL_RUNS)), 10_000),
+                campaign, method=method, bootstrap=bootstrap, seed=seed, runs=runs
             )
-        except ValueError as error:
-            raise ServiceError(str(error), field="method") from None
+        except ValueError as error:  # no pairwise judgment yet
+            raise ServiceError(str(error)) from None
         return Response(report)
 
 
@@ -275,10 +297,13 @@ class ReassignStaleView(APIView):
     @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = selectors.campaign_for_admin(campaign_id, request.user)
-        try:
-            minutes = float(request.data.get("minutes", 60))
-        except (TypeError, ValueError):
-            raise ServiceError("minutes must be a number", field="minutes") from None
+        minutes = bounded_float(
+            request.data.get("minutes"),
+            field="minutes",
+            low=0,
+            high=selectors.MAX_STALE_MINUTES,
+            default=60,
+        )
         moved = services.reassign_stale(
             campaign=campaign, older_than=timedelta(minutes=minutes), by=request.user
         )
@@ -312,7 +337,7 @@ class AssignmentView(APIView):
 
 
 class SubmitSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    ranks = serializers.ListField(child=serializers.IntegerField())
+    ranks = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=MAX_INT32))
     edit_verdicts = serializers.ListField(
         child=serializers.DictField(), required=False, default=list
     )

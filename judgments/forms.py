@@ -5,8 +5,10 @@ from typing import Any
 from django import forms
 
 from core.models import User
+from core.params import MAX_INT32
 from datasets.models import DatasetVersion
 from judgments.models import CampaignMode
+from judgments.selectors import MAX_JUDGES_PER_ITEM, MAX_OUTPUTS_PER_ITEM
 
 
 class CampaignForm(forms.Form):
@@ -22,8 +24,12 @@ class CampaignForm(forms.Form):
         queryset=User.objects.filter(is_active=True).order_by("username"),
         widget=forms.CheckboxSelectMultiple,
     )
-    judges_per_item = forms.IntegerField(min_value=1, initial=2, label="judges per item (k)")
-    outputs_per_item = forms.IntegerField(min_value=2, initial=5, label="outputs per item (N)")
+    judges_per_item = forms.IntegerField(
+        min_value=1, max_value=MAX_JUDGES_PER_ITEM, initial=2, label="judges per item (k)"
+    )
+    outputs_per_item = forms.IntegerField(
+        min_value=2, max_value=MAX_OUTPUTS_PER_ITEM, initial=5, label="outputs per item (N)"
+    )
     agreement_share = forms.FloatField(
         min_value=0, max_value=1, initial=0.0, label="share of items to one more judge"
     )
@@ -33,7 +39,7 @@ class CampaignForm(forms.Form):
     include_references = forms.BooleanField(
         required=False, label="add the release's references as a hidden control system (REF)"
     )
-    seed = forms.IntegerField(initial=0)
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=MAX_INT32)
     guideline = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
 
     def __init__(self, *args: Any, system_names: list[str] | None = None, **kwargs: Any):

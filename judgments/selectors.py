@@ -23,6 +23,14 @@ from judgments.models import Assignment, AssignmentStatus, Campaign, Item
 
 HUMAN_METHODS = ("ew", "trueskill")
 TRUESKILL_RUNS = 1000  # the published TrueSkill scores average 1,000 seeded orders
+# Bounds of the results' parameters (page and API): each bootstrap sample and TrueSkill run
+# is work in the web request; 100,000,000 samples once took 6.7 GiB and 47 s, then a 500.
+MAX_RESULTS_BOOTSTRAP = 2000
+MAX_TRUESKILL_RUNS = 10_000
+MAX_STALE_MINUTES = 60 * 24 * 366  # "stale" reassigns items opened up to a year ago
+# Per item (the columns are small integers; a campaign of more is not a ranking task).
+MAX_JUDGES_PER_ITEM = 100
+MAX_OUTPUTS_PER_ITEM = 100
 
 
 # --- the selectors the scoring side calls (signatures are a contract) --------------------------

@@ -14,8 +14,10 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
+from core.exceptions import ServiceError
 from core.markdown import render_markdown
 from core.models import User
+from core.params import bounded_float, bounded_int
 from core.permissions import role_required
 from core.roles import Role, has_role
 from core.web import call_service, lookup, parse_id
@@ -186,14 +188,20 @@ def _meta_evaluation_url(campaign: Campaign) -> str | None:
 @role_required(Role.ADMIN)
 def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
-    bootstrap = request.GET.get("bootstrap", "200")
     report = None
     error = ""
     try:
-        report = selectors.cached_campaign_results(
-            campaign, bootstrap=min(int(bootstrap), 2000) if bootstrap.isdigit() else 200
+        bootstrap = bounded_int(
+            request.GET.get("bootstrap"),
+            field="bootstrap",
+            low=0,
+            high=selectors.MAX_RESULTS_BOOTSTRAP,
+            default=200,
         )
-    except ValueError as exc:
+        report = selectors.cached_campaign_results(campaign, bootstrap=bootstrap)
+    except ServiceError as exc:
+        error = exc.message
+    except ValueError as exc:  # no pairwise judgment yet
         error = str(exc)
     progress = selectors.campaign_progress(campaign)
     return render(
@@ -237,14 +245,22 @@ def export(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
 @require_POST
 def reassign_stale(request: HttpRequest, campaign_id: int) -> HttpResponse:
     campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
-    minutes = request.POST.get("minutes", "60")
+    try:
+        minutes = bounded_float(
+            request.POST.get("minutes"),
+            field="minutes",
+            low=0,
+            high=selectors.MAX_STALE_MINUTES,
+            default=60,
+        )
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("judgments:results", campaign_id=campaign.pk)
     moved = call_service(
         request,
         services.reassign_stale,
         campaign=campaign,
-        older_than=timedelta(
-            minutes=float(minutes) if minutes.replace(".", "", 1).isdigit() else 60
-        ),
+        older_than=timedelta(minutes=minutes),
         by=_user(request),
     )
     if moved is not None:

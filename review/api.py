@@ -22,8 +22,10 @@ from annotate.api import (
 from annotate.selectors import first_submission
 from core.exceptions import ServiceError
 from core.models import User
+from core.params import MAX_INT32, bounded_int
 from core.permissions import IsAnnotator, IsPlatformAdmin
 from core.roles import Role, has_role
+from core.web import parse_id
 from datasets.models import Dataset, GoldenReference
 from review import selectors, services, verdicts
 from review.models import Complaint, ReviewTask, StudyItem
@@ -72,19 +74,21 @@ class CandidateSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class VerdictInputSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    position = serializers.IntegerField()
+    position = serializers.IntegerField(min_value=0, max_value=MAX_INT32)
     correct = serializers.BooleanField()
     text = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
 
 
 class ReviewSubmitSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    version = serializers.IntegerField()
+    version = serializers.IntegerField(min_value=0, max_value=MAX_INT32)
     judgement = serializers.ChoiceField(choices=["annotatable", "error_free", "not_annotatable"])
     verdicts = VerdictInputSerializer(many=True)
     added = serializers.ListField(
         child=serializers.CharField(allow_blank=True), required=False, default=list
     )
-    time_spent_seconds = serializers.IntegerField(required=False, default=0, min_value=0)
+    time_spent_seconds = serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=MAX_INT32
+    )
 
 
 class ReviewTaskListView(APIView):
@@ -177,10 +181,9 @@ class ReviewReassignView(APIView):
     def post(self, request: Request, task_id: int) -> Response:
         to_user = None
         if request.data.get("reviewer") not in (None, ""):
-            try:
-                to_user = User.objects.get(pk=int(request.data["reviewer"]))
-            except (User.DoesNotExist, TypeError, ValueError):
-                raise ServiceError("reviewer: no such user", field="reviewer") from None
+            to_user = User.objects.filter(pk=parse_id(str(request.data["reviewer"])) or 0).first()
+            if to_user is None:
+                raise ServiceError("reviewer: no such user", field="reviewer")
         task = services.reassign_review(task_id=task_id, by=request.user, to_user=to_user)
         return Response(ReviewTaskSerializer(task).data)
 
@@ -404,14 +407,10 @@ class AssignDatasetView(APIView):
         ),
     )
     def post(self, request: Request) -> Response:
-        try:
-            dataset = Dataset.objects.get(pk=int(request.data.get("dataset")))
-        except (Dataset.DoesNotExist, TypeError, ValueError):
-            raise ServiceError("dataset: no such dataset id", field="dataset", status=404) from None
-        try:
-            seed = int(request.data.get("seed", 0))
-        except (TypeError, ValueError):
-            raise ServiceError("seed must be a whole number", field="seed") from None
+        dataset = Dataset.objects.filter(pk=parse_id(str(request.data.get("dataset"))) or 0).first()
+        if dataset is None:
+            raise ServiceError("dataset: no such dataset id", field="dataset", status=404)
+        seed = bounded_int(request.data.get("seed"), field="seed", low=0, high=MAX_INT32, default=0)
         summary = assign_dataset(dataset=dataset, seed=seed, by=request.user)
         return Response(
             {

@@ -16,10 +16,11 @@ from django.views.decorators.http import require_POST
 from annotate import selectors as annotate_selectors
 from annotate import services as annotate_services
 from core.exceptions import ServiceError
+from core.params import MAX_INT32, bounded_int
 from core.permissions import role_required
 from core.roles import Role
 from core.selectors import recent_notifications
-from core.web import call_service, lookup
+from core.web import call_service, lookup, parse_id
 from datasets.extraction import diff_segments, edits_between
 from datasets.models import Dataset
 from datasets.services.projects import MAX_STALE_AFTER_HOURS
@@ -274,17 +275,10 @@ def admin_dashboard(request: HttpRequest) -> HttpResponse:
     # Without ?stale_hours= each dataset's own deadline (set on its project page) applies.
     hours: int | None = None
     raw_hours = request.GET.get("stale_hours", "").strip()
-    if raw_hours:
-        try:
-            hours = int(raw_hours)
-        except ValueError:
-            messages.error(request, "stale_hours must be a whole number of hours")
-        else:
-            if not 0 <= hours <= MAX_STALE_HOURS:
-                messages.error(
-                    request, f"stale_hours must be between 0 and {MAX_STALE_HOURS}; got {hours}"
-                )
-                hours = None
+    try:
+        hours = bounded_int(raw_hours, field="stale_hours", low=0, high=MAX_STALE_HOURS)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
     if hours is None:
         stale = annotate_selectors.overdue_assignments(now=timezone.now())
         stale_reviews = selectors.overdue_review_tasks(now=timezone.now())
@@ -312,11 +306,14 @@ def admin_dashboard(request: HttpRequest) -> HttpResponse:
 @role_required(Role.ADMIN)
 @require_POST
 def assign_dataset_view(request: HttpRequest) -> HttpResponse:
+    dataset = Dataset.objects.filter(pk=parse_id(request.POST.get("dataset", "")) or 0).first()
     try:
-        dataset = Dataset.objects.get(pk=int(request.POST.get("dataset", "")))
-        seed = int(request.POST.get("seed") or 0)
-    except (Dataset.DoesNotExist, ValueError):
-        messages.error(request, "choose a dataset and a whole-number seed")
+        seed = bounded_int(request.POST.get("seed"), field="seed", low=0, high=MAX_INT32, default=0)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
+        return redirect("review:admin-dashboard")
+    if dataset is None:
+        messages.error(request, "choose a dataset")
         return redirect("review:admin-dashboard")
     back = (
         redirect("review:project", name=dataset.name)

@@ -25,12 +25,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.exceptions import NotFound, ServiceError
+from core.params import MAX_ID, MAX_INT32
 from core.permissions import IsPlatformAdmin, IsReviewerOrAdmin
 from datasets.selectors import dataset_by_id, get_dataset, release_by_id
 from scoring import selectors, services
 from scoring.models import (
     HumanSystemScores,
-    MetaEvaluation,
     ScoreStatus,
     SystemOutput,
     SystemScore,
@@ -100,7 +100,7 @@ class SystemListView(APIView):
             system = services.upload_system_output(
                 version=version,
                 name=data["name"],
-                data=data["file"].read(),
+                data=data["file"],
                 file_name=data["file"].name,
                 user=request.user,
                 file_format=data["format"],
@@ -182,7 +182,9 @@ class LeaderboardView(APIView):
 
 
 class EnsembleSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    systems = serializers.ListField(child=serializers.IntegerField(), min_length=2)
+    systems = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID), min_length=2
+    )
     name = serializers.CharField(max_length=100)
     wait = serializers.BooleanField(default=False)
 
@@ -325,8 +327,8 @@ class HumanScoresUploadSerializer(serializers.Serializer):  # type: ignore[type-
 
 class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg]
     metrics = serializers.ListField(child=serializers.CharField(), min_length=1)
-    human_scores = serializers.IntegerField(required=False)
-    campaign = serializers.IntegerField(required=False)
+    human_scores = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    campaign = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     method = serializers.ChoiceField(choices=list(meta_services.HUMAN_METHODS), default="ew")
     bootstrap = serializers.IntegerField(
         min_value=0, max_value=meta_services.MAX_BOOTSTRAP, default=meta_services.DEFAULT_BOOTSTRAP
@@ -334,8 +336,10 @@ class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg
     sentence_bootstrap = serializers.IntegerField(
         min_value=0, max_value=meta_services.MAX_BOOTSTRAP, default=0
     )
-    window = serializers.IntegerField(min_value=2, required=False)
-    seed = serializers.IntegerField(default=0)
+    window = serializers.IntegerField(
+        min_value=2, max_value=meta_services.MAX_WINDOW, required=False
+    )
+    seed = serializers.IntegerField(default=0, min_value=0, max_value=MAX_INT32)
     exclude = serializers.ListField(child=serializers.CharField(), default=list)
     wait = serializers.BooleanField(default=False)
 
@@ -360,11 +364,11 @@ class MetaEvaluationListView(APIView):
                 ],
                 "campaigns": [
                     {"id": c.pk, "name": str(c)}
-                    for c in meta_services.campaigns_for_release(version)
+                    for c in meta_services.campaigns_for_release(version, user=request.user)
                 ],
                 "evaluations": [
                     meta_services.evaluation_state(e)
-                    for e in MetaEvaluation.objects.filter(version=version)[:20]
+                    for e in meta_services.evaluations_for(version, user=request.user)[:20]
                 ],
             }
         )
@@ -416,7 +420,7 @@ class HumanScoresUploadView(APIView):
         human = meta_services.upload_human_scores(
             version=version,
             name=form.validated_data.get("name", ""),
-            data=uploaded.read(),
+            data=uploaded,
             file_name=uploaded.name or "",
             user=request.user,
             replace=form.validated_data["replace"],
@@ -429,5 +433,7 @@ class MetaEvaluationDetailView(APIView):
 
     @extend_schema(responses={200: _META_STATE})
     def get(self, request: Request, evaluation_id: int) -> Response:
-        evaluation = meta_services.settle_with_job(meta_services.get_evaluation(evaluation_id))
+        evaluation = meta_services.settle_with_job(
+            meta_services.evaluation_for(evaluation_id, user=request.user)
+        )
         return Response(meta_services.evaluation_state(evaluation))

@@ -10,18 +10,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
+from gecscore.signature import settings_of
 
-from core.charts import (
-    AxisRange,
-    ChartBox,
-    range_line_chart,
-    scatter_chart,
-)
+from core.charts import ChartBox
 from core.exceptions import ServiceError
 from core.models import BackgroundJob
+from core.params import bounded_int
 from core.permissions import role_required
 from core.roles import Role
+from core.uploads import TOO_LARGE
 from core.web import lookup, parse_id
+from core.xycharts import AxisRange, range_line_chart, scatter_chart
 from datasets.selectors import release_by_id
 from scoring.models import HumanSystemScores, MetaEvaluation, ScoreStatus, SystemOutput
 from scoring.services import meta as meta_services
@@ -30,15 +29,6 @@ from scoring.services import meta as meta_services
 def _int_or_none(value: str | None) -> int | None:
     value = (value or "").strip()
     return parse_id(value)
-
-
-def _whole_number(value: str | None, field: str, default: int | None) -> int | None:
-    value = (value or "").strip()
-    if not value:
-        return default
-    if parse_id(value) is None:
-        raise ServiceError(f"{field} must be a whole number (got {value!r})", field=field)
-    return int(value)
 
 
 def meta_charts(evaluation: MetaEvaluation) -> dict[str, Any]:
@@ -85,20 +75,54 @@ def meta_charts(evaluation: MetaEvaluation) -> dict[str, Any]:
     return {"scatters": scatters, "window_chart": window_svg}
 
 
+# Below this many systems a bootstrap over systems resamples a handful of points (with 3,
+# a third of the resamples repeat one system twice or more) and its interval looks far surer
+# than it is (issue 28 D4: [0.924, 1.000] over 3 systems); the page says so beside the table.
+FEW_SYSTEMS_FOR_INTERVALS = 8
+
+
 def _meta_rows(evaluation: MetaEvaluation) -> list[dict[str, Any]]:
     report = evaluation.report
     best = report.get("best")
     rows = []
     for key, entry in report.get("metrics", {}).items():
+        stored = evaluation.signatures.get(key, [])
+        settings = sorted({settings_of(signature) for signature in stored})
         rows.append(
             {
                 "key": key,
                 **entry,
                 "best": key == best,
-                "signatures": evaluation.signatures.get(key, []),
+                # Issue 28 D2: CLEME's b is measured per system; only settings count as mixed.
+                "signatures": settings,
+                "measured_per_system": len(stored) > len(settings),
             }
         )
     return rows
+
+
+def _run_numbers(request: HttpRequest) -> dict[str, Any]:
+    """The run form's numbers, each bounded (the API's serializer has the same bounds)."""
+    most = meta_services.MAX_BOOTSTRAP
+    return {
+        "bootstrap": bounded_int(
+            request.POST.get("bootstrap"),
+            field="bootstrap",
+            low=0,
+            high=most,
+            default=meta_services.DEFAULT_BOOTSTRAP,
+        ),
+        "sentence_bootstrap": bounded_int(
+            request.POST.get("sentence_bootstrap"),
+            field="sentence_bootstrap",
+            low=0,
+            high=most,
+            default=0,
+        ),
+        "window": bounded_int(
+            request.POST.get("window"), field="window", low=2, high=meta_services.MAX_WINDOW
+        ),
+    }
 
 
 @role_required(Role.ADMIN)
@@ -125,15 +149,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
                 human_scores=human_scores,
                 campaign_id=_int_or_none(raw_id) if kind == "campaign" else None,
                 method=request.POST.get("method", "ew"),
-                bootstrap=_whole_number(
-                    request.POST.get("bootstrap"), "bootstrap", meta_services.DEFAULT_BOOTSTRAP
-                )
-                or 0,
-                sentence_bootstrap=_whole_number(
-                    request.POST.get("sentence_bootstrap"), "sentence bootstrap", 0
-                )
-                or 0,
-                window=_whole_number(request.POST.get("window"), "window", None),
+                **_run_numbers(request),
                 exclude=request.POST.getlist("exclude"),
             )
         except ServiceError as exc:
@@ -143,11 +159,12 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         return redirect(
             f"{reverse('scoring:meta-evaluation', args=[version.pk])}?run={evaluation.pk}"
         )
-    runs = list(MetaEvaluation.objects.filter(version=version)[:20])
+    visible_runs = meta_services.evaluations_for(version, user=request.user)
+    runs = list(visible_runs[:20])
     chosen_id = _int_or_none(request.GET.get("run"))
     shown = next((r for r in runs if r.pk == chosen_id), None)
     if shown is None and chosen_id is not None:
-        shown = MetaEvaluation.objects.filter(pk=chosen_id, version=version).first()
+        shown = visible_runs.filter(pk=chosen_id).first()
     if shown is None and chosen_id is None:
         shown = next((r for r in runs if r.status == ScoreStatus.DONE), None)
     if shown is not None:
@@ -156,7 +173,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         "version": version,
         "metric_choices": meta_services.available_metrics(version),
         "uploads": list(HumanSystemScores.objects.filter(version=version)),
-        "campaigns": meta_services.campaigns_for_release(version),
+        "campaigns": meta_services.campaigns_for_release(version, user=request.user),
         "chosen_campaign": _int_or_none(request.GET.get("campaign")),
         "runs": runs,
         "evaluation": shown,
@@ -171,6 +188,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         context["job"] = BackgroundJob.objects.filter(pk=shown.background_job_id).first()
     if shown is not None and shown.status == ScoreStatus.DONE:
         context["rows"] = _meta_rows(shown)
+        context["few_systems"] = len(shown.systems) < FEW_SYSTEMS_FOR_INTERVALS
         context.update(meta_charts(shown))
     return render(request, "scoring/meta.html", context)
 
@@ -186,12 +204,14 @@ def meta_human_upload(request: HttpRequest, version_id: int) -> HttpResponse:
         human = meta_services.upload_human_scores(
             version=version,
             name=request.POST.get("name", ""),
-            data=uploaded.read(),
+            data=uploaded,
             file_name=uploaded.name or "",
             user=request.user,
             replace=request.POST.get("replace") == "1",
         )
     except ServiceError as exc:
+        if exc.status == TOO_LARGE:
+            raise  # a refused upload answers 413 with its message (core.middleware), not a redirect
         messages.error(request, exc.message)
     else:
         messages.success(request, f"human scores {human.name} stored ({len(human.scores)} systems)")

@@ -43,6 +43,12 @@ def _as_dict(result: ErrantResult) -> dict[str, Any]:
     }
 
 
+def source_tokens(text: str) -> list[str]:
+    """The words ERRANT's spans index: the source split on whitespace (errant_parallel and
+    `parallel_to_m2_blocks` tokenise the stripped line the same way)."""
+    return text.split()
+
+
 def hypothesis_blocks(sources: Sequence[str], hypotheses: Sequence[str]) -> list[M2Block]:
     """ERRANT M2 blocks of one system's hypotheses (one annotator)."""
     return parallel_to_m2_blocks(sources, [hypotheses])

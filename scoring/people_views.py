@@ -18,6 +18,7 @@ from core.charts import (
 )
 from core.exceptions import ServiceError
 from core.models import BackgroundJob
+from core.params import bounded_float
 from core.permissions import role_required
 from core.roles import Role
 from core.web import lookup, parse_id
@@ -86,6 +87,13 @@ def _parse_day(value: str, default: datetime) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min), timezone.get_current_timezone())
 
 
+MAX_PAY_FACTOR = 100.0
+
+
+def _pay_number(request: HttpRequest, field: str, *, high: float) -> float:
+    return bounded_float(request.POST.get(field, ""), field=field, low=0.0, high=high, default=-1)
+
+
 @role_required(Role.ADMIN)
 @require_http_methods(["GET", "POST"])
 def pay(request: HttpRequest) -> HttpResponse:
@@ -95,9 +103,9 @@ def pay(request: HttpRequest) -> HttpResponse:
                 user=request.user,
                 per_submission=Decimal(request.POST.get("per_submission", "")),
                 per_review=Decimal(request.POST.get("per_review", "")),
-                target_f05=float(request.POST.get("target_f05", "")),
-                min_factor=float(request.POST.get("min_factor", "")),
-                max_factor=float(request.POST.get("max_factor", "")),
+                target_f05=_pay_number(request, "target_f05", high=1.0),
+                min_factor=_pay_number(request, "min_factor", high=MAX_PAY_FACTOR),
+                max_factor=_pay_number(request, "max_factor", high=MAX_PAY_FACTOR),
                 currency=request.POST.get("currency", "CNY")[:8] or "CNY",
             )
         except (InvalidOperation, ValueError):

@@ -20,6 +20,7 @@ from datasets.models import Dataset, DatasetVersion
 from datasets.selectors import get_version
 from review.models import ReviewStatus, ReviewTask
 from scoring import metric
+from scoring.highlighting import highlight_segments, source_tokens_and_joiner
 from scoring.models import (
     AnnotatorSample,
     PayRates,
@@ -138,13 +139,14 @@ def sentence_results(
         source_text = row.text if row else ""
         index = _index_of_position(score.system.version, result.position)
         hypothesis = hypotheses[index] if index is not None and index < len(hypotheses) else ""
+        tokens, joiner = source_tokens_and_joiner(score.system.version, source_text)
         out.append(
             {
                 "result": result,
                 "source": source_text,
                 "hypothesis": hypothesis,
                 "references": list(row.references) if row else [],
-                "segments": highlight_segments(metric.source_tokens(source_text), result.edits),
+                "segments": highlight_segments(tokens, result.edits, joiner),
             }
         )
     return out, total
@@ -167,39 +169,6 @@ def _release_positions(version: DatasetVersion) -> dict[int, int]:
         cached = {position: index for index, position in enumerate(ordered)}
         _POSITIONS_CACHE[version.pk] = cached
     return cached
-
-
-def highlight_segments(
-    source_tokens: Sequence[str], edits: Sequence[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Split the source into plain text and edit segments for the page.
-
-    Hypothesis edits (TP/FP) are drawn on the source; missed reference edits (FN) are
-    listed beside it because they may overlap the hypothesis edits.
-    """
-    spans = sorted(
-        (e for e in edits if e.get("label") in ("TP", "FP") and e["start"] >= 0),
-        key=lambda e: (e["start"], e["end"]),
-    )
-    segments: list[dict[str, Any]] = []
-    cursor = 0
-    for edit in spans:
-        if edit["start"] < cursor:
-            continue
-        if edit["start"] > cursor:
-            segments.append({"text": "".join(source_tokens[cursor : edit["start"]])})
-        segments.append(
-            {
-                "text": "".join(source_tokens[edit["start"] : edit["end"]]),
-                "correction": edit["target"],
-                "label": edit["label"],
-                "type": edit["type"],
-            }
-        )
-        cursor = edit["end"]
-    if cursor < len(source_tokens):
-        segments.append({"text": "".join(source_tokens[cursor:])})
-    return segments
 
 
 # --- annotator quality ----------------------------------------------------------------------

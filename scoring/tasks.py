@@ -11,11 +11,13 @@ config/settings.py routes to the `gpu` queue; they add their numbers under
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from celery import shared_task
 
+from core.exceptions import NotFound
 from core.jobs import run_claimed
 from scoring import services
 from scoring.services import meta
@@ -79,5 +81,7 @@ def meta_evaluate(evaluation_id: int, job_id: int | None = None) -> dict[str, An
         return work(None)
     result = run_claimed(job_id, work)
     if result is None:  # not taken (cancelled, done elsewhere) or stopped on an internal error
-        meta.settle_with_job(meta.get_evaluation(evaluation_id))
+        # No run at all: its request rolled back after the message reached the broker late.
+        with contextlib.suppress(NotFound):
+            meta.settle_with_job(meta.get_evaluation(evaluation_id))
     return result

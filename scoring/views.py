@@ -22,8 +22,10 @@ from core.charts import (
 )
 from core.exceptions import ServiceError
 from core.models import BackgroundJob
+from core.params import MAX_INT32, bounded_int
 from core.permissions import role_required
 from core.roles import Role, roles_of
+from core.uploads import TOO_LARGE
 from core.web import call_service, lookup, parse_id
 from datasets.models import Dataset, Language
 from datasets.selectors import release_by_id
@@ -127,7 +129,7 @@ def upload(request: HttpRequest, version_id: int) -> HttpResponse:
             system = services.upload_system_output(
                 version=version,
                 name=request.POST.get("name", ""),
-                data=uploaded.read(),
+                data=uploaded,
                 file_name=uploaded.name or "",
                 user=request.user,
                 file_format=request.POST.get("format", "auto"),
@@ -136,6 +138,8 @@ def upload(request: HttpRequest, version_id: int) -> HttpResponse:
             )
             services.request_scoring(system=system, user=request.user)
     except ServiceError as exc:
+        if exc.status == TOO_LARGE:
+            raise  # a refused upload answers 413 with its message (core.middleware), not a redirect
         messages.error(request, exc.message)
         return redirect("scoring:leaderboard", version_id=version.pk)
     messages.success(request, f"{system.name} uploaded; scoring started.")
@@ -170,8 +174,9 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
     only = request.GET.get("only", "")
     source_name = request.GET.get("source", "")
     try:
-        page = max(1, int(request.GET.get("page", "1")))
-    except ValueError:
+        page = bounded_int(request.GET.get("page"), field="page", low=1, high=MAX_INT32, default=1)
+    except ServiceError as exc:
+        messages.error(request, exc.message)
         page = 1
     context: dict[str, Any] = {
         "system": system,

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.parallel import setup_worker_environments, worker_log
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = Path(os.environ.get("GEC_SHARED_DIR", REPO_ROOT.parent / "shared"))
 
@@ -28,6 +30,12 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def shared_data(shared_dir: Path) -> Path:
     return shared_dir / "data"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list[object]) -> None:
+    """`-n 2`: each worker its own var/ folder and Redis database (tests/parallel.py)."""
+    setup_worker_environments(specs)
 
 
 # --- services: PostgreSQL, Redis and a real Celery worker ------------------------------------
@@ -72,7 +80,7 @@ def celery_worker_process(django_db_setup, django_db_blocker):  # type: ignore[n
         CELERY_TASK_ALWAYS_EAGER="0",
         PYTHONUNBUFFERED="1",
     )
-    log_path = REPO_ROOT / "artifacts" / "celery-worker.log"
+    log_path = worker_log("celery-worker")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     log = log_path.open("w")
     worker = subprocess.Popen(

@@ -3,8 +3,9 @@ ids and texts, and the one error shape (file, 1-based line, field).
 
 Input is strict on purpose: a byte-order mark, Windows (CRLF) line ends, a non-UTF-8 file
 (typically GBK), empty lines, duplicate ids, mismatched line counts and files above
-`GEC_MAX_UPLOAD_BYTES` are refused, because each of them otherwise ends up as invisible
-characters inside ids or references, or as references attached to the wrong sentence.
+the upload limits (core/uploads.py: size, decompressed size, lines, line length) are
+refused, because each of them otherwise ends up as invisible characters inside ids or
+references, as references attached to the wrong sentence, or as a worker out of memory.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from django.conf import settings
 from gecscore.errors import InputFormatError, decode_utf8
 
 from core.exceptions import ServiceError
+from core.uploads import check_upload, read_upload
 from datasets.textrules import (
     BINARY_MESSAGE,
     describe_character,
@@ -45,13 +46,13 @@ class ImportFile:
     data: bytes
 
     @classmethod
-    def from_path(cls, path: str | Path) -> ImportFile:
+    def from_path(cls, path: str | Path, *, name: str | None = None) -> ImportFile:
+        """The file's content (decompressed when gzipped) through the one bounded reader."""
         path = Path(path)
         if not path.is_file():
             raise ServiceError(f"{path}: no such file", field="file")
-        size = path.stat().st_size
-        check_size(path.name, size)
-        return cls(name=str(path), data=path.read_bytes())
+        label = name or str(path)
+        return cls(name=label, data=read_upload(path, name=label))
 
 
 @dataclass
@@ -73,20 +74,10 @@ def format_error(file: str, line: int | None, field_name: str, message: str) -> 
     return ServiceError(f"{where}, field {field_name}: {message}", field=field_name)
 
 
-def check_size(name: str, size: int) -> None:
-    limit = int(getattr(settings, "GEC_MAX_UPLOAD_BYTES", 200 * 1024 * 1024))
-    if size > limit:
-        raise ServiceError(
-            f"{name}: the file is {size:,} bytes, above the import limit of {limit:,} bytes "
-            "(setting GEC_MAX_UPLOAD_BYTES); split it into several imports",
-            field="file",
-        )
-
-
 def decode_lines(file: ImportFile) -> list[str]:
     """The file's lines, after the checks every format shares (size, BOM, UTF-8, CRLF)."""
     data = file.data
-    check_size(file.name, len(data))
+    check_upload(data, name=file.name)  # the upload limits, for files handed in as bytes
     if data.startswith(b"\xef\xbb\xbf"):
         raise format_error(
             file.name,

@@ -18,6 +18,7 @@ from django.db.models import Q, QuerySet
 from core.audit import log_action
 from core.exceptions import ServiceError
 from core.models import User
+from core.params import bounded_int
 from core.roles import Role
 from datasets.models import Dataset
 
@@ -50,12 +51,9 @@ def users_with_role(role: Role) -> QuerySet[User]:
 
 
 def _whole_number(value: Any, *, field: str, label: str, low: int, high: int) -> int:
-    try:
-        number = int(str(value).strip())
-    except (TypeError, ValueError):
-        raise ServiceError(f"{label} must be a whole number, got {value!r}", field=field) from None
-    if not low <= number <= high:
-        raise ServiceError(f"{label} must be between {low} and {high}, got {number}", field=field)
+    number = bounded_int(value, field=field, low=low, high=high, label=label)
+    if number is None:
+        raise ServiceError(f"give {label}", field=field)
     return number
 
 

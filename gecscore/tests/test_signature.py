@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gecscore.cleme.scorers import _signature as cleme_signature
-from gecscore.cleme.weighting import NO_WEIGHTING
+from gecscore.cleme.weighting import NO_WEIGHTING, default_weighting
 from gecscore.compare import compare_m2
 from gecscore.compare import signature as compare_signature
 from gecscore.english.errant_compare import CompareOptions
@@ -16,7 +16,15 @@ from gecscore.m2 import parse_m2
 from gecscore.maxmatch.scorer import M2Result
 from gecscore.ptm2 import signature as ptm2_signature
 from gecscore.ptm2_m2 import signature as ptm2_m2_signature
-from gecscore.signature import COLON, COLON_V, KEYED, WEIGHTS, Signature, SignatureStyle
+from gecscore.signature import (
+    COLON,
+    COLON_V,
+    KEYED,
+    WEIGHTS,
+    Signature,
+    SignatureStyle,
+    settings_of,
+)
 from gecscore.weights.base import SelfWeights
 
 
@@ -138,3 +146,20 @@ def test_cleme_signature() -> None:
         "CLEME|v:1.0(THUKElab/CLEME@5fc7617)|level:sentence|assume:independent|beta:1"
         "|weight:none|refs:3|select:accuracy"
     )
+
+
+def test_settings_of_leaves_out_only_the_measured_length_bias() -> None:
+    """CLEME's b is measured from each system's chunks (issue 28 D2): signatures that differ
+    only there share their settings; any chosen option still tells them apart."""
+    table = default_weighting("corpus", "dependent")
+    one = cleme_signature("corpus", "dependent", 0.5, table, 2.2056, None)
+    other = cleme_signature("corpus", "dependent", 0.5, table, 2.2336, None)
+    assert one != other and ",b=2.2056)" in one
+    assert settings_of(one) == settings_of(other)
+    assert settings_of(one) == one.replace("b=2.2056", "b=*")
+    beta_one = cleme_signature("corpus", "dependent", 1.0, table, 2.2056, None)
+    assert settings_of(beta_one) != settings_of(one)
+    plain = cleme_signature("corpus", "dependent", 0.5, NO_WEIGHTING, 0.0, None)
+    assert settings_of(plain) == plain
+    keyed = Signature("gleu", "7", (("b", "2"), ("order", "4"))).text  # a chosen field named b
+    assert settings_of(keyed) == keyed

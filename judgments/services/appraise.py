@@ -3,7 +3,6 @@ pairwise CSV out."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -20,7 +19,10 @@ from gecscore.meta.judgments import pairwise as pairwise_comparisons
 
 from core.audit import log_action
 from core.exceptions import ServiceError
+from core.jobs import settle_job
 from core.models import User
+from core.unique import create_unique
+from core.uploads import judgments_xml_limits
 from datasets.models import DatasetVersion, Language
 from judgments.models import (
     Assignment,
@@ -32,18 +34,18 @@ from judgments.models import (
     Judgment,
 )
 from judgments.selectors import campaign_judgment_set
-from judgments.services.campaigns import release_sources
+from judgments.services.campaigns import campaign_name_taken, release_sources
 
 
 def _read_xml(
     source: str | Path | bytes, *, systems: Sequence[str] | None, label: str
 ) -> JudgmentSet:
+    """The file read as a stream through the one bounded reader, within the Appraise XML
+    limits (core/uploads.py: size, lines, nesting depth)."""
     try:
-        if isinstance(source, bytes):
-            handle = io.BytesIO(source)
-            handle.name = label  # type: ignore[attr-defined]
-            return read_judgments_xml(handle, systems=systems)
-        return read_judgments_xml(source, systems=systems)
+        return read_judgments_xml(
+            source, systems=systems, limits=judgments_xml_limits(), name=label
+        )
     except JudgmentFormatError as error:
         raise ServiceError(
             f"{error.path}, {error.place}: {error.message}", field=error.place
@@ -62,13 +64,15 @@ def import_judgments(
     release: DatasetVersion | None = None,
     label: str | None = None,
     by: User | None = None,
+    job_id: int | None = None,
 ) -> Campaign:
     """Load an Appraise ranking XML file into campaign `campaign_name` (created if new).
 
     All or nothing: malformed XML (line and column), a system the campaign does not have, a
     sentence id not in the release, an item id the same judge already has: a ServiceError
     naming the place, and no row written. Without a release the campaign stands alone, its
-    systems and sentences named by the file.
+    systems and sentences named by the file. With `job_id` (judgments/jobs.py) the job is
+    marked done in this same transaction.
     """
     label = label or (str(source) if not isinstance(source, bytes) else "upload.xml")
     campaign = Campaign.objects.select_for_update().filter(name=campaign_name).first()
@@ -106,18 +110,33 @@ def import_judgments(
         "judgments.import",
         {"file": label, "items": items, "systems": new_systems},
     )
+    settle_job(
+        job_id,
+        result={"campaign": campaign.pk, "name": campaign.name, "items": items},
+        message=f"imported {items} ranking items into campaign {campaign.name!r}",
+    )
     return campaign
 
 
 def _new_campaign(name: str, *, release: DatasetVersion | None, by: User | None) -> Campaign:
     """A campaign that holds imported judgments only (one judge per item, no repeats)."""
-    campaign = Campaign.objects.create(
-        name=name,
-        release=release,
-        language=release.dataset.language if release is not None else Language.ENGLISH,
-        judges_per_item=1,
-        consistency_share=0.0,
-        created_by=by,
+    # Two imports into one new name both find no campaign; the second insert loses.
+    campaign = create_unique(
+        Campaign,
+        lambda: Campaign.objects.create(
+            name=name,
+            release=release,
+            language=release.dataset.language if release is not None else Language.ENGLISH,
+            judges_per_item=1,
+            consistency_share=0.0,
+            created_by=by,
+        ),
+        unique=["name"],
+        values={"name": name},
+        message=lambda existing: (
+            f"{campaign_name_taken(existing)}: another import created it at the same time; "
+            "nothing was imported, import the file again to add to it"
+        ),
     )
     if by is not None:
         campaign.admins.add(by)

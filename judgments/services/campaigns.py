@@ -12,6 +12,7 @@ from django.db import transaction
 from core.audit import log_action
 from core.exceptions import Conflict, ServiceError
 from core.models import User
+from core.unique import create_unique
 from datasets.models import DatasetVersion, Language
 from judgments.models import (
     Assignment,
@@ -90,13 +91,11 @@ def create_campaign(
         outputs_per_item=outputs_per_item,
         shares={"agreement_share": agreement_share, "consistency_share": consistency_share},
     )
-    if language is None:
-        language = release.dataset.language if release is not None else Language.CHINESE
-    campaign = Campaign.objects.create(
+    fields = dict(
         name=name,
         mode=mode,
         release=release,
-        language=language,
+        language=language if language is not None else _language_of(release),
         judges_per_item=judges_per_item,
         outputs_per_item=outputs_per_item,
         agreement_share=agreement_share,
@@ -105,6 +104,13 @@ def create_campaign(
         guideline=guideline,
         result_blocks=[[["id", name], ["source-language", "err"], ["target-language", "cor"]]],
         created_by=created_by,
+    )
+    campaign = create_unique(
+        Campaign,
+        lambda: Campaign.objects.create(**fields),
+        unique=["name"],
+        values={"name": name},
+        message=campaign_name_taken,
     )
     campaign.judges.set(judge_list)
     campaign.admins.set([a for a in admins] + ([created_by] if created_by else []))
@@ -123,6 +129,14 @@ def create_campaign(
     return campaign
 
 
+def _language_of(release: DatasetVersion | None) -> str:
+    return release.dataset.language if release is not None else Language.CHINESE
+
+
+def campaign_name_taken(existing: Campaign) -> str:
+    return f"a campaign named {existing.name!r} exists already (campaign {existing.pk})"
+
+
 def _checked_request(
     *,
     name: str,
@@ -136,8 +150,9 @@ def _checked_request(
     name = name.strip()
     if not name:
         raise ServiceError("a campaign needs a name", field="name")
-    if Campaign.objects.filter(name=name).exists():
-        raise Conflict(f"a campaign named {name!r} exists already", field="name")
+    existing = Campaign.objects.filter(name=name).first()
+    if existing is not None:
+        raise Conflict(campaign_name_taken(existing), field="name")
     if mode not in CampaignMode.values:
         raise ServiceError(f"mode must be one of {', '.join(CampaignMode.values)}", field="mode")
     if sources is None:

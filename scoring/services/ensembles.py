@@ -10,12 +10,13 @@ from gecscore.ensemble import vote, vote_edits_from
 
 from core.audit import log_action
 from core.exceptions import Conflict, ServiceError
+from core.unique import create_unique
 from scoring import metric
 from scoring.models import (
     OutputFormat,
     SystemOutput,
 )
-from scoring.services.systems import released_rows, scoring_resources
+from scoring.services.systems import released_rows, scoring_resources, system_name_taken
 from scoring.uploads import hypotheses_checksum
 
 
@@ -41,8 +42,9 @@ def create_ensemble(
     name = (name or "").strip()
     if not name:
         raise ServiceError("give the ensemble a name", field="name")
-    if SystemOutput.objects.filter(version=version, name=name).exists():
-        raise Conflict(f"{version.label} already has a system named {name!r}", field="name")
+    existing = SystemOutput.objects.filter(version=version, name=name).first()
+    if existing is not None:
+        raise Conflict(system_name_taken(existing), field="name")
     resources = scoring_resources(resources_dir)
     rows = released_rows(version)
     hypotheses: list[str] = []
@@ -56,16 +58,23 @@ def create_ensemble(
         text, _kept = vote(tokens, edit_sets)
         hypotheses.append(text)
     with transaction.atomic():
-        ensemble = SystemOutput.objects.create(
-            version=version,
-            name=name,
-            description=description
-            or "edit-wise majority vote of " + ", ".join(s.name for s in systems),
-            file_name="",
-            file_format=OutputFormat.ENSEMBLE,
-            hypotheses=hypotheses,
-            checksum=hypotheses_checksum(hypotheses),
-            created_by=user if getattr(user, "is_authenticated", False) else None,
+        # The vote takes a while: another request may have taken the name meanwhile.
+        ensemble = create_unique(
+            SystemOutput,
+            lambda: SystemOutput.objects.create(
+                version=version,
+                name=name,
+                description=description
+                or "edit-wise majority vote of " + ", ".join(s.name for s in systems),
+                file_name="",
+                file_format=OutputFormat.ENSEMBLE,
+                hypotheses=hypotheses,
+                checksum=hypotheses_checksum(hypotheses),
+                created_by=user if getattr(user, "is_authenticated", False) else None,
+            ),
+            unique=["version", "name"],
+            values={"version": version, "name": name},
+            message=system_name_taken,
         )
         ensemble.ensemble_of.set(systems)
         log_action(ensemble, user, "scoring.ensemble", {"members": [s.pk for s in systems]})

@@ -12,9 +12,9 @@ import logging
 import time
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from gecscore.boundedio import Source
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
@@ -26,6 +26,8 @@ from core.jobs import (
     sweep_expired_jobs,
 )
 from core.models import BackgroundJob, JobStatus
+from core.unique import create_unique
+from core.uploads import read_upload
 from datasets.extraction import extraction_resources
 from datasets.models import (
     DatasetVersion,
@@ -71,7 +73,7 @@ def upload_system_output(
     *,
     version: DatasetVersion,
     name: str,
-    data: bytes,
+    data: Source,
     file_name: str,
     user: Any,
     file_format: str = "auto",
@@ -88,13 +90,9 @@ def upload_system_output(
         raise ServiceError("give the system a name", field="name")
     if len(name) > MAX_NAME_LENGTH:
         raise ServiceError(f"system name longer than {MAX_NAME_LENGTH} characters", field="name")
-    max_bytes = getattr(settings, "GEC_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
-    if len(data) > max_bytes:
-        raise ServiceError(
-            f"{file_name}: {len(data)} bytes is above the {max_bytes}-byte limit", field="file"
-        )
     rows = released_rows(version)
-    text = decode_upload(data, file_name=file_name)
+    # The one bounded reader: gzip decompressed as a stream, refused (413) at a limit.
+    text = decode_upload(read_upload(data, name=file_name), file_name=file_name)
     parsed = parse_system_output(
         text,
         release=[ReleasedRow(row.external_id, row.text) for row in rows],
@@ -107,11 +105,7 @@ def upload_system_output(
         )
         if existing is not None:
             if not replace:
-                raise Conflict(
-                    f"{version.label} already has a system named {name!r}; choose another name "
-                    "or replace it",
-                    field="name",
-                )
+                raise Conflict(system_name_taken(existing), field="name")
             SystemScore.objects.filter(system=existing).delete()
             existing.hypotheses = parsed.hypotheses
             existing.checksum = parsed.checksum
@@ -121,15 +115,22 @@ def upload_system_output(
             existing.save()
             system = existing
         else:
-            system = SystemOutput.objects.create(
-                version=version,
-                name=name,
-                description=description,
-                file_name=file_name,
-                file_format=parsed.file_format,
-                hypotheses=parsed.hypotheses,
-                checksum=parsed.checksum,
-                created_by=user if getattr(user, "is_authenticated", False) else None,
+            # Two uploads of a new name both find none above; the second insert loses.
+            system = create_unique(
+                SystemOutput,
+                lambda: SystemOutput.objects.create(
+                    version=version,
+                    name=name,
+                    description=description,
+                    file_name=file_name,
+                    file_format=parsed.file_format,
+                    hypotheses=parsed.hypotheses,
+                    checksum=parsed.checksum,
+                    created_by=user if getattr(user, "is_authenticated", False) else None,
+                ),
+                unique=["version", "name"],
+                values={"version": version, "name": name},
+                message=system_name_taken,
             )
         log_action(
             system,
@@ -144,6 +145,13 @@ def upload_system_output(
             },
         )
     return system
+
+
+def system_name_taken(existing: SystemOutput) -> str:
+    return (
+        f"{existing.version.label} already has a system named {existing.name!r} "
+        f"(system {existing.pk}); choose another name or replace it"
+    )
 
 
 def delete_system_output(*, system: SystemOutput, user: Any) -> None:

@@ -124,6 +124,15 @@
   }
   renumber();
   checkBoxes();
+  // A keyboard-only annotator types at once (issue 28 D7): the first open box has the focus,
+  // with the caret after its text.
+  if (config.open) {
+    var firstArea = allBoxes().length ? allBoxes()[0].querySelector("textarea") : null;
+    if (firstArea && !firstArea.disabled) {
+      firstArea.focus();
+      firstArea.setSelectionRange(firstArea.value.length, firstArea.value.length);
+    }
+  }
 
   document.getElementById("add-box").addEventListener("click", function () {
     var box = addBox();

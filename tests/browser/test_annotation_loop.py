@@ -91,6 +91,10 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     # --- annotator 2: one correction; annotator 3: ERROR FREE.
     page2 = _page_for(browser, live_server, a2.username, other_contexts)
     page2.goto("/annotate/next/")
+    # Issue 28 D7: the box has the focus on load, so a keyboard-only annotator types at once.
+    assert page2.evaluate(
+        "document.activeElement === document.querySelector('[data-testid=box] textarea')"
+    )
     page2.locator("[data-testid=box] textarea").fill(FIX_C)
     page2.click("#submit-button")
     page2.wait_for_selector("text=Nothing left to annotate")

@@ -85,3 +85,37 @@ def test_dockerfile_installs_files_that_exist_and_serves_the_wsgi_app() -> None:
     # The image installs the metric library with its compiled aligner, and fails to build
     # without it.
     assert "GEC_REQUIRE_NATIVE=1 pip install --no-deps ./gecscore" in dockerfile
+
+
+# The slowest client rate an upload must be received at (docs/operations.md, "The web
+# server's timeout"): the largest allowed upload at this rate, plus the broker wait, must fit.
+SLOWEST_UPLOAD_BYTES_PER_SECOND = 2 * 1000 * 1000
+
+
+def _gunicorn_option(words: list[str], option: str) -> float:
+    assert option in words, f"gunicorn runs without {option} (its default is not a decision)"
+    return float(words[words.index(option) + 1])
+
+
+def test_web_timeout_is_deliberate_and_covers_the_largest_upload_and_the_broker_wait(
+    compose: dict[str, Any],
+) -> None:
+    from django.conf import settings
+
+    words = _command_words(compose["services"]["web"])
+    timeout = _gunicorn_option(words, "--timeout")
+    needed = (
+        settings.GEC_MAX_UPLOAD_BYTES / SLOWEST_UPLOAD_BYTES_PER_SECOND
+        + settings.GEC_BROKER_TIMEOUT
+    )
+    assert timeout >= needed, (timeout, needed)
+    assert timeout != 30  # gunicorn's default, kept by accident before
+    assert _gunicorn_option(words, "--graceful-timeout") <= timeout
+    # The image's own command (docker run without compose) says the same.
+    dockerfile = (REPO_ROOT / "docker" / "Dockerfile").read_text()
+    cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD "))
+    image_words = [w.strip('"') for w in cmd.removeprefix("CMD ").strip("[]").split(", ")]
+    assert _gunicorn_option(image_words, "--timeout") == timeout
+    assert _gunicorn_option(image_words, "--graceful-timeout") == _gunicorn_option(
+        words, "--graceful-timeout"
+    )

@@ -15,12 +15,8 @@ quiet machine the export finished before the kill.
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,142 +24,33 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from core.models import BackgroundJob, JobStatus
 from core.roles import Role
 from datasets.jobs import export_path, request_export, request_import
 from datasets.models import Dataset, DatasetVersion, GoldenReference, Sentence
-from datasets.services.releases import release_dataset
 from scoring import services as scoring
 from scoring.models import ScoreStatus, SentenceResult, SystemScore
+from tests.core.faultkit import (
+    VISIBILITY_SECONDS,
+    Worker,
+    corrected,
+    mucgec_lines,
+    released,
+    run_client_script,
+    wait_for,
+)
 from tests.factories import make_user
+from tests.parallel import worker_log
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-LEASE_SECONDS = 3
-VISIBILITY_SECONDS = 6
 # Jobs must end (done, or failed and retryable) within this after the kill (issue: 2 min).
 BOUND_SECONDS = 60.0
-CHARS = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质"
-
-
-def random_sentence(rng: random.Random) -> str:
-    return "".join(rng.choice(CHARS) for _ in range(rng.randint(12, 30))) + "。"
-
-
-def corrected(text: str, rng: random.Random) -> str:
-    at = rng.randrange(len(text) - 1)
-    return text[:at] + rng.choice(CHARS) + text[at + 1 :]
-
-
-def mucgec_lines(n: int, seed: int) -> tuple[list[str], list[str]]:
-    """(MuCGEC import lines "id<TAB>source<TAB>reference", references) of n sentences."""
-    rng = random.Random(seed)
-    lines, references = [], []
-    for index in range(n):
-        source = random_sentence(rng)
-        reference = corrected(source, rng)
-        lines.append(f"{index + 1}\t{source}\t{reference}")
-        references.append(reference)
-    return lines, references
-
-
-class Upload:
-    """An uploaded file as request_import receives it (name, object with .read())."""
-
-    def __init__(self, data: bytes):
-        self._data = data
-        self.size = len(data)
-
-    def read(self) -> bytes:
-        return self._data
 
 
 # --- a worker we may kill -------------------------------------------------------------------
-
-
-class Worker:
-    def __init__(self, queue: str, log: Path, hold_dir: Path):
-        self.queue = queue
-        self.log = log
-        self.hold_dir = hold_dir
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-
-    def start(self, *, hold_at_done: int = 0) -> None:
-        """Start a worker; with `hold_at_done`, its jobs stop at the first progress report of
-        that many units done and wait to be killed (see `held`)."""
-        env = dict(
-            os.environ,
-            DATABASE_URL=_test_database_url(),
-            CELERY_TASK_ALWAYS_EAGER="0",
-            GEC_JOB_LEASE_SECONDS=str(LEASE_SECONDS),
-            GEC_VISIBILITY_TIMEOUT=str(VISIBILITY_SECONDS),
-            GEC_TEST_HOLD_AT_DONE=str(hold_at_done),
-            GEC_TEST_HOLD_DIR=str(self.hold_dir),
-            PYTHONUNBUFFERED="1",
-        )
-        self.starts += 1
-        handle = self.log.open("a")
-        # Its own process group: SIGKILL to the group kills the whole worker (main process
-        # and pool children) at once, with no chance to requeue or acknowledge anything.
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-Q",
-                self.queue,
-                "--pool",
-                "prefork",
-                "--concurrency",
-                "1",
-                "--loglevel",
-                "INFO",
-                "-n",
-                f"{self.queue}-{self.starts}@%h",
-            ],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        handle.close()
-        from config.celery import app
-
-        deadline = time.monotonic() + 60
-        name = f"{self.queue}-{self.starts}@"
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"worker exited with {self.process.returncode}; see {self.log}")
-            replies = app.control.ping(timeout=1.0)
-            if any(name in key for reply in replies for key in reply):
-                return
-        pytest.fail(f"worker did not answer within 60 s; see {self.log}")
-
-    def kill(self) -> None:
-        assert self.process is not None
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-
-
-def _test_database_url() -> str:
-    base_url = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
-    return f"{base_url}/{connection.settings_dict['NAME']}"
 
 
 @pytest.fixture
@@ -174,7 +61,7 @@ def worker(django_db_setup, django_db_blocker, tmp_path, request) -> Iterator[Wo
     from config.celery import app
 
     queue = f"faults-{os.getpid()}-{random.randrange(10**6)}"
-    log = REPO_ROOT / "artifacts" / "fault-worker.log"
+    log = worker_log("fault-worker")
     log.parent.mkdir(parents=True, exist_ok=True)
     previous = (app.conf.task_always_eager, app.conf.task_routes)
     app.conf.task_always_eager = False
@@ -196,16 +83,6 @@ def worker(django_db_setup, django_db_blocker, tmp_path, request) -> Iterator[Wo
 def _reload_routes(app: Any) -> None:
     app.amqp.flush_routes()
     app.amqp.__dict__.pop("router", None)  # a cached_property holding the old routes
-
-
-def wait_for(predicate: Any, *, timeout: float, what: str, step: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    pytest.fail(f"timed out after {timeout} s waiting for {what}")
 
 
 def held(worker: Worker, job_id: int) -> int | None:
@@ -249,7 +126,10 @@ def test_worker_killed_mid_import_ends_retryable_and_imports_once(worker, client
     lines, _ = mucgec_lines(n, seed=16)
     data = ("\n".join(lines) + "\n").encode()
     job = request_import(
-        user=admin, name="faults-import", fmt="mucgec", uploads=[("big.txt", Upload(data))]
+        user=admin,
+        name="faults-import",
+        fmt="mucgec",
+        uploads=[("big.txt", SimpleUploadedFile("big.txt", data))],
     )
     uploads = [Path(f["path"]) for f in BackgroundJob.objects.get(pk=job.pk).params["files"]]
     assert all(path.is_file() for path in uploads)
@@ -280,31 +160,6 @@ def test_worker_killed_mid_import_ends_retryable_and_imports_once(worker, client
     assert BackgroundJob.objects.get(pk=job.pk).status == JobStatus.DONE
 
 
-def _released(n: int, seed: int) -> tuple[DatasetVersion, list[str]]:
-    """A release of n sentences with one reference each, imported in-process."""
-    from datasets.formats import ImportFile
-    from datasets.services.imports import import_dataset
-
-    lines, references = mucgec_lines(n, seed=seed)
-    name = f"faults-{seed}"
-    import_dataset(
-        name=name,
-        fmt="mucgec",
-        files=[ImportFile(name="data.txt", data=("\n".join(lines) + "\n").encode())],
-    )
-    from config.celery import app
-
-    # Released as in the quick start (no reference extraction queued): the export and the
-    # scoring below then extract the references themselves, long enough to be killed midway.
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    try:
-        version = release_dataset(dataset=Dataset.objects.get(name=name))
-    finally:
-        app.conf.task_always_eager = previous
-    return version, references
-
-
 @pytest.mark.hold_worker_at(2000)
 def test_worker_killed_mid_export_redelivery_takes_over_and_writes_one_whole_file(
     worker: Worker,
@@ -313,7 +168,7 @@ def test_worker_killed_mid_export_redelivery_takes_over_and_writes_one_whole_fil
     admin = make_user(Role.ADMIN)
     client.force_login(admin)
     n = 4000
-    version, _ = _released(n, seed=17)
+    version, _ = released(n, seed=17)
     job = request_export(user=admin, dataset=version.dataset, fmt="m2", version=version)
     # Held with half the M2 written to the hidden temporary file.
     kill_when_held(worker, job.pk, at_least=n // 2, total=n)
@@ -344,7 +199,7 @@ def test_worker_killed_mid_scoring_fails_the_score_and_score_again_replaces(
     admin = make_user(Role.ADMIN)
     client.force_login(admin)
     n = 4000
-    version, references = _released(n, seed=18)
+    version, references = released(n, seed=18)
     rng = random.Random(5)
     hypotheses = [r if rng.random() < 0.5 else corrected(r, rng) for r in references]
     system = scoring.upload_system_output(
@@ -385,32 +240,7 @@ def test_worker_killed_mid_scoring_fails_the_score_and_score_again_replaces(
 # --- dead broker ----------------------------------------------------------------------------
 
 DEAD_BROKER_SCRIPT = r"""
-import json, os, time
-import django
-django.setup()
-from django.test import Client
-from core.models import User
-
-client = Client()
-client.force_login(User.objects.get(username=os.environ["FAULT_USER"]))
-results = {}
-
-def timed(name, method, path, **kwargs):
-    started = time.monotonic()
-    response = getattr(client, method)(path, **kwargs)
-    results[name] = {
-        "status": response.status_code,
-        "seconds": round(time.monotonic() - started, 2),
-        "body": response.content.decode("utf-8", "replace")[:400],
-    }
-
-args = json.loads(os.environ["FAULT_ARGS"])
-# Warm the process first (URL conf, views, task modules, the redis transport): the timings
-# below are then the broker's share, not a cold start's imports on a busy machine.
-import kombu.transport.redis  # noqa: F401
-import datasets.tasks, scoring.tasks  # noqa: F401,E401
 client.get(f"/api/scoring/systems/{args['system']}/")
-client.get("/datasets/")
 timed("score", "post", f"/api/scoring/systems/{args['system']}/score/")
 timed("rescore_page", "post", f"/scoring/systems/{args['system']}/rescore/")
 with open(args["upload"], "rb") as handle:
@@ -426,13 +256,12 @@ timed("release", "post", f"/datasets/api/{args['dataset']}/releases/",
 timed("stats_api", "get", f"/datasets/api/{args['dataset']}/stats/?release={args['release']}")
 timed("stats_page", "get", f"/datasets/{args['dataset']}/stats/?release={args['release']}")
 timed("job", "get", f"/jobs/{args['job']}/")
-print("RESULTS " + json.dumps(results))
 """
 
 
 def test_dead_broker_answers_503_fast_and_changes_nothing(tmp_path) -> None:  # type: ignore[no-untyped-def]
     admin = make_user(Role.ADMIN)
-    version, references = _released(40, seed=19)
+    version, references = released(40, seed=19)
     system = scoring.upload_system_output(
         version=version,
         name="done-sys",
@@ -450,37 +279,20 @@ def test_dead_broker_answers_503_fast_and_changes_nothing(tmp_path) -> None:  # 
     imports_before = sorted((media / "imports").rglob("*")) if (media / "imports").exists() else []
     jobs_before = BackgroundJob.objects.count()
     versions_before = DatasetVersion.objects.count()
-    env = dict(
-        os.environ,
-        DATABASE_URL=_test_database_url(),
-        REDIS_URL="redis://127.0.0.1:1/0",  # nothing listens there: broker, results, cache
-        CELERY_TASK_ALWAYS_EAGER="0",
-        GEC_BROKER_TIMEOUT="2",
-        DJANGO_SETTINGS_MODULE="config.settings",
-        FAULT_USER=admin.username,
-        FAULT_ARGS=json.dumps(
-            {
-                "system": system.pk,
-                "dataset": version.dataset.name,
-                "release": version.number,
-                "upload": str(upload),
-                "import_file": str(import_file),
-                "job": finished.background_job_id or 0,
-            }
-        ),
+    results = run_client_script(
+        DEAD_BROKER_SCRIPT,
+        user=admin,
+        args={
+            "system": system.pk,
+            "dataset": version.dataset.name,
+            "release": version.number,
+            "upload": str(upload),
+            "import_file": str(import_file),
+            "job": finished.background_job_id or 0,
+        },
+        # Nothing listens there: broker, results, cache.
+        env={"REDIS_URL": "redis://127.0.0.1:1/0", "GEC_BROKER_TIMEOUT": "2"},
     )
-    run = subprocess.run(
-        [sys.executable, "-c", DEAD_BROKER_SCRIPT],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    line = next((x for x in run.stdout.splitlines() if x.startswith("RESULTS ")), None)
-    assert line is not None, run.stdout[-2000:] + run.stderr[-4000:]
-    results = json.loads(line.removeprefix("RESULTS "))
-    print({k: (v["status"], v["seconds"]) for k, v in results.items()})  # shown with -s
     for name in ("score", "upload", "import", "export", "release"):
         assert results[name]["status"] == 503, (name, results[name])
         assert results[name]["seconds"] < 5, (name, results[name])
@@ -515,7 +327,7 @@ def test_nul_bytes_are_refused_on_every_upload_path_and_leave_nothing(  # type: 
 ) -> None:
     admin = make_user(Role.ADMIN)
     client.force_login(admin)
-    version, references = _released(310, seed=20)
+    version, references = released(310, seed=20)
     lines, _ = mucgec_lines(310, seed=21)
     lines[300] = lines[300].replace("\t", "\t\x00", 1)  # a NUL on line 301
     bad_import = ("\n".join(lines) + "\n").encode()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from core.jobs import start_job
 from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
 from datasets.services.releases import release_dataset
+from judgments.services import create_campaign, next_assignment, submit_judgment
 from review.models import Complaint, StudyItem
 from review.services import file_complaint
 from review.verdicts import submit_review
@@ -36,6 +38,7 @@ pytestmark = pytest.mark.django_db
 # a very long value. (Kept short: every value costs a request per parameter, page and role.)
 FUZZ_VALUES = [
     "9" * 30,
+    "100000000",  # a plain number, just large: ?bootstrap= once took 6.7 GiB and 47 s
     "-1",
     "-99999999999999999999",
     "abc",
@@ -108,6 +111,9 @@ def test_discovery_finds_the_parameters_named_in_the_issue() -> None:
     assert "stale_hours" in by_template["annotate/admin/"].params
     assert "systems" in by_template["scoring/releases/<int:version_id>/"].params
     assert "hours" in by_template["api/assignments/stale/"].params
+    results = by_template["api/judgments/campaigns/<int:campaign_id>/results/"]
+    assert {"bootstrap", "seed", "runs", "method"} <= set(results.params)
+    assert "bootstrap" in by_template["judgments/<int:campaign_id>/results/"].params
     assert len(by_template) > 60
 
 
@@ -154,6 +160,24 @@ def world() -> tuple[World, dict[str, Any]]:
         user=world.admin,
     )
     job = start_job(kind="import", user=world.admin)
+    campaign = create_campaign(
+        name="fuzz-campaign",
+        release=version,
+        system_outputs={
+            "sys": list(system.hypotheses),
+            "alt": [h + "了" for h in system.hypotheses],
+        },
+        judges=world.annotators,
+        judges_per_item=1,
+        created_by=world.admin,
+    )
+    # Judged, so its results page and API answer 200 and read their parameters.
+    for judge in world.annotators:
+        while (assignment := next_assignment(campaign=campaign, judge=judge)) is not None:
+            shown = assignment.item.outputs.count()
+            submit_judgment(
+                assignment_id=assignment.pk, judge=judge, ranks=list(range(1, shown + 1))
+            )
     ids: dict[str, Any] = {
         "assignment_id": world.assignment(world.annotators[0]).pk,
         "task_id": world.task().pk,
@@ -163,6 +187,7 @@ def world() -> tuple[World, dict[str, Any]]:
         "system_id": system.pk,
         "dataset_id": world.dataset.pk,
         "job_id": job.pk,
+        "campaign_id": campaign.pk,
         "user_id": world.annotators[0].pk,
         "submission_id": world.assignment(world.annotators[0]).submissions.first().pk,  # type: ignore[union-attr]
         "name": world.dataset.name,
@@ -176,6 +201,18 @@ def _url(route: Route, ids: dict[str, Any]) -> str:
         value = ids.get(kwarg, 1)
         path = re.sub(rf"<(?:\w+:)?{kwarg}>", str(value), path, count=1)
     return "/" + path
+
+
+# A bounded parameter answers at once; an unbounded one (a bootstrap of 10^8) ran for minutes.
+MAX_SECONDS_PER_REQUEST = 10.0
+
+
+def _named_field(response: Any) -> str | None:
+    """The field a 400 JSON answer blames (`{"field": ...}`), if it names one."""
+    if response.status_code != 400 or "json" not in response.get("Content-Type", ""):
+        return None
+    body = response.json()
+    return body.get("field") if isinstance(body, dict) else None
 
 
 def test_no_get_parameter_of_any_page_gives_a_server_error(world) -> None:  # type: ignore[no-untyped-def]
@@ -206,12 +243,17 @@ def test_no_get_parameter_of_any_page_gives_a_server_error(world) -> None:  # ty
                 continue  # refused before any parameter is read (login, 403, 404, 405)
             for param in route.params:
                 for value in FUZZ_VALUES:
+                    started = time.monotonic()
                     response = client.get(f"{url}?{param}={value}")
+                    seconds = time.monotonic() - started
                     requests += 1
+                    where = f"{role} GET {url}?{param}={value[:40]}"
                     if response.status_code >= 500:
-                        failures.append(
-                            f"{role} GET {url}?{param}={value[:40]} -> {response.status_code}"
-                        )
+                        failures.append(f"{where} -> {response.status_code}")
+                    elif seconds > MAX_SECONDS_PER_REQUEST:
+                        failures.append(f"{where} took {seconds:.1f} s")
+                    elif _named_field(response) not in (None, param):
+                        failures.append(f"{where} blamed {_named_field(response)!r}")
     assert requests > 500
     assert not failures, "\n".join(failures)
 
@@ -237,4 +279,67 @@ def test_roles_are_checked_before_the_body_is_parsed() -> None:
         response = client.post(url, data='{"a": 1}', content_type="application/json")
         if response.status_code == 415 or response.status_code >= 500:
             failures.append(f"POST {url} -> {response.status_code}")
+    assert not failures, "\n".join(failures)
+
+
+# --- numbers in API bodies (issue 27, item 6) ---------------------------------------------------
+
+BODY_VALUES: list[Any] = [10**30, -(10**30), 100_000_000, 1e308, "abc", "nan", "inf", True, None]
+
+
+def _blamed(response: Any) -> set[str]:
+    """The fields a 400 answer names: `{"field": f}` (a service error) or DRF's `{f: [...]}`."""
+    body = response.json()
+    if not isinstance(body, dict):
+        return set()
+    return {body["field"]} if "field" in body else set(body) - {"detail"}
+
+
+def test_no_number_in_an_api_body_gives_a_server_error_or_blames_another_field(world) -> None:  # type: ignore[no-untyped-def]
+    world_, ids = world
+    from judgments.models import Campaign
+
+    campaign = Campaign.objects.get(pk=ids["campaign_id"])
+    version_id = ids["version_id"]
+    valid_campaign = {
+        "name": "fuzzed",
+        "release": version_id,
+        "system_outputs": {
+            s.name: s.outputs
+            for s in campaign.systems.all()  # type: ignore[attr-defined]
+        },
+        "judges": [u.username for u in world_.annotators],
+    }
+    bodies: list[tuple[str, dict[str, Any], list[str]]] = [
+        (
+            "/api/judgments/campaigns/",
+            valid_campaign,
+            ["release", "judges_per_item", "outputs_per_item", "agreement_share", "seed"],
+        ),
+        (f"/api/judgments/campaigns/{campaign.pk}/reassign-stale/", {}, ["minutes"]),
+        (
+            f"/api/scoring/releases/{version_id}/meta/",
+            {"metrics": ["f05"], "human_scores": 1},
+            ["human_scores", "campaign", "bootstrap", "sentence_bootstrap", "window", "seed"],
+        ),
+        ("/api/assignments/assign-dataset/", {"dataset": ids["dataset_id"]}, ["dataset", "seed"]),
+        (f"/api/assignments/{ids['assignment_id']}/reassign/", {}, ["annotator"]),
+        (f"/api/review-tasks/{ids['task_id']}/reassign/", {}, ["reviewer"]),
+    ]
+    client = Client(raise_request_exception=False)
+    client.force_login(world_.admin)
+    failures = []
+    for url, base, fields in bodies:
+        for field in fields:
+            for value in BODY_VALUES:
+                started = time.monotonic()
+                response = client.post(url, {**base, field: value}, content_type="application/json")
+                seconds = time.monotonic() - started
+                where = f"POST {url} {field}={str(value)[:20]}"
+                if response.status_code >= 500:
+                    failures.append(f"{where} -> {response.status_code}")
+                elif seconds > MAX_SECONDS_PER_REQUEST:
+                    failures.append(f"{where} took {seconds:.1f} s")
+                elif response.status_code == 400 and field not in _blamed(response):
+                    failures.append(f"{where} blamed {_blamed(response)}")
     assert not failures, "\n".join(failures)

@@ -96,6 +96,32 @@ def test_retry_queues_a_retryable_job_again_and_refuses_others(
         retry_job(job_id=job.pk, user=admin)  # queued now, not failed
 
 
+def test_the_retry_form_goes_back_to_the_job_page_or_to_next(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Issue 27: a POST without `next` (or with a foreign one) went to / instead of the job."""
+    from django.test import Client
+
+    admin = make_user(Role.ADMIN)
+    client = Client()
+    client.force_login(admin)
+    job = start_job(kind="test.kind", user=admin)
+    job_page = f"/datasets/jobs/{job.pk}/"
+    retry = f"/jobs/{job.pk}/retry/"
+    cases = [({}, job_page), ({"next": "https://evil.example/"}, job_page)]
+    cases += [({"next": "/datasets/"}, "/datasets/")]
+    for data, expected in cases:
+        BackgroundJob.objects.filter(pk=job.pk).update(
+            status=JobStatus.FAILED, retryable=True, task_name="core.ping", task_args=["again"]
+        )
+        with django_capture_on_commit_callbacks(execute=False):
+            response = client.post(retry, data)
+        assert response.status_code == 302 and response["Location"] == expected, data
+    refused = client.post(retry)  # queued now: not retryable, the message shows on its page
+    assert refused.status_code == 302 and refused["Location"] == job_page
+    assert client.get(job_page).status_code == 200
+
+
 def test_uploads_are_deleted_when_a_job_ends_however_it_ends(
     django_capture_on_commit_callbacks: Any,
 ) -> None:

@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from annotate.models import Assignment
-from core.exceptions import ServiceError
+from core.exceptions import PermissionDenied, ServiceError
 from core.models import AuditLog, User
 from core.roles import Role, has_role
 from core.services import change_roles, create_accounts, create_user, set_user_active
@@ -103,6 +103,53 @@ def test_change_roles_and_deactivate_with_self_protection() -> None:
     assert {"user.deactivated", "user.activated"} <= set(actions)
 
 
+# Every endpoint that changes an existing account: (url, form data). Issue 27, item 7.
+USER_CHANGES = [
+    ("/users/{id}/active/", {"active": "0"}),
+    ("/users/{id}/roles/", {"roles": ["annotator"]}),
+]
+
+
+def _superuser_state(user: User) -> tuple[bool, bool, list[str]]:
+    user = User.objects.get(pk=user.pk)
+    return user.is_active, user.is_superuser, sorted(user.groups.values_list("name", flat=True))
+
+
+def test_an_admin_who_is_no_superuser_cannot_change_a_superuser() -> None:
+    admin = make_user(Role.ADMIN)
+    root = create_user(username="root", password=PASSWORD, roles=[Role.ADMIN], is_superuser=True)
+    before = _superuser_state(root)
+    with pytest.raises(PermissionDenied, match="root is a superuser; only a superuser") as caught:
+        set_user_active(by=admin, user_id=root.pk, active=False)
+    assert caught.value.status == 403 and caught.value.field == "active"
+    with pytest.raises(PermissionDenied, match="only a superuser") as caught:
+        change_roles(by=admin, user_id=root.pk, roles=["annotator"])
+    assert caught.value.field == "roles"
+    client = _login(admin)
+    for url, data in USER_CHANGES:
+        page = client.post(url.format(id=root.pk), data, follow=True)
+        assert page.status_code == 200, url
+        assert "root is a superuser; only a superuser can change that account" in (
+            page.content.decode()
+        ), url
+    assert _superuser_state(root) == before
+    assert _login(root).get("/django-admin/").status_code == 200
+    assert (
+        not AuditLog.objects.filter(action__startswith="user.")
+        .exclude(action="user.created")
+        .exists()
+    )
+
+
+def test_a_superuser_may_change_another_superuser() -> None:
+    root = create_user(username="root", password=PASSWORD, roles=[Role.ADMIN], is_superuser=True)
+    other = create_user(username="root2", password=PASSWORD, is_superuser=True)
+    client = _login(root)
+    for url, data in USER_CHANGES:
+        assert client.post(url.format(id=other.pk), data).status_code == 302, url
+    assert _superuser_state(other) == (False, True, ["annotator"])
+
+
 # --- pools, k, deadline (services) ------------------------------------------------------------
 
 
@@ -162,10 +209,10 @@ def test_project_settings_are_checked_and_bounded() -> None:
     dataset.refresh_from_db()
     assert (dataset.annotators_per_sentence, dataset.stale_after_hours) == (2, 12)
     for k, hours, message in [
-        ("0", "12", "between 1 and 20"),
+        ("0", "12", "k\\) must be a whole number from 1 to 20"),
         ("x", "12", "whole number"),
-        ("2", "99999999999", "between 1 and 8760"),
-        ("2", "-1", "between 1 and 8760"),
+        ("2", "99999999999", "deadline in hours must be a whole number from 1 to 8760"),
+        ("2", "-1", "from 1 to 8760"),
     ]:
         with pytest.raises(ServiceError, match=message):
             update_project_settings(
@@ -203,7 +250,7 @@ def test_the_stale_list_uses_each_datasets_own_deadline() -> None:
     assert "slow" in everything.split('data-testid="stale"')[1].split("</section>")[0]
     refused = _login(admin).get("/annotate/admin/?stale_hours=99999999999")
     assert refused.status_code == 200
-    assert "stale_hours must be between 0 and 8760" in refused.content.decode()
+    assert "stale_hours must be a whole number from 0 to 8760" in refused.content.decode()
 
 
 # --- pages: permissions and the loop ----------------------------------------------------------

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group
+from django.contrib.staticfiles import finders
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
@@ -12,7 +14,7 @@ from core.audit import log_action
 from core.models import AuditLog
 from core.permissions import role_required
 from core.roles import Role, has_role, roles_of
-from core.services import set_roles
+from core.services import create_user, set_roles
 from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
@@ -64,6 +66,29 @@ def test_home_requires_login_and_shows_one_section_per_role(client: Client) -> N
     assert 'data-testid="admin-home"' not in page
 
 
+def test_a_superuser_admin_is_not_shown_an_annotators_to_do_list(client: Client) -> None:
+    """Issue 28 D17: a superuser admin (as the demo's) saw My tasks / Next sentence / Study
+    and "Nothing left to annotate": blanket permissions are not the annotator role."""
+    admin = create_user(
+        username="root-admin", password=PASSWORD, roles=[Role.ADMIN], is_superuser=True
+    )
+    client.force_login(admin)
+    page = client.get("/").content.decode()
+    assert 'data-testid="admin-home"' in page
+    assert 'data-testid="annotator-home"' not in page
+    assert "My tasks" not in page and "Next sentence" not in page
+    assert client.get("/annotate/").status_code == 200  # access itself is unchanged
+    both = create_user(
+        username="root-annotator",
+        password=PASSWORD,
+        roles=[Role.ADMIN, Role.ANNOTATOR],
+        is_superuser=True,
+    )
+    client.force_login(both)
+    page = client.get("/").content.decode()
+    assert 'data-testid="annotator-home"' in page and "My tasks" in page
+
+
 def test_login_page_renders(client: Client) -> None:
     response = client.get("/accounts/login/")
     assert response.status_code == 200
@@ -112,3 +137,15 @@ def test_api_schema_is_served_to_logged_in_users(client: Client) -> None:
     response = client.get("/api/schema/")
     assert response.status_code == 200
     assert b"openapi" in response.content
+
+
+def test_favicon_is_served_to_anyone(client: Client) -> None:
+    """Issue 28 D18: every first page load asked for /favicon.ico and got a 404."""
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    location = response["Location"]
+    assert location.startswith("/static/"), location
+    # whitenoise serves collected files; the test settings have none, so find it as it does.
+    located = finders.find(location.removeprefix("/static/"))
+    assert located and "<svg" in Path(located).read_text(encoding="utf-8")
+    assert location in client.get("/accounts/login/").content.decode()  # and pages name it

@@ -17,6 +17,7 @@ from datasets.jobs import export_path, request_export, request_import
 from datasets.models import Dataset
 from datasets.services.releases import release_dataset
 from tests.factories import make_user
+from tests.parallel import worker_log
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -131,7 +132,7 @@ def test_a_large_release_is_extracted_in_parts_across_workers(
 
 
 def _tasks_received(name_part: str) -> int:
-    log = settings.BASE_DIR / "artifacts" / "celery-worker.log"
+    log = worker_log("celery-worker")
     return sum(
         1
         for line in log.read_text(encoding="utf-8", errors="replace").splitlines()

@@ -206,6 +206,34 @@ def test_edits_mode_needs_a_verdict_for_every_edit(judges) -> None:  # type: ign
     assert len(judgment.edit_verdicts) == len(verdicts) > 0
 
 
+def test_edits_mode_page_writes_an_empty_side_of_an_edit_as_the_empty_set(judges, client) -> None:  # type: ignore[no-untyped-def]
+    """Issue 28 D11: an insertion read "[−] → [+了]" and a deletion "[−一] → [+]"; an empty
+    side is written ∅ and carries no (empty) del/ins mark."""
+    campaign = make_campaign(judges=judges, mode="edits", k=3)
+    judge = judges[0]
+    client.force_login(judge)
+    pages = []
+    while (assignment := services.next_assignment(campaign=campaign, judge=judge)) is not None:
+        pages.append(client.get(f"/judgments/item/{assignment.pk}/").content.decode())
+        view = selectors.judge_view_of_item(assignment.item, language="zh")
+        verdicts = [
+            {"output": o["position"], "edit": e["index"], "correct": True}
+            for o in view["outputs"]
+            for e in o["edits"]
+        ]
+        services.submit_judgment(
+            assignment_id=assignment.pk,
+            judge=judge,
+            ranks=[1] * len(view["outputs"]),
+            edit_verdicts=verdicts,
+        )
+    html = "".join(pages)
+    # sysC's 他是个好学生 deletes the 一 of 他是一个好学升.
+    assert '<span class="edit-del">一</span> → <span class="edit-none"' in html
+    assert '<span class="edit-ins"></span>' not in html
+    assert '<span class="edit-del"></span>' not in html
+
+
 def test_judged_campaign_ranks_the_system_the_judges_preferred_first(judges) -> None:  # type: ignore[no-untyped-def]
     campaign = make_campaign(judges=judges, k=2, consistency=0.5)
     for judge in judges:

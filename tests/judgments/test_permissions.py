@@ -171,7 +171,9 @@ def test_judging_page_hides_system_names_and_takes_the_form(world) -> None:  # t
     assert assignment.status == "done" and assignment.judgment.ranks == list(range(1, count + 1))
 
 
-def test_api_import_is_for_admins_and_all_or_nothing(world) -> None:  # type: ignore[no-untyped-def]
+def test_api_import_is_for_admins_and_all_or_nothing(
+    world, django_capture_on_commit_callbacks
+) -> None:  # type: ignore[no-untyped-def]
     xml = (
         b'<?xml version="1.0"?><appraise-results><error-correction-ranking-result id="x">'
         b'<ranking-item src-id="1" id="1" user="j"><translation rank="1" system="A"/>'
@@ -188,8 +190,18 @@ def test_api_import_is_for_admins_and_all_or_nothing(world) -> None:  # type: ig
     assert response.status_code == 400 and "malformed XML" in response.json()["detail"]
     assert not Campaign.objects.filter(name="new").exists()
     upload = SimpleUploadedFile("j.xml", xml, content_type="application/xml")
-    response = admin_api.post(url, {"campaign": "new", "file": upload})
-    assert response.status_code == 201 and response.json()["systems"] == ["A", "B"]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_api.post(url, {"campaign": "new", "file": upload})
+    # a background job (run at once in-process here): 202 with the job, then the campaign
+    assert response.status_code == 202, response.content
+    job = response.json()
+    assert job["kind"] == "judgments.import", job
+    assert admin_api.get(reverse("job-detail", args=[job["id"]])).json()["status"] == "done"
+    campaign = Campaign.objects.get(name="new")
+    polled = admin_api.get(reverse("job-detail", args=[job["id"]])).json()
+    assert polled["result"]["campaign"] == campaign.pk and polled["result"]["items"] == 1
+    assert list(campaign.systems.values_list("name", flat=True)) == ["A", "B"]
+    assert judge_api.get(reverse("job-detail", args=[job["id"]])).status_code in (403, 404)
     # another admin cannot import into this admin's campaign
     other = _client(world["other_admin"], api=True)
     upload = SimpleUploadedFile("j.xml", xml, content_type="application/xml")

@@ -9,6 +9,7 @@ comparisons give on those reference-tool files.
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,67 @@ def test_conll_gold_m2_imports_with_its_annotators(shared_data: Path) -> None:
         assert len(references) == max(1, len(annotators))
         if not annotators:
             assert references[0].text == sentence.text
+
+
+class _Highlights(HTMLParser):
+    """Each highlighted sentence of the system page read twice: without the corrections
+    (<ins>), which must give the source, and without the replaced text (<del>), which must
+    give the hypothesis."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sources: list[str] = []
+        self.hypotheses: list[str] = []
+        self._inside: str | None = None  # "hl", then "del" / "ins" inside it
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "p" and ("class", "hl") in attrs:
+            self._inside = "hl"
+            self.sources.append("")
+            self.hypotheses.append("")
+        elif self._inside and tag in ("del", "ins"):
+            self._inside = tag
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "p":
+            self._inside = None
+        elif self._inside in ("del", "ins") and tag == self._inside:
+            self._inside = "hl"
+
+    def handle_data(self, data: str) -> None:
+        if self._inside is None:
+            return
+        if self._inside != "ins":
+            self.sources[-1] += data
+        if self._inside != "del":
+            self.hypotheses[-1] += data
+
+
+def test_english_system_page_draws_word_edits_on_the_words_with_spaces(
+    english_release, shared_data: Path, client
+) -> None:
+    """Issue 28 D1: the Sentences panel joined English tokens without spaces and applied
+    ERRANT's word spans at character positions. Read back, it must give source and
+    hypothesis word for word."""
+    admin, version = english_release
+    conll = shared_data / "conll14"
+    kept = _kept(conll)
+    system = services.upload_system_output(
+        version=version,
+        name="AMU",
+        data=_head(conll / "systems/AMU", kept),
+        file_name="AMU",
+        user=admin,
+    )
+    assert services.score_now(system=system, user=admin).status == "done"
+    client.force_login(admin)
+    page = client.get(f"/scoring/systems/{system.pk}/")
+    assert page.status_code == 200
+    shown = _Highlights()
+    shown.feed(page.content.decode())
+    sources = _head(conll / "conll14st-test.tok.src", kept).decode().splitlines()
+    hypotheses = _head(conll / "systems/AMU", kept).decode().splitlines()
+    assert len(shown.sources) >= 40  # the first page of the panel
+    for index, (source, hypothesis) in enumerate(zip(shown.sources, shown.hypotheses, strict=True)):
+        assert source.split() == sources[index].split(), index
+        assert hypothesis.split() == hypotheses[index].split(), index

@@ -432,9 +432,58 @@ def test_admin_uploads_runs_and_sees_table_scatters_and_window_chart(
     assert 'data-testid="window-chart"><svg' in html
     assert f"{evaluation.report['metrics']['f05']['pearson']:.3f}" in html
     assert "cherrant-f0.5" in html  # the signature is shown
+    assert f"Only {len(OUTPUTS)} systems" in html
     # The Content-Security-Policy forbids inline code and styles.
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
     assert " style=" not in html and "<style" not in html
+
+
+def test_cleme_signatures_differing_only_in_the_measured_b_are_not_mixed_settings() -> None:
+    """Issue 28 D2: CLEME's length bias b is measured from each system's chunks, so systems
+    scored the same way carry different signatures; the page must not call that mixed."""
+    dataset = make_dataset(sentences=SENTENCES[:4], source_name="hsk")
+    for sentence, ref in zip(dataset.sentences.order_by("position"), REFERENCES, strict=False):
+        GoldenReference.objects.create(
+            sentence=sentence,
+            position=0,
+            text=ref,
+            kind=ReferenceKind.ERROR_FREE if ref == sentence.text else ReferenceKind.CORRECTION,
+            origin=ReferenceOrigin.IMPORTED,
+        )
+    version = release_dataset(dataset=dataset)
+    outputs = {
+        "plain": REFERENCES[:4],
+        # 平果 -> 苹子 overlaps the reference's 平 -> 苹 and widens its chunk to two characters.
+        "longer": ["我很喜欢吃苹子", *REFERENCES[1:4]],
+        "none": SENTENCES[:4],
+    }
+    for name, hypotheses in outputs.items():
+        system = services.upload_system_output(
+            version=version,
+            name=name,
+            data="".join(f"{h}\n" for h in hypotheses).encode(),
+            file_name=f"{name}.txt",
+            user=None,
+            file_format="lines",
+        )
+        assert services.score_now(system=system).status == ScoreStatus.DONE
+    human = meta.upload_human_scores(
+        version=version,
+        name="ew",
+        data=_wmt({"plain": 0.9, "longer": 0.5, "none": -0.4}),
+        file_name="human.tsv",
+        user=None,
+    )
+    evaluation = _run(version, human, metrics=["cleme"], bootstrap=20)
+    assert len(evaluation.signatures["cleme"]) == 2  # b differs between the systems
+    client = _client(Role.ADMIN)
+    url = reverse("scoring:meta-evaluation", args=[version.pk])
+    html = client.get(f"{url}?run={evaluation.pk}").content.decode()
+    assert 'data-testid="meta-row"' in html
+    assert "mixed settings" not in html
+    assert 'data-testid="measured-per-system"' in html and "b=*" in html
+    # Issue 28 D4: intervals over 3 systems come with a caveat (the 7-system run too, below).
+    assert 'data-testid="few-systems"' in html and "Only 3 systems" in html
 
 
 def test_page_shows_a_bad_request_as_a_message(release, human) -> None:  # type: ignore[no-untyped-def]
@@ -509,15 +558,17 @@ def test_system_outputs_of_another_release_do_not_leak_in(release, human) -> Non
 # --- human side (b): a judgments campaign on the release -------------------------------------
 
 
-def _judged_campaign(release):  # type: ignore[no-untyped-def]
-    """A campaign over the release's seven outputs, judged through the judgments services by
-    a judge who ranks each shown output by the hidden quality HUMAN (best = rank 1)."""
+def _judged_campaign(release, admin=None, name="meta-campaign"):  # type: ignore[no-untyped-def]
+    """A campaign over the release's seven outputs (created by `admin`, a new admin when not
+    given), judged through the judgments services by a judge who ranks each shown output by
+    the hidden quality HUMAN (best = rank 1)."""
     from judgments import services as judgment_services
 
     judge = make_user(Role.ANNOTATOR)
     outputs = {s.name: list(s.hypotheses) for s in SystemOutput.objects.filter(version=release)}
     campaign = judgment_services.create_campaign(
-        name="meta-campaign",
+        name=name,
+        created_by=admin or make_user(Role.ADMIN),
         system_outputs=outputs,
         release=release,
         judges=[judge],
@@ -541,7 +592,7 @@ def test_campaign_scores_are_the_judgments_selectors_and_correlate_as_the_librar
     campaign = _judged_campaign(release)
     evaluation = meta.request_meta_evaluation(
         version=release,
-        user=None,
+        user=campaign.created_by,
         metrics=["f05", "cleme"],
         campaign_id=campaign.pk,
         method="ew",
@@ -573,18 +624,20 @@ def test_campaign_scores_are_the_judgments_selectors_and_correlate_as_the_librar
 
 
 def test_campaign_is_preselected_from_the_judgments_link_and_checked(release) -> None:  # type: ignore[no-untyped-def]
-    campaign = _judged_campaign(release)
-    client = _client(Role.ADMIN)
+    admin = make_user(Role.ADMIN)
+    campaign = _judged_campaign(release, admin)
+    client = Client()
+    client.force_login(admin)
     url = reverse("scoring:meta-evaluation", args=[release.pk])
     html = client.get(f"{url}?campaign={campaign.pk}").content.decode()
     assert f'value="campaign:{campaign.pk}" selected' in html
     with pytest.raises(ServiceError, match="has no judgment campaign 999"):
         meta.request_meta_evaluation(
-            version=release, user=None, metrics=["f05"], campaign_id=999, method="ew"
+            version=release, user=admin, metrics=["f05"], campaign_id=999, method="ew"
         )
     with pytest.raises(ServiceError, match="method must be one of ew, trueskill"):
         meta.request_meta_evaluation(
-            version=release, user=None, metrics=["f05"], campaign_id=campaign.pk, method="x"
+            version=release, user=admin, metrics=["f05"], campaign_id=campaign.pk, method="x"
         )
 
 
@@ -820,3 +873,77 @@ def test_sentence_bootstrap_resamples_the_stored_sentence_counts(release, human)
         assert got[0] < evaluation.report["metrics"][key]["pearson"] <= got[1] + 1e-12
     assert evaluation.report["metrics"]["cleme"]["pearson_ci_sentences"] is None
     assert evaluation.report["metrics"]["f05"]["pearson_ci"] is None  # 0 system resamples
+
+
+# --- visibility: another admin's campaign is not offered, run or shown (issue 27, item 5) ------
+
+
+def _campaign_run(release, owner):  # type: ignore[no-untyped-def]
+    campaign = _judged_campaign(release, owner, name="private-campaign")
+    evaluation = meta.request_meta_evaluation(
+        version=release,
+        user=owner,
+        metrics=["f05"],
+        campaign_id=campaign.pk,
+        bootstrap=BOOTSTRAP,
+        queue=False,
+    )
+    evaluation = meta.run_meta_evaluation(
+        evaluation_id=evaluation.pk, job_id=evaluation.background_job_id
+    )
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    return campaign, evaluation
+
+
+def test_api_offers_runs_and_shows_only_campaigns_the_admin_may_see(release, human) -> None:  # type: ignore[no-untyped-def]
+    owner, other = make_user(Role.ADMIN), make_user(Role.ADMIN)
+    campaign, evaluation = _campaign_run(release, owner)
+    on_upload = _run(release, human)
+    listing_url = reverse("scoring:api-meta-evaluations", args=[release.pk])
+    api = APIClient()
+    api.force_authenticate(owner)
+    mine = api.get(listing_url).json()
+    assert [c["id"] for c in mine["campaigns"]] == [campaign.pk]
+    assert {e["id"] for e in mine["evaluations"]} == {evaluation.pk, on_upload.pk}
+    api.force_authenticate(other)
+    # The campaign's own results refuse this admin; so does everything meta-evaluation shows.
+    results = api.get(f"/api/judgments/campaigns/{campaign.pk}/results/")
+    assert results.status_code == 404
+    theirs = api.get(listing_url).json()
+    assert theirs["campaigns"] == []
+    assert [e["id"] for e in theirs["evaluations"]] == [on_upload.pk]
+    detail = api.get(reverse("scoring:api-meta-evaluation", args=[evaluation.pk]))
+    assert detail.status_code == 404 and "human" not in detail.json()
+    assert api.get(reverse("scoring:api-meta-evaluation", args=[on_upload.pk])).status_code == 200
+    refused = api.post(
+        listing_url,
+        {"metrics": ["f05"], "campaign": campaign.pk, "wait": True},
+        format="json",
+    )
+    assert refused.status_code == 404, refused.content
+    assert refused.json()["field"] == "campaign"
+    assert "Expected Wins" not in refused.content.decode()
+    assert MetaEvaluation.objects.count() == 2
+
+
+def test_page_offers_runs_and_shows_only_campaigns_the_admin_may_see(release, human) -> None:  # type: ignore[no-untyped-def]
+    owner, other = make_user(Role.ADMIN), make_user(Role.ADMIN)
+    campaign, evaluation = _campaign_run(release, owner)
+    url = reverse("scoring:meta-evaluation", args=[release.pk])
+    client = Client()
+    client.force_login(owner)
+    html = client.get(f"{url}?run={evaluation.pk}").content.decode()
+    assert f'value="campaign:{campaign.pk}"' in html and f'href="?run={evaluation.pk}"' in html
+    assert 'data-testid="meta-row"' in html
+    client.force_login(other)
+    html = client.get(f"{url}?run={evaluation.pk}").content.decode()
+    assert f'value="campaign:{campaign.pk}"' not in html
+    assert f'href="?run={evaluation.pk}"' not in html
+    assert 'data-testid="meta-row"' not in html and "private-campaign" not in html
+    response = client.post(
+        url,
+        {"metrics": ["f05"], "human": f"campaign:{campaign.pk}", "bootstrap": "10"},
+        follow=True,
+    )
+    assert f"has no judgment campaign {campaign.pk}" in response.content.decode()
+    assert MetaEvaluation.objects.count() == 1

@@ -861,10 +861,17 @@ static double outside_bound(const Band *band, Py_ssize_t d) {
     return bound;
 }
 
+/* The first condition of certified(), which needs no back-track (align.py _corner_exact). */
+static int corner_exact(const Band *band) {
+    const Py_ssize_t n = band->n, m = band->m;
+    if (band->low <= -m && band->high >= n) return 1;
+    return band_at(band, n, m) < outside_bound(band, n - m);
+}
+
 static int certified(const Band *band, const Cells *cells) {
     const Py_ssize_t n = band->n, m = band->m;
     if (band->low <= -m && band->high >= n) return 1;
-    if (!(band_at(band, n, m) < outside_bound(band, n - m))) return 0;
+    if (!corner_exact(band)) return 0;
     for (Py_ssize_t v = 0; v < cells->n_visited; v++) {
         Py_ssize_t index = cells->visited[v];
         int reach = cells->reach[index];
@@ -1071,13 +1078,18 @@ static PyObject *align(PyObject *module, PyObject *args) {
         }
         band_fill(&band, pair.src_l, pair.tgt_l, pair.distinct, pair.balance, pair.last_in_src);
         int truncated;
-        Py_XDECREF(paths);
-        paths = backtrack(&band, &pair, &cells, first_only, max_paths, &truncated);
-        if (paths == NULL) goto done;
-        if (certified(&band, &cells)) {
-            result = Py_BuildValue("(OOd)", paths, truncated ? Py_True : Py_False,
-                                   band_at(&band, n, m));
-            goto done;
+        Py_CLEAR(paths);
+        /* A band whose corner is not exact is widened without back-tracking: its paths would
+         * be dropped (a long pair of unrelated sentences enumerated max_paths paths per band,
+         * gigabytes, before the band outgrew max_slots). */
+        if (corner_exact(&band)) {
+            paths = backtrack(&band, &pair, &cells, first_only, max_paths, &truncated);
+            if (paths == NULL) goto done;
+            if (certified(&band, &cells)) {
+                result = Py_BuildValue("(OOd)", paths, truncated ? Py_True : Py_False,
+                                       band_at(&band, n, m));
+                goto done;
+            }
         }
         /* Every cheapest path lies on diagonals d with |d| + |n - m - d| <= cost <= the banded
          * cost; grow at least geometrically (align.align). */

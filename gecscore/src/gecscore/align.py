@@ -645,6 +645,14 @@ def _outside_bound(table: _Table, n: int, m: int, d: int) -> float:
     return bound
 
 
+def _corner_exact(table: _Table, n: int, m: int) -> bool:
+    """The first condition of _certified, which needs no back-track: the band is the full
+    table, or its corner value is below the cost of any path leaving the band."""
+    if table.low <= -m and table.high >= n:
+        return True
+    return table.at(n, m) < _outside_bound(table, n, m, n - m)
+
+
 def _certified(
     table: _Table, n: int, m: int, visited: dict[tuple[int, int], tuple[tuple[str, ...], int]]
 ) -> bool:
@@ -658,9 +666,9 @@ def _certified(
     """
     if table.low <= -m and table.high >= n:
         return True  # the band is the full table
-    at = table.at
-    if not at(n, m) < _outside_bound(table, n, m, n - m):
+    if not _corner_exact(table, n, m):
         return False
+    at = table.at
     for (a, b), (_, reach) in visited.items():
         if not reach:
             continue
@@ -749,9 +757,12 @@ def align(
     while True:
         low, high = min(0, n - m) - width, max(0, n - m) + width
         table = _fill(grid, max(low, -m), min(high, n))
-        paths, truncated, visited = _backtrack(grid, table, first_only, limit)
-        if _certified(table, n, m, visited):
-            break
+        # A band whose corner is not exact is widened without back-tracking: its paths would
+        # be dropped (a long pair of unrelated sentences enumerated max_paths paths per band).
+        if _corner_exact(table, n, m):
+            paths, truncated, visited = _backtrack(grid, table, first_only, limit)
+            if _certified(table, n, m, visited):
+                break
         # Every cheapest path lies on diagonals d with |d| + |n - m - d| <= cost <= the banded
         # cost, so this width is enough for the corner condition; grow at least geometrically.
         needed = int((table.at(n, m) - abs(n - m)) // 2)

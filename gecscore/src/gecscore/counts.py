@@ -46,6 +46,18 @@ else:
 CONVENTIONS = ("errant", "m2scorer", "imeasure")
 
 
+def f_label(beta: float) -> str:
+    """The F column's header as ChERRANT and errant_compare print it: ``"F" + str(beta)`` of
+    a float (``F0.5``, ``F1.0``, ``F2.0``, ``F0.75``)."""
+    return "F" + str(float(beta))
+
+
+def f_key(beta: float) -> str:
+    """The JSON key of the F score at ``beta`` in every command's output: ``f05`` at beta 0.5,
+    ``f`` at any other beta (the object then says which in its ``beta`` field)."""
+    return "f05" if beta == 0.5 else "f"
+
+
 def precision_recall_f(
     matched: float,
     proposed: float,

@@ -205,8 +205,13 @@ def _parse_edit(body: str, name: str, line_no: int) -> M2Edit:
     return M2Edit(start, end, fields[1], fields[2], annotator)
 
 
-def _check_span(edit: M2Edit, n_tokens: int, name: str, line_no: int) -> None:
+def _check_span(
+    edit: M2Edit, n_tokens: int, name: str, line_no: int, beyond_source: list[int] | None
+) -> None:
     if edit.start >= 0 and edit.end > n_tokens:
+        if beyond_source is not None:
+            beyond_source.append(line_no)
+            return
         raise M2FormatError(
             name,
             line_no,
@@ -222,7 +227,9 @@ def _token_count(source: str) -> int:
     return len(source.split())
 
 
-def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
+def _parse_lines(
+    lines: list[str], name: str, beyond_source: list[int] | None = None
+) -> list[M2Block]:
     """Blocks of M2 lines (without line ends or a BOM).
 
     The loop is the hot path of every command that reads M2 (issue #17: it was most of
@@ -255,7 +262,7 @@ def _parse_lines(lines: list[str], name: str) -> list[M2Block]:
                             edit = new_edit(M2Edit, (start, end, fields[1], fields[2], annotator))
             if edit is None:
                 edit = _parse_edit(line[2:], name, line_no)
-                _check_span(edit, n_tokens, name, line_no)
+                _check_span(edit, n_tokens, name, line_no, beyond_source)
             if plain_targets is None:
                 add_edit(edit)
             else:
@@ -317,27 +324,53 @@ def _unexpected_line(line: str, outside_block: bool, name: str, line_no: int) ->
     )
 
 
-def parse_m2(text: str, *, name: str = "<text>") -> list[M2Block]:
-    """Parse M2 text; blocks are separated by blank lines. CRLF and a BOM are accepted."""
+def parse_m2(
+    text: str, *, name: str = "<text>", beyond_source: list[int] | None = None
+) -> list[M2Block]:
+    """Parse M2 text; blocks are separated by blank lines. CRLF and a BOM are accepted.
+
+    An edit whose span ends beyond its sentence's tokens (``A 13 13`` on an 11-token ``S``
+    line) is an error, unless ``beyond_source`` is a list: then the edit is kept as written
+    and the 1-based number of its line is appended to the list. m2scorer 3.2 and I-measure
+    read such files (JFLEG's official ``dev.ref.m2`` has 19 such edits), each in its own
+    way: ``maxmatch.scorer.gold_edits_by_annotator`` and ``english.imeasure`` follow them.
+    """
     text = strip_bom(text)
     lines = text.split("\n")
     if "\r" in text:
         lines = [line.rstrip("\r") for line in lines]
     with collector_paused():  # tens of thousands of acyclic objects (see collector.py)
-        return _parse_lines(lines, name)
+        return _parse_lines(lines, name, beyond_source)
 
 
-def read_m2(path_or_file: str | os.PathLike[str] | TextIO) -> list[M2Block]:
-    """Read an M2 file (path or open text file). Raises M2FormatError with file and line."""
+def read_m2(
+    path_or_file: str | os.PathLike[str] | TextIO, *, beyond_source: list[int] | None = None
+) -> list[M2Block]:
+    """Read an M2 file (path or open text file). Raises M2FormatError with file and line.
+
+    ``beyond_source``: as in ``parse_m2``.
+    """
     if isinstance(path_or_file, (str, os.PathLike)):
         with open(path_or_file, "rb") as handle:
             data = handle.read()
         name = os.fspath(path_or_file)
-        return parse_m2(decode_utf8(data, name=name, error=M2FormatError), name=name)
+        text = decode_utf8(data, name=name, error=M2FormatError)
+        return parse_m2(text, name=name, beyond_source=beyond_source)
     name = getattr(path_or_file, "name", "<stream>")
     if isinstance(path_or_file, io.TextIOBase) or hasattr(path_or_file, "read"):
-        return parse_m2(path_or_file.read(), name=str(name))
+        return parse_m2(path_or_file.read(), name=str(name), beyond_source=beyond_source)
     raise TypeError(f"read_m2 needs a path or a text file, got {type(path_or_file).__name__}")
+
+
+def beyond_source_warning(name: str, lines: Sequence[int], treatment: str) -> str:
+    """The warning a command prints for the edit lines ``parse_m2`` kept beyond the source."""
+    shown = ", ".join(str(line) for line in lines[:20])
+    if len(lines) > 20:
+        shown += f" and {len(lines) - 20} more"
+    return (
+        f"{name}: {len(lines)} edit(s) with a span beyond the sentence's tokens "
+        f"(line {shown}); {treatment}"
+    )
 
 
 def format_m2_block(block: M2Block) -> str:

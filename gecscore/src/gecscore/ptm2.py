@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gecscore.counts import WEIGHTED_ZERO, Counts
+from gecscore.counts import WEIGHTED_ZERO, Counts, f_key
 from gecscore.edits import OverlappingEditsError
 from gecscore.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, apply_m2_edits
 from gecscore.signature import Signature
@@ -84,7 +84,7 @@ class PTM2Result:
             "fn": self.fn,
             "p": round(self.p, 4),
             "r": round(self.r, 4),
-            "f05" if self.beta == 0.5 else f"f{self.beta:g}": round(self.f, 4),
+            f_key(self.beta): round(self.f, 4),
             "signature": self.signature,
         }
 

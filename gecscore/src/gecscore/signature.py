@@ -17,6 +17,8 @@ left out.
 
 from __future__ import annotations
 
+import re
+
 # Plain classes with __slots__, not dataclasses: `compare` formats a signature, and importing
 # dataclasses costs ~12 ms of each `compare` run (issue #17 times its start-up; see the
 # named tuples of compare.py). They behave as frozen dataclasses would: fields are read-only,
@@ -131,3 +133,17 @@ class Signature:
             if name == key:
                 return value
         raise KeyError(key)
+
+
+# Values a signature records that are measured from the scored data, not chosen: CLEME's
+# length-weighting bias ``b`` (``length(...,b=2.2056)``), the mean length of the references'
+# changed chunks as partitioned together with each hypothesis, so it differs from system to
+# system. The stored signature keeps it (the number is reproducible from it); two scores made
+# with the same settings differ only there.
+_MEASURED_VALUES = re.compile(r"(?<=[,(])b=[-+0-9.eE]+")
+
+
+def settings_of(signature: str) -> str:
+    """``signature`` with each measured value written ``*`` (``b=*``): what two scores must
+    share to have been computed the same way (the meta-evaluation page's "mixed settings")."""
+    return _MEASURED_VALUES.sub("b=*", signature)

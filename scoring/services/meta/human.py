@@ -3,18 +3,21 @@ the judgment campaigns of a release (Expected Wins or TrueSkill)."""
 
 from __future__ import annotations
 
-import gzip
 import math
 import os
 import tempfile
 from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
+from gecscore.boundedio import Source
 from gecscore.errors import decode_utf8
 from gecscore.meta.scorefiles import ScoreFileError, read_system_scores
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
+from core.unique import create_unique
+from core.uploads import human_scores_limits, read_upload
 from datasets.models import DatasetVersion
 from judgments import selectors as judgment_selectors
 from judgments.models import Campaign
@@ -26,16 +29,31 @@ from scoring.models import (
     SystemOutput,
 )
 
-MAX_HUMAN_FILE_BYTES = 5 * 1024 * 1024
+
+def visible_campaigns(user: Any) -> QuerySet[Campaign]:
+    """The campaigns `user` may see: those they administer, by the judgments app's own rule
+    (its results page and API answer 404 to anyone else, so meta-evaluation must too)."""
+    return Campaign.objects.filter(
+        pk__in=judgment_selectors.campaigns_administered_by(user).values("pk")
+    )
 
 
-def campaigns_for_release(version: DatasetVersion) -> list[Campaign]:
-    """The judgment campaigns on the release (judgments sits below scoring: allowed)."""
-    return list(judgment_selectors.campaigns_for_release(version))
+def campaigns_for_release(version: DatasetVersion, *, user: Any) -> list[Campaign]:
+    """The judgment campaigns on the release that `user` may see (judgments sits below
+    scoring: allowed)."""
+    return list(
+        judgment_selectors.campaigns_for_release(version).filter(pk__in=visible_campaigns(user))
+    )
 
 
-def campaign_on_release(version: DatasetVersion, campaign_id: int) -> Campaign:
-    campaign = judgment_selectors.campaigns_for_release(version).filter(pk=campaign_id).first()
+def campaign_on_release(version: DatasetVersion, campaign_id: int, *, user: Any) -> Campaign:
+    """A campaign of the release that `user` may see; another admin's campaign is not found,
+    as on the judgments side."""
+    campaign = (
+        judgment_selectors.campaigns_for_release(version)
+        .filter(pk=campaign_id, pk__in=visible_campaigns(user))
+        .first()
+    )
     if campaign is None:
         raise NotFound(f"{version.label} has no judgment campaign {campaign_id}", field="campaign")
     return campaign
@@ -45,7 +63,7 @@ def upload_human_scores(
     *,
     version: DatasetVersion,
     name: str,
-    data: bytes,
+    data: Source,
     file_name: str,
     user: Any,
     replace: bool = False,
@@ -60,17 +78,15 @@ def upload_human_scores(
         raise ServiceError("give the human scores a name", field="name")
     if len(name) > 100:
         raise ServiceError("name longer than 100 characters", field="name")
+    # The one bounded reader, with the human-score limits (GEC_MAX_HUMAN_SCORES_BYTES):
+    # a gzip bomb stops at the limit instead of filling the worker's memory.
+    data = read_upload(data, name=file_name or "the file", limits=human_scores_limits())
     if not data:
         raise ServiceError(f"{file_name or 'the file'} is empty", field="file")
-    if len(data) > MAX_HUMAN_FILE_BYTES:
-        raise ServiceError(
-            f"{file_name}: {len(data)} bytes is above the {MAX_HUMAN_FILE_BYTES}-byte limit",
-            field="file",
-        )
     release_systems = tuple(
         sorted(SystemOutput.objects.filter(version=version).values_list("name", flat=True))
     )
-    # The library reads files by path (it sniffs gzip); a private temporary copy is removed
+    # The library reads files by path; a private temporary copy of the content is removed
     # at once, the parsed scores are what is stored.
     handle, path = tempfile.mkstemp(prefix="human-scores-", suffix=".txt")
     try:
@@ -96,38 +112,64 @@ def upload_human_scores(
             f"system output of {version.label}; name the systems as on the leaderboard",
             field="file",
         )
-    with transaction.atomic():
-        existing = (
-            HumanSystemScores.objects.select_for_update().filter(version=version, name=name).first()
+    stored = HumanSystemScores(
+        version=version,
+        name=name,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+        file_name=file_name,
+        layout=layout,
+        scores=parsed.scores,
+    )
+    return _store(stored, user=user, replace=replace)
+
+
+@transaction.atomic
+def _store(new: HumanSystemScores, *, user: Any, replace: bool) -> HumanSystemScores:
+    """Insert `new`, or with `replace` overwrite the scores of that name on its release."""
+    existing = (
+        HumanSystemScores.objects.select_for_update()
+        .filter(version=new.version, name=new.name)
+        .first()
+    )
+    if existing is not None and not replace:
+        raise Conflict(_name_taken(existing), field="name")
+    if existing is None:
+        # Two uploads of a new name both find none above; the second insert loses.
+        existing = create_unique(
+            HumanSystemScores,
+            lambda: _saved(new),
+            unique=["version", "name"],
+            values={"version": new.version, "name": new.name},
+            message=_name_taken,
         )
-        if existing is not None and not replace:
-            raise Conflict(
-                f"{version.label} already has human scores named {name!r}; choose another "
-                "name or replace them",
-                field="name",
-            )
-        if existing is None:
-            existing = HumanSystemScores(version=version, name=name)
-            existing.created_by = user if getattr(user, "is_authenticated", False) else None
-        existing.file_name = file_name
-        existing.layout = layout
-        existing.scores = parsed.scores
+    else:
+        existing.file_name = new.file_name
+        existing.layout = new.layout
+        existing.scores = new.scores
         existing.save()
-        log_action(
-            existing,
-            user,
-            "scoring.human_scores.upload",
-            {"version": version.pk, "name": name, "systems": len(parsed.scores)},
-        )
+    log_action(
+        existing,
+        user,
+        "scoring.human_scores.upload",
+        {"version": new.version.pk, "name": new.name, "systems": len(new.scores)},
+    )
     return existing
 
 
+def _name_taken(existing: HumanSystemScores) -> str:
+    return (
+        f"{existing.version.label} already has human scores named {existing.name!r} "
+        f"(human scores {existing.pk}); choose another name or replace them"
+    )
+
+
+def _saved(scores: HumanSystemScores) -> HumanSystemScores:
+    scores.save(force_insert=True)
+    return scores
+
+
 def _first_line(data: bytes) -> str:
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError):
-            return ""
+    """The first non-blank line of the file's content (decompressed by read_upload)."""
     text = decode_utf8(data, name="the file")  # read_system_scores checked it already
     return next((line for line in text.splitlines() if line.strip()), "")
 
@@ -141,7 +183,17 @@ def human_side(evaluation: MetaEvaluation) -> tuple[dict[str, float], str]:
         return dict(upload.scores), f"uploaded: {upload.name} ({upload.file_name})"
     if evaluation.campaign_id is None:
         raise ServiceError("this run names no judgment campaign")
-    campaign = campaign_on_release(evaluation.version, evaluation.campaign_id)
+    # The requester's visibility was checked when the run was asked for.
+    campaign = (
+        judgment_selectors.campaigns_for_release(evaluation.version)
+        .filter(pk=evaluation.campaign_id)
+        .first()
+    )
+    if campaign is None:
+        raise NotFound(
+            f"{evaluation.version.label} has no judgment campaign {evaluation.campaign_id}",
+            field="campaign",
+        )
     scores = judgment_selectors.human_system_scores(campaign, method=evaluation.human_method)
     if not scores:
         raise ServiceError(

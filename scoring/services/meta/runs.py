@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from gecscore.meta.report import system_report
 
@@ -19,6 +20,7 @@ from core.jobs import (
     start_job,
 )
 from core.models import BackgroundJob, JobStatus
+from core.params import MAX_INT32
 from datasets.models import DatasetVersion, Language
 from judgments.selectors import HUMAN_METHODS
 from scoring import tasks
@@ -31,7 +33,7 @@ from scoring.models import (
 )
 from scoring.services.job_rows import run_job_backed
 from scoring.services.meta.catalogue import available_metrics, metric_label, stored_metric_scores
-from scoring.services.meta.human import campaign_on_release, human_side
+from scoring.services.meta.human import campaign_on_release, human_side, visible_campaigns
 from scoring.services.meta.statistics import (
     SENTENCE_COUNT_METRICS,
     auto_window,
@@ -44,6 +46,7 @@ from scoring.services.meta.statistics import (
 JOB_KIND_META = "scoring.meta"
 DEFAULT_BOOTSTRAP = 1000
 MAX_BOOTSTRAP = 10000
+MAX_WINDOW = 10000  # systems in a window (at most the systems of the release anyway)
 
 
 def request_meta_evaluation(
@@ -65,7 +68,9 @@ def request_meta_evaluation(
     ``queue=False`` nothing is sent: the caller runs ``run_meta_evaluation`` itself (the
     API's ``wait``)."""
     metrics = _checked_metrics(version, metrics)
-    _check_human_source(version, human_scores=human_scores, campaign_id=campaign_id, method=method)
+    _check_human_source(
+        version, human_scores=human_scores, campaign_id=campaign_id, method=method, user=user
+    )
     exclude = _checked_exclusions(version, exclude)
     if not 0 <= bootstrap <= MAX_BOOTSTRAP:
         raise ServiceError(f"bootstrap samples must be 0 to {MAX_BOOTSTRAP}", field="bootstrap")
@@ -73,8 +78,10 @@ def request_meta_evaluation(
         raise ServiceError(
             f"sentence bootstrap samples must be 0 to {MAX_BOOTSTRAP}", field="sentence_bootstrap"
         )
-    if window is not None and window < 2:
-        raise ServiceError("the window must hold at least 2 systems", field="window")
+    if window is not None and not 2 <= window <= MAX_WINDOW:
+        raise ServiceError(f"the window must hold 2 to {MAX_WINDOW} systems", field="window")
+    if not 0 <= seed <= MAX_INT32:
+        raise ServiceError(f"seed must be 0 to {MAX_INT32}", field="seed")
     # One decision: the job, the evaluation and the message together; a dead broker rolls
     # all of it back (ServiceUnavailable, a 503) instead of leaving a run queued for ever.
     with transaction.atomic():
@@ -130,8 +137,10 @@ def _check_human_source(
     human_scores: HumanSystemScores | None,
     campaign_id: int | None,
     method: str,
+    user: Any,
 ) -> None:
-    """Exactly one human source, and it belongs to the release."""
+    """Exactly one human source, it belongs to the release, and a campaign is one the user
+    may see."""
     if (human_scores is None) == (campaign_id is None):
         raise ServiceError(
             "choose one human source: uploaded human scores or a judgment campaign",
@@ -145,7 +154,7 @@ def _check_human_source(
                 f"method must be one of {', '.join(HUMAN_METHODS)} (got {method!r})",
                 field="method",
             )
-        campaign_on_release(version, campaign_id)
+        campaign_on_release(version, campaign_id, user=user)
 
 
 def _checked_exclusions(version: DatasetVersion, exclude: Sequence[str]) -> list[str]:
@@ -295,6 +304,22 @@ def get_evaluation(evaluation_id: int) -> MetaEvaluation:
         .first()
     )
     if evaluation is None:
+        raise NotFound(f"no meta-evaluation {evaluation_id}")
+    return evaluation
+
+
+def evaluations_for(version: DatasetVersion, *, user: Any) -> QuerySet[MetaEvaluation]:
+    """The runs of the release that `user` may see: on uploaded human scores, or on a
+    campaign they may see (a run's report carries its campaign's human scores)."""
+    return MetaEvaluation.objects.filter(version=version).filter(
+        Q(campaign_id__isnull=True) | Q(campaign_id__in=visible_campaigns(user).values("pk"))
+    )
+
+
+def evaluation_for(evaluation_id: int, *, user: Any) -> MetaEvaluation:
+    """One run `user` may see; a run on another admin's campaign is not found."""
+    evaluation = get_evaluation(evaluation_id)
+    if not evaluations_for(evaluation.version, user=user).filter(pk=evaluation.pk).exists():
         raise NotFound(f"no meta-evaluation {evaluation_id}")
     return evaluation
 

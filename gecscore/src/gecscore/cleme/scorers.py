@@ -22,6 +22,7 @@ from gecscore.cleme.weighting import (
     default_weighting,
     length_weighted_counts,
 )
+from gecscore.counts import f_key
 from gecscore.counts import precision_recall_f as shared_precision_recall_f
 from gecscore.signature import COLON_V, Field, Signature
 
@@ -122,7 +123,7 @@ class ClemeScore(NamedTuple):
 
     def as_dict(self) -> dict[str, Any]:
         data = self._asdict()
-        data["f05" if self.beta == 0.5 else f"f{self.beta:g}"] = data.pop("f")
+        data[f_key(self.beta)] = data.pop("f")
         return data
 
 

@@ -17,6 +17,7 @@ import argparse
 import sys
 
 from gecscore.cli import CommandError
+from gecscore.counts import f_key, f_label
 
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
@@ -144,7 +145,7 @@ def _fmt(value: float | int) -> str:
 
 
 def _print_result(result: CompareResult, args: argparse.Namespace) -> None:
-    beta = f"F{args.beta:g}" if args.beta != 0.5 else "F0.5"
+    beta = f_label(args.beta)
     if args.json:
         import json
 
@@ -154,7 +155,7 @@ def _print_result(result: CompareResult, args: argparse.Namespace) -> None:
             "fn": result.fn,
             "p": result.p,
             "r": result.r,
-            "f05" if args.beta == 0.5 else "f": result.f,
+            f_key(args.beta): result.f,
             "beta": args.beta,
             "signature": result.signature,
         }

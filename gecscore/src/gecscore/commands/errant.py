@@ -18,6 +18,7 @@ from typing import Any
 
 from gecscore.cli import CommandError
 from gecscore.compare import CompareError
+from gecscore.counts import f_key
 from gecscore.english.errant_compare import (
     CompareOptions,
     ErrantResult,
@@ -70,7 +71,7 @@ def _payload(result: ErrantResult, system: str) -> dict[str, Any]:
         "fn": result.fn,
         "p": result.p,
         "r": result.r,
-        "f05" if beta == 0.5 else "f": result.f,
+        f_key(beta): result.f,
         "beta": beta,
         "signature": result.signature,
     }

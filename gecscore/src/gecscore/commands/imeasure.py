@@ -27,7 +27,7 @@ from gecscore.english.imeasure import (
     score_corpus,
 )
 from gecscore.english.textfiles import TextFormatError, read_text_lines
-from gecscore.m2 import read_m2
+from gecscore.m2 import beyond_source_warning, read_m2
 
 
 def register(subparsers: Any) -> None:
@@ -141,7 +141,16 @@ def run_imeasure(args: argparse.Namespace) -> int:
         config = IMeasureConfig(weight=args.weight, beta=args.beta, optimise=args.optimise)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    gold = gold_sentences(read_m2(args.ref))
+    beyond_source: list[int] = []
+    gold = gold_sentences(read_m2(args.ref, beyond_source=beyond_source))
+    if beyond_source:
+        treatment = (
+            "I-measure applies them as Python slices, cut at the sentence's end (a span past "
+            "the end inserts there), and so does imeasure; m2scorer leaves them out"
+        )
+        print(
+            f"warning: {beyond_source_warning(args.ref, beyond_source, treatment)}", file=sys.stderr
+        )
     cache: Cache = {}
     for path in args.hyp:
         hyp = read_text_lines(path)

@@ -6,7 +6,9 @@
 Text output is m2scorer's (``Precision   : 0.4162`` ...), byte for byte; ``--sentence`` adds a
 ``SentM2 F_0.5 : ...`` line. With several ``--hyp`` files each block is preceded by
 ``== FILE``. ``--json`` prints one object per hypothesis file with ``system``, ``tp``, ``fp``,
-``fn``, ``p``, ``r``, ``f05`` (P/R/F rounded to 4 decimals, as printed) and ``sent_f05``.
+``fn``, ``p``, ``r``, ``f05`` (P/R/F rounded to 4 decimals, as printed), ``beta`` and
+``sent_f05``; ``f`` / ``sent_f`` at another beta (``counts.f_key``). Gold edits whose span
+lies beyond the sentence are left out as m2scorer 3.2 leaves them out, with a warning.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gecscore.counts import Counts
+from gecscore.counts import Counts, f_key
 from gecscore.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
-from gecscore.m2 import read_m2
+from gecscore.m2 import beyond_source_warning, read_m2
 from gecscore.maxmatch.scorer import (
     DEFAULT_MAX_ARCS,
     M2Result,
@@ -65,10 +67,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run_m2score)
 
 
-def _f_key(beta: float) -> str:
-    return "f05" if beta == 0.5 else f"f{beta:g}".replace(".", "")
-
-
 def _payload(path: str, result: M2Result, sentence: bool) -> dict[str, Any]:
     p, r, f = Counts(result.tp, result.fp, result.fn).prf(result.beta, digits=4)
     payload: dict[str, Any] = {
@@ -78,17 +76,26 @@ def _payload(path: str, result: M2Result, sentence: bool) -> dict[str, Any]:
         "fn": result.fn,
         "p": p,
         "r": r,
-        _f_key(result.beta): f,
+        f_key(result.beta): f,
+        "beta": result.beta,
     }
     if sentence:
-        payload["sent_" + _f_key(result.beta)] = round(result.sent_f, 4)
+        payload["sent_" + f_key(result.beta)] = round(result.sent_f, 4)
     payload["exact"] = result.exact
     payload["signature"] = result.signature
     return payload
 
 
 def run_m2score(args: argparse.Namespace) -> int:
-    blocks = read_m2(args.ref)
+    beyond_source: list[int] = []
+    blocks = read_m2(args.ref, beyond_source=beyond_source)
+    if beyond_source:
+        treatment = (
+            "m2scorer 3.2 leaves such edits out (their annotators stay), and so does m2score"
+        )
+        print(
+            f"warning: {beyond_source_warning(args.ref, beyond_source, treatment)}", file=sys.stderr
+        )
     gold = [gold_edits_by_annotator(block) for block in blocks]
     max_arcs = args.max_arcs or None
     for path in args.hyp:

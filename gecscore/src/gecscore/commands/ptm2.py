@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gecscore.counts import f_key, f_label
 from gecscore.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
 from gecscore.errors import first_nonblank_line
 from gecscore.m2 import M2Block, M2FormatError, read_m2
@@ -152,7 +153,7 @@ def _granularity(args: argparse.Namespace, blocks: list[M2Block]) -> str:
 def _print(
     result: PTM2Result, args: argparse.Namespace, extra: dict[str, Any] | None = None
 ) -> None:
-    f_name = "f05" if args.beta == 0.5 else "f"
+    f_name = f_key(args.beta)
     values = {
         "tp": _number(result.tp),
         "fp": _number(result.fp),
@@ -167,7 +168,7 @@ def _print(
         payload["signature"] = result.signature
         print(json.dumps(payload, ensure_ascii=False))
         return
-    label = "F0.5" if args.beta == 0.5 else f"F{args.beta:g}"
+    label = f_label(args.beta)
     print("")
     print(f"{' PT-M2 (' + result.level + ') ':=^46}")
     print("\t".join(["TP", "FP", "FN", "Prec", "Rec", label]))

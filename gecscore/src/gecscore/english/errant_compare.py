@@ -29,7 +29,7 @@ from gecscore.compare import (
     compare_pair,
     group_categories,
 )
-from gecscore.counts import Counts
+from gecscore.counts import Counts, f_label
 from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit, read_m2
 from gecscore.signature import Field, Signature
 
@@ -210,7 +210,7 @@ def format_result(result: ErrantResult) -> str:
     """The text errant_compare prints (category table first when ``cat`` is set)."""
     options = result.options
     title = TITLES[options.mode]
-    f_name = "F" + str(options.beta)
+    f_name = f_label(options.beta)
     lines: list[str] = []
     if options.cat is not None:
         lines.append("")

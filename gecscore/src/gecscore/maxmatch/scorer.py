@@ -101,12 +101,18 @@ class M2Result:
 
 
 def gold_edits_by_annotator(block: M2Block) -> dict[int, list[GoldEdit]]:
-    """The gold edits of one block per annotator id, as m2scorer reads them."""
+    """The gold edits of one block per annotator id, as m2scorer reads them.
+
+    As m2scorer 3.2's ``load_annotation``: an edit whose span lies beyond the sentence
+    (``read_m2(..., beyond_source=[...])`` keeps such edits) is left out, and its annotator
+    stays, with no edit if it had no other (so it asks for the source unchanged).
+    """
     tokens = block.source.split()
+    n_tokens = len(tokens)
     annotators: dict[int, list[GoldEdit]] = {}
     for edit in block.edits:
         edits = annotators.setdefault(edit.annotator, [])
-        if edit.type == NOOP_TYPE or edit.start < 0 or edit.end < 0:
+        if edit.type == NOOP_TYPE or edit.start < 0 or edit.end < 0 or edit.end > n_tokens:
             continue
         corrections = tuple(
             "" if c == NONE_CORRECTION else c.strip() for c in edit.correction.split("||")

@@ -15,9 +15,7 @@ item into pairs of systems, as Grundkiewicz et al.'s (2015) ``EW.pl`` / ``print_
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import gzip
 import io
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator, Sequence
@@ -25,6 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
+from gecscore.boundedio import (
+    DEFAULT_LIMITS,
+    MalformedXML,
+    ReadLimits,
+    Source,
+    iter_chunks,
+    iter_xml,
+    read_bounded,
+)
 from gecscore.errors import InputFormatError, decode_utf8
 
 RESULT_TAG = "error-correction-ranking-result"
@@ -125,20 +132,31 @@ def _attribute(element: ET.Element, name: str, path: str, place: str) -> str:
     return value
 
 
+def _entry_attribute(attributes: dict[str, str], name: str, path: str, place: str) -> str:
+    value = attributes.get(name)
+    if value is None:
+        raise JudgmentFormatError(path, place, f"<{ENTRY_TAG}> has no {name!r} attribute")
+    return value
+
+
 def _parse_item(
-    element: ET.Element, path: str, number: int, known: frozenset[str] | None
+    element: ET.Element,
+    children: Sequence[dict[str, str]],
+    path: str,
+    number: int,
+    known: frozenset[str] | None,
 ) -> RankingItem:
+    """The item ``element`` (its attributes) and its ``<translation>`` children's attributes
+    (read at each child's own end: the streaming reader frees a child once it is read)."""
     item_id = element.get("id", "")
     place = f"<{ITEM_TAG}> #{number} (id={item_id!r})"
     src_id = _attribute(element, "src-id", path, place)
     user = _attribute(element, "user", path, place)
     entries: list[RankedEntry] = []
     seen: set[str] = set()
-    for child in element:
-        if child.tag != ENTRY_TAG:
-            continue
-        systems = tuple(_attribute(child, "system", path, place).split())
-        rank_text = _attribute(child, "rank", path, place)
+    for child in children:
+        systems = tuple(_entry_attribute(child, "system", path, place).split())
+        rank_text = _entry_attribute(child, "rank", path, place)
         try:
             rank = int(rank_text)
         except ValueError:
@@ -171,27 +189,38 @@ def _parse_item(
 
 
 def read_judgments_xml(
-    source: str | Path | io.BufferedIOBase, *, systems: Iterable[str] | None = None
+    source: Source,
+    *,
+    systems: Iterable[str] | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
+    name: str | None = None,
 ) -> JudgmentSet:
-    """Read an Appraise ranking XML file (streamed with ``iterparse``).
+    """Read an Appraise ranking XML file, gzipped or not (``boundedio.iter_xml``: streamed
+    within ``limits``, each element freed once read; no DTD or entity is expanded).
 
-    ``systems``: when given, a judgment naming any other system is an error. Raises
-    :class:`JudgmentFormatError` naming the line (malformed XML) or the element (missing
-    attributes, unknown or twice-ranked systems, duplicate item ids).
+    ``systems``: when given, a judgment naming any other system is an error. ``name``: the
+    file's name in messages (default: the path). Raises :class:`JudgmentFormatError`
+    naming the line (malformed XML, a limit passed) or the element (missing attributes,
+    unknown or twice-ranked systems, duplicate item ids).
     """
-    path = str(getattr(source, "name", source))
+    path = name or str(getattr(source, "name", "the file" if isinstance(source, bytes) else source))
     known = frozenset(systems) if systems is not None else None
     results: list[RankingResult] = []
-    with contextlib.ExitStack() as stack:
-        handle = stack.enter_context(gzip.open(source)) if path.endswith(".gz") else source
-        _parse_results(handle, path, known, results)
+    try:
+        _parse_results(iter_xml(source, name=path, limits=limits), path, known, results)
+    except MalformedXML as exc:
+        raise JudgmentFormatError(
+            path, f"line {exc.line}, column {exc.column}", exc.message
+        ) from None
+    except InputFormatError as exc:  # a limit passed, unreadable gzip
+        raise JudgmentFormatError(path, f"line {exc.line}", exc.message) from None
     if not results:
         raise JudgmentFormatError(path, "line 1", f"no <{RESULT_TAG}> element")
     return JudgmentSet(results=tuple(results))
 
 
 def _parse_results(
-    handle: str | Path | io.BufferedIOBase | gzip.GzipFile,
+    events: Iterator[tuple[str, ET.Element, int]],
     path: str,
     known: frozenset[str] | None,
     results: list[RankingResult],
@@ -199,40 +228,36 @@ def _parse_results(
     items: list[RankingItem] = []
     attributes: tuple[tuple[str, str], ...] = ()
     seen_ids: dict[tuple[str, str], int] = {}
+    children: list[dict[str, str]] = []
+    item_depth = 0  # depth of the open <ranking-item>, 0 outside one
     number = 0
-    try:
-        for event, element in ET.iterparse(handle, events=("start", "end")):
-            if event == "start":
-                if element.tag == RESULT_TAG:
-                    attributes = tuple(element.attrib.items())
-                    items = []
-                    seen_ids = {}
-                continue
-            if element.tag == ITEM_TAG:
-                number += 1
-                item = _parse_item(element, path, number, known)
-                key = (item.user, item.item_id)
-                if item.item_id and key in seen_ids:
-                    raise JudgmentFormatError(
-                        path,
-                        f"<{ITEM_TAG}> #{number} (id={item.item_id!r})",
-                        f"duplicate item: user {item.user!r} already has id {item.item_id!r}"
-                        f" (item #{seen_ids[key]})",
-                    )
-                seen_ids[key] = number
-                items.append(item)
-                element.clear()
-            elif element.tag == RESULT_TAG:
-                results.append(RankingResult(attributes=attributes, items=tuple(items)))
-                element.clear()
-    except ET.ParseError as exc:
-        line, column = exc.position
-        reason = str(exc.msg).split(":")[0]
-        raise JudgmentFormatError(
-            path, f"line {line}, column {column + 1}", f"malformed XML ({reason})"
-        ) from None
-    except (EOFError, gzip.BadGzipFile) as exc:
-        raise JudgmentFormatError(path, "line 1", f"not a readable gzip file ({exc})") from None
+    for event, element, depth in events:
+        if event == "start":
+            if element.tag == RESULT_TAG:
+                attributes = tuple(element.attrib.items())
+                items = []
+                seen_ids = {}
+            elif element.tag == ITEM_TAG and not item_depth:
+                item_depth, children = depth, []
+            continue
+        if element.tag == ENTRY_TAG and item_depth and depth == item_depth + 1:
+            children.append(dict(element.attrib))
+        elif element.tag == ITEM_TAG and depth == item_depth:
+            item_depth = 0
+            number += 1
+            item = _parse_item(element, children, path, number, known)
+            key = (item.user, item.item_id)
+            if item.item_id and key in seen_ids:
+                raise JudgmentFormatError(
+                    path,
+                    f"<{ITEM_TAG}> #{number} (id={item.item_id!r})",
+                    f"duplicate item: user {item.user!r} already has id {item.item_id!r}"
+                    f" (item #{seen_ids[key]})",
+                )
+            seen_ids[key] = number
+            items.append(item)
+        elif element.tag == RESULT_TAG:
+            results.append(RankingResult(attributes=attributes, items=tuple(items)))
 
 
 def write_judgments_xml(judgments: JudgmentSet) -> str:
@@ -374,22 +399,18 @@ def _csv_system(value: str) -> str:
     return ".".join(parts[1:-1]) if len(parts) >= 3 else value
 
 
-def read_pairwise_csv(path: str | Path) -> list[Comparison]:
+def read_pairwise_csv(path: str | Path, *, limits: ReadLimits = DEFAULT_LIMITS) -> list[Comparison]:
     """Read a WMT pairwise CSV (``expanded`` or ``unexpanded``; gzipped or not).
 
     Each row gives one pair; ``relation`` compares the two ranks as given (``<`` = system1
     better). Rows with rank -1 (not ranked) are skipped, as the WMT scripts do.
     """
     name = str(path)
-    opener = gzip.open if name.endswith(".gz") else open
     pairs: list[Comparison] = []
     try:
-        with opener(name, "rb") as handle:
-            text = decode_utf8(handle.read(), name=name)
-    except InputFormatError as exc:
+        text = decode_utf8(read_bounded(name, name=name, limits=limits), name=name)
+    except InputFormatError as exc:  # not UTF-8, unreadable gzip, a limit passed
         raise JudgmentFormatError(name, f"line {exc.line}", exc.message) from None
-    except (EOFError, gzip.BadGzipFile) as exc:
-        raise JudgmentFormatError(name, "line 1", f"not a readable gzip file ({exc})") from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = [f for f in CSV_FIELDS[2:-1] if f not in (reader.fieldnames or [])]
     if missing:
@@ -448,9 +469,10 @@ def write_pairwise_csv(
 def read_judgments(path: str | Path) -> JudgmentSet | list[Comparison]:
     """An Appraise XML file (JudgmentSet) or a WMT pairwise CSV (list of Comparison), by content."""
     name = str(path)
-    opener = gzip.open if name.endswith(".gz") else open
-    with opener(name, "rb") as handle:
-        head = handle.read(256).lstrip()
+    try:
+        head = next(iter_chunks(name, name=name), b"").lstrip()
+    except InputFormatError as exc:
+        raise JudgmentFormatError(name, f"line {exc.line}", exc.message) from None
     if head.startswith(b"<"):
         return read_judgments_xml(name)
     return read_pairwise_csv(name)

@@ -10,11 +10,11 @@
 
 from __future__ import annotations
 
-import gzip
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from gecscore.boundedio import DEFAULT_LIMITS, ReadLimits, read_bounded
 from gecscore.errors import InputFormatError, decode_utf8
 
 # SEEDA's system order (ASCII order of the names), as in its score files and scripts.
@@ -65,15 +65,12 @@ class SentenceScores:
     scores: dict[str, dict[str, float]]
 
 
-def _read_text(path: str | Path) -> str:
+def _read_text(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS) -> str:
     name = str(path)
-    with open(name, "rb") as handle:
-        data = handle.read()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise ScoreFileError(name, 1, f"not a readable gzip file ({exc})") from None
+    try:
+        data = read_bounded(path, name=name, limits=limits)  # gzip sniffed, bounded
+    except InputFormatError as exc:
+        raise ScoreFileError(exc.path, exc.line, exc.message) from None
     return decode_utf8(data, name=name, error=ScoreFileError)
 
 
@@ -87,20 +84,24 @@ def _number(text: str, path: str, line: int) -> float:
     return value
 
 
-def _lines(path: str | Path) -> list[tuple[int, str]]:
-    text = _read_text(path)
+def _lines(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS) -> list[tuple[int, str]]:
+    text = _read_text(path, limits)
     return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
 def read_system_scores(
-    path: str | Path, *, name: str | None = None, systems: tuple[str, ...] = SEEDA_SYSTEMS
+    path: str | Path,
+    *,
+    name: str | None = None,
+    systems: tuple[str, ...] = SEEDA_SYSTEMS,
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> SystemScores:
     """System scores from a WMT-layout or a SEEDA-layout file (detected per file).
 
     WMT layout: a file holding several names needs ``name`` to pick one. SEEDA layout: one
     number per line, in the order ``systems`` (SEEDA's 15 by default)."""
     label = str(path)
-    rows = _lines(path)
+    rows = _lines(path, limits)
     if not rows:
         raise ScoreFileError(label, 1, "the file holds no scores")
     if "\t" not in rows[0][1]:

@@ -1,0 +1,120 @@
+"""Appraise XML import as a background job (as dataset imports are: datasets/jobs.py).
+
+The request stores the upload through the one bounded reader (core/uploads.py: decompressed
+when gzipped, within the size, line and XML depth limits, well-formed, each element freed
+once read), so a bomb is refused with a 4xx before a job exists; the task then parses the
+stored file as a stream and writes all or nothing, its rows and the job's "done" in one
+transaction (settle_job), so a re-delivered message never imports twice.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from gecscore.boundedio import Source
+
+from core.exceptions import NotFound, ServiceError, ServiceUnavailable
+from core.jobs import JobCancelled, fail_job, mark_running, queue_job, start_job
+from core.models import BackgroundJob
+from core.uploads import judgments_xml_limits, store_upload
+from datasets.models import DatasetVersion
+from judgments import selectors, services, tasks
+from judgments.models import Campaign
+
+JOB_KIND_IMPORT = "judgments.import"
+
+
+def _check_campaign(user: Any, name: str) -> None:
+    existing = Campaign.objects.filter(name=name).first()
+    if existing is not None and not selectors.is_campaign_admin(user, existing):
+        raise NotFound(f"no judgment campaign {name!r} of yours", field="campaign")
+
+
+def request_judgments_import(
+    *,
+    user: Any,
+    campaign_name: str,
+    upload: Source,
+    file_name: str,
+    release: DatasetVersion | None = None,
+) -> BackgroundJob:
+    """Check and store an Appraise XML upload and queue its import; returns the job.
+
+    Refused at once (nothing kept): no campaign name, another admin's campaign (404), a file
+    above a limit (413, the setting named), malformed XML (400, line and column)."""
+    name = campaign_name.strip()
+    if not name:
+        raise ServiceError("name the campaign", field="campaign")
+    _check_campaign(user, name)
+    folder: Path | None = None
+    try:
+        with transaction.atomic():
+            job = start_job(
+                kind=JOB_KIND_IMPORT,
+                user=user,
+                params={
+                    "campaign": name,
+                    "release_id": release.pk if release is not None else None,
+                    "files": [],
+                },
+                message="queued",
+            )
+            folder = Path(settings.MEDIA_ROOT) / "judgment-imports" / str(job.pk)
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / "upload.xml"
+            label = Path(file_name).name or "upload.xml"
+            store_upload(upload, target, name=label, limits=judgments_xml_limits(), xml=True)
+            job.params = {**job.params, "files": [{"path": str(target), "name": label}]}
+            job.save(update_fields=["params"])
+            queue_job(job, tasks.import_judgments_task, job.pk)
+    except BaseException as exc:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(exc, OSError):  # a full disk: a clear message, nothing kept
+            raise ServiceUnavailable(
+                f"the upload could not be stored ({exc.strerror or exc}); nothing was imported"
+            ) from exc
+        raise
+    return job
+
+
+def run_import_job(job_id: int) -> dict[str, Any] | None:
+    """The body of the import task (under the job's claim, core.jobs.run_claimed). The
+    stored upload is deleted when the job ends."""
+    job = BackgroundJob.objects.filter(pk=job_id).first()
+    if job is None or job.is_finished:
+        return None
+    params = job.params
+    mark_running(job_id, message="reading the file")
+    try:
+        release = None
+        if params.get("release_id"):
+            release = DatasetVersion.objects.filter(pk=params["release_id"]).first()
+            if release is None:
+                raise ServiceError("the release was deleted", field="release")
+        _check_campaign(job.created_by, params["campaign"])  # created meanwhile by another
+        stored = params["files"][0]
+        campaign = services.import_judgments(
+            campaign_name=params["campaign"],
+            source=Path(stored["path"]),
+            release=release,
+            label=stored["name"],
+            by=job.created_by,
+            job_id=job_id,
+        )
+    except (ServiceError, JobCancelled) as exc:
+        fail_job(
+            job_id,
+            message=getattr(exc, "message", str(exc)),
+            result={"field": getattr(exc, "field", None)},
+        )
+        return None
+    except OSError as exc:
+        fail_job(job_id, message=f"stored upload unreadable: {exc}")
+        return None
+    job.refresh_from_db()
+    return dict(job.result) or {"campaign": campaign.pk}

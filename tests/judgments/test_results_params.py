@@ -1,0 +1,66 @@
+"""The results' numbers are bounded on the page and the API alike (issue 27, item 6):
+`?bootstrap=100000000` took 6.7 GiB and 47 s, then a 500, on the API (the page capped it);
+`?bootstrap=abc` blamed the field "method"."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.test import Client
+
+from core.roles import Role
+from judgments import services
+from tests.factories import make_user
+from tests.judgments.factories import make_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def judged():  # type: ignore[no-untyped-def]
+    admin = make_user(Role.ADMIN)
+    judges = [make_user(Role.ANNOTATOR) for _ in range(2)]
+    campaign = make_campaign(judges=judges, created_by=admin)
+    for judge in judges:
+        while (assignment := services.next_assignment(campaign=campaign, judge=judge)) is not None:
+            shown = assignment.item.outputs.count()
+            services.submit_judgment(
+                assignment_id=assignment.pk, judge=judge, ranks=list(range(1, shown + 1))
+            )
+    client = Client()
+    client.force_login(admin)
+    return campaign, client
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("bootstrap=100000000", "bootstrap"),
+        ("bootstrap=abc", "bootstrap"),
+        ("bootstrap=-1", "bootstrap"),
+        ("runs=0", "runs"),
+        ("runs=99999999999999999999", "runs"),
+        ("seed=abc", "seed"),
+        ("seed=99999999999999999999", "seed"),
+        ("method=nope", "method"),
+    ],
+)
+def test_the_results_api_refuses_each_number_out_of_range_naming_it(judged, query, field) -> None:  # type: ignore[no-untyped-def]
+    campaign, client = judged
+    client.get(f"/api/judgments/campaigns/{campaign.pk}/results/?runs=5")  # warm the process
+    started = time.monotonic()
+    response = client.get(f"/api/judgments/campaigns/{campaign.pk}/results/?{query}")
+    assert time.monotonic() - started < 5
+    assert response.status_code == 400, response.content
+    assert response.json()["field"] == field
+
+
+def test_the_results_api_and_page_take_the_largest_bootstrap_allowed(judged) -> None:  # type: ignore[no-untyped-def]
+    campaign, client = judged
+    api = client.get(f"/api/judgments/campaigns/{campaign.pk}/results/?bootstrap=2000&runs=5")
+    assert api.status_code == 200 and api.json()["bootstrap"] == 2000
+    page = client.get(f"/judgments/{campaign.pk}/results/?bootstrap=100000000")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "bootstrap must be a whole number from 0 to 2000" in html
