@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from csp.decorators import csp_update
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.utils.decorators import method_decorator
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
@@ -44,3 +45,10 @@ def home(request: HttpRequest) -> HttpResponse:
 def notifications_read(request: HttpRequest) -> HttpResponse:
     mark_notifications_read(user=request.user)
     return redirect("home")
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for /favicon.ico whatever a page names; send them to the pinned icon. The
+    URL is made per request: under the production manifest storage the hashed name exists
+    only once collectstatic ran, not when `manage.py check` imports the URLconf."""
+    return HttpResponsePermanentRedirect(static("core/favicon.svg"))
