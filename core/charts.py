@@ -70,15 +70,7 @@ def _frame(
     percent: bool,
     ticks: int = 5,
 ) -> list[str]:
-    # Ids derived from the content: several charts on one page must not share them.
-    uid = "chart-" + hashlib.sha1(f"{title}|{description}".encode()).hexdigest()[:10]
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {box.width} {box.height}" '
-        f'width="{box.width}" height="{box.height}" role="img" aria-labelledby="{uid}-t {uid}-d">',
-        f'<title id="{uid}-t">{escape(title)}</title>',
-        f'<desc id="{uid}-d">{escape(description)}</desc>',
-        f'<text x="{box.width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="600">{escape(title)}</text>',
-    ]
+    parts = chart_open(box, title, description)
     for i in range(ticks + 1):
         value = y_max * i / ticks
         y = box.top + box.plot_height * (1 - i / ticks)
@@ -90,22 +82,35 @@ def _frame(
             f'<text x="{box.left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" '
             f'fill="#5b6475">{escape(format_number(value, percent))}</text>'
         )
-    parts.append(
-        f'<line x1="{box.left}" x2="{box.left}" y1="{box.top}" y2="{box.top + box.plot_height}" stroke="#1d2330"/>'
-    )
-    parts.append(
-        f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{box.top + box.plot_height}" '
-        f'y2="{box.top + box.plot_height}" stroke="#1d2330"/>'
-    )
-    parts.append(
-        f'<text x="{box.left + box.plot_width / 2}" y="{box.height - 10}" text-anchor="middle" '
-        f'font-size="12">{escape(x_label)}</text>'
-    )
-    parts.append(
-        f'<text transform="translate(14 {box.top + box.plot_height / 2}) rotate(-90)" '
-        f'text-anchor="middle" font-size="12">{escape(y_label)}</text>'
-    )
+    parts.extend(chart_axes(box, x_label, y_label))
     return parts
+
+
+def chart_open(box: ChartBox, title: str, description: str) -> list[str]:
+    """The <svg> element's opening, its accessible title and description, and the heading."""
+    # Ids derived from the content: several charts on one page must not share them.
+    uid = "chart-" + hashlib.sha1(f"{title}|{description}".encode()).hexdigest()[:10]
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {box.width} {box.height}" '
+        f'width="{box.width}" height="{box.height}" role="img" aria-labelledby="{uid}-t {uid}-d">',
+        f'<title id="{uid}-t">{escape(title)}</title>',
+        f'<desc id="{uid}-d">{escape(description)}</desc>',
+        f'<text x="{box.width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="600">{escape(title)}</text>',
+    ]
+
+
+def chart_axes(box: ChartBox, x_label: str, y_label: str) -> list[str]:
+    """The two axis lines along the plot's left and bottom edges, and the axis labels."""
+    bottom = box.top + box.plot_height
+    return [
+        f'<line x1="{box.left}" x2="{box.left}" y1="{box.top}" y2="{bottom}" stroke="#1d2330"/>',
+        f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{bottom}" '
+        f'y2="{bottom}" stroke="#1d2330"/>',
+        f'<text x="{box.left + box.plot_width / 2}" y="{box.height - 10}" text-anchor="middle" '
+        f'font-size="12">{escape(x_label)}</text>',
+        f'<text transform="translate(14 {box.top + box.plot_height / 2}) rotate(-90)" '
+        f'text-anchor="middle" font-size="12">{escape(y_label)}</text>',
+    ]
 
 
 def _series_top(

@@ -3,13 +3,12 @@ negative), as SVG strings; the shared box, palette, legend and formatting are co
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from core.charts import PALETTE, ChartBox, chart_legend, format_number
+from core.charts import PALETTE, ChartBox, chart_axes, chart_legend, chart_open, format_number
 
 
 @dataclass(frozen=True)
@@ -70,15 +69,8 @@ def _xy_frame(
 ) -> list[str]:
     """Frame, grid and tick labels of a chart whose both axes are numeric ranges (x labels
     at `x_ticks` when given, else evenly spaced)."""
-    uid = "chart-" + hashlib.sha1(f"{title}|{description}".encode()).hexdigest()[:10]
     bottom = box.top + box.plot_height
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {box.width} {box.height}" '
-        f'width="{box.width}" height="{box.height}" role="img" aria-labelledby="{uid}-t {uid}-d">',
-        f'<title id="{uid}-t">{escape(title)}</title>',
-        f'<desc id="{uid}-d">{escape(description)}</desc>',
-        f'<text x="{box.width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="600">{escape(title)}</text>',
-    ]
+    parts = chart_open(box, title, description)
     y_ticks = nice_ticks(y_range, ticks)
     for y_value in y_ticks:
         y = bottom - box.plot_height * (y_value - y_range.low) / y_range.span
@@ -101,20 +93,7 @@ def _xy_frame(
             f'<text class="tick-x" x="{x:.1f}" y="{bottom + 16}" text-anchor="middle" '
             f'font-size="11" fill="#5b6475">{escape(label)}</text>'
         )
-    parts.append(
-        f'<line x1="{box.left}" x2="{box.left}" y1="{box.top}" y2="{bottom}" stroke="#1d2330"/>'
-    )
-    parts.append(
-        f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{bottom}" y2="{bottom}" stroke="#1d2330"/>'
-    )
-    parts.append(
-        f'<text x="{box.left + box.plot_width / 2}" y="{box.height - 10}" text-anchor="middle" '
-        f'font-size="12">{escape(x_label)}</text>'
-    )
-    parts.append(
-        f'<text transform="translate(14 {box.top + box.plot_height / 2}) rotate(-90)" '
-        f'text-anchor="middle" font-size="12">{escape(y_label)}</text>'
-    )
+    parts.extend(chart_axes(box, x_label, y_label))
     return parts
 
 
