@@ -8,6 +8,7 @@ the setting as soon as it passes one limit, before anything is stored or parsed.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +26,7 @@ from gecscore.boundedio import (
 )
 from gecscore.errors import InputFormatError
 
-from core.exceptions import ServiceError
+from core.exceptions import ServiceError, ServiceUnavailable
 
 TOO_LARGE = 413
 
@@ -128,3 +129,15 @@ def _copy_xml(source: Source, out: IO[bytes], *, name: str, limits: ReadLimits) 
 
     for _ in xml_events(written(), name=name, limits=limits):
         pass
+
+
+def discard_stored_uploads(folder: Path | None, error: BaseException) -> None:
+    """After a request that stored uploads for a job failed (the broker down, a limit
+    passed, a full disk) and its transaction rolled back: remove the stored files, and turn
+    a full disk (an OSError) into a clear 503. The caller re-raises any other error."""
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+    if isinstance(error, OSError):
+        raise ServiceUnavailable(
+            f"the upload could not be stored ({error.strerror or error}); nothing was imported"
+        ) from error

@@ -10,7 +10,6 @@ order, writes the file, stores the extraction for the scorer and finishes the jo
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from django.dispatch import receiver
 from gecscore.extract import init_m2_worker, m2_block_texts
 
 from core.audit import log_action
-from core.exceptions import ServiceError, ServiceUnavailable
+from core.exceptions import ServiceError
 from core.job_leases import keep_alive
 from core.jobs import (
     JobCancelled,
@@ -36,7 +35,7 @@ from core.jobs import (
     tasks_run_in_process,
 )
 from core.models import BackgroundJob, JobStatus
-from core.uploads import store_upload
+from core.uploads import discard_stored_uploads, store_upload
 from datasets import tasks
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.formats import ImportFile
@@ -98,12 +97,7 @@ def request_import(
             job.save(update_fields=["params"])
             queue_job(job, tasks.import_dataset_task, job.pk)
     except BaseException as exc:
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
-        if isinstance(exc, OSError):  # a full disk: a clear message, nothing kept
-            raise ServiceUnavailable(
-                f"the upload could not be stored ({exc.strerror or exc}); nothing was imported"
-            ) from exc
+        discard_stored_uploads(folder, exc)
         raise
     return job
 

@@ -9,7 +9,6 @@ transaction (settle_job), so a re-delivered message never imports twice.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +16,10 @@ from django.conf import settings
 from django.db import transaction
 from gecscore.boundedio import Source
 
-from core.exceptions import NotFound, ServiceError, ServiceUnavailable
+from core.exceptions import NotFound, ServiceError
 from core.jobs import JobCancelled, fail_job, mark_running, queue_job, start_job
 from core.models import BackgroundJob
-from core.uploads import judgments_xml_limits, store_upload
+from core.uploads import discard_stored_uploads, judgments_xml_limits, store_upload
 from datasets.models import DatasetVersion
 from judgments import selectors, services, tasks
 from judgments.models import Campaign
@@ -72,12 +71,7 @@ def request_judgments_import(
             job.save(update_fields=["params"])
             queue_job(job, tasks.import_judgments_task, job.pk)
     except BaseException as exc:
-        if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
-        if isinstance(exc, OSError):  # a full disk: a clear message, nothing kept
-            raise ServiceUnavailable(
-                f"the upload could not be stored ({exc.strerror or exc}); nothing was imported"
-            ) from exc
+        discard_stored_uploads(folder, exc)
         raise
     return job
 
