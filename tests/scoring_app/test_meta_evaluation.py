@@ -119,10 +119,12 @@ def _wmt(scores: dict[str, float]) -> bytes:
     return "".join(f"HUMAN\tzh\ttest\t{s}\t{v}\n" for s, v in scores.items()).encode()
 
 
-@pytest.fixture
-def release():  # type: ignore[no-untyped-def]
-    dataset = make_dataset(sentences=SENTENCES, source_name="hsk")
-    for sentence, ref in zip(dataset.sentences.order_by("position"), REFERENCES, strict=True):
+def scored_release(
+    sentences: list[str], references: list[str], outputs: dict[str, list[str]]
+) -> Any:
+    """A release of `sentences` (one reference each) with every output uploaded and scored."""
+    dataset = make_dataset(sentences=sentences, source_name="hsk")
+    for sentence, ref in zip(dataset.sentences.order_by("position"), references, strict=True):
         GoldenReference.objects.create(
             sentence=sentence,
             position=0,
@@ -131,7 +133,7 @@ def release():  # type: ignore[no-untyped-def]
             origin=ReferenceOrigin.IMPORTED,
         )
     version = release_dataset(dataset=dataset)
-    for name, hypotheses in OUTPUTS.items():
+    for name, hypotheses in outputs.items():
         system = services.upload_system_output(
             version=version,
             name=name,
@@ -142,6 +144,11 @@ def release():  # type: ignore[no-untyped-def]
         )
         assert services.score_now(system=system).status == ScoreStatus.DONE
     return version
+
+
+@pytest.fixture
+def release():  # type: ignore[no-untyped-def]
+    return scored_release(SENTENCES, REFERENCES, OUTPUTS)
 
 
 @pytest.fixture
@@ -441,32 +448,16 @@ def test_admin_uploads_runs_and_sees_table_scatters_and_window_chart(
 def test_cleme_signatures_differing_only_in_the_measured_b_are_not_mixed_settings() -> None:
     """Issue 28 D2: CLEME's length bias b is measured from each system's chunks, so systems
     scored the same way carry different signatures; the page must not call that mixed."""
-    dataset = make_dataset(sentences=SENTENCES[:4], source_name="hsk")
-    for sentence, ref in zip(dataset.sentences.order_by("position"), REFERENCES, strict=False):
-        GoldenReference.objects.create(
-            sentence=sentence,
-            position=0,
-            text=ref,
-            kind=ReferenceKind.ERROR_FREE if ref == sentence.text else ReferenceKind.CORRECTION,
-            origin=ReferenceOrigin.IMPORTED,
-        )
-    version = release_dataset(dataset=dataset)
-    outputs = {
-        "plain": REFERENCES[:4],
-        # 平果 -> 苹子 overlaps the reference's 平 -> 苹 and widens its chunk to two characters.
-        "longer": ["我很喜欢吃苹子", *REFERENCES[1:4]],
-        "none": SENTENCES[:4],
-    }
-    for name, hypotheses in outputs.items():
-        system = services.upload_system_output(
-            version=version,
-            name=name,
-            data="".join(f"{h}\n" for h in hypotheses).encode(),
-            file_name=f"{name}.txt",
-            user=None,
-            file_format="lines",
-        )
-        assert services.score_now(system=system).status == ScoreStatus.DONE
+    version = scored_release(
+        SENTENCES[:4],
+        REFERENCES[:4],
+        {
+            "plain": REFERENCES[:4],
+            # 平果 -> 苹子 overlaps the reference's 平 -> 苹 and widens its chunk to two characters.
+            "longer": ["我很喜欢吃苹子", *REFERENCES[1:4]],
+            "none": SENTENCES[:4],
+        },
+    )
     human = meta.upload_human_scores(
         version=version,
         name="ew",
