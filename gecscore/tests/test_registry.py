@@ -84,4 +84,5 @@ def test_looking_metrics_up_imports_no_metric_module() -> None:
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
     ).stdout
-    assert json.loads(out) == ["gecscore", "gecscore.cli", "gecscore.registry"]
+    # gecscore.errors is the exception root (it imports only os).
+    assert json.loads(out) == ["gecscore", "gecscore.cli", "gecscore.errors", "gecscore.registry"]

@@ -17,6 +17,15 @@ import importlib
 TYPE_CHECKING = False
 
 _EXPORTS: dict[str, str] = {
+    # The one calling convention of every metric (gecscore.metric).
+    "GECError": "gecscore.errors",
+    "Gold": "gecscore.metric",
+    "Metric": "gecscore.metric",
+    "MetricConfig": "gecscore.metric",
+    "Result": "gecscore.metric",
+    "SentenceScore": "gecscore.metric",
+    "get_metric": "gecscore.registry",
+    "metric_names": "gecscore.registry",
     "CompareError": "gecscore.compare",
     "CompareResult": "gecscore.compare",
     "Scores": "gecscore.compare",
@@ -81,6 +90,7 @@ if TYPE_CHECKING:
         reference_count_curve,
     )
     from gecscore.counts import Counts, precision_recall_f
+    from gecscore.errors import GECError
     from gecscore.extract import (
         Edit,
         ParallelFormatError,
@@ -100,8 +110,10 @@ if TYPE_CHECKING:
         read_m2,
         write_m2,
     )
+    from gecscore.metric import Gold, Metric, MetricConfig, Result, SentenceScore
     from gecscore.mucgec import ParallelLine
     from gecscore.ptm2 import PTM2Result, score_ptm2
+    from gecscore.registry import get_metric, metric_names
     from gecscore.resources import (
         ResourceError,
         Resources,

@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from gecscore.errors import GECError
 from gecscore.resources import (
     ConfusionSets,
     Resources,
@@ -186,7 +187,7 @@ def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "
 MAX_TABLE_SLOTS = 4_000_000
 
 
-class AlignmentTooLarge(ValueError):
+class AlignmentTooLarge(GECError, ValueError):
     """The exact alignment would need more memory than MAX_TABLE_SLOTS allows."""
 
 

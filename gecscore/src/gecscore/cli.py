@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from gecscore.errors import GECError
 from gecscore.registry import command_modules
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up, see _terminal_columns)
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class CommandError(Exception):
+class CommandError(GECError):
     """A user-facing error: printed to stderr without a traceback, exit status 2."""
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gecscore.counts import Counts, precision_recall_f
+from gecscore.errors import GECError
 from gecscore.m2 import M2Block, M2Edit
 from gecscore.signature import Field, Signature
 
@@ -30,7 +31,7 @@ Key = tuple[object, ...]
 EditDict = dict[Key, list[str]]
 
 
-class CompareError(ValueError):
+class CompareError(GECError, ValueError):
     """Hypothesis and reference M2 files that cannot be compared; names the block."""
 
 

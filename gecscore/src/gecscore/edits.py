@@ -3,12 +3,14 @@ one-edit texts, the ensemble's hypothesis, CLEME's targets)."""
 
 from __future__ import annotations
 
+from gecscore.errors import GECError
+
 TYPE_CHECKING = False  # no typing import at run time (CLI start-up, issue #17)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
 
-class OverlappingEditsError(ValueError):
+class OverlappingEditsError(GECError, ValueError):
     """Two edits of one correction cover the same source token."""
 
     def __init__(self, start: int) -> None:

@@ -1,4 +1,4 @@
-"""Errors about input files (every one names the file and the 1-based line) and the one
+"""The error root of the library (``GECError``), errors about input files (every one names the file and the 1-based line) and the one
 UTF-8 decoding policy of every reader."""
 
 from __future__ import annotations
@@ -6,7 +6,14 @@ from __future__ import annotations
 import os
 
 
-class InputFormatError(ValueError):
+class GECError(Exception):
+    """The root of every error the library raises on purpose: bad input, a missing model or
+    resource, an option out of range. Anything else that escapes is a bug. The command line
+    prints a GECError as a one-line message (exit 2) and lets every other exception show its
+    traceback."""
+
+
+class InputFormatError(GECError, ValueError):
     """A line of an input file that cannot be used, with the file name and line number."""
 
     # The byte offset in the file, for bytes that are not UTF-8 (``decode_utf8``).

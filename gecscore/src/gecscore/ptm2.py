@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from gecscore.counts import WEIGHTED_ZERO, Counts, f_key
 from gecscore.edits import OverlappingEditsError
+from gecscore.errors import GECError
 from gecscore.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, apply_m2_edits
 from gecscore.signature import Signature
 from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
@@ -30,7 +31,7 @@ VERSION = "1"
 DEFAULT_CHUNK = 4096  # weight requests per provider call
 
 
-class PTM2InputError(ValueError):
+class PTM2InputError(GECError, ValueError):
     """Hypothesis and reference files that cannot be compared (names the block)."""
 
 

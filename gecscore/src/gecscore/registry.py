@@ -169,6 +169,29 @@ METRICS: dict[str, Metric] = _metrics(
 )
 
 
+# Metric name -> "module:Class" of its gecscore.metric.Metric subclass (the public calling
+# convention); every metric gets one.
+METRIC_CLASSES: dict[str, str] = {
+    "gleu": "gecscore.english.gleu:GLEU",
+}
+
+
+def get_metric(name: str) -> type:
+    """The metric class called ``name`` (``get_metric("gleu")(config).score_corpus(...)``);
+    a GECError naming the known ones otherwise. Imports that metric's module only."""
+    path = METRIC_CLASSES.get(name)
+    if path is None:
+        from gecscore.errors import GECError
+
+        raise GECError(f"unknown metric {name!r} (known: {', '.join(sorted(METRIC_CLASSES))})")
+    return load(path)  # type: ignore[return-value]
+
+
+def metric_names() -> list[str]:
+    """The names ``get_metric`` knows, sorted."""
+    return sorted(METRIC_CLASSES)
+
+
 def get(name: str) -> Metric:
     """The metric called ``name``; a ValueError naming the known ones otherwise."""
     try:

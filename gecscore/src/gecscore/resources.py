@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.errors import GECError, InputFormatError, decode_utf8
 
 CILIN_FILE = "cilin.txt"
 CONFUSION_FILE = "confusion_dict.txt"
@@ -41,7 +41,7 @@ ENV_VAR = "GEC_CHERRANT_RESOURCES"
 CACHE_ENV_VAR = "GEC_CACHE_DIR"
 
 
-class ResourceError(ValueError):
+class ResourceError(GECError, ValueError):
     """A resources directory or file that cannot be used; names the file and line."""
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gecscore.errors import GECError
+
 TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from typing import NamedTuple
@@ -18,7 +20,7 @@ else:
 Tokens = tuple[str, ...]
 
 
-class ClemeInputError(ValueError):
+class ClemeInputError(GECError, ValueError):
     """Input CLEME cannot score; the message names the file/line (``origin``) and the field."""
 
 

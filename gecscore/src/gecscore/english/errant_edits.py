@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
+from gecscore.errors import GECError
 from gecscore.extract import Edit
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, M2Target, write_m2
 
@@ -31,7 +32,7 @@ BATCH_SIZE = 256
 METRIC_VERSION = "errant-3.0.2"
 
 
-class EnglishModelMissing(RuntimeError):
+class EnglishModelMissing(GECError, RuntimeError):
     """ERRANT, spaCy or the English spaCy model is not installed; says what to install."""
 
 

@@ -30,6 +30,16 @@ from functools import lru_cache
 
 import numpy as np
 
+from gecscore.errors import GECError
+from gecscore.metric import (
+    Gold,
+    Metric,
+    MetricConfig,
+    References,
+    Result,
+    SentenceScore,
+    check_corpus,
+)
 from gecscore.signature import Signature
 
 ORDER = 4
@@ -279,3 +289,53 @@ def gleu_from_table(
     return GleuResult(
         float(np.mean(scores)), iterations, draw, n_refs, sentence_scores, float(np.std(scores))
     )
+
+
+@dataclass(frozen=True)
+class GLEUConfig(MetricConfig):
+    """GLEU's options; the defaults are the reference script's."""
+
+    draw: str = "python2"  # "python2" (the reference script's sampling) or "expected"
+    iterations: int = ITERATIONS
+
+    def __post_init__(self) -> None:
+        if self.draw not in DRAWS:
+            raise GECError(f"GLEU draw must be one of {', '.join(DRAWS)}, got {self.draw!r}")
+        if self.iterations < 1:
+            raise GECError(f"GLEU iterations must be at least 1, got {self.iterations}")
+
+
+class GLEU(Metric):
+    """GLEU (Napoles et al. 2015/2016) in the library's calling convention; ``details`` has
+    ``std`` (over the draws), ``iterations``, ``draw`` and ``references``. Sentence scores are
+    the reference script's ``-d`` values."""
+
+    name = "gleu"
+    Config = GLEUConfig
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Sequence[str],
+        references: References = (),
+    ) -> Result:
+        check_corpus(sources, hypotheses, references)
+        if isinstance(references, Gold):
+            raise GECError("GLEU scores against corrected text, not M2 edits")
+        config = self.config
+        assert isinstance(config, GLEUConfig)
+        gleu = GleuCorpus(sources, references).score(
+            hypotheses, draw=config.draw, iterations=config.iterations, sentence=True
+        )
+        return Result(
+            metric=self.name,
+            score=gleu.gleu,
+            signature=gleu.signature,
+            sentences=tuple(SentenceScore(value) for value in gleu.sentence_scores or ()),
+            details={
+                "std": gleu.std,
+                "iterations": gleu.iterations,
+                "draw": gleu.draw,
+                "references": gleu.references,
+            },
+        )

@@ -32,7 +32,7 @@ from gecscore.boundedio import (
     iter_xml,
     read_bounded,
 )
-from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.errors import GECError, InputFormatError, decode_utf8
 
 RESULT_TAG = "error-correction-ranking-result"
 ITEM_TAG = "ranking-item"
@@ -40,7 +40,7 @@ ENTRY_TAG = "translation"
 ADMIN_USER = "admin"  # Appraise's own account; the reference scripts drop its items
 
 
-class JudgmentFormatError(ValueError):
+class JudgmentFormatError(GECError, ValueError):
     """A judgment file that cannot be used, naming the file and the place (line or element)."""
 
     def __init__(self, path: str, place: str, message: str) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gecscore.errors import GECError
 from gecscore.meta.judgments import Comparison
 
 # (human relation, metric relation) -> coefficient; None = the pair is not counted.
@@ -63,7 +64,7 @@ class SentenceResult:
     pairs: int
 
 
-class MissingScoreError(ValueError):
+class MissingScoreError(GECError, ValueError):
     """A judged sentence of a system has no metric score."""
 
 

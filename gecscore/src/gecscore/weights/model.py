@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.errors import GECError, InputFormatError, decode_utf8
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "tf_model.h5", "flax_model.msgpack")
 
@@ -28,7 +28,7 @@ INSTALL_HINT = (
 )
 
 
-class ModelNotFoundError(ValueError):
+class ModelNotFoundError(GECError, ValueError):
     """The configured model cannot be found locally; the message says what to install."""
 
 

@@ -1,0 +1,173 @@
+"""The one calling convention of every metric in the library.
+
+Every metric is a class with a ``Config`` dataclass of its options, built once and called
+many times::
+
+    from gecscore import get_metric
+
+    gleu = get_metric("gleu")(get_metric("gleu").Config(iterations=500))
+    result = gleu.score_corpus(sources, hypotheses, references)
+    result.score, result.signature, result.sentences[0].score
+
+* ``sources`` and ``hypotheses`` are lists of sentences (one string each, in the metric's
+  own tokenisation: space-separated tokens for English, plain text for Chinese);
+* ``references`` are *reference sets*, the way sacrebleu and gec-metrics take them:
+  ``references[k][i]`` is reference ``k`` of sentence ``i``. Metrics that score edits also
+  accept ``Gold`` (annotated M2 blocks, from :func:`gecscore.read_m2`) in its place, since
+  annotated edits are not always what an extractor would find in the corrected text.
+  Reference-free metrics take ``references=()``.
+* the answer is always a :class:`Result`: the headline ``score``; P/R/F and the summed
+  counts where the metric has them; per-sentence scores where it has them; the
+  ``signature`` that says how the number was made.
+
+A metric with heavy dependencies (a model, spaCy) loads them when it is built, not when
+its module is imported, and names the missing setting in a :class:`~gecscore.errors.GECError`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gecscore.errors import GECError
+
+if TYPE_CHECKING:
+    from gecscore.m2 import M2Block
+
+__all__ = [
+    "Gold",
+    "Metric",
+    "MetricConfig",
+    "References",
+    "Result",
+    "SentenceScore",
+    "check_corpus",
+]
+
+
+@dataclass(frozen=True)
+class MetricConfig:
+    """Base of every metric's ``Config`` (a frozen dataclass of its options, all defaulted
+    to the reference tool's defaults)."""
+
+
+@dataclass(frozen=True)
+class SentenceScore:
+    """One sentence's score; ``counts`` are (TP, FP, FN) for metrics that count edits."""
+
+    score: float
+    counts: tuple[float, float, float] | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    """What every metric's ``score_corpus`` returns."""
+
+    metric: str  # the registry name
+    score: float  # the headline number (F-beta for edit metrics, the metric's score otherwise)
+    signature: str
+    precision: float | None = None
+    recall: float | None = None
+    beta: float | None = None
+    counts: tuple[float, float, float] | None = None  # summed (TP, FP, FN)
+    sentences: tuple[SentenceScore, ...] = ()
+    # Metric-specific numbers (GLEU's standard deviation, I-measure's baseline, ...).
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def f(self) -> float | None:
+        """F-beta, for metrics that have one (the same number as ``score``)."""
+        return self.score if self.beta is not None else None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["sentences"] = [asdict(sentence) for sentence in self.sentences]
+        out["details"] = dict(self.details)
+        return out
+
+
+class Gold(tuple):  # type: ignore[type-arg]
+    """Annotated references: M2 blocks (one per sentence), for metrics that score edits.
+
+    ``Gold(read_m2("ref.m2"))``; passed as ``references`` it keeps the annotators' edits.
+    """
+
+    blocks: tuple[M2Block, ...]
+
+    def __new__(cls, blocks: Sequence[M2Block]) -> Gold:
+        return super().__new__(cls, blocks)
+
+    @property
+    def sources(self) -> list[str]:
+        return [block.source for block in self]
+
+
+References = Sequence[Sequence[str]] | Gold
+
+
+def check_corpus(
+    sources: Sequence[str],
+    hypotheses: Sequence[str],
+    references: References = (),
+    *,
+    needs_references: bool = True,
+) -> None:
+    """A :class:`GECError` when the lists do not line up (counts named in the message)."""
+    if isinstance(sources, str) or isinstance(hypotheses, str):
+        raise GECError("sources and hypotheses are lists of sentences, not one string")
+    if len(hypotheses) != len(sources):
+        raise GECError(f"{len(hypotheses)} hypotheses for {len(sources)} sources")
+    if isinstance(references, Gold):
+        if len(references) != len(sources):
+            raise GECError(f"{len(references)} gold M2 blocks for {len(sources)} sources")
+        return
+    if needs_references and not references:
+        raise GECError("this metric needs at least one reference set")
+    for k, reference_set in enumerate(references):
+        if isinstance(reference_set, str):
+            raise GECError(
+                "references are reference sets: references[k][i] is reference k of "
+                "sentence i (wrap a single reference list as [refs])"
+            )
+        if len(reference_set) != len(sources):
+            raise GECError(
+                f"reference set {k} has {len(reference_set)} sentences for {len(sources)} sources"
+            )
+
+
+class Metric(ABC):
+    """Base of every metric: ``Metric(config).score_corpus(sources, hypotheses, references)``."""
+
+    name: ClassVar[str]  # the registry key
+    Config: ClassVar[type[MetricConfig]] = MetricConfig
+    needs_references: ClassVar[bool] = True
+
+    def __init__(self, config: MetricConfig | None = None) -> None:
+        if config is None:
+            config = self.Config()
+        elif not isinstance(config, self.Config):
+            raise GECError(
+                f"{type(self).__name__} takes a {self.Config.__qualname__}, "
+                f"got {type(config).__name__}"
+            )
+        self.config = config
+
+    @abstractmethod
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Sequence[str],
+        references: References = (),
+    ) -> Result:
+        """The corpus score, with per-sentence scores where the metric has them."""
+
+    def score_sentence(
+        self, source: str, hypothesis: str, references: Sequence[str] = ()
+    ) -> Result:
+        """One sentence scored as a corpus of one (``references``: its references)."""
+        return self.score_corpus([source], [hypothesis], [[ref] for ref in references])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config!r})"
