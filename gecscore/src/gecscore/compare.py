@@ -23,6 +23,27 @@ from gecscore.signature import Field, Signature
 
 TYPE_CHECKING = False  # not imported from typing, see the result types below
 
+__all__ = [
+    "CAT_LEVELS",
+    "METRIC_VERSION",
+    "MODES",
+    "CompareError",
+    "CompareResult",
+    "EditDict",
+    "Key",
+    "Scores",
+    "SentenceResult",
+    "add_counts",
+    "category_key",
+    "choose_pair",
+    "compare_m2",
+    "compare_pair",
+    "group_categories",
+    "reference_count_curve",
+    "scores",
+    "signature",
+]
+
 MODES = ("correction", "ds", "dt", "cse")
 CAT_LEVELS = (1, 2, 3)
 METRIC_VERSION = "1"

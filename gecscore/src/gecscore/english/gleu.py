@@ -43,6 +43,26 @@ from gecscore.metric import (
 )
 from gecscore.signature import Signature
 
+__all__ = [
+    "DRAWS",
+    "GLEU",
+    "ITERATIONS",
+    "METRIC_VERSION",
+    "ORDER",
+    "GLEUConfig",
+    "GleuCorpus",
+    "GleuResult",
+    "NgramCounts",
+    "Stats",
+    "corpus_gleu",
+    "gleu_from_stats",
+    "gleu_from_table",
+    "ngram_counts",
+    "python2_draws",
+    "sentence_stats",
+    "tokens",
+]
+
 ORDER = 4
 ITERATIONS = 500
 DRAWS = ("python2", "expected")

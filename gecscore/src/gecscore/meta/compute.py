@@ -28,6 +28,22 @@ from gecscore.m2 import M2Block, read_m2
 if TYPE_CHECKING:
     from gecscore.maxmatch import M2Result
 
+__all__ = [
+    "METRICS",
+    "FloatArray",
+    "Inputs",
+    "MetricFunction",
+    "MetricScores",
+    "compute",
+    "compute_all",
+    "gleu_scores",
+    "imeasure_scores",
+    "load_inputs",
+    "m2_scores",
+    "read_outputs",
+    "sentm2_scores",
+]
+
 FloatArray = npt.NDArray[np.float64]
 
 
