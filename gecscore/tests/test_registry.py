@@ -92,3 +92,50 @@ def test_looking_metrics_up_imports_no_metric_module() -> None:
     ).stdout
     # gecscore.errors is the exception root (it imports only os).
     assert json.loads(out) == ["gecscore", "gecscore.cli", "gecscore.errors", "gecscore.registry"]
+
+
+def test_the_package_exports_what_it_loads_lazily() -> None:
+    import gecscore
+
+    assert gecscore.__all__ == sorted(gecscore._EXPORTS)
+    for name in gecscore.metric_names():
+        cls = gecscore.get_metric(name)
+        assert getattr(gecscore, cls.__name__) is cls  # every metric class at the top
+
+
+def test_public_modules_declare_what_they_export() -> None:
+    """Every module of the package that is not private names its public names in __all__,
+    and every name there exists."""
+    probe = (
+        "import importlib, pkgutil, json, gecscore\n"
+        "out = {}\n"
+        "for info in pkgutil.walk_packages(gecscore.__path__, 'gecscore.'):\n"
+        "    if info.name.split('.')[-1].startswith('_'): continue\n"
+        "    module = importlib.import_module(info.name)\n"
+        "    names = getattr(module, '__all__', None)\n"
+        "    out[info.name] = None if names is None else [n for n in names if not hasattr(module, n)]\n"
+        "print(json.dumps(out))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert {name: missing for name, missing in found.items() if missing} == {}
+    # Without __all__ still: the command modules (being reworked alongside) and the modules
+    # being split by concern (issue #24); the list only shrinks.
+    assert {name for name, missing in found.items() if missing is None} <= {
+        "gecscore.align",
+        "gecscore.commands",
+        "gecscore.commands.char",
+        "gecscore.commands.cleme",
+        "gecscore.commands.errant",
+        "gecscore.commands.gleu",
+        "gecscore.commands.imeasure",
+        "gecscore.commands.m2score",
+        "gecscore.commands.meta",
+        "gecscore.commands.ptm2",
+        "gecscore.english.imeasure",
+        "gecscore.meta.rankings",
+        "gecscore.resources",
+        "gecscore.warmup",
+        "gecscore.weights.bertscore",
+    }

@@ -51,9 +51,17 @@ COMMANDS: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
+    from typing import Literal, NamedTuple, overload
 
+    from gecscore.cherrant import ChERRANT
+    from gecscore.cleme.metric import CLEME, CLEME2
+    from gecscore.english.errant_compare import ERRANT
+    from gecscore.english.gleu import GLEU
+    from gecscore.english.imeasure_metric import IMeasure
+    from gecscore.maxmatch.scorer import M2, SentM2
     from gecscore.metric import Metric as MetricClass
+    from gecscore.ptm2 import PTM2
+    from gecscore.ptm2_m2 import PTM2M2
 
     class Metric(NamedTuple):
         name: str  # the registry key
@@ -102,6 +110,32 @@ METRIC_CLASSES: dict[str, str] = {
     "ptm2": "gecscore.ptm2:PTM2",
     "ptm2-m2": "gecscore.ptm2_m2:PTM2M2",
 }
+
+
+if TYPE_CHECKING:
+    # The class of each name, for type checkers (get_metric("m2").Config is M2Config).
+    @overload
+    def get_metric(name: Literal["cherrant"]) -> type[ChERRANT]: ...
+    @overload
+    def get_metric(name: Literal["errant"]) -> type[ERRANT]: ...
+    @overload
+    def get_metric(name: Literal["m2"]) -> type[M2]: ...
+    @overload
+    def get_metric(name: Literal["sentm2"]) -> type[SentM2]: ...
+    @overload
+    def get_metric(name: Literal["gleu"]) -> type[GLEU]: ...
+    @overload
+    def get_metric(name: Literal["imeasure"]) -> type[IMeasure]: ...
+    @overload
+    def get_metric(name: Literal["cleme"]) -> type[CLEME]: ...
+    @overload
+    def get_metric(name: Literal["cleme2"]) -> type[CLEME2]: ...
+    @overload
+    def get_metric(name: Literal["ptm2"]) -> type[PTM2]: ...
+    @overload
+    def get_metric(name: Literal["ptm2-m2"]) -> type[PTM2M2]: ...
+    @overload
+    def get_metric(name: str) -> type[MetricClass]: ...
 
 
 def get_metric(name: str) -> type[MetricClass]:
