@@ -264,6 +264,17 @@ def test_cleme_equals_the_scorer(cleme_dir: Path, level: str) -> None:
     assert (result.score, result.precision, result.recall) == (direct.f, direct.p, direct.r)
     assert _counts(result) == (direct.tp, direct.fp, direct.fn)
     assert (result.signature, result.details["acc"]) == (direct.signature, direct.acc)
+    if level == "sentence":  # per-sentence scores, from the full chunk evaluation
+        from gecscore.cleme import evaluate_chunks, sentence_scores
+
+        chunks = evaluate_chunks(read_sentences(hyp_path), read_sentences(ref_path))
+        expected = sentence_scores(chunks)
+        assert [s.score for s in result.sentences] == [s.f for s in expected]
+        assert [s.counts for s in result.sentences] == [
+            (s.counts.tp, s.counts.fp, s.counts.fn) for s in expected
+        ]
+    else:
+        assert result.sentences == ()
 
 
 def test_cleme2_equals_the_scorer(cleme_dir: Path) -> None:

@@ -27,6 +27,7 @@ from gecscore.metric import (
     MetricConfig,
     References,
     Result,
+    SentenceScore,
     check_corpus,
 )
 
@@ -129,9 +130,10 @@ class _ChunkMetric(Metric):
 
 class CLEME(_ChunkMetric):
     """CLEME (chunk-level, length-weighted): ``score`` the F-beta; ``counts`` the weighted
-    (TP, FP, FN) of the chosen references (at sentence level P/R/F are the rounded means of
-    per-sentence scores); ``details``: ``tn``, ``acc``, ``bias``, ``level``, ``assumption``.
-    No per-sentence scores (``gecscore.cleme.sentence_scores`` gives them)."""
+    (TP, FP, FN) of the chosen references; ``details``: ``tn``, ``acc``, ``bias``, ``level``,
+    ``assumption``. At sentence level (where CLEME scores sentences) ``sentences`` are each
+    sentence's rounded F and weighted counts, and P/R/F their rounded means; at corpus level
+    there are none."""
 
     name = "cleme"
     Config = CLEMEConfig
@@ -142,21 +144,34 @@ class CLEME(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.scorers import cleme
+        from gecscore.cleme.evaluate import evaluate_lengths
+        from gecscore.cleme.scorers import best_per_sentence, score_evaluation
+        from gecscore.cleme.weighting import NO_WEIGHTING, LengthWeigher, default_weighting
 
         config = self.config
         assert isinstance(config, CLEMEConfig)
         hyps, refs = self._inputs(sources, hypotheses, references)
-        score = cleme(
-            hyps,
-            refs,
-            level=config.level,
-            assumption=config.assumption,
-            length_weighting=config.length_weighting,
-            beta=config.beta,
-            max_refs=config.max_refs,
-            select=config.select,
+        # What gecscore.cleme.cleme does, keeping the evaluation for the sentence scores.
+        evaluation = evaluate_lengths(
+            hyps, refs, assumption=config.assumption, max_refs=config.max_refs
         )
+        table = (
+            default_weighting(config.level, config.assumption)
+            if config.length_weighting
+            else NO_WEIGHTING
+        )
+        score = score_evaluation(
+            evaluation, level=config.level, weighting=table, beta=config.beta, select=config.select
+        )
+        sentences: tuple[SentenceScore, ...] = ()
+        if config.level == "sentence":
+            weigher = LengthWeigher(table, evaluation.mean_corrected_length)
+            sentences = tuple(
+                SentenceScore(s.f, (s.counts.tp, s.counts.fp, s.counts.fn))
+                for s in best_per_sentence(
+                    evaluation.weighted_counts(weigher), config.beta, config.select
+                )
+            )
         return Result(
             metric=self.name,
             score=score.f,
@@ -165,6 +180,7 @@ class CLEME(_ChunkMetric):
             recall=score.r,
             beta=score.beta,
             counts=(score.tp, score.fp, score.fn),
+            sentences=sentences,
             details={
                 "tn": score.tn,
                 "acc": score.acc,
