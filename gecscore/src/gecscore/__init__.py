@@ -44,8 +44,8 @@ _EXPORTS: dict[str, str] = {
     "IMeasure": "gecscore.english.imeasure_metric",
     "CLEME": "gecscore.cleme.metric",
     "CLEME2": "gecscore.cleme.metric",
-    "PTM2": "gecscore.ptm2",
-    "PTM2M2": "gecscore.ptm2_m2",
+    "PTM2": "gecscore.ptm2_metric",
+    "PTM2M2": "gecscore.ptm2_metric",
     "CompareError": "gecscore.compare",
     "CompareResult": "gecscore.compare",
     "Scores": "gecscore.compare",
@@ -200,8 +200,8 @@ if TYPE_CHECKING:
         SentenceScore,
     )
     from gecscore.mucgec import ParallelLine
-    from gecscore.ptm2 import PTM2, PTM2Result, score_ptm2
-    from gecscore.ptm2_m2 import PTM2M2
+    from gecscore.ptm2 import PTM2Result, score_ptm2
+    from gecscore.ptm2_metric import PTM2, PTM2M2
     from gecscore.registry import get_metric, metric_names
     from gecscore.resources import (
         ResourceError,

@@ -21,22 +21,13 @@ from gecscore.counts import WEIGHTED_ZERO, Counts, f_key
 from gecscore.edits import OverlappingEditsError
 from gecscore.errors import GECError
 from gecscore.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, apply_m2_edits
-from gecscore.metric import (
-    Gold,
-    Hypotheses,
-    Metric,
-    MetricConfig,
-    References,
-    Result,
-    check_corpus,
-)
-from gecscore.metric import SentenceScore as MetricSentenceScore
 from gecscore.signature import Signature
 from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
 __all__ = [
-    "PTM2",
-    "PTM2Config",
+    "DEFAULT_CHUNK",
+    "GRANULARITIES",
+    "LEVELS",
     "PTM2InputError",
     "PTM2Result",
     "SentenceScore",
@@ -411,110 +402,3 @@ def score_ptm2(
         ).text,
         sentences=scores,
     )
-
-
-@dataclass(frozen=True)
-class PTM2Config(MetricConfig):
-    """PT-M2's options. ``weights`` is required: an edit-weight provider
-    (``gecscore.weights.make_provider(MODEL_PATH)`` for BERTScore weights, ``SelfWeights()``
-    for weight 1, i.e. ChERRANT's counts). Text inputs are extracted like ChERRANT's."""
-
-    weights: EditWeightProvider | None = None
-    level: str = "corpus"  # or "sentence"
-    granularity: str = "char"  # "word": word edits (PT-ERRANT; jieba words for Chinese text)
-    beta: float = 0.5
-    max_refs: int | None = None
-    resources: str | None = None  # ChERRANT's data folder for text inputs
-    chunk_size: int = DEFAULT_CHUNK
-
-    def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise GECError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
-        if self.granularity not in GRANULARITIES:
-            raise GECError(f"granularity must be char or word, got {self.granularity!r}")
-        if self.beta <= 0:
-            raise GECError(f"beta must be positive, got {self.beta}")
-
-
-def required_provider(weights: EditWeightProvider | None, metric: str) -> EditWeightProvider:
-    if weights is None:
-        raise GECError(
-            f"{metric} needs edit weights: Config(weights=make_provider(MODEL_PATH)) "
-            "(gecscore.weights), or weights=SelfWeights() to count every edit as 1"
-        )
-    return weights
-
-
-def ptm2_result(name: str, result: PTM2Result, details: dict[str, object]) -> Result:
-    """A weighted result in the calling convention (sentences: F with weighted counts)."""
-    return Result(
-        metric=name,
-        score=result.f,
-        signature=result.signature,
-        precision=result.p,
-        recall=result.r,
-        beta=result.beta,
-        counts=(result.tp, result.fp, result.fn),
-        sentences=tuple(
-            MetricSentenceScore(s.f, (s.counts.tp, s.counts.fp, s.counts.fn))
-            for s in result.sentences
-        ),
-        details={"level": result.level, **details},
-    )
-
-
-class PTM2(Metric):
-    """PT-M2 (char edits) / PT-ERRANT (word edits): P/R/F of weighted edit counts;
-    ``counts`` the weighted (TP, FP, FN); ``sentences`` each sentence's F and counts;
-    ``details``: ``level``. Hypotheses and references: ``Gold`` M2 blocks, or text (the char
-    extractor, as ChERRANT)."""
-
-    name = "ptm2"
-    Config = PTM2Config
-
-    def __init__(self, config: MetricConfig | None = None) -> None:
-        super().__init__(config)
-        assert isinstance(self.config, PTM2Config)
-        self.provider = required_provider(self.config.weights, "PT-M2")
-
-    def score_corpus(
-        self,
-        sources: Sequence[str],
-        hypotheses: Hypotheses,
-        references: References = (),
-    ) -> Result:
-        check_corpus(sources, hypotheses, references)
-        config = self.config
-        assert isinstance(config, PTM2Config)
-        blocks: list[Sequence[M2Block]] = []
-        for texts in (hypotheses, references):
-            if isinstance(texts, Gold):
-                blocks.append(texts)
-                continue
-            from gecscore.cherrant import char_blocks
-            from gecscore.resources import load_resources
-
-            per_sentence = (
-                [[t] for t in texts]
-                if texts is hypotheses
-                else [[refs[i] for refs in texts] for i in range(len(sources))]
-            )
-            blocks.append(
-                char_blocks(
-                    sources,
-                    per_sentence,  # type: ignore[arg-type]
-                    resources=load_resources(config.resources),
-                    granularity=config.granularity,
-                )
-            )
-        result = score_ptm2(
-            blocks[0],
-            blocks[1],
-            self.provider,
-            level=config.level,
-            granularity=config.granularity,
-            beta=config.beta,
-            max_refs=config.max_refs,
-            chunk_size=config.chunk_size,
-        )
-        return ptm2_result(self.name, result, {})

@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gecscore.counts import Counts, precision_recall_f
-from gecscore.errors import GECError
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
@@ -47,7 +46,6 @@ from gecscore.maxmatch.matching import (
     prepare,
 )
 from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
-from gecscore.metric import Gold, Hypotheses, Metric, MetricConfig, References, Result, check_corpus
 from gecscore.ptm2 import (
     DEFAULT_CHUNK,
     LEVELS,
@@ -55,13 +53,25 @@ from gecscore.ptm2 import (
     PTM2Result,
     SentenceScore,
     chunked_weights,
-    ptm2_result,
-    required_provider,
 )
 from gecscore.signature import Signature
 from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
-__all__ = ["PTM2M2", "PTM2M2Config", "score_ptm2_m2", "score_ptm2_m2_levels", "signature"]
+__all__ = [
+    "BASES",
+    "VERSION",
+    "AnnotatorPath",
+    "LatticeSentence",
+    "apply_m2_edits",
+    "compute_weights",
+    "gold_annotators",
+    "lattice_sentences",
+    "score_lattice_sentences",
+    "score_ptm2_m2",
+    "score_ptm2_m2_levels",
+    "signature",
+    "weight_requests",
+]
 
 VERSION = "1"
 BASES = ("m2", "sentm2")
@@ -418,55 +428,3 @@ def score_ptm2_m2(
         chunk_size=chunk_size,
     )
     return results[level], bounded
-
-
-@dataclass(frozen=True)
-class PTM2M2Config(MetricConfig):
-    """PT-M2 on the MaxMatch lattice (``--base m2``: level corpus; ``sentm2``: sentence);
-    ``weights`` is required, as for ``ptm2``."""
-
-    weights: EditWeightProvider | None = None
-    level: str = "corpus"
-    beta: float = 0.5
-    max_unchanged_words: int = 2
-    max_arcs: int | None = DEFAULT_MAX_ARCS
-    chunk_size: int = DEFAULT_CHUNK
-
-    def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise GECError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
-
-
-class PTM2M2(Metric):
-    """PT-M2 with m2scorer's edits: hypotheses are text, references ``Gold`` (or text with
-    the English extractor, as M2); ``details``: ``level``, ``bounded_sentences``."""
-
-    name = "ptm2-m2"
-    Config = PTM2M2Config
-
-    def __init__(self, config: MetricConfig | None = None) -> None:
-        super().__init__(config)
-        assert isinstance(self.config, PTM2M2Config)
-        self.provider = required_provider(self.config.weights, "PT-M2")
-
-    def score_corpus(
-        self, sources: Sequence[str], hypotheses: Hypotheses, references: References = ()
-    ) -> Result:
-        from gecscore.maxmatch.scorer import gold_from_references
-
-        check_corpus(sources, hypotheses, references)
-        if isinstance(hypotheses, Gold):
-            raise GECError("PT-M2 (MaxMatch) takes the system's corrected text, not its M2 edits")
-        c = self.config
-        assert isinstance(c, PTM2M2Config)
-        result, bounded = score_ptm2_m2(
-            hypotheses,
-            gold_from_references(sources, references),
-            self.provider,
-            level=c.level,
-            beta=c.beta,
-            max_unchanged_words=c.max_unchanged_words,
-            max_arcs=c.max_arcs,
-            chunk_size=c.chunk_size,
-        )
-        return ptm2_result(self.name, result, {"bounded_sentences": bounded})

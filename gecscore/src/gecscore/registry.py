@@ -60,8 +60,7 @@ if TYPE_CHECKING:
     from gecscore.english.imeasure_metric import IMeasure
     from gecscore.maxmatch.scorer import M2, SentM2
     from gecscore.metric import Metric as MetricClass
-    from gecscore.ptm2 import PTM2
-    from gecscore.ptm2_m2 import PTM2M2
+    from gecscore.ptm2_metric import PTM2, PTM2M2
 
     class Metric(NamedTuple):
         name: str  # the registry key
@@ -107,8 +106,8 @@ METRIC_CLASSES: dict[str, str] = {
     "imeasure": "gecscore.english.imeasure_metric:IMeasure",
     "cleme": "gecscore.cleme.metric:CLEME",
     "cleme2": "gecscore.cleme.metric:CLEME2",
-    "ptm2": "gecscore.ptm2:PTM2",
-    "ptm2-m2": "gecscore.ptm2_m2:PTM2M2",
+    "ptm2": "gecscore.ptm2_metric:PTM2",
+    "ptm2-m2": "gecscore.ptm2_metric:PTM2M2",
 }
 
 
