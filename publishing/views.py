@@ -157,7 +157,7 @@ def upload_reference_file(request: HttpRequest, version_id: int) -> HttpResponse
         reference = services.add_reference_file(
             name=request.POST.get("name", ""),
             upload=upload,
-            file_name=upload.name,
+            file_name=upload.name or "upload",
             user=request.user,
         )
     except ServiceError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def admin(settings, tmp_path: Path) -> Client:
+def admin(settings: Any, tmp_path: Path) -> Client:
     settings.MEDIA_ROOT = tmp_path / "media"
     client = Client()
     client.force_login(make_user(Role.ADMIN, username="publisher"))
@@ -83,10 +84,14 @@ def test_metadata_form_saves_and_keeps_the_typed_text_when_it_refuses(admin: Cli
     assert response.status_code == 400 and "not JSON" in response.content.decode()
 
 
-def test_report_and_publish_from_the_page(admin: Client, django_capture_on_commit_callbacks) -> None:
+def test_report_and_publish_from_the_page(
+    admin: Client, django_capture_on_commit_callbacks: Any
+) -> None:
     version = release_with_defects()
     upload = SimpleUploadedFile("test.txt", TEST_FILE.encode("utf-8"))
-    admin.post(reverse("publishing:reference-file", args=[version.pk]), {"name": "known", "file": upload})
+    admin.post(
+        reverse("publishing:reference-file", args=[version.pk]), {"name": "known", "file": upload}
+    )
     with django_capture_on_commit_callbacks(execute=True):
         response = admin.post(reverse("publishing:run-report", args=[version.pk]))
     job = BackgroundJob.objects.get(kind="publishing.report")
@@ -100,21 +105,33 @@ def test_report_and_publish_from_the_page(admin: Client, django_capture_on_commi
     job = BackgroundJob.objects.get(kind="publishing.publish")
     assert job.status == JobStatus.DONE, job.message
     response = admin.get(reverse("publishing:download", args=[job.pk]))
-    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    content = b"".join(response.streaming_content)  # type: ignore[attr-defined]
+    archive = zipfile.ZipFile(io.BytesIO(content))
     names = archive.namelist()
     assert "learners-v1/README.md" in names and "learners-v1/data/train.parquet" in names
     card = admin.get(reverse("publishing:card", args=[version.pk])).content.decode()
     assert "<h1>Dataset Card for learners@v1</h1>" in card and "<table>" in card
 
 
-def test_api_metadata_report_and_blocking(admin: Client, django_capture_on_commit_callbacks) -> None:
+def test_api_metadata_report_and_blocking(
+    admin: Client, django_capture_on_commit_callbacks: Any
+) -> None:
     version = release_with_defects()
     url = reverse("publishing:api-metadata", args=[version.pk])
-    response = admin.patch(url, {"license": "Apache-2.0", "blocking_checks": ["duplicate_sources"]}, content_type="application/json")
+    response = admin.patch(
+        url,
+        {"license": "Apache-2.0", "blocking_checks": ["duplicate_sources"]},
+        content_type="application/json",
+    )
     assert response.status_code == 200 and response.json()["license"] == "Apache-2.0"
     response = admin.patch(url, {"licence": "x"}, content_type="application/json")
-    assert response.status_code == 400 and "unknown metadata field 'licence'" in response.json()["detail"]
-    response = admin.patch(url, {"reference_styles": {"0": "minimal"}}, content_type="application/json")
+    assert (
+        response.status_code == 400
+        and "unknown metadata field 'licence'" in response.json()["detail"]
+    )
+    response = admin.patch(
+        url, {"reference_styles": {"0": "minimal"}}, content_type="application/json"
+    )
     assert response.status_code == 400 and response.json()["field"] == "reference_styles"
     report_url = reverse("publishing:api-report", args=[version.pk])
     assert admin.get(report_url).status_code == 404

@@ -217,12 +217,12 @@ def test_croissant_validates_with_mlcroissant(tmp_path: Path) -> None:
     assert document["conformsTo"] == "http://mlcommons.org/croissant/1.1"
     dataset = mlc.Dataset(jsonld=out / "croissant.json")
     assert not dataset.metadata.issues.errors and not dataset.metadata.issues.warnings
-    ids = []
+    ids: list[str] = []
     for split in ("dev", "train"):
         for record in dataset.records(split):
             value = record[f"{split}/id"]
-            ids.append(value.decode() if isinstance(value, bytes) else value)
-    assert sorted(ids) == sorted(row["id"] for row in ROWS)
+            ids.append(value.decode() if isinstance(value, bytes) else str(value))
+    assert sorted(ids) == sorted(str(row["id"]) for row in ROWS)
 
 
 def test_blocking_checks_refuse_and_nothing_is_left(tmp_path: Path) -> None:
