@@ -267,13 +267,10 @@ def card_facts(version: DatasetVersion, report: ReleaseReport | None) -> dict[st
     for split in version.sentences.values_list("split", flat=True):
         key = split or formats.NO_SPLIT
         splits[key] = splits.get(key, 0) + 1
-    guideline = Guideline.objects.order_by("-updated_at").first()
-    seconds = (
-        Assignment.objects.filter(sentence__dataset=dataset).aggregate(s=Sum("time_spent_seconds"))[
-            "s"
-        ]
-        or 0
-    )
+    assignments = Assignment.objects.filter(sentence__dataset=dataset)
+    seconds = assignments.aggregate(s=Sum("time_spent_seconds"))["s"] or 0
+    # The guideline is the annotators'; an imported dataset's references followed none of ours.
+    guideline = Guideline.objects.order_by("-updated_at").first() if assignments.exists() else None
     creator = dataset.created_by
     return {
         "release": version.label,

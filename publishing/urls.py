@@ -7,6 +7,11 @@ app_name = "publishing"
 urlpatterns = [
     path("releases/<int:version_id>/", views.release_page, name="release"),
     path("releases/<int:version_id>/card/", views.card_preview, name="card"),
+    path(
+        "releases/<int:version_id>/card/figures/reference_counts.svg",
+        views.card_figure,
+        name="card-figure",
+    ),
     path("releases/<int:version_id>/report/", views.run_report, name="run-report"),
     path("releases/<int:version_id>/publish/", views.publish, name="publish"),
     path(

@@ -17,7 +17,7 @@ from core.models import JobStatus
 from core.permissions import role_required
 from core.roles import Role
 from datasets.selectors import release_by_id
-from publishing import card, checks, jobs, services
+from publishing import card, charts, checks, jobs, services
 from publishing.models import ReferenceFile, ReferenceStyle
 
 # A finding lists every sentence in the JSON; the page shows this many items per check and
@@ -200,3 +200,13 @@ def download(request: HttpRequest, job_id: int) -> FileResponse:
     version = release_by_id(job.params["version_id"])
     name = version.label.replace("@", "-") + ".zip"
     return FileResponse(open(path, "rb"), as_attachment=True, filename=name)  # noqa: SIM115
+
+
+@role_required(Role.ADMIN)
+def card_figure(request: HttpRequest, version_id: int) -> HttpResponse:
+    """The card's figure at the path the card links (figures/reference_counts.svg), so the
+    preview shows what the published folder shows."""
+    version = _version(version_id)
+    facts = services.card_facts(version, services.latest_report(version))
+    svg = charts.reference_count_svg(facts["statistics"].get("refs_per_sentence_histogram", {}))
+    return HttpResponse(svg, content_type="image/svg+xml")
