@@ -106,11 +106,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(words)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        return func(args)
-    except (CommandError, ValueError, OSError) as exc:
-        # ValueError covers our format errors (M2FormatError, ParallelFormatError), which name
-        # the file and line; OSError a missing or unreadable file.
+        status = func(args)
+        # A reader that went away (`| head -1`) shows here, inside the handler below, and not
+        # as "Exception ignored ... BrokenPipeError" when the interpreter flushes at exit.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _stdout_closed()
+    except (GECError, OSError) as exc:
+        # What the library raises on purpose (bad input, options, missing resources; every
+        # message names the file, line or option) and files that cannot be read or written.
+        # Anything else is a bug and keeps its traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # pragma: no cover - e.g. `| head`
-        return 0
+    return status
+
+
+def _stdout_closed() -> int:
+    """The exit status after the reader of stdout closed the pipe: what a shell reports for a
+    command ended by SIGPIPE (141), the convention of ``cat`` and ``yes``; no message.
+
+    The rest of stdout's buffer goes to /dev/null, so the flush at interpreter exit cannot
+    fail again (the recipe of Python's ``signal`` documentation, "Note on SIGPIPE")."""
+    import signal
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):  # stdout is not a file (an embedding caller)
+        pass
+    return 128 + getattr(signal, "SIGPIPE", 13)

@@ -13,7 +13,17 @@ class GECError(Exception):
     traceback."""
 
 
-class InputFormatError(GECError, ValueError):
+class OptionError(GECError, ValueError):
+    """An option out of its range or not one of its choices. The message names the option as
+    the Python API spells it (``max_refs``); the command line adds its flag."""
+
+
+class InputError(GECError, ValueError):
+    """Input that cannot be scored and is not one line of a file: an empty sentence, lists
+    that do not line up, too few systems to correlate."""
+
+
+class InputFormatError(InputError):
     """A line of an input file that cannot be used, with the file name and line number."""
 
     # The byte offset in the file, for bytes that are not UTF-8 (``decode_utf8``).

@@ -11,6 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from gecscore.errors import OptionError
+
 MISSING_COMPONENT = "[缺失成分]"
 GRANULARITIES = ("char", "word")
 
@@ -79,4 +81,4 @@ def tokenize(text: str, granularity: str = "char") -> list[str]:
         return char_tokens(text)
     if granularity == "word":
         return word_tokens(text)
-    raise ValueError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}")
+    raise OptionError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}")

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gecscore.errors import OptionError
+
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 # Always present so that text outside the given sentences still splits into known pieces.
 BASE_CHARS = (
@@ -79,7 +81,7 @@ def build_random_bert(
     from transformers import BertConfig, BertModel, BertTokenizer
 
     if size not in SHAPES:
-        raise ValueError(f"unknown model size {size!r}: one of {', '.join(SHAPES)}")
+        raise OptionError(f"unknown model size {size!r}: one of {', '.join(SHAPES)}")
     shape = SHAPES[size]
     vocab = build_vocab(texts)
     directory.mkdir(parents=True, exist_ok=True)
