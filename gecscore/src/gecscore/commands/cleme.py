@@ -5,7 +5,7 @@
           [--max-refs K] [--json]
     python -m gecscore cleme2 --hyp HYP [--hyp HYP2 ...] --ref REF [--level corpus|sentence]
           [--assumption dependent|independent] [--max-refs K] [--json]
-          [--model MODEL [--layers N] [--batch-size B] [--device D]]
+          [--model MODEL [--layers N] [--batch-size B] [--device auto|cpu|cuda]]
     python -m gecscore chunks --ref REF [--max-refs K] [--json]
 
 HYP and REF are M2 files or ``id \\t source \\t targets`` text files (detected by content, or
