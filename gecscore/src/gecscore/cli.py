@@ -78,14 +78,23 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        from gecscore import __version__
+        from importlib.metadata import PackageNotFoundError
 
+        try:
+            from gecscore import __version__
+        except PackageNotFoundError:  # imported from a source tree that was never installed
+            parser.exit(
+                2,
+                "error: gecscore is not installed, so it has no version; "
+                "pip install it (pip install -e ./gecscore in a checkout)\n",
+            )
         print(f"gecscore {__version__}")  # to stdout, as argparse's own version action
         parser.exit()
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser; with a known ``command``, only that command's module is loaded."""
+    """The parser; with a known ``command``, only that command's module is loaded (none for
+    ``--version``)."""
     parser = _ArgumentParser(
         prog="gecscore",
         description="Grammatical error correction metrics (ChERRANT-compatible char metric, ...).",
@@ -94,7 +103,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=_ArgumentParser
     )
-    for module_name in command_modules(command):
+    # `gecscore --version` needs no command (their modules import numpy and more).
+    for module_name in () if command == "--version" else command_modules(command):
         module = importlib.import_module(module_name)
         module.register(subparsers)
     return parser
