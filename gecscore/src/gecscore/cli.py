@@ -3,7 +3,13 @@
 Each command module exposes ``register(subparsers) -> None`` which adds its subcommands
 (argparse sub-parsers) and sets ``func`` (``Callable[[argparse.Namespace], int]``) as the
 parser default. To add a metric's commands, name them in ``registry.COMMANDS`` with their
-module (and the metric in ``registry.METRICS``).
+module (and the metric in ``registry.METRICS``). Options that several commands take come
+from ``gecscore.commands.arguments`` (one type and help text each).
+
+Exit status: 0 done; 2 a usage error (argparse) or a ``GECError`` / ``OSError``, printed as
+one ``error: ...`` line; 141 (128 + SIGPIPE) when the reader of stdout went away, silently;
+anything else escapes with its traceback, since it is a bug. A command names its flags in
+its own messages (``CommandError``); the library's messages name the Python API's options.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The error root of the library (``GECError``), errors about input files (every one names the file and the 1-based line) and the one
-UTF-8 decoding policy of every reader."""
+"""The error root of the library (``GECError``) and its general kinds: ``OptionError`` (an
+option out of range), ``InputError`` (input that cannot be scored) and ``InputFormatError``
+(a line of an input file, naming the file and the 1-based line); and the one UTF-8 decoding
+policy of every reader."""
 
 from __future__ import annotations
 
