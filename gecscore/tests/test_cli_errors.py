@@ -212,7 +212,7 @@ def test_beta_is_a_positive_finite_number_everywhere(
 ) -> None:
     model = ["--model", "self"] if command == "ptm2" else []
     with pytest.raises(SystemExit) as exit_info:
-        main([command, "--hyp", "H", "--ref", "R", *model, "--beta", beta])
+        main([command, "--beta", beta, "--hyp", "H", "--ref", "R", *model])
     assert exit_info.value.code == 2
     assert "argument --beta: must be a" in capsys.readouterr().err
 
@@ -220,16 +220,19 @@ def test_beta_is_a_positive_finite_number_everywhere(
 @pytest.mark.parametrize(
     ("argv", "flag"),
     [
-        (["m2", "IN", "--workers", "0"], "--workers"),
-        (["score", "--hyp", "H", "--ref", "R", "--workers", "0"], "--workers"),
-        (["cleme", "--hyp", "H", "--ref", "R", "--workers", "-2"], "--workers"),
-        (["chunks", "--ref", "R", "--workers", "x"], "--workers"),
-        (["meta", "rank", "--judgments", "J", "--workers", "0"], "--workers"),
-        (["compare", "--hyp", "H", "--ref", "R", "--max-refs", "0"], "--max-refs"),
-        (["cleme2", "--hyp", "H", "--ref", "R", "--max-refs", "0"], "--max-refs"),
-        (["ptm2", "--hyp", "H", "--ref", "R", "--model", "self", "--max-arcs", "-1"], "--max-arcs"),
-        (["cleme2", "--hyp", "H", "--ref", "R", "--model", "m", "--device", "tpu"], "--device"),
-        (["imeasure", "--hyp", "H", "--ref", "R", "--weight", "0"], "--weight"),
+        # The bad option comes first: argparse stops at the first bad value.
+        (["m2", "--workers", "0", "IN"], "--workers"),
+        (["score", "--workers", "0", "--hyp", "H", "--ref", "R"], "--workers"),
+        (["cleme", "--workers", "-2", "--hyp", "H", "--ref", "R"], "--workers"),
+        (["chunks", "--workers", "x", "--ref", "R"], "--workers"),
+        (["meta", "rank", "--workers", "0", "--judgments", "J"], "--workers"),
+        (["compare", "--max-refs", "0", "--hyp", "H", "--ref", "R"], "--max-refs"),
+        (["cleme2", "--max-refs", "0", "--hyp", "H", "--ref", "R"], "--max-refs"),
+        (["ptm2", "--max-arcs", "-1", "--hyp", "H", "--ref", "R", "--model", "self"], "--max-arcs"),
+        (["cleme2", "--device", "tpu", "--hyp", "H", "--ref", "R", "--model", "m"], "--device"),
+        (["imeasure", "--weight", "0", "--hyp", "H", "--ref", "R"], "--weight"),
+        (["compare", "--hyp", "no-such-file.m2", "--ref", "R"], "--hyp"),
+        (["gleu", "--src", ".", "--hyp", "H", "--ref", "R"], "--src"),
     ],
 )
 def test_a_bad_count_or_choice_is_a_usage_error_naming_the_flag(

@@ -69,6 +69,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def input_file(text: str) -> str:
+    """A file to read: checked when the command line is parsed, so a mistyped name among
+    several ``--hyp`` files stops the command before any system is scored. Pipes
+    (``<(...)``, /dev/stdin) are accepted; folders are not."""
+    if not os.path.exists(text):
+        raise argparse.ArgumentTypeError(f"no such file: {text!r}")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    return text
+
+
 def named_path(text: str) -> tuple[str, str]:
     """``NAME=PATH`` (a metric's name and its score file)."""
     name, sep, path = text.partition("=")
@@ -86,13 +97,14 @@ def add_hyp(parser: argparse.ArgumentParser, metavar: str, what: str) -> None:
         "--hyp",
         required=True,
         action="append",
+        type=input_file,
         metavar=metavar,
         help=f"{what}; repeat for several systems (one result per system)",
     )
 
 
 def add_ref(parser: argparse.ArgumentParser, metavar: str, what: str) -> None:
-    parser.add_argument("--ref", required=True, metavar=metavar, help=what)
+    parser.add_argument("--ref", required=True, type=input_file, metavar=metavar, help=what)
 
 
 def add_beta(parser: argparse.ArgumentParser, default: float = 0.5) -> None:

@@ -72,7 +72,12 @@ def _add_extraction_options(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any) -> None:
     m2 = subparsers.add_parser("m2", help="parallel file (id, source, targets) -> ChERRANT M2")
-    m2.add_argument("input", metavar="INPUT")
+    m2.add_argument(
+        "input",
+        type=arguments.input_file,
+        metavar="INPUT",
+        help="parallel file: id, source and targets, tab-separated",
+    )
     m2.add_argument("-o", "--output", help="output file (default: stdout)")
     _add_extraction_options(m2)
     m2.set_defaults(func=run_m2)

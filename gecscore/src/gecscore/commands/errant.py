@@ -54,8 +54,21 @@ def register(subparsers: Any) -> None:
     m2 = subparsers.add_parser(
         "errant-m2", help="parallel text files -> ERRANT M2 (errant_parallel 3.0.2)"
     )
-    m2.add_argument("--src", required=True, metavar="SRC.txt", help="tokenised source, one a line")
-    m2.add_argument("--cor", required=True, nargs="+", metavar="COR.txt", help="one per annotator")
+    m2.add_argument(
+        "--src",
+        required=True,
+        type=arguments.input_file,
+        metavar="SRC.txt",
+        help="tokenised source, one a line",
+    )
+    m2.add_argument(
+        "--cor",
+        required=True,
+        nargs="+",
+        type=arguments.input_file,
+        metavar="COR.txt",
+        help="one per annotator",
+    )
     m2.add_argument("-o", "--output", required=True, metavar="OUT.m2")
     m2.set_defaults(func=run_m2)
 

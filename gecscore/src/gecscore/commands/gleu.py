@@ -22,10 +22,21 @@ from gecscore.english.textfiles import check_same_length, read_text_lines
 
 def register(subparsers: Any) -> None:
     gleu = subparsers.add_parser("gleu", help="GLEU (gec-ranking compute_gleu) of system outputs")
-    gleu.add_argument("--src", required=True, metavar="SRC.txt", help="source text, one a line")
+    gleu.add_argument(
+        "--src",
+        required=True,
+        type=arguments.input_file,
+        metavar="SRC.txt",
+        help="source text, one a line",
+    )
     arguments.add_hyp(gleu, "SYSTEM.txt", "system output, one sentence a line")
     gleu.add_argument(
-        "--ref", required=True, nargs="+", metavar="REF.txt", help="reference texts, one a line"
+        "--ref",
+        required=True,
+        nargs="+",
+        type=arguments.input_file,
+        metavar="REF.txt",
+        help="reference texts, one a line",
     )
     gleu.add_argument("--sentence", action="store_true", help="also sentence-level scores")
     gleu.add_argument(
