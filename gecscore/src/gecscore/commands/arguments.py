@@ -202,13 +202,16 @@ def weight_provider(args: argparse.Namespace, **options: object) -> EditWeightPr
     device = args.device or os.environ.get(DEVICE_ENV) or "auto"
     if args.model == "self":
         return make_provider("self")
+    # Checked here, not left to weights.bertscore.resolve_device, so that the message names
+    # where the device came from (the flag or the variable).
     if device not in ("auto", "cpu", "cuda"):
         raise CommandError(f"unknown device {device!r} in ${DEVICE_ENV}: use auto, cpu or cuda")
     import torch
 
     if device == "cuda" and not torch.cuda.is_available():
+        given = "--device cuda" if args.device else f"${DEVICE_ENV}=cuda"
         raise CommandError(
-            f"--device cuda: no CUDA GPU is available to torch {torch.__version__}; "
+            f"{given}: no CUDA GPU is available to torch {torch.__version__}; "
             "use --device cpu or auto"
         )
     # transformers 5 draws a progress bar for every weight load; keep stderr for errors.
