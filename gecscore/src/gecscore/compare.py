@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gecscore.counts import Counts, precision_recall_f
-from gecscore.errors import GECError
+from gecscore.errors import GECError, OptionError
 from gecscore.m2 import M2Block, M2Edit
 from gecscore.signature import Field, Signature
 
@@ -277,11 +277,11 @@ def group_categories(total_cats: dict[str, list[int]], level: int) -> dict[str, 
 
 def _check_options(mode: str, cat: int | None, max_refs: int | None) -> None:
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        raise OptionError(f"mode must be one of {MODES}, got {mode!r}")
     if cat is not None and cat not in CAT_LEVELS:
-        raise ValueError(f"cat must be one of {CAT_LEVELS}, got {cat!r}")
+        raise OptionError(f"cat must be one of {CAT_LEVELS}, got {cat!r}")
     if max_refs is not None and max_refs < 1:
-        raise ValueError(f"max_refs must be at least 1, got {max_refs}")
+        raise OptionError(f"max_refs must be at least 1, got {max_refs}")
 
 
 def _check_lengths(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) -> None:

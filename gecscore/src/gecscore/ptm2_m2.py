@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gecscore.counts import Counts, precision_recall_f
+from gecscore.errors import OptionError
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
@@ -280,7 +281,7 @@ def score_lattice_sentences(
     beta: float = 0.5,
 ) -> tuple[_Sums, list[SentenceScore]]:
     if level not in LEVELS:
-        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
     total = _Sums(0.0, 0.0, 0.0)
     scores: list[SentenceScore] = []
     for index, sentence in enumerate(sentences):
@@ -384,7 +385,7 @@ def score_ptm2_m2_levels(
     """
     for level in levels:
         if level not in LEVELS:
-            raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+            raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
     sentences = lattice_sentences(
         hypotheses, gold_blocks, max_unchanged_words=max_unchanged_words, max_arcs=max_arcs
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from gecscore.errors import OptionError
+
 __all__ = [
     "GRANULARITIES",
     "MISSING_COMPONENT",
@@ -91,4 +93,4 @@ def tokenize(text: str, granularity: str = "char") -> list[str]:
         return char_tokens(text)
     if granularity == "word":
         return word_tokens(text)
-    raise ValueError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}")
+    raise OptionError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}")

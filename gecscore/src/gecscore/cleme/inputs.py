@@ -22,7 +22,7 @@ from gecscore.cleme.model import (
     make_sentence,
 )
 from gecscore.collector import collector_paused
-from gecscore.errors import decode_utf8, first_nonblank_line
+from gecscore.errors import OptionError, decode_utf8, first_nonblank_line
 from gecscore.m2 import (
     NA_TYPE,
     NONE_CORRECTION,
@@ -327,4 +327,4 @@ def read_sentences(
             name=str(path),
             workers=workers,
         )
-    raise ValueError(f"input_format must be 'auto', 'm2' or 'text', got {input_format!r}")
+    raise OptionError(f"input_format must be 'auto', 'm2' or 'text', got {input_format!r}")

@@ -12,6 +12,7 @@ import math
 
 from gecscore.cleme.counting import Assumption, ChunkTally, LengthTally
 from gecscore.cleme.partition import Partition
+from gecscore.errors import OptionError
 
 TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def default_weighting(level: Level, assumption: Assumption) -> LengthWeighting:
         if assumption == "dependent":
             return SENTENCE_DEPENDENT_WEIGHTING
         return SENTENCE_INDEPENDENT_WEIGHTING
-    raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
 
 
 class Counts(NamedTuple):

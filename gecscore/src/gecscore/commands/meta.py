@@ -24,6 +24,7 @@ import sys
 from typing import Any
 
 from gecscore.cli import CommandError
+from gecscore.commands.arguments import named_path, non_negative_int, positive_int
 from gecscore.meta import compute
 from gecscore.meta.judgments import Comparison, JudgmentSet, read_judgments, read_judgments_xml
 from gecscore.meta.report import METHODS, human_ranking, sentence_report, system_report
@@ -37,20 +38,6 @@ from gecscore.meta.scorefiles import (
 from gecscore.meta.sentence import seeda_segment_map
 
 
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _named(text: str) -> tuple[str, str]:
-    name, sep, path = text.partition("=")
-    if not sep or not name or not path:
-        raise argparse.ArgumentTypeError(f"expected NAME=PATH, got {text!r}")
-    return name, path
-
-
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("meta", help="meta-evaluation: metrics vs human judgments")
     commands = parser.add_subparsers(dest="meta_command", metavar="WHAT", required=True)
@@ -60,7 +47,7 @@ def register(subparsers: Any) -> None:
     system.add_argument(
         "--metric",
         action="append",
-        type=_named,
+        type=named_path,
         default=[],
         metavar="NAME=SCORES",
         help="metric system scores (repeatable)",
@@ -74,11 +61,15 @@ def register(subparsers: Any) -> None:
     system.add_argument("--exclude", nargs="+", default=[], metavar="SYS", help="leave out")
     system.add_argument("--williams", action="store_true", help="Williams' test between metrics")
     system.add_argument(
-        "--bootstrap", type=_count, default=0, metavar="N", help="CI from N system resamples"
+        "--bootstrap",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="CI from N system resamples",
     )
     system.add_argument(
         "--bootstrap-sentences",
-        type=_count,
+        type=non_negative_int,
         default=0,
         metavar="N",
         help="with --compute: CI from N resamples of the test sentences",
@@ -94,7 +85,7 @@ def register(subparsers: Any) -> None:
     sentence.add_argument(
         "--metric",
         action="append",
-        type=_named,
+        type=named_path,
         default=[],
         required=True,
         metavar="NAME=SENTENCE_SCORES",
@@ -113,14 +104,22 @@ def register(subparsers: Any) -> None:
     rank.add_argument("--judgments", required=True, metavar="FILE.xml")
     rank.add_argument("--method", choices=METHODS, default="both")
     rank.add_argument(
-        "--bootstrap", type=_count, default=0, metavar="N", help="EW resamples for rank ranges"
+        "--bootstrap",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="EW resamples for rank ranges",
     )
     rank.add_argument(
-        "--runs", type=_count, default=1000, metavar="N", help="TrueSkill runs (default 1000)"
+        "--runs",
+        type=non_negative_int,
+        default=1000,
+        metavar="N",
+        help="TrueSkill runs (default 1000)",
     )
     rank.add_argument("--seed", type=int, default=0)
     rank.add_argument(
-        "--workers", type=_count, default=1, metavar="N", help="processes for TrueSkill runs"
+        "--workers", type=positive_int, default=1, metavar="N", help="processes for TrueSkill runs"
     )
     rank.add_argument("--json", action="store_true")
     rank.set_defaults(func=run_rank)
@@ -282,7 +281,7 @@ def run_rank(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         seed=args.seed,
         runs=args.runs,
-        workers=max(1, args.workers),
+        workers=args.workers,
     )
     lines = ["system\texpected_wins\ttrueskill\trank_range\tcluster"]
     for name, entry in report["systems"].items():
@@ -320,6 +319,8 @@ def _computed_scores(
     """``--compute``: the named metrics on ``--outputs`` against ``--gold`` (``--refs``)."""
     if not args.outputs or not args.gold:
         raise CommandError("--compute needs --outputs DIR and --gold GOLD.m2")
+    if "gleu" in args.compute and not args.refs:
+        raise CommandError("--compute gleu needs --refs (plain reference files)")
     inputs = compute.load_inputs(
         args.outputs, args.gold, lines=args.lines, references=args.refs, systems=systems
     )

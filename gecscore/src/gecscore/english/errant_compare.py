@@ -29,7 +29,7 @@ from gecscore.compare import (
     group_categories,
 )
 from gecscore.counts import Counts, f_label
-from gecscore.errors import GECError
+from gecscore.errors import GECError, OptionError
 from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit
 from gecscore.metric import (
     Gold,
@@ -80,11 +80,11 @@ class CompareOptions:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+            raise OptionError(f"mode must be one of {MODES}, got {self.mode!r}")
         if self.cat is not None and self.cat not in CAT_LEVELS:
-            raise ValueError(f"cat must be one of {CAT_LEVELS}, got {self.cat!r}")
+            raise OptionError(f"cat must be one of {CAT_LEVELS}, got {self.cat!r}")
         if self.beta <= 0:
-            raise ValueError(f"beta must be positive, got {self.beta}")
+            raise OptionError(f"beta must be positive, got {self.beta}")
 
     @property
     def signature(self) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from gecscore.errors import GECError
+from gecscore.errors import GECError, InputError
 from gecscore.extract import Edit
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, M2Target, write_m2
 
@@ -88,7 +88,7 @@ def extract_edits_en(source: str, target: str) -> list[Edit]:
     source_words = source.split()
     target_words = target.split()
     if not source_words:
-        raise ValueError("empty source")
+        raise InputError("empty source")
     if source_words == target_words:
         return [Edit(-1, -1, -1, -1, NOOP_TYPE, "", "")]
     orig, cor = _parse_tokens([source_words, target_words])
@@ -116,7 +116,7 @@ def parallel_to_m2_blocks(
     """
     for k, corrections in enumerate(corrections_per_annotator):
         if len(corrections) != len(sources):
-            raise ValueError(
+            raise InputError(
                 f"correction set {k} has {len(corrections)} lines but there are "
                 f"{len(sources)} sources"
             )
@@ -178,11 +178,11 @@ def ragged_m2_blocks(sources: Sequence[str], corrections: Sequence[Sequence[str]
     parsed together by ``parallel_to_m2_blocks``. Every source must be non-empty.
     """
     if len(corrections) != len(sources):
-        raise ValueError(f"{len(corrections)} correction lists for {len(sources)} sources")
+        raise InputError(f"{len(corrections)} correction lists for {len(sources)} sources")
     by_count: dict[int, list[int]] = {}
     for index, source in enumerate(sources):
         if not source.strip():
-            raise ValueError(f"sentence {index + 1}: empty source")
+            raise InputError(f"sentence {index + 1}: empty source")
         by_count.setdefault(len(corrections[index]), []).append(index)
     blocks: dict[int, M2Block] = {}
     for count, indexes in by_count.items():

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gecscore.counts import ZERO, Counts
-from gecscore.errors import GECError
+from gecscore.errors import GECError, InputError
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
@@ -193,7 +193,7 @@ def score(
     if gold is None:
         gold = [gold_edits_by_annotator(block) for block in gold_blocks]
     if len(hypotheses) != len(gold_blocks):
-        raise ValueError(
+        raise InputError(
             f"{len(hypotheses)} hypothesis lines for {len(gold_blocks)} gold sentences"
         )
     total = ZERO

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gecscore import registry
-from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.errors import InputError, InputFormatError, OptionError, decode_utf8
 from gecscore.m2 import M2Block, read_m2
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def gleu_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     from gecscore.english.gleu import GleuCorpus
 
     if not inputs.references:
-        raise ValueError("gleu needs --refs (plain reference files, one sentence per line)")
+        raise InputError("GLEU needs plain reference files (one sentence per line)")
     corpus = GleuCorpus(inputs.sources, inputs.references)
     return MetricScores({s: corpus.score(lines).gleu for s, lines in inputs.outputs.items()})
 
@@ -148,7 +148,7 @@ def read_outputs(folder: str | Path, systems: Sequence[str] | None = None) -> di
     """System outputs of a folder: ``<SYSTEM>`` or ``<SYSTEM>.txt`` files."""
     root = Path(folder)
     if not root.is_dir():
-        raise ValueError(f"{root}: not a folder of system outputs")
+        raise InputError(f"{root}: not a folder of system outputs")
     outputs: dict[str, list[str]] = {}
     for file in sorted(root.iterdir()):
         if not file.is_file() or file.name.startswith("."):
@@ -160,7 +160,7 @@ def read_outputs(folder: str | Path, systems: Sequence[str] | None = None) -> di
     if systems is not None:
         missing = [s for s in systems if s not in outputs]
         if missing:
-            raise ValueError(f"{root}: no output file for {', '.join(missing)}")
+            raise InputError(f"{root}: no output file for {', '.join(missing)}")
     return outputs
 
 
@@ -191,7 +191,7 @@ def load_inputs(
     outs = read_outputs(outputs, systems)
     for system, hyp in outs.items():
         if len(hyp) != len(blocks):
-            raise ValueError(
+            raise InputError(
                 f"{outputs}/{system}: {len(hyp)} lines for {len(blocks)} gold sentences"
             )
     refs = [_read_lines(Path(r)) for r in references]
@@ -202,7 +202,7 @@ def compute_all(names: Sequence[str], inputs: Inputs) -> dict[str, MetricScores]
     """The registry metrics ``names`` on ``inputs`` (scores and sentence statistics)."""
     unknown = [n for n in names if n not in METRICS]
     if unknown:
-        raise ValueError(f"unknown metrics {', '.join(unknown)} (known: {', '.join(METRICS)})")
+        raise OptionError(f"unknown metrics {', '.join(unknown)} (known: {', '.join(METRICS)})")
     cache: dict[str, object] = {}
     return {name: METRICS[name](inputs, cache) for name in names}
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gecscore.errors import OptionError
+
 __all__ = [
     "BASE_CHARS",
     "SHAPES",
@@ -88,7 +90,7 @@ def build_random_bert(
     from transformers import BertConfig, BertModel, BertTokenizer
 
     if size not in SHAPES:
-        raise ValueError(f"unknown model size {size!r}: one of {', '.join(SHAPES)}")
+        raise OptionError(f"unknown model size {size!r}: one of {', '.join(SHAPES)}")
     shape = SHAPES[size]
     vocab = build_vocab(texts)
     directory.mkdir(parents=True, exist_ok=True)
