@@ -151,17 +151,10 @@ def _report(facts: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_card(facts: dict[str, Any]) -> str:
+def _details(facts: dict[str, Any]) -> list[str]:
     meta = facts["metadata"]
     language = LANGUAGE_NAMES.get(facts["language"], facts["language"])
-    upstream = meta.get("upstream_licenses") or []
     lines = [
-        *_front_matter(facts),
-        "",
-        f"# Dataset Card for {facts['release']}",
-        "",
-        meta.get("description") or _todo("a one-paragraph summary of the dataset"),
-        "",
         "## Dataset Details",
         "",
         "### Dataset Description",
@@ -173,14 +166,19 @@ def render_card(facts: dict[str, Any]) -> str:
         f"- Released: {facts['released_at']}",
         f"- Contact: {meta.get('contact') or _todo('a contact address')}",
     ]
+    upstream = meta.get("upstream_licenses") or []
     if upstream:
         lines += ["", "Upstream data and its licences (honour these as well):", ""]
         lines += [
             f"- {item.get('name', '')}: {item.get('license', '')} {item.get('url', '')}".rstrip()
             for item in upstream
         ]
-    lines += [
-        "",
+    return lines
+
+
+def _uses_and_structure(facts: dict[str, Any]) -> list[str]:
+    unit = "characters" if facts["language"] == "zh" else "tokens"
+    return [
         "## Uses",
         "",
         "### Direct Use",
@@ -196,13 +194,16 @@ def render_card(facts: dict[str, Any]) -> str:
         "",
         "One record per sentence: `id`, `source`, `references` (list), `reference_styles` "
         "(list, minimal / fluency / empty), `edits` (per reference, a list of `{start, end, "
-        "correction, type}` in the source's "
-        + ("characters" if facts["language"] == "zh" else "tokens")
-        + "), `judgement`, `source_name`, `split`. Load with "
-        '`datasets.load_dataset("parquet", data_dir="data")`.',
+        f"correction, type}}` in the source's {unit}), `judgement`, `source_name`, `split`. "
+        'Load with `datasets.load_dataset("parquet", data_dir="data")`.',
         "",
         *_statistics(facts),
-        "",
+    ]
+
+
+def _creation(facts: dict[str, Any]) -> list[str]:
+    sources = ", ".join(f"{k} ({v})" for k, v in sorted(facts["by_source"].items()))
+    return [
         "## Dataset Creation",
         "",
         "### Curation Rationale",
@@ -211,11 +212,7 @@ def render_card(facts: dict[str, Any]) -> str:
         "",
         "### Source Data",
         "",
-        "Sentences by source: "
-        + (
-            ", ".join(f"{k} ({v})" for k, v in sorted(facts["by_source"].items()))
-            or "(not recorded)"
-        ),
+        "Sentences by source: " + (sources or "(not recorded)"),
         "",
         _todo("where the learner sentences come from and how they were collected"),
         "",
@@ -232,6 +229,23 @@ def render_card(facts: dict[str, Any]) -> str:
         "#### Personal and Sensitive Information",
         "",
         _todo("whether sentences can identify their writers, and what was removed"),
+    ]
+
+
+def render_card(facts: dict[str, Any]) -> str:
+    meta = facts["metadata"]
+    lines = [
+        *_front_matter(facts),
+        "",
+        f"# Dataset Card for {facts['release']}",
+        "",
+        meta.get("description") or _todo("a one-paragraph summary of the dataset"),
+        "",
+        *_details(facts),
+        "",
+        *_uses_and_structure(facts),
+        "",
+        *_creation(facts),
         "",
         "## Release report",
         "",

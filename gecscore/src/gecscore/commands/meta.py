@@ -41,7 +41,12 @@ from gecscore.meta.sentence import seeda_segment_map
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("meta", help="meta-evaluation: metrics vs human judgments")
     commands = parser.add_subparsers(dest="meta_command", metavar="WHAT", required=True)
+    _register_system(commands)
+    _register_sentence(commands)
+    _register_rank(commands)
 
+
+def _register_system(commands: Any) -> None:
     system = commands.add_parser("system", help="system-level correlation with human scores")
     system.add_argument("--human", required=True, metavar="HUMAN", help="human system scores")
     system.add_argument(
@@ -80,6 +85,8 @@ def register(subparsers: Any) -> None:
     _add_compute_arguments(system)
     system.set_defaults(func=run_system)
 
+
+def _register_sentence(commands: Any) -> None:
     sentence = commands.add_parser("sentence", help="sentence-level agreement with judgments")
     sentence.add_argument("--judgments", required=True, metavar="JUDGMENTS")
     sentence.add_argument(
@@ -100,6 +107,8 @@ def register(subparsers: Any) -> None:
     sentence.add_argument("--json", action="store_true")
     sentence.set_defaults(func=run_sentence)
 
+
+def _register_rank(commands: Any) -> None:
     rank = commands.add_parser("rank", help="human ranking (Expected Wins, TrueSkill)")
     rank.add_argument("--judgments", required=True, metavar="FILE.xml")
     rank.add_argument("--method", choices=METHODS, default="both")
