@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "errant-compare": "gecscore.commands.errant",
     "errant-m2": "gecscore.commands.errant",
     "gleu": "gecscore.commands.gleu",
+    "green": "gecscore.commands.green",
     "m2score": "gecscore.commands.m2score",
     "imeasure": "gecscore.commands.imeasure",
 }
@@ -117,6 +118,16 @@ METRICS: dict[str, Metric] = _metrics(
         ("gleu", "score"),
     ),
     Metric(
+        "green",
+        "GREEN",
+        "any",
+        "gecscore.green:GreenCorpus",
+        "gecscore.green:GREENConfig",
+        ("green",),
+        "gecscore.meta.compute:green_scores",
+        ("green", "score"),
+    ),
+    Metric(
         "imeasure",
         "I-measure",
         "en",
@@ -173,6 +184,7 @@ METRICS: dict[str, Metric] = _metrics(
 # convention); every metric gets one.
 METRIC_CLASSES: dict[str, str] = {
     "gleu": "gecscore.english.gleu:GLEU",
+    "green": "gecscore.green:GREEN",
 }
 
 

@@ -148,13 +148,23 @@ def run_system(args: argparse.Namespace) -> int:
     computed: dict[str, compute.MetricScores] = {}
     if args.compute:
         computed = compute.scores_from_args(args, list(human.scores))
-        metrics.update({name: result.scores for name, result in computed.items()})
-    if not metrics:
+    elif args.aggregation != "default":
+        raise CommandError("--aggregation needs --compute (the metrics' sentence scores)")
+    if not metrics and not computed:
         raise CommandError("give at least one --metric NAME=SCORES (or --compute)")
     available = [s for s in SEEDA_SYSTEMS if s in human.scores] or sorted(human.scores)
     if len(available) != len(human.scores):
         available = sorted(human.scores)
     systems = select_systems(available, args.systems, exclude=tuple(args.exclude))
+    if args.aggregation != "default" and args.bootstrap_sentences:
+        raise CommandError(
+            "--bootstrap-sentences resamples corpus scores: use --aggregation default"
+        )
+    for name, result in computed.items():
+        try:
+            metrics[name] = compute.aggregated(name, result, args.aggregation, systems)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
     report = system_report(
         human.scores,
         metrics,
@@ -164,6 +174,7 @@ def run_system(args: argparse.Namespace) -> int:
         seed=args.seed,
         window=args.window,
     )
+    report["aggregation"] = args.aggregation
     if args.bootstrap_sentences:
         if not computed:
             raise CommandError("--bootstrap-sentences needs --compute (per-sentence statistics)")
