@@ -347,3 +347,27 @@ def test_side_by_side_with_gec_metrics_on_seeda_and_mucgec(
             ts = trueskill_scores(sentence_scores)
             for ours_mu, theirs in zip(ts.values(), reference["trueskill"], strict=True):  # type: ignore[arg-type]
                 assert abs(ours_mu - theirs) < 1e-12
+
+
+def test_counts_from_the_changed_ngrams_equal_counting_every_ngram(seeda: Path) -> None:
+    """GreenCorpus adds, to the counts of the unchanged sentence, the change of the n-grams
+    around the edited span; counting every n-gram of the three sentences gives the same."""
+    from gecscore.english.gleu import ngram_counts
+    from gecscore.green import counts_of, units
+
+    sources, refs = _seeda_inputs(seeda)
+    random_edits = [
+        (" ".join(s.split(" ")[1:] + ["x", "x"]) if k % 3 else s.replace(" the ", " a  the "))
+        for k, s in enumerate(sources)
+    ]
+    for unit in ("word", "char"):
+        corpus = GreenCorpus(sources, refs, unit=unit, n=4)
+        for hyps in (_lines(seeda / "outputs/subset/GPT-3.5.txt"), random_edits):
+            for i, hyp in enumerate(hyps[:150]):
+                full = [
+                    counts_of(
+                        *(ngram_counts(units(text, unit), 4) for text in (sources[i], hyp, ref[i]))
+                    )
+                    for ref in refs
+                ]
+                assert corpus.sentence_counts(i, hyp) == full, (unit, i)

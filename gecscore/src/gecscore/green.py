@@ -49,31 +49,67 @@ IntArray = npt.NDArray[np.int64]
 
 
 def units(sentence: str, unit: str) -> Sequence[str]:
-    """The units of a (stripped) sentence: words split on single spaces, or characters."""
+    """The units of a (stripped) sentence: words split on single spaces, or characters (a
+    string); none for an empty sentence."""
     sentence = sentence.strip()
     if not sentence:
-        return ()
+        return []
     return sentence.split(" ") if unit == "word" else sentence
 
 
 def _three_way(s: int, h: int, r: int) -> tuple[int, int, int]:
-    tp = max(s - max(r, h), 0) + max(min(r, h) - s, 0) + min(s, h, r)
-    fp = max(min(s, r) - h, 0) + max(h - max(s, r), 0)
-    fn = max(min(s, h) - r, 0) + max(r - max(s, h), 0)
+    """(TP, FP, FN) of one n-gram counted s, h, r times in source, hypothesis, reference
+    (the module's formulas; conditional expressions instead of min/max calls: this is the
+    inner loop)."""
+    hr_max, hr_min = (h, r) if h > r else (r, h)
+    sr_max, sr_min = (s, r) if s > r else (r, s)
+    sh_max, sh_min = (s, h) if s > h else (h, s)
+    tp = (s - hr_max if s > hr_max else 0) + (hr_min - s if hr_min > s else 0)
+    tp += s if s < hr_min else hr_min
+    fp = (sr_min - h if sr_min > h else 0) + (h - sr_max if h > sr_max else 0)
+    fn = (sh_min - r if sh_min > r else 0) + (r - sh_max if r > sh_max else 0)
     return tp, fp, fn
 
 
-def counts_of(source: NgramCounts, hypothesis: NgramCounts, reference: NgramCounts) -> IntArray:
-    """(TP, FP, FN) per order (an ``order x 3`` int array) of one hypothesis and one reference."""
-    out = np.zeros((len(source), 3), dtype=np.int64)
-    for k, (s, h, r) in enumerate(zip(source, hypothesis, reference, strict=True)):
+Counts = list[tuple[int, int, int]]  # (TP, FP, FN) per order
+
+
+def counts_of(source: NgramCounts, hypothesis: NgramCounts, reference: NgramCounts) -> Counts:
+    """(TP, FP, FN) per order of one hypothesis and one reference, over every n-gram."""
+    out: Counts = []
+    for s, h, r in zip(source, hypothesis, reference, strict=True):
         tp = fp = fn = 0
         for ngram in s.keys() | h.keys() | r.keys():
             a, b, c = _three_way(s.get(ngram, 0), h.get(ngram, 0), r.get(ngram, 0))
             tp += a
             fp += b
             fn += c
-        out[k] = (tp, fp, fn)
+        out.append((tp, fp, fn))
+    return out
+
+
+def changed_ngrams(
+    source: Sequence[str], hypothesis: Sequence[str], order: int
+) -> list[dict[tuple[str, ...], int]]:
+    """Per order, the n-grams whose count differs between hypothesis and source, with the
+    difference (hypothesis minus source). Only n-grams that reach into the part between the
+    common prefix and the common suffix can differ, so only those are counted."""
+    ls, lh = len(source), len(hypothesis)
+    limit = min(ls, lh)
+    p = 0
+    while p < limit and source[p] == hypothesis[p]:
+        p += 1
+    q = 0
+    while q < limit - p and source[ls - 1 - q] == hypothesis[lh - 1 - q]:
+        q += 1
+    out = []
+    for n in range(1, order + 1):
+        delta: Counter[tuple[str, ...]] = Counter()
+        for tokens, length, sign in ((hypothesis, lh, 1), (source, ls, -1)):
+            # Start i: not wholly inside the prefix (i + n > p), not inside the suffix.
+            for i in range(max(0, p - n + 1), min(length - n, length - q - 1) + 1):
+                delta[tuple(tokens[i : i + n])] += sign
+        out.append({ngram: d for ngram, d in delta.items() if d})
     return out
 
 
@@ -102,7 +138,13 @@ class GreenScores:
 
 
 class GreenCorpus:
-    """Sources and references prepared once (n-gram counts), to score many systems."""
+    """Sources and references prepared once, to score many systems.
+
+    The counts of a hypothesis equal to its source are computed once per sentence and
+    reference (most sentences of most systems are unchanged); a changed hypothesis adds to
+    them the change of each n-gram whose count differs from the source's (what
+    :func:`changed_ngrams` finds around the edited span). Integer counts: the same numbers as
+    counting every n-gram (:func:`counts_of`), which the tests check."""
 
     def __init__(
         self,
@@ -117,53 +159,67 @@ class GreenCorpus:
         self.n, self.beta, self.unit = n, beta, unit
         self.size = len(sources)
         self.references = len(references)
-        self._sources = [self._ngrams(line) for line in sources]
-        self._source_text = [line.strip() for line in sources]
+        self._units = [units(line, unit) for line in sources]
+        self._sources = [self._ngrams(found) for found in self._units]
         self._references = [
-            [self._ngrams(refs[i]) for refs in references] for i in range(self.size)
+            [self._ngrams(units(refs[i], unit)) for refs in references] for i in range(self.size)
         ]
-        # Most sentences of most systems are left unchanged: their counts, computed once.
-        self._unchanged: dict[int, list[IntArray]] = {}
+        self._unchanged = [
+            [counts_of(source, source, ref) for ref in refs]
+            for source, refs in zip(self._sources, self._references, strict=True)
+        ]
 
-    def _ngrams(self, sentence: str) -> NgramCounts:
-        found = units(sentence, self.unit)
+    def _ngrams(self, found: Sequence[str]) -> NgramCounts:
         if not found:
             return [Counter() for _ in range(self.n)]
         return ngram_counts(found, self.n)
 
-    def table(self, hypotheses: Sequence[str]) -> list[list[IntArray]]:
-        """Per sentence and reference, the ``order x 3`` (TP, FP, FN) counts."""
-        if len(hypotheses) != self.size:
-            raise GECError(f"{len(hypotheses)} hypotheses for {self.size} sources")
+    def sentence_counts(self, index: int, hypothesis: str) -> list[Counts]:
+        """Per reference, the (TP, FP, FN) per order of sentence ``index``'s hypothesis."""
+        source_units = self._units[index]
+        hyp_units = units(hypothesis, self.unit)
+        unchanged = self._unchanged[index]
+        if hyp_units == source_units:
+            return unchanged
+        changed = changed_ngrams(source_units, hyp_units, self.n)
+        source = self._sources[index]
         out = []
-        for i, line in enumerate(hypotheses):
-            source = self._sources[i]
-            if line.strip() == self._source_text[i]:
-                cached = self._unchanged.get(i)
-                if cached is None:
-                    cached = [counts_of(source, source, ref) for ref in self._references[i]]
-                    self._unchanged[i] = cached
-                out.append(cached)
-                continue
-            hyp = self._ngrams(line)
-            out.append([counts_of(source, hyp, ref) for ref in self._references[i]])
+        for ref, base in zip(self._references[index], unchanged, strict=True):
+            counts = []
+            for (tp, fp, fn), delta, s_counts, r_counts in zip(
+                base, changed, source, ref, strict=True
+            ):
+                for ngram, d in delta.items():
+                    s = s_counts.get(ngram, 0)
+                    r = r_counts.get(ngram, 0)
+                    new_tp, new_fp, new_fn = _three_way(s, s + d, r)
+                    # _three_way(s, s, r), which the base counts hold: (min(s, r), 0, |s - r|).
+                    tp += new_tp - (s if s < r else r)
+                    fp += new_fp
+                    fn += new_fn - (s - r if s > r else r - s)
+                counts.append((tp, fp, fn))
+            out.append(counts)
         return out
 
     def score(self, hypotheses: Sequence[str]) -> GreenScores:
+        if len(hypotheses) != self.size:
+            raise GECError(f"{len(hypotheses)} hypotheses for {self.size} sources")
         chosen: list[int] = []
         sentence_scores: list[float] = []
-        best_counts = np.zeros((self.size, self.n, 3), dtype=np.int64)
-        for i, per_reference in enumerate(self.table(hypotheses)):
-            best, best_score = 0, green_from_counts(per_reference[0].tolist(), self.beta)
+        best_counts: list[Counts] = []
+        for i, line in enumerate(hypotheses):
+            per_reference = self.sentence_counts(i, line)
+            best, best_score = 0, green_from_counts(per_reference[0], self.beta)
             for k in range(1, len(per_reference)):
-                value = green_from_counts(per_reference[k].tolist(), self.beta)
+                value = green_from_counts(per_reference[k], self.beta)
                 if best_score < value:  # the first best reference wins a tie
                     best, best_score = k, value
             chosen.append(best)
             sentence_scores.append(best_score)
-            best_counts[i] = per_reference[best]
-        corpus = green_from_counts(best_counts.sum(axis=0).tolist(), self.beta)
-        return GreenScores(corpus, sentence_scores, chosen, best_counts)
+            best_counts.append(per_reference[best])
+        table = np.array(best_counts, dtype=np.int64).reshape(self.size, self.n, 3)
+        corpus = green_from_counts(table.sum(axis=0).tolist(), self.beta)
+        return GreenScores(corpus, sentence_scores, chosen, table)
 
     def signature(self) -> str:
         return signature(n=self.n, beta=self.beta, unit=self.unit, references=self.references)
