@@ -371,3 +371,9 @@ def test_counts_from_the_changed_ngrams_equal_counting_every_ngram(seeda: Path) 
                     for ref in refs
                 ]
                 assert corpus.sentence_counts(i, hyp) == full, (unit, i)
+
+
+def test_a_tie_between_references_keeps_the_first() -> None:
+    # gec-metrics replaces the best reference only on a strictly better sentence score.
+    result = GREEN().score_corpus(SRCS, HYPS, [REFS[0], REFS[0], REFS[1]])
+    assert result.details["chosen"] == [0, 0, 0, 0]
