@@ -377,3 +377,22 @@ def test_a_tie_between_references_keeps_the_first() -> None:
     # gec-metrics replaces the best reference only on a strictly better sentence score.
     result = GREEN().score_corpus(SRCS, HYPS, [REFS[0], REFS[0], REFS[1]])
     assert result.details["chosen"] == [0, 0, 0, 0]
+
+
+def test_seeda_sentence_level_agreement_equals_gec_metrics(
+    seeda: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gec-metrics 0.1.1, MetaEvalSEEDA().corr_sentence(GREEN()): SEEDA-S accuracy 0.5995,
+    Kendall 0.1990 (issue 25); ours through `meta sentence --variant seeda`."""
+    from gecscore.meta.scorefiles import SEEDA_SYSTEMS
+
+    sources, refs = _seeda_inputs(seeda)
+    corpus = GreenCorpus(sources, refs)
+    for system in SEEDA_SYSTEMS:
+        scores = corpus.score(_lines(seeda / "outputs/subset" / f"{system}.txt")).sentence_scores
+        (tmp_path / f"{system}.txt").write_text("".join(f"{s!r}\n" for s in scores))
+    judgments = str(seeda / "data" / "judgments_sent.xml")
+    argv = ["meta", "sentence", "--judgments", judgments, "--variant", "seeda", "--json"]
+    assert main([*argv, "--metric", f"green={tmp_path}"]) == 0
+    entry = json.loads(capsys.readouterr().out)["metrics"]["green"]
+    assert (f"{entry['accuracy']:.4f}", f"{entry['kendall']:.4f}") == ("0.5995", "0.1990")
