@@ -118,6 +118,16 @@ METRICS: dict[str, Metric] = _metrics(
         ("gleu", "score"),
     ),
     Metric(
+        "gleu-gecm",
+        "GLEU (gec-metrics)",
+        "en",
+        "gecscore.english.gleu_gecmetrics:gecmetrics_gleu",
+        None,
+        (),
+        "gecscore.meta.compute:gleu_gecm_scores",
+        None,
+    ),
+    Metric(
         "green",
         "GREEN",
         "any",

@@ -124,6 +124,21 @@ def gleu_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     )
 
 
+def gleu_gecm_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+    """gec-metrics 0.1.1's GLEU (its GREEN-style counts and Python 3 draws), for comparing
+    with the figures it prints; ``gleu`` is the reference script's."""
+    from gecscore.english.gleu_gecmetrics import gecmetrics_gleu
+
+    if not inputs.references:
+        raise ValueError("gleu-gecm needs --refs (plain reference files, one sentence per line)")
+    return MetricScores(
+        {
+            s: gecmetrics_gleu(inputs.sources, lines, inputs.references)
+            for s, lines in inputs.outputs.items()
+        }
+    )
+
+
 def green_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     """GREEN with gec-metrics' defaults (word units, n 4, beta 2) against ``--refs``."""
     from gecscore.green import GreenCorpus, green_from_counts
