@@ -69,7 +69,8 @@ def test_the_full_parser_lists_the_commands_in_registry_order() -> None:
 
 
 def test_meta_compute_offers_exactly_the_registry_metrics_with_a_meta_function() -> None:
-    assert list(compute.METRICS) == registry.meta_metrics() == ["m2", "sentm2", "gleu", "imeasure"]
+    expected = ["m2", "sentm2", "gleu", "gleu-gecm", "green", "imeasure"]
+    assert list(compute.METRICS) == registry.meta_metrics() == expected
 
 
 def test_unknown_metric_names_the_known_ones() -> None:

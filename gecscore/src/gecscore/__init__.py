@@ -41,6 +41,8 @@ _EXPORTS: dict[str, str] = {
     "M2": "gecscore.maxmatch.scorer",
     "SentM2": "gecscore.maxmatch.scorer",
     "GLEU": "gecscore.english.gleu",
+    "GLEUGecMetrics": "gecscore.english.gleu_gecmetrics",
+    "GREEN": "gecscore.green",
     "IMeasure": "gecscore.english.imeasure_metric",
     "CLEME": "gecscore.cleme.metric",
     "CLEME2": "gecscore.cleme.metric",
@@ -93,6 +95,8 @@ __all__ = [
     "Edit",
     "GECError",
     "GLEU",
+    "GLEUGecMetrics",
+    "GREEN",
     "Gold",
     "Hypotheses",
     "IMeasure",
@@ -168,6 +172,7 @@ if TYPE_CHECKING:
     from gecscore.counts import Counts, precision_recall_f
     from gecscore.english.errant_compare import ERRANT
     from gecscore.english.gleu import GLEU
+    from gecscore.english.gleu_gecmetrics import GLEUGecMetrics
     from gecscore.english.imeasure_metric import IMeasure
     from gecscore.errors import GECError
     from gecscore.extract import (
@@ -180,6 +185,7 @@ if TYPE_CHECKING:
         parse_parallel,
         read_parallel,
     )
+    from gecscore.green import GREEN
     from gecscore.m2 import (
         M2Block,
         M2Edit,

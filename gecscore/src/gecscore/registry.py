@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "errant-compare": "gecscore.commands.errant",
     "errant-m2": "gecscore.commands.errant",
     "gleu": "gecscore.commands.gleu",
+    "green": "gecscore.commands.green",
     "m2score": "gecscore.commands.m2score",
     "imeasure": "gecscore.commands.imeasure",
 }
@@ -87,6 +88,8 @@ METRICS: dict[str, Metric] = _metrics(
     Metric("m2", "M2 F0.5", "en", ("m2score",), "gecscore.meta.compute:m2_scores"),
     Metric("sentm2", "SentM2", "en", ("m2score",), "gecscore.meta.compute:sentm2_scores"),
     Metric("gleu", "GLEU", "en", ("gleu",), "gecscore.meta.compute:gleu_scores"),
+    Metric("gleu-gecm", "GLEU (gec-metrics)", "en", (), "gecscore.meta.compute:gleu_gecm_scores"),
+    Metric("green", "GREEN", "any", ("green",), "gecscore.meta.compute:green_scores"),
     Metric("imeasure", "I-measure", "en", ("imeasure",), "gecscore.meta.compute:imeasure_scores"),
     Metric("cleme", "CLEME F0.5", "any", ("cleme",), None),
     Metric("cleme2", "CLEME2.0", "any", ("cleme2",), None),
@@ -108,6 +111,8 @@ METRIC_CLASSES: dict[str, str] = {
     "cleme2": "gecscore.cleme.metric:CLEME2",
     "ptm2": "gecscore.ptm2_metric:PTM2",
     "ptm2-m2": "gecscore.ptm2_metric:PTM2M2",
+    "green": "gecscore.green:GREEN",
+    "gleu-gecm": "gecscore.english.gleu_gecmetrics:GLEUGecMetrics",
 }
 
 

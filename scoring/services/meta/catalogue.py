@@ -53,6 +53,7 @@ SUMMARY_EXTRA: dict[str, tuple[str, str]] = {
     "m2": ("m2", "f05"),
     "sentm2": ("m2", "sent_f05"),
     "gleu": ("gleu", "score"),
+    "green": ("green", "score"),
     "cleme": ("cleme", "f05"),
     "cleme2": ("cleme2", "score"),
     "ptm2": ("ptm2", "f05"),

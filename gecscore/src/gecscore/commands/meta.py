@@ -156,13 +156,20 @@ def run_system(args: argparse.Namespace) -> int:
     computed: dict[str, compute.MetricScores] = {}
     if args.compute:
         computed = _computed_scores(args, list(human.scores))
-        metrics.update({name: result.scores for name, result in computed.items()})
-    if not metrics:
+    elif args.aggregation != "default":
+        raise CommandError("--aggregation needs --compute (the metrics' sentence scores)")
+    if not metrics and not computed:
         raise CommandError("give at least one --metric NAME=SCORES (or --compute)")
     available = [s for s in SEEDA_SYSTEMS if s in human.scores] or sorted(human.scores)
     if len(available) != len(human.scores):
         available = sorted(human.scores)
     systems = select_systems(available, args.systems, exclude=tuple(args.exclude))
+    if args.aggregation != "default" and args.bootstrap_sentences:
+        raise CommandError(
+            "--bootstrap-sentences resamples corpus scores: use --aggregation default"
+        )
+    for name, result in computed.items():
+        metrics[name] = compute.aggregated(name, result, args.aggregation, systems)
     report = system_report(
         human.scores,
         metrics,
@@ -172,6 +179,7 @@ def run_system(args: argparse.Namespace) -> int:
         seed=args.seed,
         window=args.window,
     )
+    report["aggregation"] = args.aggregation
     if args.bootstrap_sentences:
         if not computed:
             raise CommandError("--bootstrap-sentences needs --compute (per-sentence statistics)")
@@ -320,6 +328,14 @@ def _add_compute_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--gold", metavar="GOLD.m2", help="gold M2 (sources and gold edits)")
     group.add_argument("--lines", metavar="FILE", help="1-based gold line per output line")
     group.add_argument("--refs", nargs="+", default=[], metavar="REF", help="plain references")
+    group.add_argument(
+        "--aggregation",
+        "--aggregate",
+        choices=compute.AGGREGATION_CHOICES,
+        default="default",
+        help="system scores from the metric's corpus score (default) or from its sentence "
+        "scores by TrueSkill (as gec-metrics) or Expected Wins (ew, expected-wins)",
+    )
 
 
 def _computed_scores(

@@ -64,11 +64,14 @@ class Inputs:
 class MetricScores:
     """A metric's system scores and, where it has them, per-sentence statistics for the
     bootstrap over sentences: ``sentence_stats[system]`` (sentences x k) and ``aggregate``
-    (the score from the column sums of those statistics and the number of sentences)."""
+    (the score from the column sums of those statistics and the number of sentences), and
+    sentence scores (``sentence_scores[system]``, one per sentence) for rankings by
+    TrueSkill / Expected Wins (:mod:`gecscore.meta.aggregation`)."""
 
     scores: dict[str, float]
     sentence_stats: dict[str, FloatArray] | None = None
     aggregate: Callable[[FloatArray, int], float] | None = None
+    sentence_scores: dict[str, list[float]] | None = None
 
 
 MetricFunction = Callable[[Inputs, dict[str, object]], MetricScores]
@@ -100,7 +103,12 @@ def m2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
         )
         for system, result in results.items()
     }
-    return MetricScores({s: r.f for s, r in results.items()}, stats, _f_half)
+    return MetricScores(
+        {s: r.f for s, r in results.items()},
+        stats,
+        _f_half,
+        {s: [float(f) for f in r.sentence_f] for s, r in results.items()},
+    )
 
 
 def _mean(sums: FloatArray, sentences: int) -> float:
@@ -110,7 +118,12 @@ def _mean(sums: FloatArray, sentences: int) -> float:
 def sentm2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     results = _m2_results(inputs, cache)
     stats = {s: np.array(r.sentence_f, dtype=float)[:, None] for s, r in results.items()}
-    return MetricScores({s: r.sent_f for s, r in results.items()}, stats, _mean)
+    return MetricScores(
+        {s: r.sent_f for s, r in results.items()},
+        stats,
+        _mean,
+        {s: [float(f) for f in r.sentence_f] for s, r in results.items()},
+    )
 
 
 def gleu_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
@@ -119,7 +132,46 @@ def gleu_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     if not inputs.references:
         raise InputError("GLEU needs plain reference files (one sentence per line)")
     corpus = GleuCorpus(inputs.sources, inputs.references)
-    return MetricScores({s: corpus.score(lines).gleu for s, lines in inputs.outputs.items()})
+    results = {s: corpus.score(lines, sentence=True) for s, lines in inputs.outputs.items()}
+    return MetricScores(
+        {s: r.gleu for s, r in results.items()},
+        sentence_scores={s: list(r.sentence_scores or ()) for s, r in results.items()},
+    )
+
+
+def gleu_gecm_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+    """gec-metrics 0.1.1's GLEU (its GREEN-style counts and Python 3 draws), for comparing
+    with the figures it prints; ``gleu`` is the reference script's."""
+    from gecscore.english.gleu_gecmetrics import gecmetrics_gleu
+
+    if not inputs.references:
+        raise InputError("gleu-gecm needs plain reference files (one sentence per line)")
+    return MetricScores(
+        {
+            s: gecmetrics_gleu(inputs.sources, lines, inputs.references)
+            for s, lines in inputs.outputs.items()
+        }
+    )
+
+
+def green_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+    """GREEN with gec-metrics' defaults (word units, n 4, beta 2) against ``--refs``."""
+    from gecscore.green import GreenCorpus, green_from_counts
+
+    if not inputs.references:
+        raise ValueError("green needs --refs (plain reference files, one sentence per line)")
+    corpus = GreenCorpus(inputs.sources, inputs.references)
+    results = {s: corpus.score(lines) for s, lines in inputs.outputs.items()}
+
+    def aggregate(sums: FloatArray, sentences: int) -> float:
+        return green_from_counts(sums.reshape(corpus.n, 3).tolist(), corpus.beta)
+
+    return MetricScores(
+        {s: r.score for s, r in results.items()},
+        {s: r.counts.reshape(r.counts.shape[0], -1).astype(float) for s, r in results.items()},
+        aggregate,
+        {s: r.sentence_scores for s, r in results.items()},
+    )
 
 
 def imeasure_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
@@ -210,3 +262,22 @@ def compute_all(names: Sequence[str], inputs: Inputs) -> dict[str, MetricScores]
 def compute(names: Sequence[str], inputs: Inputs) -> dict[str, dict[str, float]]:
     """``{metric: {system: score}}`` for the registry metrics ``names``."""
     return {name: result.scores for name, result in compute_all(names, inputs).items()}
+
+
+# ``expected-wins`` is the issue's / gec-metrics' spelling of ``ew``.
+AGGREGATION_CHOICES = ("default", "trueskill", "ew", "expected-wins")
+
+
+def aggregated(
+    name: str, result: MetricScores, method: str, systems: Sequence[str]
+) -> dict[str, float]:
+    """``result``'s system scores under ``method`` (see :mod:`gecscore.meta.aggregation`),
+    ranking ``systems`` only, in that order (TrueSkill depends on it)."""
+    from gecscore.meta.aggregation import aggregate
+
+    if method == "default":
+        return result.scores
+    if result.sentence_scores is None:
+        raise InputError(f"{name} has no sentence scores to aggregate by {method}")
+    method = "ew" if method == "expected-wins" else method
+    return aggregate(method, {s: result.sentence_scores[s] for s in systems})
