@@ -33,6 +33,10 @@ COMMANDS: dict[str, str] = {
     "gleu": "gecscore.commands.gleu",
     "m2score": "gecscore.commands.m2score",
     "imeasure": "gecscore.commands.imeasure",
+    "some": "gecscore.commands.reffree",
+    "impara": "gecscore.commands.reffree",
+    "scribendi": "gecscore.commands.reffree",
+    "llm-judge": "gecscore.commands.reffree",
 }
 
 if TYPE_CHECKING:
@@ -173,6 +177,11 @@ METRICS: dict[str, Metric] = _metrics(
 # convention); every metric gets one.
 METRIC_CLASSES: dict[str, str] = {
     "gleu": "gecscore.english.gleu:GLEU",
+    "some": "gecscore.reffree.some:SOME",
+    "impara": "gecscore.reffree.impara:IMPARA",
+    "scribendi": "gecscore.reffree.scribendi:Scribendi",
+    "llm-s": "gecscore.reffree.llm_judge:LLMJudgeSent",
+    "llm-e": "gecscore.reffree.llm_judge:LLMJudgeEdit",
 }
 
 

@@ -1,0 +1,46 @@
+"""What the reference-free metrics share: input checks, batching, the mean result."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from gecscore.errors import GECError
+from gecscore.metric import Metric, References, Result, SentenceScore, check_corpus
+
+
+def length_batches(
+    texts: Sequence[str], batch_size: int, others: Sequence[str] = ()
+) -> Iterator[list[int]]:
+    """Indices of ``texts`` in batches of similar length (longest first), so padding to the
+    longest input of a batch wastes little; ``others`` (same length) adds to each length."""
+    lengths = [len(text) + (len(others[i]) if others else 0) for i, text in enumerate(texts)]
+    order = sorted(range(len(texts)), key=lambda i: -lengths[i])
+    for start in range(0, len(order), batch_size):
+        yield order[start : start + batch_size]
+
+
+class ReferenceFreeMetric(Metric):
+    """A metric of (source, hypothesis) pairs: ``references`` must be empty."""
+
+    needs_references = False
+
+    @property
+    def signature(self) -> str:
+        raise NotImplementedError
+
+    def check(
+        self, sources: Sequence[str], hypotheses: Sequence[str], references: References
+    ) -> None:
+        check_corpus(sources, hypotheses, references, needs_references=False)
+        if len(references) and any(len(reference_set) for reference_set in references):
+            raise GECError(f"{self.name} is reference-free: pass references=()")
+
+    def mean_result(self, scores: Sequence[float], **details: object) -> Result:
+        """Sentence scores and their mean (0.0 for an empty corpus)."""
+        return Result(
+            metric=self.name,
+            score=sum(scores) / len(scores) if scores else 0.0,
+            signature=self.signature,
+            sentences=tuple(SentenceScore(float(score)) for score in scores),
+            details=details,
+        )
