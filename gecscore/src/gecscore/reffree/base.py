@@ -1,11 +1,15 @@
-"""What the reference-free metrics share: input checks, batching, the mean result."""
+"""What the reference-free metrics share: input checks, batching, the cache, the mean result."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from gecscore.errors import GECError
 from gecscore.metric import Metric, References, Result, SentenceScore, check_corpus
+from gecscore.reffree.cache import ValueCache, cache_key
+
+__all__ = ["ReferenceFreeMetric", "cache_key", "length_batches"]
 
 
 def length_batches(
@@ -23,6 +27,30 @@ class ReferenceFreeMetric(Metric):
     """A metric of (source, hypothesis) pairs: ``references`` must be empty."""
 
     needs_references = False
+    _cache: ValueCache | None = None
+
+    @property
+    def cache(self) -> ValueCache:
+        """The on-disk cache of the Config's ``cache_dir`` (keeps nothing without one)."""
+        if self._cache is None:
+            self._cache = ValueCache(getattr(self.config, "cache_dir", None))
+        return self._cache
+
+    def cached(
+        self,
+        keys: Sequence[str],
+        compute: Callable[[list[int]], list[Any]],
+    ) -> list[Any]:
+        """The value of each key: from the cache, else ``compute(indices of the missing)``
+        (which returns their values in that order), then stored."""
+        found = self.cache.get_many(list(dict.fromkeys(keys)))
+        missing = [i for i, key in enumerate(keys) if key not in found]
+        if missing:
+            computed = compute(missing)
+            fresh = {keys[i]: value for i, value in zip(missing, computed, strict=True)}
+            self.cache.put_many(fresh.items())
+            found.update(fresh)
+        return [found[key] for key in keys]
 
     @property
     def signature(self) -> str:

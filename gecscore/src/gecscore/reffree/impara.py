@@ -20,7 +20,7 @@ from typing import Any
 
 from gecscore.errors import GECError
 from gecscore.metric import MetricConfig, References, Result
-from gecscore.reffree.base import ReferenceFreeMetric, length_batches
+from gecscore.reffree.base import ReferenceFreeMetric, cache_key, length_batches
 from gecscore.reffree.models import load_model, load_tokenizer, model_setting, resolve_device
 from gecscore.signature import Signature
 
@@ -38,6 +38,7 @@ class IMPARAConfig(MetricConfig):
     batch_size: int = 32
     max_length: int = 128
     device: str = "auto"
+    cache_dir: str | None = None  # on-disk cache of quality and similarity per pair
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -106,12 +107,33 @@ class IMPARA(ReferenceFreeMetric):
     def scores_and_similarities(
         self, sources: Sequence[str], hypotheses: Sequence[str]
     ) -> tuple[list[float], list[float]]:
+        """Each pair's score and source/hypothesis cosine; the quality and the cosine come
+        from the cache where they are there (the threshold is applied here)."""
+        config = self.config
+        assert isinstance(config, IMPARAConfig)
+        prefix = f"impara|{self.model_qe.id}|{self.model_se.id}|{config.max_length}"
+        keys = [cache_key(prefix, s, h) for s, h in zip(sources, hypotheses, strict=True)]
+
+        def compute(indices: list[int]) -> list[list[float]]:
+            quality, similarity = self._compute(
+                [sources[i] for i in indices], [hypotheses[i] for i in indices]
+            )
+            return [[q, s] for q, s in zip(quality, similarity, strict=True)]
+
+        values = self.cached(keys, compute)
+        scores = [0.0 if s < config.threshold else q for q, s in values]
+        return scores, [s for _, s in values]
+
+    def _compute(
+        self, sources: Sequence[str], hypotheses: Sequence[str]
+    ) -> tuple[list[float], list[float]]:
+        """Quality (sigmoid of the estimator) and cosine per pair."""
         config = self.config
         assert isinstance(config, IMPARAConfig)
         import torch
 
         tokenizer_qe, model_qe, tokenizer_se, model_se = self._load()
-        scores = [0.0] * len(sources)
+        qualities = [0.0] * len(sources)
         similarities = [0.0] * len(sources)
         arguments = {
             "max_length": config.max_length,
@@ -140,8 +162,8 @@ class IMPARA(ReferenceFreeMetric):
                 similarity = torch.nn.functional.cosine_similarity(src_vec, hyp_vec)
             for i, q, s in zip(batch, quality.tolist(), similarity.tolist(), strict=True):
                 similarities[i] = s
-                scores[i] = 0.0 if s < config.threshold else q
-        return scores, similarities
+                qualities[i] = q
+        return qualities, similarities
 
     def score_corpus(
         self,

@@ -45,7 +45,7 @@ from typing import Any
 
 from gecscore.errors import GECError
 from gecscore.metric import MetricConfig, References, Result, SentenceScore
-from gecscore.reffree.base import ReferenceFreeMetric
+from gecscore.reffree.base import ReferenceFreeMetric, cache_key
 from gecscore.signature import Signature
 
 PROMPT_VERSION = "kobayashi24-gec-metrics-0.1.1"
@@ -132,6 +132,7 @@ class LLMJudgeConfig(MetricConfig):
     max_targets: int = 5
     max_new_tokens: int = 64  # hf backend
     device: str = "auto"  # hf backend
+    cache_dir: str | None = None  # on-disk cache of the readable answers, per prompt
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -150,7 +151,7 @@ class JudgedSentence:
     targets: tuple[str, ...]
     prompt: str
     scores: tuple[float, ...] | None  # None: no readable answer
-    attempts: int
+    attempts: int  # requests made for it in this run (0: answered from the cache)
 
 
 @dataclass(frozen=True)
@@ -498,16 +499,26 @@ class LLMJudge(ReferenceFreeMetric):
         progress: Callable[[int, int], None] | None = None,
     ) -> list[tuple[tuple[float, ...] | None, int]]:
         """Scores (or None) and attempts per (prompt, number of targets); each distinct prompt
-        is asked once per metric object."""
+        is asked once per metric object, and not at all when ``cache_dir`` has its answer."""
         config = self.config
         assert isinstance(config, LLMJudgeConfig)
         todo = {p: n for p, n in prompts if p not in self._memo}
+        # Readable answers of earlier runs (the same signature: model, seed, decoding).
+        prefix = self.signature
+        stored = self.cache.get_many([cache_key(prefix, p) for p in todo])
+        for p in list(todo):
+            scores = stored.get(cache_key(prefix, p))
+            if scores is not None:
+                self._memo[p] = (tuple(scores), 0)
+                del todo[p]
         workers = config.concurrency if config.backend == "http" else 1
         done = 0
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = {p: pool.submit(self._judge, p, n) for p, n in todo.items()}
             for p, future in futures.items():
                 self._memo[p] = future.result()
+                if self._memo[p][0] is not None:
+                    self.cache.put_many([(cache_key(prefix, p), list(self._memo[p][0] or ()))])
                 done += 1
                 if progress is not None:
                     progress(done, len(futures))

@@ -26,7 +26,7 @@ from typing import Any
 
 from gecscore.errors import GECError
 from gecscore.metric import MetricConfig, References, Result, SentenceScore
-from gecscore.reffree.base import ReferenceFreeMetric, length_batches
+from gecscore.reffree.base import ReferenceFreeMetric, cache_key, length_batches
 from gecscore.reffree.models import load_model, load_tokenizer, model_setting, resolve_device
 from gecscore.signature import Signature
 
@@ -90,6 +90,7 @@ class ScribendiConfig(MetricConfig):
     threshold: float = 0.8
     batch_size: int = 32
     device: str = "auto"
+    cache_dir: str | None = None  # on-disk cache of perplexities per sentence
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -140,7 +141,17 @@ class Scribendi(ReferenceFreeMetric):
         return self._loaded
 
     def perplexities(self, sentences: Sequence[str]) -> list[float]:
-        """Per sentence, ``exp`` of the mean cross-entropy of its tokens after the BOS."""
+        """Per sentence, ``exp`` of the mean cross-entropy of its tokens after the BOS (from
+        the cache where it is there)."""
+        prefix = f"scribendi-ppl|{self.model.id}"
+        keys = [cache_key(prefix, sentence) for sentence in sentences]
+
+        def compute(indices: list[int]) -> list[float]:
+            return self._perplexities([sentences[i] for i in indices])
+
+        return [float(value) for value in self.cached(keys, compute)]
+
+    def _perplexities(self, sentences: Sequence[str]) -> list[float]:
         config = self.config
         assert isinstance(config, ScribendiConfig)
         import torch

@@ -20,7 +20,7 @@ from typing import Any
 
 from gecscore.errors import GECError
 from gecscore.metric import MetricConfig, References, Result
-from gecscore.reffree.base import ReferenceFreeMetric, length_batches
+from gecscore.reffree.base import ReferenceFreeMetric, cache_key, length_batches
 from gecscore.reffree.models import (
     load_model,
     load_tokenizer,
@@ -46,6 +46,7 @@ class SOMEConfig(MetricConfig):
     batch_size: int = 32
     max_length: int = 128
     device: str = "auto"
+    cache_dir: str | None = None  # on-disk cache of sentence scores (gecscore.reffree.cache)
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -105,6 +106,16 @@ class SOME(ReferenceFreeMetric):
         return self._tokenizer, self._loaded
 
     def sentence_scores(self, sources: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
+        """Each pair's score, from the cache where it is there."""
+        prefix = self.signature
+        keys = [cache_key(prefix, s, h) for s, h in zip(sources, hypotheses, strict=True)]
+
+        def compute(indices: list[int]) -> list[float]:
+            return self._compute([sources[i] for i in indices], [hypotheses[i] for i in indices])
+
+        return self.cached(keys, compute)
+
+    def _compute(self, sources: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
         config = self.config
         assert isinstance(config, SOMEConfig)
         import torch
