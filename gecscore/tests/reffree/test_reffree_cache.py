@@ -12,7 +12,10 @@ from tests.reffree.conftest import SYSTEMS
 
 
 def test_some_impara_scribendi_rescoring_loads_no_model(
-    regressors: dict[str, Path], tiny_gpt2: Path, pairs, tmp_path: Path  # type: ignore[no-untyped-def]
+    regressors: dict[str, Path],
+    tiny_gpt2: Path,
+    pairs,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     sources, hypotheses = pairs
     cache = str(tmp_path / "cache")
@@ -37,7 +40,9 @@ def test_some_impara_scribendi_rescoring_loads_no_model(
         assert [s.score for s in warm.sentences] == [s.score for s in cold.sentences]
     # IMPARA keeps quality and cosine: another threshold is served from the cache too.
     IMPARA = get_metric("impara")
-    other = IMPARA(IMPARA.Config(**configs["impara"], threshold=0.999, device="cpu", cache_dir=cache))
+    other = IMPARA(
+        IMPARA.Config(**configs["impara"], threshold=0.999, device="cpu", cache_dir=cache)
+    )
     cached = other.score_corpus(sources, hypotheses)
     assert not other._loaded
     fresh = IMPARA(IMPARA.Config(**configs["impara"], threshold=0.999, device="cpu"))
