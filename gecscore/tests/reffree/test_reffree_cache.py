@@ -61,3 +61,41 @@ def test_judge_rescoring_sends_no_request(seeda: dict[str, list[str]], tmp_path:
         assert len(server.requests) == sent > 0
     assert second.pairwise == first.pairwise
     assert all(s.attempts == 0 for s in second.sentences)
+
+
+def test_signature_texts(tmp_path: Path) -> None:
+    # Folders with a config and a weights file are enough to name a model (nothing is loaded
+    # before the first score); the texts are kept byte for byte (they key stored results).
+    # A model is <folder>@ the first 8 hex digits of
+    # sha256(b"config.json" + config bytes + b"model.safetensors" + weight bytes).
+    folders = {}
+    for name in ("grammer", "fluency", "meaning", "gpt2"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "config.json").write_text("{}", encoding="utf-8")
+        (folder / "model.safetensors").write_bytes(name.encode())
+        folders[name] = str(folder)
+    SOME = get_metric("some")
+    some = SOME(
+        SOME.Config(
+            model_g=folders["grammer"],
+            model_f=folders["fluency"],
+            model_m=folders["meaning"],
+            device="cpu",
+        )
+    )
+    assert some.signature == (
+        "metric=some|version=gec-metrics-0.1.1|g=grammer@5a3b7a6a|f=fluency@6b85384e"
+        "|m=meaning@d52953aa|weights=0.55,0.43,0.02|max_length=128"
+    )
+    Scribendi = get_metric("scribendi")
+    scribendi = Scribendi(Scribendi.Config(model=folders["gpt2"], device="cpu"))
+    assert scribendi.signature == (
+        "metric=scribendi|version=gec-metrics-0.1.1|lm=gpt2@64d1e8e0|threshold=0.8|corpus=sum"
+    )
+    Judge = get_metric("llm-e")
+    judge = Judge(Judge.Config(model="qwen", url="http://127.0.0.1:9/v1", criteria="impact"))
+    assert judge.signature == (
+        "metric=llm-e|prompt=kobayashi24-gec-metrics-0.1.1|backend=http|model=qwen|seed=777"
+        "|targets=5|criteria=impact"
+    )
