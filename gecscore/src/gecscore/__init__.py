@@ -43,6 +43,11 @@ _EXPORTS: dict[str, str] = {
     "GLEU": "gecscore.english.gleu",
     "GLEUGecMetrics": "gecscore.english.gleu_gecmetrics",
     "GREEN": "gecscore.green",
+    "IMPARA": "gecscore.reffree.impara",
+    "SOME": "gecscore.reffree.some",
+    "Scribendi": "gecscore.reffree.scribendi",
+    "LLMJudgeSent": "gecscore.reffree.llm_judge",
+    "LLMJudgeEdit": "gecscore.reffree.llm_judge",
     "IMeasure": "gecscore.english.imeasure_metric",
     "CLEME": "gecscore.cleme.metric",
     "CLEME2": "gecscore.cleme.metric",
@@ -99,7 +104,10 @@ __all__ = [
     "GREEN",
     "Gold",
     "Hypotheses",
+    "IMPARA",
     "IMeasure",
+    "LLMJudgeEdit",
+    "LLMJudgeSent",
     "M2",
     "M2Block",
     "M2Edit",
@@ -116,7 +124,9 @@ __all__ = [
     "ResourceError",
     "Resources",
     "Result",
+    "SOME",
     "Scores",
+    "Scribendi",
     "SentM2",
     "SentenceResult",
     "SentenceScore",
@@ -208,6 +218,10 @@ if TYPE_CHECKING:
     from gecscore.mucgec import ParallelLine
     from gecscore.ptm2 import PTM2Result, score_ptm2
     from gecscore.ptm2_metric import PTM2, PTM2M2
+    from gecscore.reffree.impara import IMPARA
+    from gecscore.reffree.llm_judge import LLMJudgeEdit, LLMJudgeSent
+    from gecscore.reffree.scribendi import Scribendi
+    from gecscore.reffree.some import SOME
     from gecscore.registry import get_metric, metric_names
     from gecscore.resources import (
         ResourceError,

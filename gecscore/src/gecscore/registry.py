@@ -49,6 +49,10 @@ COMMANDS: dict[str, str] = {
     "green": "gecscore.commands.green",
     "m2score": "gecscore.commands.m2score",
     "imeasure": "gecscore.commands.imeasure",
+    "some": "gecscore.commands.reffree",
+    "impara": "gecscore.commands.reffree",
+    "scribendi": "gecscore.commands.reffree",
+    "llm-judge": "gecscore.commands.reffree",
 }
 
 if TYPE_CHECKING:
@@ -90,6 +94,11 @@ METRICS: dict[str, Metric] = _metrics(
     Metric("gleu", "GLEU", "en", ("gleu",), "gecscore.meta.compute:gleu_scores"),
     Metric("gleu-gecm", "GLEU (gec-metrics)", "en", (), "gecscore.meta.compute:gleu_gecm_scores"),
     Metric("green", "GREEN", "any", ("green",), "gecscore.meta.compute:green_scores"),
+    Metric("some", "SOME", "en", ("some",), None),
+    Metric("impara", "IMPARA", "en", ("impara",), None),
+    Metric("scribendi", "Scribendi score", "en", ("scribendi",), None),
+    Metric("llm-s", "LLM judge (sentence)", "any", ("llm-judge",), None),
+    Metric("llm-e", "LLM judge (edit)", "any", ("llm-judge",), None),
     Metric("imeasure", "I-measure", "en", ("imeasure",), "gecscore.meta.compute:imeasure_scores"),
     Metric("cleme", "CLEME F0.5", "any", ("cleme",), None),
     Metric("cleme2", "CLEME2.0", "any", ("cleme2",), None),
@@ -113,6 +122,11 @@ METRIC_CLASSES: dict[str, str] = {
     "ptm2-m2": "gecscore.ptm2_metric:PTM2M2",
     "green": "gecscore.green:GREEN",
     "gleu-gecm": "gecscore.english.gleu_gecmetrics:GLEUGecMetrics",
+    "some": "gecscore.reffree.some:SOME",
+    "impara": "gecscore.reffree.impara:IMPARA",
+    "scribendi": "gecscore.reffree.scribendi:Scribendi",
+    "llm-s": "gecscore.reffree.llm_judge:LLMJudgeSent",
+    "llm-e": "gecscore.reffree.llm_judge:LLMJudgeEdit",
 }
 
 
