@@ -14,14 +14,17 @@ Semantics kept exactly, because the published MuCGEC numbers depend on them:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from gecscore.counts import Counts, precision_recall_f
+from gecscore.counts import Counts, f_label, precision_recall_f
 from gecscore.errors import GECError
 from gecscore.m2 import M2Block, M2Edit
 from gecscore.signature import Field, Signature
 
 TYPE_CHECKING = False  # not imported from typing, see the result types below
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 MODES = ("correction", "ds", "dt", "cse")
 CAT_LEVELS = (1, 2, 3)
@@ -105,9 +108,40 @@ def scores(tp: int, fp: int, fn: int, beta: float = 0.5) -> Scores:
 _NOOP_EDIT = M2Edit(-1, -1, "noop", "-NONE-", 0)
 
 
-def _edit_dicts(block: M2Block, max_refs: int | None, mode: str) -> dict[int, EditDict]:
+def edit_filter(
+    single: bool = False, multi: bool = False, filt: Sequence[str] = ()
+) -> Callable[[M2Edit], bool] | None:
+    """ChERRANT's ``-single`` / ``-multi`` / ``-filt``: which edits are kept, or None (all).
+
+    As ChERRANT tests them: the correction has its spaces removed before it is split, so
+    ``-single`` keeps spans of width 0 or 1 and ``-multi`` spans of width 2 or more.
+    """
+    if not (single or multi or filt):
+        return None
+    dropped = frozenset(filt)
+
+    def keep(edit: M2Edit) -> bool:
+        width = edit.end - edit.start
+        cor_tokens = len(edit.correction.replace(" ", "").split())
+        if single and (width >= 2 or cor_tokens >= 2):
+            return False
+        if multi and width < 2 and cor_tokens < 2:
+            return False
+        return edit.type not in dropped
+
+    return keep
+
+
+def edit_dicts(
+    block: M2Block,
+    max_refs: int | None,
+    mode: str,
+    keep: Callable[[M2Edit], bool] | None = None,
+) -> dict[int, EditDict]:
     """Per annotator: edit key -> the categories of the edits with that key, in file order.
 
+    ``keep`` (``edit_filter``) drops edits after their annotator is counted, as ChERRANT's
+    filters do: an annotator whose edits are all dropped stays, with no edit.
     Written as one loop per mode because it runs for every block of both files (issue #17:
     ``compare`` must not be slower than ChERRANT's own script).
     """
@@ -117,6 +151,10 @@ def _edit_dicts(block: M2Block, max_refs: int | None, mode: str) -> dict[int, Ed
     if not edits:
         edits = [_NOOP_EDIT]
     by_annotator: dict[int, EditDict] = {}
+    if keep is not None:
+        for edit in edits:
+            by_annotator.setdefault(edit.annotator, {})
+        edits = [edit for edit in edits if keep(edit)]
     keyed: EditDict | None
     key: Key
     if mode == "correction":
@@ -205,13 +243,44 @@ def category_key(cat: str, level: int) -> str:
     return cat
 
 
+class PairTracer:
+    """Watches a comparison sentence by sentence (the drop-in commands' ``-v`` output).
+
+    ``sentence`` is called before the pairs of a scored sentence, ``pair`` once per
+    (hypothesis, reference) annotator pair in the order they are tried, with the pair's
+    counts and the running corpus totals before the sentence, ``chosen`` with the winner.
+    The base class does nothing.
+    """
+
+    def sentence(self, index: int, hyp_block: M2Block) -> None:
+        pass
+
+    def pair(
+        self,
+        hyp_id: int,
+        hyp_edits: EditDict,
+        ref_id: int,
+        ref_edits: EditDict,
+        counts: tuple[int, int, int],
+        total: Sequence[int],
+    ) -> None:
+        pass
+
+    def chosen(self, hyp_id: int, hyp_edits: EditDict, ref_id: int, ref_edits: EditDict) -> None:
+        pass
+
+
 def choose_pair(
-    hyp: dict[int, EditDict], ref: dict[int, EditDict], total: list[int], beta: float
+    hyp: dict[int, EditDict],
+    ref: dict[int, EditDict],
+    total: list[int],
+    beta: float,
+    tracer: PairTracer | None = None,
 ) -> tuple[tuple[int, int, int], int, int]:
     """The best (hypothesis, reference) annotator pair of a sentence and its TP/FP/FN: the
     best F (rounded) of the running corpus ``total`` [TP, FP, FN] plus the pair's counts;
     ties go to larger TP, then smaller FP, then smaller FN, then the earlier pair."""
-    if len(hyp) == 1 and len(ref) == 1:
+    if tracer is None and len(hyp) == 1 and len(ref) == 1:
         # One candidate pair: it is the best whatever its F (saves the F computation).
         hyp_id, hyp_edits = next(iter(hyp.items()))
         ref_id, ref_edits = next(iter(ref.items()))
@@ -236,6 +305,10 @@ def choose_pair(
                 or (f == best_f and tp == b_tp and fp == b_fp and fn < b_fn)
             ):
                 best, best_f, best_hyp, best_ref = candidate, f, hyp_id, ref_id
+            if tracer is not None:
+                tracer.pair(hyp_id, hyp_edits, ref_id, ref_edits, candidate, total)
+    if tracer is not None:
+        tracer.chosen(best_hyp, hyp[best_hyp], best_ref, ref[best_ref])
     return best, best_hyp, best_ref
 
 
@@ -301,6 +374,8 @@ def _compare_sentences(
     mode: str,
     beta: float,
     cat: int | None,
+    keep: Callable[[M2Edit], bool] | None = None,
+    tracer: PairTracer | None = None,
 ) -> tuple[list[int], dict[str, list[int]], list[SentenceResult], list[int]]:
     """Corpus [TP, FP, FN], per-category counts (with ``cat``), the sentences and the block
     indices whose sources differ, choosing each sentence's pair on the running totals."""
@@ -313,8 +388,8 @@ def _compare_sentences(
             # ChERRANT does not check sources (its own demo files differ in one character),
             # so a mismatch is reported, not fatal.
             mismatches.append(index)
-        hyp = _edit_dicts(hyp_block, max_refs, mode)
-        ref = _edit_dicts(ref_block, max_refs, mode)
+        hyp = edit_dicts(hyp_block, max_refs, mode, keep)
+        ref = edit_dicts(ref_block, max_refs, mode, keep)
         if reference_num is not None or len(ref) == 1:  # only then can it be skipped
             skipped = _skip_reason(ref, reference_num)
             if skipped is not None:
@@ -322,7 +397,9 @@ def _compare_sentences(
                     SentenceResult(index, hyp_block.line, 0, 0, 0, None, None, skipped, {})
                 )
                 continue
-        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta)
+        if tracer is not None:
+            tracer.sentence(index, hyp_block)
+        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta, tracer)
         best_cats: dict[str, list[int]] = {}
         if cat is not None:
             best_cats = compare_pair(hyp[hyp_id], ref[ref_id])[3]
@@ -343,6 +420,18 @@ def _compare_sentences(
             )
         )
     return total, total_cats, sentences, mismatches
+
+
+def _filter_fields(single: bool, multi: bool, filt: Sequence[str]) -> list[Field]:
+    """Signature fields of ChERRANT's edit filters (none when no filter is set)."""
+    fields: list[Field] = []
+    if single:
+        fields.append(("single", None))
+    if multi:
+        fields.append(("multi", None))
+    if filt:
+        fields.append(("filt", ",".join(filt)))
+    return fields
 
 
 def signature(
@@ -376,6 +465,10 @@ def compare_m2(
     beta: float = 0.5,
     cat: int | None = None,
     signature_fields: Sequence[Field] = (),
+    single: bool = False,
+    multi: bool = False,
+    filt: Sequence[str] = (),
+    tracer: PairTracer | None = None,
 ) -> CompareResult:
     """Corpus TP/FP/FN/P/R/F of hypothesis blocks against reference blocks.
 
@@ -384,6 +477,8 @@ def compare_m2(
     annotators. ``mode``: correction (default), ds (span detection), dt (token detection),
     cse (correction + type). ``cat`` 1/2/3 fills the per-category table.
     ``signature_fields`` end the signature (e.g. ``(("input", "m2"),)``).
+    ``single`` / ``multi`` / ``filt``: ChERRANT's edit filters (``edit_filter``); ``tracer``
+    watches the choice of each sentence's pair (``PairTracer``).
     """
     _check_options(mode, cat, max_refs)
     _check_lengths(hyp_blocks, ref_blocks)
@@ -395,6 +490,8 @@ def compare_m2(
         mode=mode,
         beta=beta,
         cat=cat,
+        keep=edit_filter(single, multi, filt),
+        tracer=tracer,
     )
     categories: dict[str, Scores] = {}
     if cat is not None:
@@ -409,7 +506,7 @@ def compare_m2(
         mode=mode,
         max_refs=max_refs,
         reference_num=reference_num,
-        fields=signature_fields,
+        fields=(*_filter_fields(single, multi, filt), *signature_fields),
     )
     return CompareResult(
         tp,
@@ -427,6 +524,52 @@ def compare_m2(
         sig.text,
         mismatches,
     )
+
+
+# The titles of ChERRANT's and errant_compare's tables, by mode.
+TITLES = {
+    "correction": " Span-Based Correction ",
+    "ds": " Span-Based Detection ",
+    "dt": " Token-Based Detection ",
+    "cse": " Span-Based Correction + Classification ",
+}
+
+
+def format_table(
+    mode: str,
+    beta: float,
+    totals: Sequence[float],
+    categories: Mapping[str, Any] | None = None,
+) -> str:
+    """The text ChERRANT's ``compare_m2_for_evaluation.py`` and errant_compare print:
+    ``totals`` are TP, FP, FN, P, R, F (P/R/F rounded to 4 decimals); ``categories``
+    (objects with tp/fp/fn/p/r/f, in table order) add the ``-cat`` table above it."""
+    title = TITLES[mode]
+    f_name = f_label(beta)
+    lines: list[str] = []
+    if categories is not None:
+        lines.append("")
+        lines.append(f"{title:=^66}")
+        lines.append(
+            " ".join(
+                ["Category".ljust(14), "TP".ljust(8), "FP".ljust(8), "FN".ljust(8)]
+                + ["P".ljust(8), "R".ljust(8), f_name]
+            )
+        )
+        for name, s in categories.items():
+            lines.append(
+                " ".join(
+                    [name.ljust(14), str(s.tp).ljust(8), str(s.fp).ljust(8), str(s.fn).ljust(8)]
+                    + [str(s.p).ljust(8), str(s.r).ljust(8), str(s.f)]
+                )
+            )
+    lines.append("")
+    lines.append(f"{title:=^46}")
+    lines.append("\t".join(["TP", "FP", "FN", "Prec", "Rec", f_name]))
+    lines.append("\t".join(str(value) for value in totals))
+    lines.append("{:=^46}".format(""))
+    lines.append("")
+    return "\n".join(lines) + "\n"
 
 
 def reference_count_curve(
