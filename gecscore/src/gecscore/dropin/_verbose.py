@@ -24,7 +24,7 @@ class _Trace(PairTracer):
         self.block = hyp_block
 
     def _keys(self, edits: EditDict) -> list[tuple[object, ...]]:
-        keys = sorted(edits)  # type: ignore[type-var]  # keys of one mode compare
+        keys = sorted(edits)
         return [] if not keys or keys[0][0] == -1 else keys
 
     def _pair_lines(
@@ -100,8 +100,8 @@ class ErrantTrace(_Trace):
         counts: tuple[int, int, int],
         total: Sequence[int],
     ) -> None:
-        hyp_keys = self._typed(sorted(hyp_edits), hyp_edits)  # type: ignore[type-var]
-        ref_keys = self._typed(sorted(ref_edits), ref_edits)  # type: ignore[type-var]
+        hyp_keys = self._typed(sorted(hyp_edits), hyp_edits)
+        ref_keys = self._typed(sorted(ref_edits), ref_edits)
         if not hyp_keys or hyp_keys[0][0] == -1:
             hyp_keys = []
         if not ref_keys or ref_keys[0][0] == -1:
@@ -115,5 +115,7 @@ class ErrantTrace(_Trace):
         widths = [max(len(str(row[i])) for row in table) + 3 for i in range(4)]
         lines = [_RULE, f"^^ HYP {hyp_id}, REF {ref_id} chosen for sentence {self.index}"]
         lines.append("Local results:")
-        lines += ["".join(f"{cell!s:>{w}}" for cell, w in zip(row, widths, strict=True)) for row in table]
+        lines += [
+            "".join(f"{cell!s:>{w}}" for cell, w in zip(row, widths, strict=True)) for row in table
+        ]
         self._write(lines)

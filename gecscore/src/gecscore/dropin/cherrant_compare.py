@@ -38,7 +38,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("-v", "--verbose", help="Print verbose output.", action="store_true")
     eval_type = parser.add_mutually_exclusive_group()
-    eval_type.add_argument("-dt", help="Evaluate Detection in terms of Tokens.", action="store_true")
+    eval_type.add_argument(
+        "-dt", help="Evaluate Detection in terms of Tokens.", action="store_true"
+    )
     eval_type.add_argument("-ds", help="Evaluate Detection in terms of Spans.", action="store_true")
     eval_type.add_argument(
         "-cs", help="Evaluate Correction in terms of Spans. (default)", action="store_true"
@@ -48,8 +50,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("-single", help="Only evaluate single token edits", action="store_true")
     parser.add_argument("-multi", help="Only evaluate multi token edits", action="store_true")
-    parser.add_argument("-multi_hyp_avg", help="Accepted; no effect (as in ChERRANT).", action="store_true")
-    parser.add_argument("-multi_hyp_max", help="Accepted; no effect (as in ChERRANT).", action="store_true")
+    parser.add_argument(
+        "-multi_hyp_avg", help="Accepted; no effect (as in ChERRANT).", action="store_true"
+    )
+    parser.add_argument(
+        "-multi_hyp_max", help="Accepted; no effect (as in ChERRANT).", action="store_true"
+    )
     parser.add_argument(
         "-filt", help="Do not evaluate the specified error types.", nargs="+", default=[]
     )

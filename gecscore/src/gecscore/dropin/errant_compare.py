@@ -31,7 +31,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("-v", "--verbose", help="Print verbose output.", action="store_true")
     eval_type = parser.add_mutually_exclusive_group()
-    eval_type.add_argument("-dt", help="Evaluate Detection in terms of Tokens.", action="store_true")
+    eval_type.add_argument(
+        "-dt", help="Evaluate Detection in terms of Tokens.", action="store_true"
+    )
     eval_type.add_argument("-ds", help="Evaluate Detection in terms of Spans.", action="store_true")
     eval_type.add_argument(
         "-cs", help="Evaluate Correction in terms of Spans. (default)", action="store_true"
