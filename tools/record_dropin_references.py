@@ -158,6 +158,12 @@ _add(
         "-flags": ["-b", "7", "-w", "2", "-m", "-d", "1"],
     },
 )
+_add(  # 1,000 lines: the first with targets that --no_simplified leaves traditional (line 303)
+    "cherrant-parallel-dev1000",
+    "cherrant-parallel",
+    ["-f", f"{{head:1000:{MUCGEC}/MuCGEC_dev.txt}}", "-o", "{out}"],
+    {"-no-simplified": ["--no_simplified"]},
+)
 _add(
     "cherrant-parallel-pred300",
     "cherrant-parallel",

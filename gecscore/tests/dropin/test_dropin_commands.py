@@ -98,3 +98,20 @@ def test_what_cannot_be_reproduced_is_refused(
     done = _run(sys.executable, "-m", module, *argv)
     assert done.returncode == 2
     assert says in done.stderr and done.stdout == ""
+
+
+def test_m2scorer_reads_gzipped_files_as_m2scorer_does(tmp_path: Path) -> None:
+    import gzip
+
+    system, gold = tmp_path / "sys.txt", tmp_path / "gold.m2"
+    system.write_text("x b c\n", encoding="utf-8")
+    gold.write_text(M2, encoding="utf-8")
+    for path in (system, gold):
+        with gzip.open(f"{path}.gz", "wb") as handle:
+            handle.write(path.read_bytes())
+    plain = _run(sys.executable, "-m", "gecscore.dropin.m2scorer", "-v", str(system), str(gold))
+    zipped = _run(
+        sys.executable, "-m", "gecscore.dropin.m2scorer", "-v", f"{system}.gz", f"{gold}.gz"
+    )
+    assert plain.returncode == 0 and "CORRECT EDITS  : 1" in plain.stdout
+    assert (zipped.returncode, zipped.stdout) == (0, plain.stdout)

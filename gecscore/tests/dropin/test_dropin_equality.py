@@ -103,7 +103,14 @@ def _first_difference(name: str, ours: bytes) -> str:
     return f"one output is a prefix of the other ({len(ref_lines)} vs {len(our_lines)} lines)"
 
 
-@pytest.mark.parametrize("name", sorted(RECORDS))
+# Extraction (ChERRANT's aligner, spaCy) takes seconds per case: the slow part.
+CASES = [
+    pytest.param(name, marks=pytest.mark.slow) if "parallel" in RECORDS[name]["command"] else name
+    for name in sorted(RECORDS)
+]
+
+
+@pytest.mark.parametrize("name", CASES)
 def test_dropin_output_equals_reference(name: str, tmp_path: Path) -> None:
     record = RECORDS[name]
     command, args = record["command"], record["args"]

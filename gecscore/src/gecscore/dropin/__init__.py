@@ -35,6 +35,10 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None 
         return main(argv)
     except (GECError, OSError) as exc:
         if isinstance(exc, BrokenPipeError):
+            # The reader stopped (`| head`): nothing left to say, and nothing to flush at exit.
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 1
         prog = sys.argv[0].rsplit("/", 1)[-1] if sys.argv and sys.argv[0] else "gecscore"
         print(f"{prog}: error: {exc}", file=sys.stderr)

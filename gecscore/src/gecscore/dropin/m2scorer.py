@@ -6,20 +6,22 @@
 Prints what m2scorer prints, byte for byte (``-v`` included, with its Python 2 reprs), from
 ``gecscore.maxmatch.scorer.score``, in Python 3 and in a fraction of the time.
 ``--very_verbose`` (a dump of the edit lattice's internals) is refused. Gold edits whose span
-lies beyond the sentence are left out as m2scorer leaves them out (with a warning on stderr).
+lies beyond the sentence are left out as m2scorer leaves them out (with a warning on stderr);
+files whose name ends in ``.gz`` are read through gzip, as m2scorer reads them.
 Its lattice runs without gecscore's arc budget, as m2scorer's does.
 """
 
 from __future__ import annotations
 
 import getopt
+import gzip
 import sys
 from collections.abc import Sequence
 from typing import TextIO
 
 from gecscore.counts import Counts
 from gecscore.dropin import Unsupported, run
-from gecscore.errors import GECError
+from gecscore.errors import GECError, InputFormatError, decode_utf8
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.matching import ProposedEdit
 
@@ -250,9 +252,20 @@ def matched_sequence(
 # --- the command -------------------------------------------------------------------------------
 
 
+def _read_text(path: str, error: type[InputFormatError]) -> str:
+    """A UTF-8 file, through gzip when its name ends in ``.gz`` (m2scorer's ``smart_open``)."""
+    if path.endswith(".gz"):
+        with gzip.open(path, "rb") as handle:
+            data = handle.read()
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    return decode_utf8(data, name=path, error=error)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    from gecscore.english.textfiles import read_text_lines
-    from gecscore.m2 import beyond_source_warning, read_m2
+    from gecscore.english.textfiles import TextFormatError, parse_text_lines
+    from gecscore.m2 import M2FormatError, beyond_source_warning, parse_m2
     from gecscore.maxmatch.scorer import format_m2scorer, gold_edits_by_annotator, score
 
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -293,14 +306,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     system_file, gold_file = args
     beyond_source: list[int] = []
-    blocks = read_m2(gold_file, beyond_source=beyond_source)
+    blocks = parse_m2(
+        _read_text(gold_file, M2FormatError), name=gold_file, beyond_source=beyond_source
+    )
     if beyond_source:
         treatment = "m2scorer 3.2 leaves such edits out (their annotators stay), and so does this"
         print(
             f"warning: {beyond_source_warning(gold_file, beyond_source, treatment)}",
             file=sys.stderr,
         )
-    hypotheses = read_text_lines(system_file).lines
+    hypotheses = parse_text_lines(_read_text(system_file, TextFormatError), name=system_file).lines
     if len(hypotheses) != len(blocks):
         raise GECError(
             f"{system_file} has {len(hypotheses)} lines but {gold_file} has {len(blocks)} sentences"
