@@ -99,7 +99,11 @@ def _first_difference(name: str, ours: bytes) -> str:
     our_lines = ours.split(b"\n")
     for number, (a, b) in enumerate(zip(ref_lines, our_lines, strict=False), start=1):
         if a != b:
-            return f"first difference at line {number}:\n  reference: {a!r}\n  ours:      {b!r}"
+            shown = [line.decode("utf-8", "backslashreplace") for line in (a, b)]
+            return (
+                f"first difference at line {number}:\n  reference: {shown[0]!r}\n"
+                f"  ours:      {shown[1]!r}"
+            )
     return f"one output is a prefix of the other ({len(ref_lines)} vs {len(our_lines)} lines)"
 
 
