@@ -21,6 +21,12 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up, see _term
 if TYPE_CHECKING:
     from typing import Any
 
+__all__ = [
+    "CommandError",
+    "build_parser",
+    "main",
+]
+
 
 class CommandError(GECError):
     """A user-facing error: printed to stderr without a traceback, exit status 2."""

@@ -26,6 +26,27 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+__all__ = [
+    "CAT_LEVELS",
+    "METRIC_VERSION",
+    "MODES",
+    "CompareError",
+    "CompareResult",
+    "EditDict",
+    "Key",
+    "Scores",
+    "SentenceResult",
+    "add_counts",
+    "category_key",
+    "choose_pair",
+    "compare_m2",
+    "compare_pair",
+    "group_categories",
+    "reference_count_curve",
+    "scores",
+    "signature",
+]
+
 MODES = ("correction", "ds", "dt", "cse")
 CAT_LEVELS = (1, 2, 3)
 METRIC_VERSION = "1"

@@ -27,6 +27,16 @@ from __future__ import annotations
 # and their start-up time is part of their contract (issue #17). The name TYPE_CHECKING is
 # what type checkers look for.
 TYPE_CHECKING = False
+
+__all__ = [
+    "CONVENTIONS",
+    "WEIGHTED_ZERO",
+    "ZERO",
+    "Counts",
+    "f_key",
+    "f_label",
+    "precision_recall_f",
+]
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Generic as _Generic

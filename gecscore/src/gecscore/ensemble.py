@@ -13,6 +13,13 @@ from dataclasses import dataclass
 
 from gecscore.edits import apply_edits
 
+__all__ = [
+    "VoteEdit",
+    "majority",
+    "vote",
+    "vote_edits_from",
+]
+
 # Types of edits that change nothing in the text (markers, not corrections).
 _MARKER_TYPES = frozenset({"noop", "NA"})
 

@@ -5,6 +5,15 @@ from __future__ import annotations
 
 import os
 
+__all__ = [
+    "UTF8_BOM",
+    "GECError",
+    "InputFormatError",
+    "decode_utf8",
+    "first_nonblank_line",
+    "strip_bom",
+]
+
 
 class GECError(Exception):
     """The root of every error the library raises on purpose: bad input, a missing model or

@@ -35,6 +35,22 @@ from gecscore.mucgec import parallel_rows, text_lines
 from gecscore.resources import Resources, default_resources, load_resources
 from gecscore.tokenize import normalize_source, normalize_target, tokenize
 
+__all__ = [
+    "Edit",
+    "ExtractionOptions",
+    "ParallelFormatError",
+    "ParallelLine",
+    "TargetAnnotation",
+    "annotate_sentence",
+    "annotate_target",
+    "extract_edits",
+    "init_m2_worker",
+    "m2_block_texts",
+    "parallel_to_m2",
+    "parse_parallel",
+    "read_parallel",
+]
+
 
 class ParallelFormatError(InputFormatError):
     """A parallel (``id \\t source \\t target ...``) input that cannot be used; names the line."""

@@ -24,6 +24,20 @@ from gecscore.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, ap
 from gecscore.signature import Signature
 from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
+__all__ = [
+    "DEFAULT_CHUNK",
+    "GRANULARITIES",
+    "LEVELS",
+    "PTM2InputError",
+    "PTM2Result",
+    "SentenceScore",
+    "compute_weights",
+    "prepare_sentences",
+    "score_ptm2",
+    "score_sentences",
+    "signature",
+]
+
 Key = tuple[int, int, str]  # (start, end, correction) as ChERRANT / errant compare keys
 GRANULARITIES = ("char", "word")
 LEVELS = ("corpus", "sentence")

@@ -57,6 +57,22 @@ from gecscore.ptm2 import (
 from gecscore.signature import Signature
 from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
+__all__ = [
+    "BASES",
+    "VERSION",
+    "AnnotatorPath",
+    "LatticeSentence",
+    "apply_m2_edits",
+    "compute_weights",
+    "gold_annotators",
+    "lattice_sentences",
+    "score_lattice_sentences",
+    "score_ptm2_m2",
+    "score_ptm2_m2_levels",
+    "signature",
+    "weight_requests",
+]
+
 VERSION = "1"
 BASES = ("m2", "sentm2")
 

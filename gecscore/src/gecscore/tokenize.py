@@ -11,6 +11,18 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+__all__ = [
+    "GRANULARITIES",
+    "MISSING_COMPONENT",
+    "char_tokens",
+    "normalize_source",
+    "normalize_target",
+    "remove_whitespace",
+    "to_simplified",
+    "tokenize",
+    "word_tokens",
+]
+
 MISSING_COMPONENT = "[缺失成分]"
 GRANULARITIES = ("char", "word")
 

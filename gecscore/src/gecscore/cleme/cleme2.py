@@ -30,6 +30,23 @@ if TYPE_CHECKING:
     # Importing the weights package loads torch: only annotations need it here.
     from gecscore.weights.base import EditWeightProvider, ProgressCallback
 
+__all__ = [
+    "CLEME2_VERSION",
+    "CORPUS_FACTORS",
+    "SENTENCE_FACTORS",
+    "Aspects",
+    "Cleme2Score",
+    "Factors",
+    "SentenceCleme2",
+    "aspects",
+    "best_per_sentence2",
+    "cleme2",
+    "corpus_totals2",
+    "default_factors",
+    "score_evaluation2",
+    "sentence_scores2",
+]
+
 CLEME2_VERSION = "2.0(THUKElab/CLEME@e90abea)"
 
 

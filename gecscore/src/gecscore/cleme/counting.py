@@ -16,6 +16,17 @@ if TYPE_CHECKING:
 else:
     from gecscore.records import Literal, NamedTuple
 
+__all__ = [
+    "ASSUMPTIONS",
+    "Assumption",
+    "ChunkTally",
+    "LengthTally",
+    "count",
+    "count_dependent",
+    "count_independent",
+    "count_lengths",
+]
+
 Assumption = Literal["dependent", "independent"]
 ASSUMPTIONS: tuple[Assumption, ...] = ("dependent", "independent")
 

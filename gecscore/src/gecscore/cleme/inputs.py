@@ -41,6 +41,17 @@ if TYPE_CHECKING:
     from gecscore.extract import ParallelLine
     from gecscore.resources import Resources
 
+__all__ = [
+    "ERRANT_GRANULARITY",
+    "detect_format",
+    "read_m2_sentences",
+    "read_sentences",
+    "sentence_from_m2_block",
+    "sentences_from_m2",
+    "sentences_from_parallel",
+    "sentences_from_texts",
+]
+
 _SKIPPED_TYPES = (NOOP_TYPE, NA_TYPE)
 
 

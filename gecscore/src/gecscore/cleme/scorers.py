@@ -32,6 +32,22 @@ if TYPE_CHECKING:
 else:
     from gecscore.records import Literal, NamedTuple
 
+__all__ = [
+    "CLEME_VERSION",
+    "SELECTIONS",
+    "ClemeScore",
+    "Selection",
+    "SentenceCleme",
+    "accuracy",
+    "best_per_sentence",
+    "cleme",
+    "corpus_totals",
+    "numpy_mean",
+    "precision_recall_f",
+    "score_evaluation",
+    "sentence_scores",
+]
+
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 
 

@@ -20,6 +20,23 @@ if TYPE_CHECKING:
 else:
     from gecscore.records import Literal, NamedTuple
 
+__all__ = [
+    "CORPUS_WEIGHTING",
+    "LEVELS",
+    "NO_WEIGHTING",
+    "SENTENCE_DEPENDENT_WEIGHTING",
+    "SENTENCE_INDEPENDENT_WEIGHTING",
+    "Counts",
+    "LengthWeigher",
+    "LengthWeight",
+    "LengthWeighting",
+    "Level",
+    "default_weighting",
+    "length_weighted_counts",
+    "unweighted_counts",
+    "weighted_length_counts",
+]
+
 Level = Literal["corpus", "sentence"]
 LEVELS: tuple[Level, ...] = ("corpus", "sentence")
 

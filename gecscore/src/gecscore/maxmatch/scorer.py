@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gecscore.counts import ZERO, Counts
+from gecscore.errors import GECError
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
@@ -30,7 +31,32 @@ from gecscore.maxmatch.matching import (
     count_matches,
     prepare,
 )
+from gecscore.metric import (
+    Gold,
+    Hypotheses,
+    Metric,
+    MetricConfig,
+    References,
+    Result,
+    SentenceScore,
+    check_corpus,
+)
 from gecscore.signature import COLON, Signature
+
+__all__ = [
+    "DEFAULT_MAX_ARCS",
+    "M2",
+    "M2Config",
+    "M2Result",
+    "SentM2",
+    "SentenceM2",
+    "format_m2scorer",
+    "gold_edits_by_annotator",
+    "gold_from_references",
+    "score",
+    "score_systems",
+    "sentence_counts",
+]
 
 METRIC_NAME = "m2score"
 METRIC_VERSION = "m2scorer-3.2"
@@ -320,3 +346,125 @@ def format_m2scorer(result: M2Result) -> str:
         f"Recall      : {result.r:.4f}\n"
         f"F_{result.beta:.1f}       : {result.f:.4f}\n"
     )
+
+
+@dataclass(frozen=True)
+class M2Config(MetricConfig):
+    """m2scorer 3.2's options (its defaults) and the lattice budget."""
+
+    beta: float = 0.5
+    max_unchanged_words: int = 2
+    max_arcs: int | None = DEFAULT_MAX_ARCS  # None: no limit (see docs/metrics/m2score.md)
+
+    def __post_init__(self) -> None:
+        if self.beta <= 0:
+            raise GECError(f"beta must be positive, got {self.beta}")
+        if self.max_unchanged_words < 0:
+            raise GECError(f"max_unchanged_words must be >= 0, got {self.max_unchanged_words}")
+
+
+def gold_from_references(sources: Sequence[str], references: References) -> Sequence[M2Block]:
+    """Gold M2 blocks of ``references``: a ``Gold`` as it is, text through ERRANT's extractor."""
+    if isinstance(references, Gold):
+        return references
+    # Text references become edits the way errant_parallel finds them (the English extractor).
+    from gecscore.english.errant_edits import EnglishModelMissing, parallel_to_m2_blocks
+
+    for i, source in enumerate(sources):
+        if not source.strip():
+            raise GECError(f"sentence {i + 1}: empty source")
+    try:
+        return parallel_to_m2_blocks(sources, references)
+    except EnglishModelMissing as exc:
+        raise GECError(
+            "M2 scores against gold edits: pass references=Gold(read_m2(GOLD.m2)), or install "
+            f"the English extractor to turn text references into edits ({exc})"
+        ) from None
+
+
+class M2(Metric):
+    """M2 (MaxMatch, m2scorer 3.2): corpus F-beta from the summed counts of the annotator
+    chosen per sentence. Hypotheses are text (one tokenised line each); references ``Gold``,
+    or text when the English extractor is installed. ``sentences``: each sentence's best F
+    over its annotators (SentM2's terms) with the chosen annotator's (TP, FP, FN);
+    ``details``: ``bounded_sentences`` (lattice budget hit) and ``max_unchanged_words``."""
+
+    name = "m2"
+    Config = M2Config
+
+    def _score(
+        self, sources: Sequence[str], hypotheses: Hypotheses, references: References
+    ) -> M2Result:
+        check_corpus(sources, hypotheses, references)
+        if isinstance(hypotheses, Gold):
+            raise GECError("M2 takes the system's corrected text, not its M2 edits")
+        config = self.config
+        assert isinstance(config, M2Config)
+        return score(
+            hypotheses,
+            gold_from_references(sources, references),
+            beta=config.beta,
+            max_unchanged_words=config.max_unchanged_words,
+            max_arcs=config.max_arcs,
+        )
+
+    @staticmethod
+    def _sentences(result: M2Result) -> tuple[SentenceScore, ...]:
+        return tuple(
+            SentenceScore(f, _counts_tuple(sentence.counts[sentence.chosen]))
+            for f, sentence in zip(result.sentence_f, result.sentences, strict=True)
+        )
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Hypotheses,
+        references: References = (),
+    ) -> Result:
+        result = self._score(sources, hypotheses, references)
+        return Result(
+            metric=self.name,
+            score=result.f,
+            signature=result.signature,
+            precision=result.p,
+            recall=result.r,
+            beta=result.beta,
+            counts=(result.tp, result.fp, result.fn),
+            sentences=self._sentences(result),
+            details={
+                "bounded_sentences": result.bounded_sentences,
+                "max_unchanged_words": result.max_unchanged_words,
+            },
+        )
+
+
+def _counts_tuple(counts: Counts[int]) -> tuple[float, float, float]:
+    return (counts.tp, counts.fp, counts.fn)
+
+
+class SentM2(M2):
+    """SentM2: the mean over sentences of each sentence's best F (m2scorer's counts); the
+    signature is M2's (the same computation). ``precision``/``recall``/``counts`` are left
+    out (the score is not made from them); ``details`` adds the corpus M2 F as ``m2``."""
+
+    name = "sentm2"
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Hypotheses,
+        references: References = (),
+    ) -> Result:
+        result = self._score(sources, hypotheses, references)
+        return Result(
+            metric=self.name,
+            score=result.sent_f,
+            signature=result.signature,
+            beta=result.beta,
+            sentences=self._sentences(result),
+            details={
+                "m2": result.f,
+                "bounded_sentences": result.bounded_sentences,
+                "max_unchanged_words": result.max_unchanged_words,
+            },
+        )

@@ -1,7 +1,7 @@
 """Compute metric scores on system outputs for meta-evaluation, by metric name.
 
 ``meta system --compute m2 sentm2 gleu --outputs DIR --gold GOLD.m2 [--lines FILE]
-[--refs REF ...]`` scores every system file of DIR (``<SYSTEM>`` or ``<SYSTEM>.txt``, one
+[--refs REF ...]`` (its options are ``gecscore.commands.meta``'s) scores every system file of DIR (``<SYSTEM>`` or ``<SYSTEM>.txt``, one
 tokenised sentence per line) with our own implementations and meta-evaluates the scores in the
 same call, beside any ``--metric NAME=SCORES`` files. ``--lines`` (1-based line numbers into
 GOLD.m2, one per output line) scores a subset, e.g. SEEDA's 391 sentences against the CoNLL-14
@@ -13,7 +13,6 @@ metric has them, for ``--bootstrap-sentences``).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,22 @@ from gecscore.m2 import M2Block, read_m2
 
 if TYPE_CHECKING:
     from gecscore.maxmatch import M2Result
+
+__all__ = [
+    "METRICS",
+    "FloatArray",
+    "Inputs",
+    "MetricFunction",
+    "MetricScores",
+    "compute",
+    "compute_all",
+    "gleu_scores",
+    "imeasure_scores",
+    "load_inputs",
+    "m2_scores",
+    "read_outputs",
+    "sentm2_scores",
+]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -195,23 +210,3 @@ def compute_all(names: Sequence[str], inputs: Inputs) -> dict[str, MetricScores]
 def compute(names: Sequence[str], inputs: Inputs) -> dict[str, dict[str, float]]:
     """``{metric: {system: score}}`` for the registry metrics ``names``."""
     return {name: result.scores for name, result in compute_all(names, inputs).items()}
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("computing the metric scores (instead of score files)")
-    group.add_argument(
-        "--compute", nargs="+", default=[], metavar="METRIC", help=f"of {', '.join(METRICS)}"
-    )
-    group.add_argument("--outputs", metavar="DIR", help="folder of <SYSTEM>[.txt] outputs")
-    group.add_argument("--gold", metavar="GOLD.m2", help="gold M2 (sources and gold edits)")
-    group.add_argument("--lines", metavar="FILE", help="1-based gold line per output line")
-    group.add_argument("--refs", nargs="+", default=[], metavar="REF", help="plain references")
-
-
-def scores_from_args(args: argparse.Namespace, systems: Sequence[str]) -> dict[str, MetricScores]:
-    if not args.outputs or not args.gold:
-        raise ValueError("--compute needs --outputs DIR and --gold GOLD.m2")
-    inputs = load_inputs(
-        args.outputs, args.gold, lines=args.lines, references=args.refs, systems=systems
-    )
-    return compute_all(args.compute, inputs)

@@ -17,6 +17,22 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "FloatArray",
+    "WilliamsResult",
+    "Window",
+    "average_ranks",
+    "bootstrap_sentences",
+    "bootstrap_systems",
+    "pearson",
+    "regularized_beta",
+    "spearman",
+    "t_survival",
+    "williams",
+    "williams_test",
+    "window_analysis",
+]
+
 FloatArray = npt.NDArray[np.float64]
 
 

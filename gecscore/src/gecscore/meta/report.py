@@ -23,6 +23,13 @@ from gecscore.meta.rankings import (
 )
 from gecscore.meta.sentence import seeda_accuracy_kendall, wmt_kendall
 
+__all__ = [
+    "METHODS",
+    "human_ranking",
+    "sentence_report",
+    "system_report",
+]
+
 METHODS = ("ew", "trueskill", "both")
 
 

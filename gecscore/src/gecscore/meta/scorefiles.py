@@ -17,6 +17,18 @@ from pathlib import Path
 from gecscore.boundedio import DEFAULT_LIMITS, ReadLimits, read_bounded
 from gecscore.errors import InputFormatError, decode_utf8
 
+__all__ = [
+    "SEEDA_SYSTEMS",
+    "SYSTEM_SETS",
+    "ScoreFileError",
+    "SentenceScores",
+    "SystemScores",
+    "read_sentence_scores",
+    "read_system_list",
+    "read_system_scores",
+    "select_systems",
+]
+
 # SEEDA's system order (ASCII order of the names), as in its score files and scripts.
 SEEDA_SYSTEMS: tuple[str, ...] = (
     "BART",

@@ -28,6 +28,14 @@ from dataclasses import dataclass
 from gecscore.errors import GECError
 from gecscore.meta.judgments import Comparison
 
+__all__ = [
+    "MissingScoreError",
+    "SentenceResult",
+    "seeda_accuracy_kendall",
+    "seeda_segment_map",
+    "wmt_kendall",
+]
+
 # (human relation, metric relation) -> coefficient; None = the pair is not counted.
 _KENDALL_VARIANTS: dict[str, dict[tuple[str, str], int | None]] = {
     "noties": {

@@ -17,6 +17,15 @@ from pathlib import Path
 
 from gecscore.errors import GECError, InputFormatError, decode_utf8
 
+__all__ = [
+    "INSTALL_HINT",
+    "WEIGHT_FILES",
+    "ModelNotFoundError",
+    "ResolvedModel",
+    "default_layer",
+    "resolve_model",
+]
+
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "tf_model.h5", "flax_model.msgpack")
 
 INSTALL_HINT = (

@@ -17,6 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "BASE_CHARS",
+    "SHAPES",
+    "SPECIAL_TOKENS",
+    "BertShape",
+    "build_random_bert",
+    "build_vocab",
+]
+
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 # Always present so that text outside the given sentences still splits into known pieces.
 BASE_CHARS = (
