@@ -81,7 +81,6 @@ def mode_of(args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from gecscore.compare import compare_m2, format_table
-    from gecscore.dropin._verbose import CherrantTrace
     from gecscore.m2 import read_m2
 
     args = parse_args(argv)
@@ -90,6 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"--max_answer_num {args.max_answer_num}: ChERRANT handles only 1, 2 or 3 (with "
             "another value it drops every edit and prints 1.0); leave it out to use all"
         )
+    tracer = None
+    if args.verbose:  # the tracer module imports typing: only -v pays for it
+        from gecscore.dropin._verbose import CherrantTrace
+
+        tracer = CherrantTrace(args.beta, sys.stdout)
     hyp, ref = read_m2(args.hyp), read_m2(args.ref)
     if args.start is not None and args.end is not None:
         hyp, ref = hyp[args.start : args.end], ref[args.start : args.end]
@@ -104,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         single=args.single,
         multi=args.multi,
         filt=args.filt,
-        tracer=CherrantTrace(args.beta, sys.stdout) if args.verbose else None,
+        tracer=tracer,
     )
     totals = (result.tp, result.fp, result.fn, result.p, result.r, result.f)
     categories = result.categories if args.cat else None

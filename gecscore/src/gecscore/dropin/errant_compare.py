@@ -57,7 +57,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from gecscore.compare import CompareError
-    from gecscore.dropin._verbose import ErrantTrace
     from gecscore.english.errant_compare import CompareOptions, compare_blocks, format_result
     from gecscore.m2 import read_m2
 
@@ -75,7 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         raise CompareError(str(exc)) from None
     hyp, ref = read_m2(args.hyp), read_m2(args.ref)
-    tracer = ErrantTrace(args.beta, sys.stdout) if args.verbose else None
+    tracer = None
+    if args.verbose:
+        from gecscore.dropin._verbose import ErrantTrace
+
+        tracer = ErrantTrace(args.beta, sys.stdout)
     result = compare_blocks(hyp, ref, options, tracer)
     sys.stdout.write(format_result(result))
     return 0
