@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from gecscore.counts import Counts, f_label, precision_recall_f
+from gecscore.compare_options import edit_filter, filter_fields
+from gecscore.counts import Counts, precision_recall_f
 from gecscore.errors import GECError
 from gecscore.m2 import M2Block, M2Edit
 from gecscore.signature import Field, Signature
 
 TYPE_CHECKING = False  # not imported from typing, see the result types below
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Any
+    from gecscore.compare_options import PairTracer
 
 __all__ = [
     "CAT_LEVELS",
@@ -41,6 +41,7 @@ __all__ = [
     "choose_pair",
     "compare_m2",
     "compare_pair",
+    "edit_dicts",
     "group_categories",
     "reference_count_curve",
     "scores",
@@ -127,30 +128,6 @@ def scores(tp: int, fp: int, fn: int, beta: float = 0.5) -> Scores:
 
 # What a block without edits stands for: one noop edit of annotator 0 (never counted).
 _NOOP_EDIT = M2Edit(-1, -1, "noop", "-NONE-", 0)
-
-
-def edit_filter(
-    single: bool = False, multi: bool = False, filt: Sequence[str] = ()
-) -> Callable[[M2Edit], bool] | None:
-    """ChERRANT's ``-single`` / ``-multi`` / ``-filt``: which edits are kept, or None (all).
-
-    As ChERRANT tests them: the correction has its spaces removed before it is split, so
-    ``-single`` keeps spans of width 0 or 1 and ``-multi`` spans of width 2 or more.
-    """
-    if not (single or multi or filt):
-        return None
-    dropped = frozenset(filt)
-
-    def keep(edit: M2Edit) -> bool:
-        width = edit.end - edit.start
-        cor_tokens = len(edit.correction.replace(" ", "").split())
-        if single and (width >= 2 or cor_tokens >= 2):
-            return False
-        if multi and width < 2 and cor_tokens < 2:
-            return False
-        return edit.type not in dropped
-
-    return keep
 
 
 def edit_dicts(
@@ -262,33 +239,6 @@ def category_key(cat: str, level: int) -> str:
     if level == 2:
         return cat[2:]
     return cat
-
-
-class PairTracer:
-    """Watches a comparison sentence by sentence (the drop-in commands' ``-v`` output).
-
-    ``sentence`` is called before the pairs of a scored sentence, ``pair`` once per
-    (hypothesis, reference) annotator pair in the order they are tried, with the pair's
-    counts and the running corpus totals before the sentence, ``chosen`` with the winner.
-    The base class does nothing.
-    """
-
-    def sentence(self, index: int, hyp_block: M2Block) -> None:
-        pass
-
-    def pair(
-        self,
-        hyp_id: int,
-        hyp_edits: EditDict,
-        ref_id: int,
-        ref_edits: EditDict,
-        counts: tuple[int, int, int],
-        total: Sequence[int],
-    ) -> None:
-        pass
-
-    def chosen(self, hyp_id: int, hyp_edits: EditDict, ref_id: int, ref_edits: EditDict) -> None:
-        pass
 
 
 def choose_pair(
@@ -443,18 +393,6 @@ def _compare_sentences(
     return total, total_cats, sentences, mismatches
 
 
-def _filter_fields(single: bool, multi: bool, filt: Sequence[str]) -> list[Field]:
-    """Signature fields of ChERRANT's edit filters (none when no filter is set)."""
-    fields: list[Field] = []
-    if single:
-        fields.append(("single", None))
-    if multi:
-        fields.append(("multi", None))
-    if filt:
-        fields.append(("filt", ",".join(filt)))
-    return fields
-
-
 def signature(
     *,
     beta: float,
@@ -527,7 +465,7 @@ def compare_m2(
         mode=mode,
         max_refs=max_refs,
         reference_num=reference_num,
-        fields=(*_filter_fields(single, multi, filt), *signature_fields),
+        fields=(*filter_fields(single, multi, filt), *signature_fields),
     )
     return CompareResult(
         tp,
@@ -545,52 +483,6 @@ def compare_m2(
         sig.text,
         mismatches,
     )
-
-
-# The titles of ChERRANT's and errant_compare's tables, by mode.
-TITLES = {
-    "correction": " Span-Based Correction ",
-    "ds": " Span-Based Detection ",
-    "dt": " Token-Based Detection ",
-    "cse": " Span-Based Correction + Classification ",
-}
-
-
-def format_table(
-    mode: str,
-    beta: float,
-    totals: Sequence[float],
-    categories: Mapping[str, Any] | None = None,
-) -> str:
-    """The text ChERRANT's ``compare_m2_for_evaluation.py`` and errant_compare print:
-    ``totals`` are TP, FP, FN, P, R, F (P/R/F rounded to 4 decimals); ``categories``
-    (objects with tp/fp/fn/p/r/f, in table order) add the ``-cat`` table above it."""
-    title = TITLES[mode]
-    f_name = f_label(beta)
-    lines: list[str] = []
-    if categories is not None:
-        lines.append("")
-        lines.append(f"{title:=^66}")
-        lines.append(
-            " ".join(
-                ["Category".ljust(14), "TP".ljust(8), "FP".ljust(8), "FN".ljust(8)]
-                + ["P".ljust(8), "R".ljust(8), f_name]
-            )
-        )
-        for name, s in categories.items():
-            lines.append(
-                " ".join(
-                    [name.ljust(14), str(s.tp).ljust(8), str(s.fp).ljust(8), str(s.fn).ljust(8)]
-                    + [str(s.p).ljust(8), str(s.r).ljust(8), str(s.f)]
-                )
-            )
-    lines.append("")
-    lines.append(f"{title:=^46}")
-    lines.append("\t".join(["TP", "FP", "FN", "Prec", "Rec", f_name]))
-    lines.append("\t".join(str(value) for value in totals))
-    lines.append("{:=^46}".format(""))
-    lines.append("")
-    return "\n".join(lines) + "\n"
 
 
 def reference_count_curve(

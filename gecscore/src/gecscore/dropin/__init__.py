@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 
 from gecscore.errors import GECError
 
+__all__ = ["Unsupported", "run"]
+
 
 class Unsupported(GECError):
     """A reference flag (or flag value) the drop-in command does not reproduce."""

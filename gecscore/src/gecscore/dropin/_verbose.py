@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
-from gecscore.compare import EditDict, PairTracer, compare_pair
+from gecscore.compare import EditDict, compare_pair
+from gecscore.compare_options import PairTracer
 from gecscore.counts import Counts, precision_recall_f
 from gecscore.m2 import M2Block
 

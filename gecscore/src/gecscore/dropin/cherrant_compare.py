@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 from gecscore.dropin import Unsupported, run
 
+__all__ = ["entry", "main", "mode_of", "parse_args"]
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     # The reference's parser, flag for flag (help texts shortened).
@@ -80,7 +82,8 @@ def mode_of(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from gecscore.compare import compare_m2, format_table
+    from gecscore.compare import compare_m2
+    from gecscore.compare_table import format_table
     from gecscore.m2 import read_m2
 
     args = parse_args(argv)

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 
 from gecscore.dropin import Unsupported, run
 
+__all__ = ["entry", "main", "parse_args"]
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Choose input file to annotate")

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 from gecscore.dropin import run
 
+__all__ = ["entry", "main", "parse_args"]
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     # errant_compare's parser, flag for flag (help texts shortened).

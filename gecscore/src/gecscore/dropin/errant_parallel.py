@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 from gecscore.dropin import run
 
+__all__ = ["entry", "main", "parse_args"]
+
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(

@@ -25,6 +25,17 @@ from gecscore.errors import GECError, InputFormatError, decode_utf8
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.matching import ProposedEdit
 
+__all__ = [
+    "USAGE",
+    "VerboseWriter",
+    "entry",
+    "main",
+    "matched_sequence",
+    "py2_repr",
+    "py2_str_float",
+    "shrink_edit",
+]
+
 USAGE = """Usage: m2scorer.py [OPTIONS] proposed_sentences gold_source
 where
   proposed_sentences   -   system output, sentence per line

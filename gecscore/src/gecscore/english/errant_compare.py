@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 
 from gecscore.compare import (
     CompareError,
-    PairTracer,
     add_counts,
     choose_pair,
     compare_pair,
-    format_table,
     group_categories,
 )
+from gecscore.compare_options import PairTracer
+from gecscore.compare_table import format_table
 from gecscore.counts import Counts
 from gecscore.errors import GECError
 from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit

@@ -29,6 +29,7 @@ from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, M2Target, w
 __all__ = [
     "BATCH_SIZE",
     "INSTALL_HINT",
+    "MERGE_STRATEGIES",
     "METRIC_VERSION",
     "SPACY_MODEL",
     "EnglishModelMissing",

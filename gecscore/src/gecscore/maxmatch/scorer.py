@@ -56,6 +56,7 @@ __all__ = [
     "score",
     "score_systems",
     "sentence_counts",
+    "sentence_sequences",
 ]
 
 METRIC_NAME = "m2score"
