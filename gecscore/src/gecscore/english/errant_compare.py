@@ -28,7 +28,9 @@ from gecscore.compare import (
     compare_pair,
     group_categories,
 )
-from gecscore.counts import Counts, f_label
+from gecscore.compare_options import PairTracer
+from gecscore.compare_table import format_table
+from gecscore.counts import Counts
 from gecscore.errors import GECError, OptionError
 from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit
 from gecscore.metric import (
@@ -46,12 +48,6 @@ from gecscore.signature import Field, Signature
 MODES = ("cs", "cse", "ds", "dt")
 CAT_LEVELS = (1, 2, 3)
 METRIC_VERSION = "errant-3.0.2"
-TITLES = {
-    "cs": " Span-Based Correction ",
-    "cse": " Span-Based Correction + Classification ",
-    "ds": " Span-Based Detection ",
-    "dt": " Token-Based Detection ",
-}
 
 __all__ = [
     "ERRANT",
@@ -181,11 +177,13 @@ def compare_blocks(
     hyp_blocks: Sequence[M2Block],
     ref_blocks: Sequence[M2Block],
     options: CompareOptions | None = None,
+    tracer: PairTracer | None = None,
 ) -> ErrantResult:
     """Corpus counts of hypothesis blocks against reference blocks (same sentence order).
 
     The pair of each sentence is chosen as ChERRANT's comparison does (``compare.choose_pair``:
-    both copy errant_compare's rule); only the edit keys differ (``edit_dicts``)."""
+    both copy errant_compare's rule); only the edit keys differ (``edit_dicts``). ``tracer``
+    watches every sentence's choice (errant_compare's ``-v``)."""
     options = options or CompareOptions()
     if len(hyp_blocks) != len(ref_blocks):
         raise CompareError(
@@ -199,7 +197,9 @@ def compare_blocks(
     for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=True)):
         hyp = edit_dicts(hyp_block.edits, options)
         ref = edit_dicts(ref_block.edits, options)
-        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta)
+        if tracer is not None:
+            tracer.sentence(index, hyp_block)
+        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta, tracer)
         if options.cat is not None:
             for name, counts in compare_pair(hyp[hyp_id], ref[ref_id])[3].items():
                 add_counts(total_cats.setdefault(name, [0, 0, 0]), counts)
@@ -217,33 +217,10 @@ def compare_blocks(
 def format_result(result: ErrantResult) -> str:
     """The text errant_compare prints (category table first when ``cat`` is set)."""
     options = result.options
-    title = TITLES[options.mode]
-    f_name = f_label(options.beta)
-    lines: list[str] = []
-    if options.cat is not None:
-        lines.append("")
-        lines.append(f"{title:=^66}")
-        lines.append(
-            " ".join(
-                ["Category".ljust(14), "TP".ljust(8), "FP".ljust(8), "FN".ljust(8)]
-                + ["P".ljust(8), "R".ljust(8), f_name]
-            )
-        )
-        for name, s in result.categories.items():
-            lines.append(
-                " ".join(
-                    [name.ljust(14), str(s.tp).ljust(8), str(s.fp).ljust(8), str(s.fn).ljust(8)]
-                    + [str(s.p).ljust(8), str(s.r).ljust(8), str(s.f)]
-                )
-            )
-    lines.append("")
-    lines.append(f"{title:=^46}")
-    lines.append("\t".join(["TP", "FP", "FN", "Prec", "Rec", f_name]))
-    values = [result.tp, result.fp, result.fn, result.p, result.r, result.f]
-    lines.append("\t".join(str(value) for value in values))
-    lines.append("{:=^46}".format(""))
-    lines.append("")
-    return "\n".join(lines) + "\n"
+    mode = "correction" if options.mode == "cs" else options.mode
+    values = (result.tp, result.fp, result.fn, result.p, result.r, result.f)
+    categories = result.categories if options.cat is not None else None
+    return format_table(mode, options.beta, values, categories)
 
 
 @dataclass(frozen=True)

