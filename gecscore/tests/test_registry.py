@@ -42,7 +42,7 @@ def test_get_metric_knows_exactly_the_registry_metrics() -> None:
 
 
 def test_metric_classes_resolve_whatever_was_imported_before() -> None:
-    """A package attribute that is also a submodule's name (``gecscore.cleme.cleme2``) is the
+    """A package attribute that is also a submodule's name (``gecscore.cleme.v2``) is the
     module once that submodule is imported: the registry names the defining modules."""
     probe = (
         "import importlib, pkgutil, gecscore\n"

@@ -1,5 +1,5 @@
 """CLEME and CLEME2.0 in the library's calling convention (scorers: ``cleme.scorers`` and
-``cleme.cleme2``).
+``cleme.v2``).
 
 Hypotheses and references are ``Gold`` M2 blocks (CLEME reads the first alignment of each
 annotator) or text: Chinese text gets the char extractor's edits (``granularity`` "char" or
@@ -32,7 +32,7 @@ from gecscore.metric import (
 )
 
 if TYPE_CHECKING:
-    from gecscore.cleme.cleme2 import Factors
+    from gecscore.cleme.v2 import Factors
     from gecscore.resources import Resources
     from gecscore.weights.base import EditWeightProvider
 
@@ -205,7 +205,7 @@ class CLEME2(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.cleme2 import cleme2
+        from gecscore.cleme.v2 import cleme2
 
         config = self.config
         assert isinstance(config, CLEME2Config)

@@ -158,7 +158,7 @@ def run_cleme(args: argparse.Namespace) -> int:
 
 
 def run_cleme2(args: argparse.Namespace) -> int:
-    from gecscore.cleme.cleme2 import cleme2
+    from gecscore.cleme.v2 import cleme2
 
     # The BERTScore provider (torch, transformers) is loaded only with --model.
     provider = arguments.weight_provider(args) if args.model else None
