@@ -517,8 +517,12 @@ def revisit_reading(results: dict[tuple[str, str], dict[str, Any]]) -> str:
             f"pooled with YACLC-{refs} references, {best} agrees best with the judges' Expected"
             f" Wins (r = {ew['metrics'][best]['pearson']:.3f}), ahead of {second}"
             f" (r = {ew['metrics'][second]['pearson']:.3f}, Williams p = "
-            f"{'-' if p is None else f'{p:.3f}'}); its lead is significant at 0.05 only over "
-            f"{', '.join(significant) or 'no metric'}"
+            f"{'-' if p is None else f'{p:.3f}'}); "
+            + (
+                f"its lead is significant at 0.05 (Williams) over {', '.join(significant)}"
+                if significant
+                else "its lead over every other metric is not significant at 0.05 (Williams)"
+            )
         )
     sentence = results["all", "minimal"]["sentence"]["metrics"]
     top = max(sentence, key=lambda m: sentence[m]["accuracy"])
