@@ -92,3 +92,47 @@ def test_an_unknown_admin_is_refused(revisit: Path) -> None:
 def test_a_folder_without_judgments_is_refused_with_its_name(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="judgments.xml"):
         call_command("import_revisitcgec", str(tmp_path), stdout=io.StringIO())
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_on_postgres_redis_and_a_worker_the_campaign_run_is_queued_and_done(
+    revisit: Path, shared_data: Path, celery_worker: object
+) -> None:
+    """PostgreSQL + Redis + a real Celery worker: the command's scoring is synchronous, the
+    meta-evaluation on the campaign is queued on commit and the worker finishes it."""
+    import time
+
+    from core.models import BackgroundJob, JobStatus
+    from judgments.models import Campaign
+
+    admin = make_user(Role.ADMIN)
+    call_command(
+        "import_revisitcgec",
+        str(revisit),
+        "--admin",
+        admin.username,
+        "--resources",
+        str(shared_data / "cherrant-resources"),
+        stdout=io.StringIO(),
+    )
+    campaign = Campaign.objects.get(name="RevisitCGEC human rankings")
+    evaluation = meta.request_meta_evaluation(
+        version=campaign.release,
+        user=admin,
+        metrics=["f05", "cleme2"],
+        campaign_id=campaign.pk,
+        method="trueskill",
+        bootstrap=50,
+    )
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        job = BackgroundJob.objects.get(pk=evaluation.background_job_id or 0)
+        if job.is_finished:
+            break
+        time.sleep(0.5)
+    assert job.status == JobStatus.DONE, job.message
+    evaluation.refresh_from_db()
+    assert evaluation.status == ScoreStatus.DONE
+    assert set(evaluation.report["metrics"]) == {"f05", "cleme2"}
+    assert len(evaluation.human) == 6
