@@ -317,3 +317,14 @@ def test_bootstrap_intervals_are_null_free_for_six_systems(revisit: Path) -> Non
     report = evaluate(load_corpus(revisit, "mucgec"), metrics=["length"], method="ew")
     low, high = report["correlation"]["ew"]["metrics"]["length"]["pearson_ci"]
     assert not math.isnan(low) and not math.isnan(high)
+
+
+def test_ptm2_runs_with_a_configured_model_and_says_which(revisit: Path) -> None:
+    """``self`` (every edit weighs 1) stands in for a Chinese BERT: the metric runs on the
+    same M2 blocks, one sentence score per sentence, and its signature names the model."""
+    corpus = load_corpus(revisit, "mucgec")
+    report = evaluate(corpus, metrics=["ptm2"], method="ew", ptm2_model="self", bootstrap=0)
+    assert "ptm2" not in report["unavailable"]
+    assert "self" in report["metrics"]["ptm2"]["signature"]
+    assert set(report["sentence"]["metrics"]) == {"ptm2"}
+    assert all(0.0 <= report["systems"][s]["ptm2"] <= 1.0 for s in SYSTEMS)
