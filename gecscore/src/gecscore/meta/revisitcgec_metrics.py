@@ -21,8 +21,9 @@ ChERRANT's ``parallel_to_m2`` semantics) and its own scorer:
 
 Aggregation: ``default`` is each metric's corpus score. ``trueskill`` and ``expected-wins``
 rank the systems from the sentence scores the way the human rankings are built (Goto et al.
-2025); they come from ``gecscore.meta.aggregation`` (:func:`aggregate_sentence_scores` is the
-hook) and are reported unavailable while that module is absent.
+2025); they come from ``gecscore.meta.aggregation.aggregate`` (``trueskill`` / ``ew``; the
+systems in :data:`SYSTEMS` order, which TrueSkill's match order follows), through
+:func:`aggregate_sentence_scores`, and are reported unavailable while that module is absent.
 """
 
 from __future__ import annotations
@@ -304,18 +305,24 @@ def aggregate_sentence_scores(
     method: str, sentence_scores: Mapping[str, Sequence[float]], segments: Sequence[str]
 ) -> dict[str, float]:
     """System scores ranked from sentence scores by ``method`` (``trueskill`` or
-    ``expected-wins``). THE HOOK: this calls ``gecscore.meta.aggregation.aggregate(method,
-    sentence_scores, segments)``, written with GREEN (issue #25); until that module exists the
-    aggregation is :class:`MetricUnavailable`."""
+    ``expected-wins``), the sentences in ``segments`` order for every system. THE HOOK: this
+    calls ``gecscore.meta.aggregation.aggregate(name, sentence_scores)`` (``name`` =
+    ``trueskill`` / ``ew``), written with GREEN (issue #25, helper ``green``); until that
+    module is in the library the aggregation is :class:`MetricUnavailable`."""
     import importlib
 
+    lengths = {len(values) for values in sentence_scores.values()}
+    if lengths != {len(segments)}:
+        raise GECError(f"sentence scores of {lengths} sentences for {len(segments)} segments")
     try:
         aggregation: Any = importlib.import_module("gecscore.meta.aggregation")
     except ModuleNotFoundError:
         raise MetricUnavailable(
             f"aggregation {method}: gecscore.meta.aggregation is not in this library yet"
         ) from None
-    result: dict[str, float] = aggregation.aggregate(method, sentence_scores, segments)
+    name = {"trueskill": "trueskill", "expected-wins": "ew"}[method]
+    ordered = {system: list(sentence_scores[system]) for system in SYSTEMS}
+    result: dict[str, float] = aggregation.aggregate(name, ordered)
     return result
 
 
