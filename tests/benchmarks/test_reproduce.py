@@ -53,3 +53,39 @@ def test_reproduce_without_data_is_a_clear_error(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "has no conll14/ and seeda/ data folders" in done.stderr
+
+
+@pytest.mark.slow
+def test_the_revisitcgec_section_shows_the_librarys_numbers(shared_data: Path) -> None:
+    """The Chinese section's cells are the library's: system scores, correlations with their
+    intervals, the ChERRANT check against the reference tool and the issue's EW."""
+    if not (shared_data / "revisitcgec" / "judgments.xml").is_file():
+        pytest.skip("shared/data/revisitcgec is absent")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import reproduce
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    from gecscore.meta.revisitcgec_metrics import run
+
+    report = reproduce.Report()
+    results = reproduce.revisitcgec_section(report, shared_data, 0)
+    text = "\n".join(report.lines)
+    library = run(
+        str(shared_data / "revisitcgec"),
+        corpus="yaclc",
+        yaclc_refs="fluency",
+        resources_dir=str(shared_data / "cherrant-resources"),
+        method="ew",
+        bootstrap=1000,
+    )
+    assert library["systems"] == results["yaclc", "fluency"]["systems"]
+    for label in library["metrics"]:
+        row = reproduce.revisit_correlation_row(label, library["correlation"])
+        assert "| " + " | ".join(row) + " |" in text
+        for scores in library["systems"].values():
+            assert f"{scores[label]:.4f}" in text
+    for system, value in reproduce.REVISIT_EW.items():
+        assert f"| {system} |" in text and f"| {value} | exact |" in text
+    assert text.count(" exact |") >= 6 and " differs" not in text
+    assert reproduce.revisit_reading(results) in text

@@ -7,6 +7,9 @@
         [--metric ...] [--variant wmt|seeda] [--systems SET|FILE] [--exclude SYS ...] [--json]
     python -m gecscore meta rank --judgments FILE.xml [--method ew|trueskill|both]
         [--bootstrap N] [--runs N] [--seed S] [--json]
+    python -m gecscore meta revisitcgec --data DIR [--corpus mucgec|yaclc|all]
+        [--yaclc-refs minimal|fluency] [--metric NAME ...] [--method ew|trueskill|both]
+        [--aggregate default|trueskill|expected-wins ...] [--json]
 
 HUMAN and SCORES: WMT layout (``NAME LANGPAIR TESTSET SYSTEM SCORE``) or SEEDA layout (one
 score per line in SEEDA's alphabetical system order), gzipped or not. SENTENCE_SCORES: a WMT
@@ -44,6 +47,7 @@ def register(subparsers: Any) -> None:
     _register_system(commands)
     _register_sentence(commands)
     _register_rank(commands)
+    register_revisitcgec(commands)
 
 
 def _register_system(commands: Any) -> None:
@@ -132,6 +136,53 @@ def _register_rank(commands: Any) -> None:
     )
     rank.add_argument("--json", action="store_true")
     rank.set_defaults(func=run_rank)
+
+
+def register_revisitcgec(commands: Any) -> None:
+    """``meta revisitcgec``: Chinese metrics against RevisitCGEC's human rankings."""
+    from gecscore.meta import revisitcgec as rc
+    from gecscore.meta.revisitcgec_metrics import AGGREGATIONS, METRIC_NAMES
+
+    parser = commands.add_parser(
+        "revisitcgec", help="Chinese metrics vs RevisitCGEC's human rankings"
+    )
+    parser.add_argument("--data", required=True, metavar="DIR", help="the RevisitCGEC folder")
+    parser.add_argument("--corpus", choices=rc.CORPUS_CHOICES, default="all")
+    parser.add_argument("--yaclc-refs", choices=rc.YACLC_REFERENCE_SETS, default="minimal")
+    parser.add_argument(
+        "--mucgec-dev", metavar="FILE", help="MuCGEC_dev.txt (default: found beside DIR)"
+    )
+    parser.add_argument(
+        "--metric",
+        nargs="+",
+        choices=METRIC_NAMES,
+        default=list(METRIC_NAMES),
+        metavar="NAME",
+        help=f"of {', '.join(METRIC_NAMES)} (default all)",
+    )
+    parser.add_argument("--method", choices=METHODS, default="both", help="human ranking")
+    parser.add_argument(
+        "--aggregate",
+        nargs="+",
+        choices=AGGREGATIONS,
+        default=["default"],
+        metavar="AGG",
+        help=f"system scores from: {', '.join(AGGREGATIONS)} (default: default)",
+    )
+    parser.add_argument(
+        "--resources", metavar="DIR", help="ChERRANT resources (default $GEC_CHERRANT_RESOURCES)"
+    )
+    parser.add_argument("--ptm2-model", metavar="PATH", help="Chinese BERT for PT-M2")
+    parser.add_argument("--bootstrap", type=non_negative_int, default=1000, metavar="N")
+    parser.add_argument("--bootstrap-sentences", type=non_negative_int, default=0, metavar="N")
+    parser.add_argument(
+        "--runs", type=non_negative_int, default=1000, metavar="N", help="TrueSkill runs"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--window", type=int, default=4, metavar="W")
+    parser.add_argument("--workers", type=positive_int, default=1, metavar="N")
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(func=run_revisitcgec)
 
 
 def _print(report: dict[str, Any], as_json: bool, text: str) -> None:
@@ -350,3 +401,27 @@ def _computed_scores(
         args.outputs, args.gold, lines=args.lines, references=args.refs, systems=systems
     )
     return compute.compute_all(args.compute, inputs)
+
+
+def run_revisitcgec(args: argparse.Namespace) -> int:
+    from gecscore.meta.revisitcgec_metrics import format_text, run
+
+    report = run(
+        args.data,
+        corpus=args.corpus,
+        yaclc_refs=args.yaclc_refs,
+        mucgec_dev=args.mucgec_dev,
+        resources_dir=args.resources,
+        metrics=args.metric,
+        method=args.method,
+        aggregates=args.aggregate,
+        ptm2_model=args.ptm2_model,
+        bootstrap=args.bootstrap,
+        bootstrap_sentences=args.bootstrap_sentences,
+        seed=args.seed,
+        runs=args.runs,
+        window=args.window,
+        workers=args.workers,
+    )
+    _print(report, args.json, format_text(report))
+    return 0

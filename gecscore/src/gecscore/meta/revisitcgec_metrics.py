@@ -1,0 +1,566 @@
+"""Chinese metrics on RevisitCGEC and their agreement with the human rankings.
+
+Every metric runs through the library's one extractor (``gecscore.extract.parallel_to_m2``,
+ChERRANT's ``parallel_to_m2`` semantics) and its own scorer:
+
+========================  ==================================================================
+``cherrant-char``         ChERRANT F0.5, char edits (``gecscore.compare.compare_m2``)
+``cherrant-word``         the same on word edits; the segmenter is jieba (the char metric's
+                          spec, ``docs/metrics/char.md``: ChERRANT's LTP needs a download), so
+                          the signature says ``granularity=word-jieba``
+``cleme-dependent``       CLEME corpus F0.5, dependent / independent assumption, char chunks
+``cleme-independent``
+``cleme2``                CLEME2.0 (unweighted), char chunks
+``gleu-char``             GLEU (``get_metric("gleu")``) on text split into characters
+``green``                 GREEN (``get_metric("green")``) on text split into characters, when
+                          the registry knows it
+``ptm2``                  PT-M2 F0.5 (char edits) with a configured Chinese BERT
+                          (``ptm2_model``: a local path; ``self`` = weight 1, for tests)
+``length``                the floor: mean characters per output (sentence score: characters)
+========================  ==================================================================
+
+Aggregation: ``default`` is each metric's corpus score. ``trueskill`` and ``expected-wins``
+rank the systems from the sentence scores the way the human rankings are built (Goto et al.
+2025); they come from ``gecscore.meta.aggregation.aggregate`` (``trueskill`` / ``ew``; the
+systems in :data:`SYSTEMS` order, which TrueSkill's match order follows), through
+:func:`aggregate_sentence_scores`, and are reported unavailable while that module is absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gecscore.errors import GECError
+from gecscore.meta.judgments import pairwise
+from gecscore.meta.report import system_report
+from gecscore.meta.revisitcgec import SYSTEMS, Corpus, human_scores
+from gecscore.meta.sentence import wmt_kendall
+
+__all__ = [
+    "AGGREGATIONS",
+    "Extraction",
+    "FloatArray",
+    "HUMAN_METHODS",
+    "METRIC_NAMES",
+    "MetricRun",
+    "MetricUnavailable",
+    "aggregate_sentence_scores",
+    "char_split",
+    "cherrant",
+    "cleme2_metric",
+    "cleme_metric",
+    "evaluate",
+    "format_text",
+    "length_metric",
+    "ptm2_metric",
+    "run",
+    "run_metric",
+    "sentence_level",
+]
+
+
+FloatArray = npt.NDArray[np.float64]
+
+METRIC_NAMES = (
+    "cherrant-char",
+    "cherrant-word",
+    "cleme-dependent",
+    "cleme-independent",
+    "cleme2",
+    "gleu-char",
+    "green",
+    "ptm2",
+    "length",
+)
+AGGREGATIONS = ("default", "trueskill", "expected-wins")
+HUMAN_METHODS = {"ew": "expected_wins", "trueskill": "trueskill"}
+
+
+class MetricUnavailable(GECError):
+    """A metric that cannot run here (no model configured, not in the registry yet)."""
+
+
+@dataclass(frozen=True)
+class MetricRun:
+    """One metric on one corpus: system scores, per-sentence scores, and for the bootstrap
+    over sentences the per-sentence statistics and how they make the system score."""
+
+    name: str
+    signature: str
+    scores: dict[str, float]
+    sentence_scores: dict[str, list[float]]
+    sentence_stats: dict[str, FloatArray] | None = None
+    aggregate: Callable[[FloatArray, int], float] | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+class Extraction:
+    """The M2 blocks of a corpus's references and outputs, extracted once per granularity."""
+
+    def __init__(self, corpus: Corpus, resources: Any = None) -> None:
+        from gecscore.resources import resources_from_env
+
+        self.corpus = corpus
+        self.resources = resources if resources is not None else resources_from_env()
+        self._blocks: dict[tuple[str, str], list[Any]] = {}
+
+    def fields(self, granularity: str) -> tuple[tuple[str, str], ...]:
+        """The extraction part of a signature, as ``python -m gecscore score`` writes it."""
+        return (
+            ("granularity", granularity + ("-jieba" if granularity == "word" else "")),
+            ("strategy", "all"),
+            ("simplified", "yes"),
+            ("resources", self.resources.signature),
+            ("data", f"revisitcgec-{self.corpus.name}({self.corpus.reference_set})"),
+        )
+
+    def blocks(self, who: str, granularity: str = "char") -> list[Any]:
+        """``who`` = ``"reference"`` or a system name."""
+        key = (who, granularity)
+        if key not in self._blocks:
+            from gecscore.extract import parallel_to_m2
+
+            lines = (
+                self.corpus.reference_lines()
+                if who == "reference"
+                else self.corpus.hypothesis_lines(who)
+            )
+            blocks, _ = parallel_to_m2(
+                lines,
+                resources=self.resources,
+                granularity=granularity,
+                name=f"revisitcgec/{self.corpus.name}/{who}",
+            )
+            self._blocks[key] = blocks
+        return self._blocks[key]
+
+
+def _f_half(sums: FloatArray, sentences: int) -> float:
+    from gecscore.counts import Counts
+
+    tp, fp, fn = (int(v) for v in sums.tolist())
+    return Counts(tp, fp, fn).f_score(0.5)
+
+
+def _mean(sums: FloatArray, sentences: int) -> float:
+    return float(sums[0]) / sentences
+
+
+def cherrant(extraction: Extraction, granularity: str) -> MetricRun:
+    from gecscore.compare import compare_m2
+    from gecscore.counts import Counts
+
+    ref = extraction.blocks("reference", granularity)
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    stats: dict[str, FloatArray] = {}
+    signature = ""
+    for system in SYSTEMS:
+        result = compare_m2(
+            extraction.blocks(system, granularity),
+            ref,
+            signature_fields=extraction.fields(granularity),
+        )
+        scores[system] = result.f
+        counts = [(s.tp, s.fp, s.fn) for s in result.sentences]
+        sentence[system] = [Counts(*c).f_score(0.5) for c in counts]
+        stats[system] = np.array(counts, dtype=float)
+        signature = result.signature
+    return MetricRun(f"cherrant-{granularity}", signature, scores, sentence, stats, _f_half)
+
+
+def cleme_metric(extraction: Extraction, assumption: str) -> MetricRun:
+    from gecscore.cleme.evaluate import evaluate_lengths
+    from gecscore.cleme.inputs import sentences_from_m2
+    from gecscore.cleme.scorers import best_per_sentence, score_evaluation
+    from gecscore.cleme.weighting import LengthWeigher, default_weighting
+
+    refs = sentences_from_m2(extraction.blocks("reference"))
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    signature = ""
+    for system in SYSTEMS:
+        hyps = sentences_from_m2(extraction.blocks(system))
+        evaluation = evaluate_lengths(hyps, refs, assumption=assumption)  # type: ignore[arg-type]
+        corpus = score_evaluation(evaluation, level="corpus")
+        scores[system] = corpus.f
+        weigher = LengthWeigher(
+            default_weighting("sentence", evaluation.assumption), evaluation.mean_corrected_length
+        )
+        sentence[system] = [s.f for s in best_per_sentence(evaluation.weighted_counts(weigher))]
+        signature = corpus.signature
+    return MetricRun(f"cleme-{assumption}", _with_data(signature, extraction), scores, sentence)
+
+
+def cleme2_metric(extraction: Extraction) -> MetricRun:
+    from gecscore.cleme.cleme2 import score_evaluation2, sentence_scores2
+    from gecscore.cleme.evaluate import evaluate_chunks
+    from gecscore.cleme.inputs import sentences_from_m2
+
+    refs = sentences_from_m2(extraction.blocks("reference"))
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    signature = ""
+    for system in SYSTEMS:
+        evaluation = evaluate_chunks(sentences_from_m2(extraction.blocks(system)), refs)
+        corpus = score_evaluation2(evaluation, level="corpus")
+        scores[system] = corpus.score
+        sentence[system] = [s.aspects.score for s in sentence_scores2(evaluation)]
+        signature = corpus.signature
+    return MetricRun("cleme2", _with_data(signature, extraction), scores, sentence)
+
+
+def _with_data(signature: str, extraction: Extraction) -> str:
+    """A CLEME signature plus how its edits were extracted (char, resources, data)."""
+    return signature + "|" + "|".join(f"{k}:{v}" for k, v in extraction.fields("char"))
+
+
+def char_split(text: str) -> str:
+    """Characters separated by spaces (whitespace removed): char units for word-unit metrics."""
+    from gecscore.tokenize import char_tokens, remove_whitespace
+
+    return " ".join(char_tokens(remove_whitespace(text)))
+
+
+def _text_metric(corpus: Corpus, name: str, registry_name: str) -> MetricRun:
+    """A ``gecscore.metric`` metric on char-split text (GLEU, GREEN)."""
+    from gecscore.registry import get_metric, metric_names
+
+    if registry_name not in metric_names():
+        raise MetricUnavailable(
+            f"{registry_name}: not in this library's registry (get_metric knows "
+            f"{', '.join(metric_names())})"
+        )
+    from gecscore.metric import Metric
+
+    cls: type[Metric] = get_metric(registry_name)
+    metric = cls(cls.Config())
+    sources = [char_split(s) for s in corpus.sources]
+    references = [[char_split(r) for r in refs] for refs in corpus.reference_sets()]
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    signature = ""
+    for system in SYSTEMS:
+        hyps = [char_split(h) for h in corpus.outputs[system]]
+        result = metric.score_corpus(sources, hyps, references)
+        scores[system] = result.score
+        sentence[system] = [s.score for s in result.sentences]
+        signature = result.signature
+    signature += f"|units:char(split)|data:revisitcgec-{corpus.name}({corpus.reference_set})"
+    return MetricRun(name, signature, scores, sentence)
+
+
+def ptm2_metric(extraction: Extraction, model: str | None) -> MetricRun:
+    if not model:
+        raise MetricUnavailable(
+            "ptm2: no Chinese BERT configured (pass --ptm2-model PATH, e.g. a local "
+            "bert-base-chinese, as RevisitCGEC's paper used)"
+        )
+    from gecscore.ptm2 import score_ptm2
+    from gecscore.weights import make_provider
+
+    provider = make_provider(model)
+    ref = extraction.blocks("reference")
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    signature = ""
+    for system in SYSTEMS:
+        result = score_ptm2(extraction.blocks(system), ref, provider, granularity="char")
+        scores[system] = result.f
+        sentence[system] = [s.f for s in result.sentences]
+        signature = result.signature
+    return MetricRun("ptm2", _with_data(signature, extraction), scores, sentence)
+
+
+def length_metric(corpus: Corpus) -> MetricRun:
+    from gecscore.tokenize import char_tokens, remove_whitespace
+
+    sentence = {
+        system: [float(len(char_tokens(remove_whitespace(h)))) for h in corpus.outputs[system]]
+        for system in SYSTEMS
+    }
+    scores = {system: float(np.mean(values)) for system, values in sentence.items()}
+    stats = {system: np.array(values)[:, None] for system, values in sentence.items()}
+    return MetricRun(
+        "length",
+        "length|units:char|score:mean characters per output",
+        scores,
+        sentence,
+        stats,
+        _mean,
+    )
+
+
+def run_metric(
+    name: str,
+    corpus: Corpus,
+    extraction: Extraction,
+    *,
+    ptm2_model: str | None = None,
+) -> MetricRun:
+    """One of :data:`METRIC_NAMES` on the corpus; :class:`MetricUnavailable` when it cannot
+    run here."""
+    if name == "cherrant-char":
+        return cherrant(extraction, "char")
+    if name == "cherrant-word":
+        return cherrant(extraction, "word")
+    if name in ("cleme-dependent", "cleme-independent"):
+        return cleme_metric(extraction, name.split("-", 1)[1])
+    if name == "cleme2":
+        return cleme2_metric(extraction)
+    if name == "gleu-char":
+        return _text_metric(corpus, name, "gleu")
+    if name == "green":
+        return _text_metric(corpus, name, "green")
+    if name == "ptm2":
+        return ptm2_metric(extraction, ptm2_model)
+    if name == "length":
+        return length_metric(corpus)
+    raise GECError(f"unknown metric {name!r} (known: {', '.join(METRIC_NAMES)})")
+
+
+def aggregate_sentence_scores(
+    method: str, sentence_scores: Mapping[str, Sequence[float]], segments: Sequence[str]
+) -> dict[str, float]:
+    """System scores ranked from sentence scores by ``method`` (``trueskill`` or
+    ``expected-wins``), the sentences in ``segments`` order for every system. THE HOOK: this
+    calls ``gecscore.meta.aggregation.aggregate(name, sentence_scores)`` (``name`` =
+    ``trueskill`` / ``ew``), written with GREEN (issue #25, helper ``green``); until that
+    module is in the library the aggregation is :class:`MetricUnavailable`."""
+    import importlib
+
+    lengths = {len(values) for values in sentence_scores.values()}
+    if lengths != {len(segments)}:
+        raise GECError(f"sentence scores of {lengths} sentences for {len(segments)} segments")
+    try:
+        aggregation: Any = importlib.import_module("gecscore.meta.aggregation")
+    except ModuleNotFoundError:
+        raise MetricUnavailable(
+            f"aggregation {method}: gecscore.meta.aggregation is not in this library yet"
+        ) from None
+    name = {"trueskill": "trueskill", "expected-wins": "ew"}[method]
+    ordered = {system: list(sentence_scores[system]) for system in SYSTEMS}
+    result: dict[str, float] = aggregation.aggregate(name, ordered)
+    return result
+
+
+def _label(name: str, aggregate: str) -> str:
+    return name if aggregate == "default" else f"{name}/{aggregate}"
+
+
+def evaluate(
+    corpus: Corpus,
+    *,
+    metrics: Sequence[str] = METRIC_NAMES,
+    method: str = "both",
+    aggregates: Sequence[str] = ("default",),
+    ptm2_model: str | None = None,
+    bootstrap: int = 1000,
+    bootstrap_sentences: int = 0,
+    seed: int = 0,
+    runs: int = 1000,
+    window: int | None = 4,
+    workers: int = 1,
+    resources: Any = None,
+    human: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The whole meta-evaluation of ``metrics`` on one corpus, as one JSON-ready dict:
+
+    ``human`` (the ranking report), ``metrics.<label>`` (signature, aggregate, notes),
+    ``unavailable.<label>`` (why not), ``systems.<system>.<label>`` (system scores; also
+    ``systems.<system>.human_ew`` / ``human_trueskill``), ``correlation.<ew|trueskill>``
+    (``report.system_report``: Pearson/Spearman, bootstrap intervals over systems and, with
+    ``bootstrap_sentences``, over sentences; windows; Williams), ``sentence`` (WMT Kendall
+    and accuracy of each label's sentence scores against the pairwise judgments)."""
+    unknown = [m for m in metrics if m not in METRIC_NAMES]
+    if unknown:
+        raise GECError(f"unknown metrics {', '.join(unknown)} (known: {', '.join(METRIC_NAMES)})")
+    bad = [a for a in aggregates if a not in AGGREGATIONS]
+    if bad:
+        raise GECError(f"unknown aggregation {', '.join(bad)} (known: {', '.join(AGGREGATIONS)})")
+    if human is None:
+        human = human_scores(corpus, method=method, runs=runs, seed=seed, workers=workers)
+    extraction = Extraction(corpus, resources)
+    runs_by_label: dict[str, MetricRun] = {}
+    system_scores: dict[str, dict[str, float]] = {}
+    described: dict[str, dict[str, Any]] = {}
+    unavailable: dict[str, str] = {}
+    for name in metrics:
+        try:
+            run = run_metric(name, corpus, extraction, ptm2_model=ptm2_model)
+        except MetricUnavailable as error:
+            for aggregate in aggregates:
+                unavailable[_label(name, aggregate)] = str(error)
+            continue
+        for aggregate in aggregates:
+            label = _label(name, aggregate)
+            if aggregate == "default":
+                system_scores[label] = run.scores
+                runs_by_label[label] = run
+            else:
+                try:
+                    system_scores[label] = aggregate_sentence_scores(
+                        aggregate, run.sentence_scores, corpus.segments
+                    )
+                except MetricUnavailable as error:
+                    unavailable[label] = str(error)
+                    continue
+            described[label] = {
+                "metric": name,
+                "aggregate": aggregate,
+                "signature": run.signature,
+                "notes": list(run.notes),
+            }
+    systems_out: dict[str, dict[str, Any]] = {}
+    for system in SYSTEMS:
+        entry = human["systems"][system]
+        row: dict[str, Any] = {
+            "human_ew": entry["expected_wins"],
+            "human_trueskill": entry["trueskill"],
+        }
+        row.update({label: scores[system] for label, scores in system_scores.items()})
+        systems_out[system] = row
+    correlation: dict[str, Any] = {}
+    for short, key in HUMAN_METHODS.items():
+        if method not in (short, "both") or not system_scores:
+            continue
+        h = {s: float(human["systems"][s][key]) for s in SYSTEMS}
+        report = system_report(
+            h,
+            system_scores,
+            list(SYSTEMS),
+            run_williams=True,
+            bootstrap=bootstrap,
+            seed=seed,
+            window=window,
+        )
+        if bootstrap_sentences:
+            _sentence_intervals(report, h, runs_by_label, bootstrap_sentences, seed)
+        correlation[short] = report
+    return {
+        "corpus": corpus.name,
+        "reference_set": corpus.reference_set,
+        "sentences": len(corpus.sentences),
+        "items": len(corpus.items),
+        "human": dict(human),
+        "metrics": described,
+        "unavailable": unavailable,
+        "systems": systems_out,
+        "correlation": correlation,
+        "sentence": sentence_level(corpus, runs_by_label),
+    }
+
+
+def _sentence_intervals(
+    report: dict[str, Any],
+    human: Mapping[str, float],
+    runs: Mapping[str, MetricRun],
+    samples: int,
+    seed: int,
+) -> None:
+    """``pearson_ci_sentences`` / ``spearman_ci_sentences`` where the metric's system score
+    is a function of summed per-sentence statistics (ChERRANT's counts, the length)."""
+    from gecscore.meta.correlation import bootstrap_sentences, spearman
+
+    h = [human[s] for s in SYSTEMS]
+    for label, entry in report["metrics"].items():
+        run = runs.get(label)
+        if run is None or run.sentence_stats is None or run.aggregate is None:
+            entry["pearson_ci_sentences"] = entry["spearman_ci_sentences"] = None
+            continue
+        stats = [run.sentence_stats[s] for s in SYSTEMS]
+        entry["pearson_ci_sentences"] = list(
+            bootstrap_sentences(h, stats, run.aggregate, samples=samples, seed=seed)
+        )
+        entry["spearman_ci_sentences"] = list(
+            bootstrap_sentences(
+                h, stats, run.aggregate, statistic=spearman, samples=samples, seed=seed
+            )
+        )
+
+
+def sentence_level(corpus: Corpus, runs: Mapping[str, MetricRun]) -> dict[str, Any]:
+    """WMT-style agreement (Kendall ``hties``/``noties``, accuracy) of each metric's sentence
+    scores with every pairwise judgment of the corpus's ranking items (collapsed outputs
+    split, as for GJG15)."""
+    comparisons = pairwise(corpus.items, systems=SYSTEMS)
+    segments = corpus.segments
+    out: dict[str, Any] = {}
+    for label, run in runs.items():
+        scores = {
+            system: dict(zip(segments, values, strict=True))
+            for system, values in run.sentence_scores.items()
+        }
+        result = wmt_kendall(comparisons, scores)
+        out[label] = {k: (None if np.isnan(v) else v) for k, v in result.values.items()}
+    return {"variant": "wmt", "pairs": len(comparisons), "metrics": out}
+
+
+def run(
+    data: str,
+    *,
+    corpus: str = "all",
+    yaclc_refs: str = "minimal",
+    mucgec_dev: str | None = None,
+    resources_dir: str | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """Load the RevisitCGEC folder ``data`` and :func:`evaluate` the corpus (what
+    ``python -m gecscore meta revisitcgec`` prints); ``resources_dir`` is ChERRANT's resources
+    folder (Cilin + confusion dictionary: ChERRANT-exact edits; default $GEC_CHERRANT_RESOURCES,
+    else the library's default resources, named in every signature)."""
+    from gecscore.meta.revisitcgec import load_corpus
+    from gecscore.resources import load_resources, resources_from_env
+
+    loaded = load_corpus(data, corpus, mucgec_dev=mucgec_dev, yaclc_refs=yaclc_refs)
+    resources = load_resources(resources_dir) if resources_dir else resources_from_env()
+    report = evaluate(loaded, resources=resources, **options)
+    report["yaclc_refs"] = yaclc_refs if corpus != "mucgec" else None
+    return report
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return "-" if value is None else str(value)
+
+
+def format_text(report: Mapping[str, Any]) -> str:
+    """The report as tables: system scores, then correlations and Williams p, then the
+    sentence level."""
+    labels = list(report["metrics"])
+    lines = [
+        f"RevisitCGEC {report['corpus']} ({report['reference_set']}): {report['sentences']} "
+        f"sentences, {report['items']} ranking items, {report['human']['judgments']} pairs",
+        "system\thuman_ew\thuman_trueskill\t" + "\t".join(labels),
+    ]
+    for system, row in report["systems"].items():
+        values = [row["human_ew"], row["human_trueskill"], *(row[label] for label in labels)]
+        lines.append(system + "\t" + "\t".join(_fmt(v) for v in values))
+    for method, corr in report["correlation"].items():
+        lines.append(f"vs human {method}: metric\tpearson\tpearson_ci\tspearman\tspearman_ci")
+        for label, entry in corr["metrics"].items():
+            ci = [entry["pearson_ci"], entry["spearman_ci"]]
+            shown = ["[" + ", ".join(_fmt(v) for v in c) + "]" if c else "-" for c in ci]
+            lines.append(
+                f"{label}\t{_fmt(entry['pearson'])}\t{shown[0]}\t{_fmt(entry['spearman'])}"
+                f"\t{shown[1]}"
+            )
+        for a, row in corr["williams"].items():
+            for b, p in row.items():
+                if p is not None:
+                    lines.append(f"  Williams {a} > {b}: p = {p:.4f}")
+    lines.append("sentence level (WMT): metric\tkendall_hties\tkendall_noties\taccuracy")
+    for label, values in report["sentence"]["metrics"].items():
+        lines.append(
+            f"{label}\t{_fmt(values['kendall_hties'])}\t{_fmt(values['kendall_noties'])}"
+            f"\t{_fmt(values['accuracy'])}"
+        )
+    for label, why in report["unavailable"].items():
+        lines.append(f"unavailable: {label}: {why}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,138 @@
+"""`manage.py import_revisitcgec`: RevisitCGEC's folder becomes a release, a judgment campaign
+on it and six scored outputs, and the meta-evaluation runs on the campaign with no glue; its
+human side equals the library's harness, its ChERRANT scores the library's on the same data."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from core.roles import Role
+from scoring.models import ScoreStatus, SystemScore
+from scoring.services import meta
+from tests.factories import make_user
+
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+
+
+@pytest.fixture
+def revisit(shared_data: Path) -> Path:
+    folder = shared_data / "revisitcgec"
+    if not (folder / "judgments.xml").is_file():
+        pytest.skip("shared/data/revisitcgec is absent")
+    return folder
+
+
+def test_one_command_imports_scores_and_meta_evaluates_revisitcgec(
+    revisit: Path, shared_data: Path
+) -> None:
+    from gecscore.meta.revisitcgec import SYSTEMS, human_scores, load_corpus
+    from gecscore.meta.revisitcgec_metrics import Extraction, cherrant
+    from gecscore.resources import load_resources
+
+    from judgments.models import Campaign
+    from judgments.selectors import human_system_scores
+
+    admin = make_user(Role.ADMIN)
+    resources = shared_data / "cherrant-resources"
+    out = io.StringIO()
+    call_command(
+        "import_revisitcgec",
+        str(revisit),
+        "--resources",
+        str(resources),
+        "--admin",
+        admin.username,
+        stdout=out,
+    )
+    assert "meta-evaluation page: /scoring/releases/" in out.getvalue()
+    campaign = Campaign.objects.get(name="RevisitCGEC human rankings")
+    release = campaign.release
+    assert release is not None and release.counts
+    assert campaign.assignments.count() == 1000
+    corpus = load_corpus(revisit, "all")
+    # Human side: the campaign's Expected Wins are the library harness's.
+    library = human_scores(corpus, method="ew")
+    platform = human_system_scores(campaign, method="ew")
+    for system in SYSTEMS:
+        assert platform[system] == pytest.approx(
+            library["systems"][system]["expected_wins"], abs=1e-9
+        )
+    # Metric side: the stored char-level F0.5 equals the library on the same 200 sentences.
+    expected = cherrant(Extraction(corpus, load_resources(resources)), "char").scores
+    stored = {s.system.name: s for s in SystemScore.objects.filter(system__version=release)}
+    assert {name: score.status for name, score in stored.items()} == {
+        s: ScoreStatus.DONE for s in SYSTEMS
+    }
+    assert {name: score.f05 for name, score in stored.items()} == pytest.approx(expected)
+    evaluation = meta.request_meta_evaluation(
+        version=release,
+        user=admin,
+        metrics=["f05"],
+        campaign_id=campaign.pk,
+        method="ew",
+        bootstrap=100,
+        queue=False,
+    )
+    evaluation = meta.run_meta_evaluation(
+        evaluation_id=evaluation.pk, job_id=evaluation.background_job_id
+    )
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    assert set(evaluation.report["metrics"]) == {"f05"}
+
+
+def test_an_unknown_admin_is_refused(revisit: Path) -> None:
+    with pytest.raises(CommandError, match="no admin"):
+        call_command("import_revisitcgec", str(revisit), "--admin", "nobody", stdout=io.StringIO())
+
+
+def test_a_folder_without_judgments_is_refused_with_its_name(tmp_path: Path) -> None:
+    with pytest.raises(CommandError, match="judgments.xml"):
+        call_command("import_revisitcgec", str(tmp_path), stdout=io.StringIO())
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_on_postgres_redis_and_a_worker_the_campaign_run_is_queued_and_done(
+    revisit: Path, shared_data: Path, celery_worker: object
+) -> None:
+    """PostgreSQL + Redis + a real Celery worker: the command's scoring is synchronous, the
+    meta-evaluation on the campaign is queued on commit and the worker finishes it."""
+    import time
+
+    from core.models import BackgroundJob, JobStatus
+    from judgments.models import Campaign
+
+    admin = make_user(Role.ADMIN)
+    call_command(
+        "import_revisitcgec",
+        str(revisit),
+        "--admin",
+        admin.username,
+        "--resources",
+        str(shared_data / "cherrant-resources"),
+        stdout=io.StringIO(),
+    )
+    campaign = Campaign.objects.get(name="RevisitCGEC human rankings")
+    evaluation = meta.request_meta_evaluation(
+        version=campaign.release,
+        user=admin,
+        metrics=["f05", "cleme2"],
+        campaign_id=campaign.pk,
+        method="trueskill",
+        bootstrap=50,
+    )
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        job = BackgroundJob.objects.get(pk=evaluation.background_job_id or 0)
+        if job.is_finished:
+            break
+        time.sleep(0.5)
+    assert job.status == JobStatus.DONE, job.message
+    evaluation.refresh_from_db()
+    assert evaluation.status == ScoreStatus.DONE
+    assert set(evaluation.report["metrics"]) == {"f05", "cleme2"}
+    assert len(evaluation.human) == 6
