@@ -215,8 +215,30 @@ def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "progress": progress,
             "systems": list(campaign.systems.values_list("name", flat=True)),
             "meta_url": _meta_evaluation_url(campaign),
+            "edits": report.get("edits") if report else None,
+            "edit_rows": _edit_rows(report["edits"]) if report and report.get("edits") else [],
+            "verdict_rows": selectors.edit_verdict_rows(campaign, limit=VERDICT_ROWS_SHOWN),
+            "verdict_count": selectors.count_edit_verdicts(campaign),
+            "verdicts_shown": VERDICT_ROWS_SHOWN,
         },
     )
+
+
+VERDICT_ROWS_SHOWN = 200  # the page lists the first ones; the CSV export has them all
+
+
+def _edit_rows(edits: dict[str, Any]) -> list[dict[str, Any]]:
+    """Edit precision rows with the verdict-based human ranking's numbers beside them."""
+    ranking = (edits.get("ranking") or {}).get("systems", {})
+    return [
+        {
+            **row,
+            "expected_wins": ranking.get(row["system"], {}).get("expected_wins"),
+            "trueskill": ranking.get(row["system"], {}).get("trueskill"),
+            "rank_range": ranking.get(row["system"], {}).get("rank_range"),
+        }
+        for row in edits["systems"]
+    ]
 
 
 def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -229,9 +251,12 @@ def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 @role_required(Role.ADMIN)
 def export(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
     campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
-    if fmt not in ("xml", "csv"):
-        raise Http404("export as .xml or .csv")
-    if fmt == "csv":
+    if fmt not in ("xml", "csv", "edits.csv"):
+        raise Http404("export as .xml, .csv or .edits.csv")
+    if fmt == "edits.csv":
+        text = services.export_edit_verdicts_csv(campaign=campaign, by=_user(request))
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    elif fmt == "csv":
         text = services.export_pairwise_csv(campaign=campaign, by=_user(request))
         response = HttpResponse(text, content_type="text/csv; charset=utf-8")
     else:
