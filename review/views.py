@@ -22,11 +22,11 @@ from core.roles import Role
 from core.selectors import recent_notifications
 from core.web import call_service, lookup, parse_id
 from datasets.extraction import diff_segments, edits_between
-from datasets.models import Dataset
+from datasets.models import Dataset, ReferenceKind, ReferenceOrigin
 from datasets.services.projects import MAX_STALE_AFTER_HOURS
 from datasets.textrules import max_sentence_chars
-from review import selectors, services, verdicts
-from review.models import ComplaintStatus, ReviewStatus
+from review import amendments, selectors, services, verdicts
+from review.models import ComplaintStatus, ReviewStatus, ReviewTask
 from review.workflow import assign_dataset
 
 # ?stale_hours= on the progress page: at most the longest project deadline (a year).
@@ -88,7 +88,28 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = lookup(selectors.get_review_task_for, request.user, task_id)
     candidates = selectors.merged_candidates(task) if task.status != ReviewStatus.WAITING else []
     posted: dict[str, object] = {}
-    if request.method == "POST":
+    may_amend = amendments.may_amend(request.user, task)
+    amending = may_amend and request.GET.get("amend") == "1"
+    if request.method == "POST" and request.POST.get("action") == "amend":
+        posted = _review_post(request, candidates)
+        outcome = call_service(
+            request,
+            amendments.amend_review,
+            task_id=task.pk,
+            user=request.user,
+            reason=request.POST.get("reason", ""),
+            **posted,
+        )
+        if outcome is not None:
+            messages.success(
+                request,
+                f"Review amended: {len(outcome.references)} golden reference(s) in a new "
+                "revision; releases already frozen keep the old ones.",
+            )
+            return redirect("review:task", task_id=task.pk)
+        task.refresh_from_db()
+        amending = True
+    elif request.method == "POST":
         posted = _review_post(request, candidates)
         outcome = call_service(
             request, verdicts.submit_review, task_id=task.pk, user=request.user, **posted
@@ -105,10 +126,17 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
             return redirect("review:task", task_id=nxt.pk) if nxt else redirect("review:queue")
         task.refresh_from_db()
     suggestion = selectors.suggested_status(candidates)
+    added: list[str] = []
+    if amending:
+        added = _prefill_amendment(task, candidates)
+        suggestion = selectors.SuggestedStatus(task.sentence.judgement, "the saved review's status")
     return render(
         request,
         "review/task.html",
         {
+            "may_amend": may_amend,
+            "amending": amending,
+            "amendments": task.amendments.select_related("amended_by")[:50],
             "task": task,
             "sentence": task.sentence,
             "candidates": candidates,
@@ -129,9 +157,26 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
                 "source": task.sentence.text,
                 "maxChars": max_sentence_chars(),
                 "language": task.sentence.dataset.language,
+                "added": added,
             },
         },
     )
+
+
+def _prefill_amendment(task: ReviewTask, candidates: list[selectors.Candidate]) -> list[str]:
+    """Start the amending form from the saved review: each correction's verdict and edit
+    (set on the candidate for the template), and the added references (returned)."""
+    saved = {v.position: v for v in task.verdicts.all()}
+    for candidate in candidates:
+        verdict = saved.get(candidate.position)
+        if verdict is not None and verdict.text == candidate.text:
+            candidate.prior_verdict = "correct" if verdict.is_correct else "wrong"  # type: ignore[attr-defined]
+            candidate.prior_edit = verdict.edited_text  # type: ignore[attr-defined]
+    return [
+        r.text
+        for r in selectors.current_references(task.sentence_id)
+        if r.origin == ReferenceOrigin.ADDED and r.kind == ReferenceKind.CORRECTION
+    ]
 
 
 @login_required
