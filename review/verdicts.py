@@ -21,6 +21,7 @@ from annotate.models import SubmissionTag
 from annotate.services import clean_text, clean_time_spent
 from core.audit import log_action
 from core.exceptions import Conflict, ServiceError
+from core.services import mark_notifications_done
 from datasets.models import (
     GoldenReference,
     Judgement,
@@ -163,6 +164,8 @@ def save_review(
         status=SentenceStatus.REVIEWED, judgement=judgement
     )
     study_items = _create_study_items(task=task, verdicts=verdict_rows, judgement=judgement)
+    # The review is done: "ready for review" (to this reviewer or an earlier one) is read.
+    mark_notifications_done(url=reverse("review:task", args=[task.pk]))
     _audit(
         task,
         user,
