@@ -25,7 +25,7 @@ from annotate.models import (
     Submission,
     SubmissionTag,
 )
-from annotate.selectors import current_guideline, open_assignments_for
+from annotate.selectors import guideline_for, open_assignments_for
 from annotate.signals import annotations_complete, staff_of
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
@@ -332,7 +332,17 @@ def stale_cutoff(hours: int) -> Any:
 
 
 @transaction.atomic
-def update_guideline(*, user: Any, title: Any, body: Any, version: Any) -> Guideline:
+def update_guideline(
+    *,
+    user: Any,
+    title: Any,
+    body: Any,
+    version: Any,
+    task: str = "annotation",
+    language: str = "zh",
+) -> Guideline:
+    """Save the guideline of `task` in `language` as its next version (`version` is the one
+    the editor read; a stale edit is a Conflict)."""
     if not has_role(user, Role.ADMIN):
         raise NotFound("no such page")
     if not isinstance(title, str) or not title.strip():
@@ -341,7 +351,7 @@ def update_guideline(*, user: Any, title: Any, body: Any, version: Any) -> Guide
         raise ServiceError("the guideline text is empty", field="body")
     if len(body) > 100_000:
         raise ServiceError("the guideline is longer than 100,000 characters", field="body")
-    guideline = current_guideline()
+    guideline = guideline_for(task, language)
     if guideline.pk is not None:
         guideline = Guideline.objects.select_for_update().get(pk=guideline.pk)
     if str(version) != str(guideline.version):
@@ -353,5 +363,10 @@ def update_guideline(*, user: Any, title: Any, body: Any, version: Any) -> Guide
     guideline.version += 1
     guideline.updated_by = user
     guideline.save()
-    log_action(guideline, user, "guideline.updated", {"version": guideline.version})
+    log_action(
+        guideline,
+        user,
+        "guideline.updated",
+        {"version": guideline.version, "task": guideline.task, "language": guideline.language},
+    )
     return guideline

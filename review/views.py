@@ -15,7 +15,9 @@ from django.views.decorators.http import require_POST
 
 from annotate import selectors as annotate_selectors
 from annotate import services as annotate_services
+from annotate.selectors import guideline_for
 from core.exceptions import ServiceError
+from core.markdown import render_markdown
 from core.params import MAX_INT32, bounded_int
 from core.permissions import role_required
 from core.roles import Role
@@ -92,20 +94,7 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
     amending = may_amend and request.GET.get("amend") == "1"
     if request.method == "POST" and request.POST.get("action") == "amend":
         posted = _review_post(request, candidates)
-        outcome = call_service(
-            request,
-            amendments.amend_review,
-            task_id=task.pk,
-            user=request.user,
-            reason=request.POST.get("reason", ""),
-            **posted,
-        )
-        if outcome is not None:
-            messages.success(
-                request,
-                f"Review amended: {len(outcome.references)} golden reference(s) in a new "
-                "revision; releases already frozen keep the old ones.",
-            )
+        if _amended(request, task, posted):
             return redirect("review:task", task_id=task.pk)
         task.refresh_from_db()
         amending = True
@@ -134,6 +123,9 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
         request,
         "review/task.html",
         {
+            "review_guideline_html": render_markdown(
+                guideline_for("review", task.sentence.dataset.language).body
+            ),
             "may_amend": may_amend,
             "amending": amending,
             "amendments": task.amendments.select_related("amended_by")[:50],
@@ -161,6 +153,26 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
             },
         },
     )
+
+
+def _amended(request: HttpRequest, task: ReviewTask, posted: dict[str, object]) -> bool:
+    """Save the amending form; False (with the error as a message) when it was refused."""
+    outcome = call_service(
+        request,
+        amendments.amend_review,
+        task_id=task.pk,
+        user=request.user,
+        reason=request.POST.get("reason", ""),
+        **posted,
+    )
+    if outcome is None:
+        return False
+    messages.success(
+        request,
+        f"Review amended: {len(outcome.references)} golden reference(s) in a new "
+        "revision; releases already frozen keep the old ones.",
+    )
+    return True
 
 
 def _prefill_amendment(task: ReviewTask, candidates: list[selectors.Candidate]) -> list[str]:
