@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 
 from annotate.guideline_seed import GUIDELINE_SLUG, default_guideline
 from annotate.models import Assignment, AssignmentStatus, Guideline, GuidelineTask, Submission
@@ -29,6 +29,15 @@ def assignments_for(user: Any) -> QuerySet[Assignment]:
 
 def open_assignments_for(user: Any) -> QuerySet[Assignment]:
     return assignments_for(user).filter(status=AssignmentStatus.OPEN)
+
+
+def todo_for(user: Any) -> QuerySet[Assignment]:
+    """The annotator's open assignments in the one order the to-do list shows and "Next
+    sentence" takes (issue 28 D10: they disagreed): a sentence already opened first (a reload
+    must not skip it; the earliest opened), then by dataset name and sentence position."""
+    return open_assignments_for(user).order_by(
+        F("opened_at").asc(nulls_last=True), "sentence__dataset__name", "sentence__position", "id"
+    )
 
 
 def get_assignment_for(user: Any, assignment_id: Any) -> Assignment:

@@ -25,7 +25,7 @@ from annotate.models import (
     Submission,
     SubmissionTag,
 )
-from annotate.selectors import guideline_for, open_assignments_for
+from annotate.selectors import guideline_for, todo_for
 from annotate.signals import annotations_complete, staff_of
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
@@ -174,14 +174,11 @@ def next_assignment(*, user: Any, skip_id: int | None = None) -> Assignment | No
     """The annotator's next open sentence: one already started first, then by position.
     `skip_id` (the page's "next" shortcut) passes over the sentence on screen."""
 
-    mine = open_assignments_for(user)
+    mine = todo_for(user)
     if skip_id is not None:
         mine = mine.exclude(pk=skip_id)
-    # A sentence already started comes back first (a reload must not skip it).
-    assignment = (
-        mine.filter(opened_at__isnull=False).order_by("opened_at", "id").first()
-        or mine.order_by("sentence__dataset_id", "sentence__position", "id").first()
-    )
+    # The to-do list's order: a sentence already started comes back first.
+    assignment = mine.first()
     if assignment is not None:
         open_assignment(assignment=assignment, user=user)
     return assignment

@@ -32,9 +32,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "annotate/dashboard.html",
         {
             "progress": selectors.progress_for(user),
-            "todo": assignments.filter(status=AssignmentStatus.OPEN).order_by(
-                "sentence__dataset", "sentence__position"
-            )[:50],
+            "todo": selectors.todo_for(user)[:50],
             "done": assignments.filter(status=AssignmentStatus.SUBMITTED).order_by("-submitted_at")[
                 :50
             ],
