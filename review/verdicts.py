@@ -220,9 +220,16 @@ def _verdicts_by_position(
             )
         by_position[verdict.position] = verdict
     missing = sorted(set(corrections) - set(by_position))
-    if missing:
+    if len(missing) == 1:
         raise ServiceError(
             f"correction {missing[0] + 1} has no verdict: mark it Correct or Wrong",
+            field="verdicts",
+        )
+    if missing:  # name them all (issue 28 D16: only the first was named)
+        numbers = ", ".join(str(position + 1) for position in missing[:-1])
+        raise ServiceError(
+            f"corrections {numbers} and {missing[-1] + 1} have no verdict ({len(missing)} of"
+            f" {len(corrections)}): mark each Correct or Wrong",
             field="verdicts",
         )
     return by_position

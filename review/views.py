@@ -100,6 +100,7 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
         amending = True
     elif request.method == "POST":
         posted = _review_post(request, candidates)
+        _keep_posted(candidates, posted)
         outcome = call_service(
             request, verdicts.submit_review, task_id=task.pk, user=request.user, **posted
         )
@@ -153,6 +154,22 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
             },
         },
     )
+
+
+def _keep_posted(candidates: list[selectors.Candidate], posted: dict[str, object]) -> None:
+    """A refused save shows the form again with the reviewer's choices and edits kept and
+    every correction still without a verdict marked (issue 28 D16)."""
+    given = {v["position"]: v for v in posted["verdicts"]}  # type: ignore[attr-defined]
+    for candidate in candidates:
+        if not candidate.is_correction:
+            continue
+        verdict = given.get(candidate.position)
+        if verdict is None:
+            candidate.missing_verdict = True  # type: ignore[attr-defined]
+            continue
+        candidate.prior_verdict = "correct" if verdict["correct"] else "wrong"  # type: ignore[attr-defined]
+        if verdict["text"] != candidate.text:
+            candidate.prior_edit = verdict["text"]  # type: ignore[attr-defined]
 
 
 def _amended(request: HttpRequest, task: ReviewTask, posted: dict[str, object]) -> bool:
