@@ -88,7 +88,8 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
     # Annotator samples are scored with the char-level metric: Chinese datasets only.
     if show_human and version.dataset_id and not english:
         services.refresh_annotator_scores(dataset_id=version.dataset_id, user=request.user)
-        human = selectors.human_scores(version.dataset)
+        # Against the references this release froze, like the systems above it.
+        human = services.release_human_scores(version)
         if human["samples"]:
             series.append(("Human", human["ref_count_curve"]))
     wanted = request.GET.getlist("cols")
