@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 
 from annotate.models import Submission, SubmissionTag
+from core.cache import cached
 from core.exceptions import ServiceUnavailable
 from core.jobs import (
     JobCancelled,
@@ -24,7 +25,6 @@ from core.jobs import (
     start_job,
 )
 from core.models import BackgroundJob, JobStatus
-from core.cache import cached
 from datasets.models import (
     DatasetVersion,
     GoldenReference,
