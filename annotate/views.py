@@ -88,6 +88,7 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
             "progress": selectors.progress_for(request.user),
             "guideline_html": render_markdown(guideline.body),
             "texts": request.POST.getlist("text") if request.method == "POST" else [],
+            "initial_texts": [],  # a fresh annotation starts from the source
             "page_config": {
                 "assignmentId": assignment.pk,
                 "source": sentence.text,

@@ -304,9 +304,12 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
         item.refresh_from_db()
     sentence = item.task.sentence
     original = annotate_selectors.first_submission(item.assignment)
-    # A refused revision is shown again as posted; a fresh page starts from the source (the
-    # "Unchanged" note waits until the annotator types: static/annotate/annotate.js).
+    # A refused revision is shown again as posted; a fresh page starts from the annotator's
+    # own corrections (issue 28 D22: it started from the source), the source after a tag.
     texts = request.POST.getlist("text") if request.method == "POST" else []
+    initial_texts = (
+        [c.text for c in original.corrections.all()] if original and not original.tag else []
+    )
     original_rows = []
     if original is not None:
         for correction in original.corrections.all():
@@ -328,6 +331,7 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
             "original": original,
             "original_rows": original_rows,
             "texts": texts,
+            "initial_texts": initial_texts,
             "revisions": revisions,
             "references": selectors.references_with_edits(sentence),
             "verdicts": item.task.verdicts.all(),

@@ -134,8 +134,17 @@
     }
   }
 
+  // A new box starts from the correction being written (issue 28 D22: it started from the
+  // source): the focused box, else the last one; the source only when there is none.
+  function startText() {
+    var active = document.activeElement;
+    if (active && active.tagName === "TEXTAREA" && boxes.contains(active)) return active.value;
+    var all = allBoxes();
+    return all.length ? all[all.length - 1].querySelector("textarea").value : source;
+  }
+
   document.getElementById("add-box").addEventListener("click", function () {
-    var box = addBox();
+    var box = addBox(startText());
     if (box) box.querySelector("textarea").focus();
     saveDraft();
   });
@@ -161,7 +170,7 @@
       form.requestSubmit(submitButton);
     } else if (event.altKey && (event.key === "n" || event.key === "N")) {
       event.preventDefault();
-      var box = addBox();
+      var box = addBox(startText());
       if (box) box.querySelector("textarea").focus();
     } else if (event.altKey && (event.key === "e" || event.key === "E")) {
       event.preventDefault();
