@@ -77,6 +77,27 @@ class CleanedCorrections:
     notes: list[str] = field(default_factory=list)
 
 
+UNRELATED_SHARE = 0.25  # below this share of common units a correction looks unrelated
+UNRELATED_MIN_UNITS = 4  # too short a source says nothing
+
+
+def shared_with_source(source: str, text: str) -> float | None:
+    """The share of units (words when the source is spaced text, else characters; case and
+    spaces ignored) that a correction has in common with its source, of the longer of the
+    two; None for a source too short to tell. static/annotate/annotate.js mirrors it."""
+    spaced = len(source.split()) >= 3
+
+    def units(value: str) -> Counter[str]:
+        value = value.lower()
+        return Counter(value.split() if spaced else (c for c in value if not c.isspace()))
+
+    mine, theirs = units(source), units(text)
+    total = max(sum(mine.values()), sum(theirs.values()))
+    if sum(mine.values()) < UNRELATED_MIN_UNITS or not total:
+        return None
+    return sum((mine & theirs).values()) / total
+
+
 def clean_corrections(*, source: str, texts: Any, tag: Any) -> CleanedCorrections:
     """Normalise what the annotator typed into a tag or a list of distinct corrections.
 
@@ -140,6 +161,14 @@ def clean_corrections(*, source: str, texts: Any, tag: Any) -> CleanedCorrection
             )
         else:
             distinct.append(text)
+    for index, text in enumerate(distinct):
+        share = shared_with_source(source, text)
+        if share is not None and share < UNRELATED_SHARE:
+            # Issue 28 D26: a sentence typed into the wrong item was accepted silently.
+            notes.append(
+                f"correction {index + 1} shares only {share:.0%} with the source: check that it"
+                " belongs to this sentence (a complaint or the reviewer can fix it)"
+            )
     return CleanedCorrections(tag="", texts=distinct, notes=notes)
 
 

@@ -69,7 +69,11 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     page.wait_for_selector("[data-testid=source]")
     assert page.inner_text("[data-testid=source]") == SOURCE
     boxes = page.locator("[data-testid=box]")
+    # Issue 28 D26: a sentence typed into the wrong item is flagged while typing.
+    boxes.nth(0).locator("textarea").fill("他对中国的历史很感兴趣。")
+    assert "shares only" in page.inner_text("[data-testid=client-warnings]")
     boxes.nth(0).locator("textarea").fill(FIX_B)
+    assert "shares only" not in page.inner_text("[data-testid=client-warnings]")
     _wait_for_diff(boxes.nth(0), len(extract_edits(SOURCE, FIX_B)))
     page.keyboard.press("Alt+n")
     assert boxes.count() == 2
