@@ -38,6 +38,9 @@ OPTIONAL_COLUMNS = ("detection", "m2", "sentm2", "gleu", "cleme", "cleme2", "ptm
 DEFAULT_COLUMNS = ("detection", "cleme")
 # English releases also report the classic metrics papers print beside ERRANT.
 DEFAULT_COLUMNS_EN = ("m2", "sentm2", "gleu", "cleme")
+# Computed only when an English release is scored (word-level ERRANT / MaxMatch); a Chinese
+# release does not offer them (issue 28 D15: they showed "—" with no reason).
+ENGLISH_ONLY_COLUMNS = ("m2", "sentm2", "gleu", "ptm2")
 CURVE_LABELS_ALL = "All"
 
 
@@ -94,15 +97,16 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
             series.append(("Human", human["ref_count_curve"]))
     wanted = request.GET.getlist("cols")
     defaults = DEFAULT_COLUMNS_EN if english else DEFAULT_COLUMNS
-    columns = (
-        [c for c in OPTIONAL_COLUMNS if c in wanted] if "cols" in request.GET else list(defaults)
-    )
+    offered = [c for c in OPTIONAL_COLUMNS if english or c not in ENGLISH_ONLY_COLUMNS]
+    columns = [c for c in offered if c in wanted] if "cols" in request.GET else list(defaults)
+    not_offered = [c for c in wanted if c in OPTIONAL_COLUMNS and c not in offered]
     context: dict[str, Any] = {
         "version": version,
         "english": english,
         "rows": rows,
         "columns": columns,
-        "optional_columns": OPTIONAL_COLUMNS,
+        "optional_columns": offered,
+        "not_offered": not_offered,
         "signatures": selectors.leaderboard_signatures(rows),
         "chart": reference_count_chart(series),
         "chosen": chosen,
