@@ -198,3 +198,16 @@ def test_human_ranking_command_prints_edit_precision(world) -> None:  # type: ig
         "human_ranking", campaign=world["campaign"].name, method="ew", json=True, stdout=out
     )
     assert json.loads(out.getvalue())["edits"]["systems"]
+
+
+def test_export_command_writes_the_verdicts_csv(world, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "verdicts.csv"
+    call_command(
+        "export_judgments",
+        campaign=world["campaign"].name,
+        output=str(target),
+        format="edits-csv",
+        stdout=io.StringIO(),
+    )
+    rows = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"))))
+    assert len(rows) == selectors.count_edit_verdicts(world["campaign"])
