@@ -45,6 +45,7 @@ TRUESKILL_RUNS = 1000  # the published TrueSkill scores average 1,000 seeded ord
 # is work in the web request; 100,000,000 samples once took 6.7 GiB and 47 s, then a 500.
 MAX_RESULTS_BOOTSTRAP = 2000
 MAX_TRUESKILL_RUNS = 10_000
+PARALLEL_MIN_ITEMS = 1000  # judged items from which TrueSkill runs in 2 processes
 MAX_STALE_MINUTES = 60 * 24 * 366  # "stale" reassigns items opened up to a year ago
 # Per item (the columns are small integers; a campaign of more is not a ranking task).
 MAX_JUDGES_PER_ITEM = 100
@@ -450,8 +451,12 @@ def cached_campaign_results(campaign: Campaign, *, bootstrap: int) -> dict[str, 
         f"judgments:results:v2:{campaign.pk}:{campaign.seed}:{bootstrap}:"
         f"{state['count']}:{state['last']}:{state['finished'].timestamp() if state['finished'] else 0}"
     )
+    # Worker processes only pay off on a large campaign: starting the pool (a fork server
+    # that imports numpy) cost a small campaign's first view most of its 2.35 s (issue 28
+    # D24). The numbers do not depend on the worker count.
+    workers = 2 if state["count"] >= PARALLEL_MIN_ITEMS else 1
     return cached(
         key,
-        lambda: campaign_results(campaign, method="both", bootstrap=bootstrap, workers=2),
+        lambda: campaign_results(campaign, method="both", bootstrap=bootstrap, workers=workers),
         timeout=24 * 3600,
     )
