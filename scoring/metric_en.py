@@ -26,6 +26,7 @@ from scoring.metric import (
     ScoreReport,
     SentenceOutcome,
     chunk_metrics,
+    curve_points,
     label_keyed_edits,
 )
 
@@ -93,6 +94,22 @@ def labelled_edits(
     return label_keyed_edits(hyp, ref, hyp_block.source_tokens, joiner=" ")
 
 
+def first_k_scores(
+    hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block], max_refs: int, *, all_f: float
+) -> dict[str, float]:
+    """ERRANT F0.5 against the first k references of each sentence (annotators 0..k-1), k = 1
+    .. max_refs - 1, and "all" (issue 28 D14: English pages showed only the "All" bar)."""
+    by_k: dict[str, float] = {}
+    for k in range(1, max_refs):
+        firsts = [
+            M2Block(block.source, [t for t in block.targets if t.annotator < k], block.line)
+            for block in ref_blocks
+        ]
+        by_k[str(k)] = compare_blocks(hyp_blocks, firsts, CompareOptions()).f
+    by_k["all"] = all_f
+    return by_k
+
+
 def english_report(
     *,
     sources: Sequence[str],
@@ -155,12 +172,13 @@ def english_report(
         **chunk_metrics(hyp_blocks, ref_blocks),
     }
     max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)
+    by_k = first_k_scores(hyp_blocks, ref_blocks, max_refs, all_f=main.f)
     return ScoreReport(
         overall=_as_dict(main),
         categories=categories,
         detection=detection,
-        ref_count_curve=[main.f],
-        ref_count_curve_by_k={"all": main.f},
+        ref_count_curve=curve_points(by_k),
+        ref_count_curve_by_k=by_k,
         by_source=by_source,
         sentences=sentences,
         signature=main.signature + "|language=en",

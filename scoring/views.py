@@ -195,7 +195,8 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
     if score is not None and score.status == ScoreStatus.DONE:
         summary = score.summary
         categories = summary.get("categories", {})
-        names = [n for n in ("M", "R", "S", "W") if n in categories]
+        # ChERRANT's M/R/S/W, ERRANT's M/R/U (U was left out: issue 28 D14).
+        names = [n for n in ("M", "R", "U", "S", "W") if n in categories]
         context["categories"] = [(n, categories[n]) for n in names]
         context["type_chart"] = grouped_bar_chart(
             title="P / R / F0.5 by error type",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from gecscore.english.errant_compare import compare_blocks
 from gecscore.english.gleu import corpus_gleu
-from gecscore.m2 import parse_m2, read_m2, write_m2
+from gecscore.m2 import M2Block, parse_m2, read_m2, write_m2
 from gecscore.maxmatch import score as m2_score
 
 from core.roles import Role
@@ -95,6 +95,13 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
     errant = compare_blocks(hyp_blocks, ref_blocks)
     assert (score.tp, score.fp, score.fn, score.f05) == (errant.tp, errant.fp, errant.fn, errant.f)
     assert errant.tp > 0 and errant.fp > 0  # the sample exercises both
+    # Issue 28 D14: the first-k curve (the chart showed only "All"): k = 1 is annotator 0.
+    first = [
+        M2Block(b.source, [t for t in b.targets if t.annotator == 0], b.line) for b in ref_blocks
+    ]
+    by_k = score.summary["ref_count_curve_by_k"]
+    assert by_k["1"] == compare_blocks(hyp_blocks, first).f and by_k["all"] == errant.f
+    assert len(score.summary["ref_count_curve"]) == 2
 
     lines = [line.strip() for line in hypotheses.decode().splitlines()]
     m2 = m2_score(lines, ref_blocks)
