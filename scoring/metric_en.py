@@ -126,6 +126,12 @@ def english_report(
         name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
         for name, s in by_category.categories.items()
     }
+    # ERRANT's main types (`-cat 2`: VERB:TENSE -> VERB, ...) as the exported M2 carries them.
+    by_type = compare_blocks(hyp_blocks, ref_blocks, CompareOptions(cat=2))
+    errant_types = {
+        name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
+        for name, s in sorted(by_type.categories.items())
+    }
     detection = {
         mode: _as_dict(compare_blocks(hyp_blocks, ref_blocks, CompareOptions(mode=mode)))
         for mode in DETECTION_MODES
@@ -169,6 +175,7 @@ def english_report(
             "signature": m2.signature,
         },
         "gleu": {"score": round(gleu.gleu, 4), "signature": gleu.signature},
+        "errant_types": errant_types,
         **chunk_metrics(hyp_blocks, ref_blocks),
     }
     max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)

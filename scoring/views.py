@@ -224,6 +224,10 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         context["cleme"] = extra.get("cleme")
         context["cleme2"] = extra.get("cleme2")
         context["ptm2"] = extra.get("ptm2")
+        context["errant_types"] = sorted(
+            (extra.get("errant_types") or {}).items(),
+            key=lambda item: (-(item[1]["tp"] + item[1]["fn"]), item[0]),
+        )
         context["weighted_model"] = services.weighted_model(
             language=system.version.dataset.language
         )
