@@ -94,6 +94,17 @@ def labelled_edits(
     return label_keyed_edits(hyp, ref, hyp_block.source_tokens, joiner=" ")
 
 
+def _by_category(
+    hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block], *, cat: int
+) -> dict[str, dict[str, Any]]:
+    """errant_compare -cat N counts per category, sorted by name."""
+    result = compare_blocks(hyp_blocks, ref_blocks, CompareOptions(cat=cat))
+    return {
+        name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
+        for name, s in sorted(result.categories.items())
+    }
+
+
 def first_k_scores(
     hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block], max_refs: int, *, all_f: float
 ) -> dict[str, float]:
@@ -121,17 +132,9 @@ def english_report(
     """Everything the system page shows for an English release."""
     hyp_blocks = hypothesis_blocks(sources, hypotheses)
     main = compare_blocks(hyp_blocks, ref_blocks, CompareOptions())
-    by_category = compare_blocks(hyp_blocks, ref_blocks, CompareOptions(cat=1))
-    categories = {
-        name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
-        for name, s in by_category.categories.items()
-    }
+    categories = _by_category(hyp_blocks, ref_blocks, cat=1)
     # ERRANT's main types (`-cat 2`: VERB:TENSE -> VERB, ...) as the exported M2 carries them.
-    by_type = compare_blocks(hyp_blocks, ref_blocks, CompareOptions(cat=2))
-    errant_types = {
-        name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
-        for name, s in sorted(by_type.categories.items())
-    }
+    errant_types = _by_category(hyp_blocks, ref_blocks, cat=2)
     detection = {
         mode: _as_dict(compare_blocks(hyp_blocks, ref_blocks, CompareOptions(mode=mode)))
         for mode in DETECTION_MODES

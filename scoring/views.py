@@ -42,6 +42,8 @@ DEFAULT_COLUMNS_EN = ("m2", "sentm2", "gleu", "cleme")
 # release does not offer them (issue 28 D15: they showed "—" with no reason).
 ENGLISH_ONLY_COLUMNS = ("m2", "sentm2", "gleu", "ptm2")
 CURVE_LABELS_ALL = "All"
+# ChERRANT's M/R/S/W and ERRANT's M/R/U (U was left out: issue 28 D14).
+ERROR_TYPES = ("M", "R", "U", "S", "W")
 
 
 def _curve_labels(length: int) -> list[str]:
@@ -195,8 +197,7 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
     if score is not None and score.status == ScoreStatus.DONE:
         summary = score.summary
         categories = summary.get("categories", {})
-        # ChERRANT's M/R/S/W, ERRANT's M/R/U (U was left out: issue 28 D14).
-        names = [n for n in ("M", "R", "U", "S", "W") if n in categories]
+        names = [n for n in ERROR_TYPES if n in categories]
         context["categories"] = [(n, categories[n]) for n in names]
         context["type_chart"] = grouped_bar_chart(
             title="P / R / F0.5 by error type",
@@ -224,10 +225,7 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         context["cleme"] = extra.get("cleme")
         context["cleme2"] = extra.get("cleme2")
         context["ptm2"] = extra.get("ptm2")
-        context["errant_types"] = sorted(
-            (extra.get("errant_types") or {}).items(),
-            key=lambda item: (-(item[1]["tp"] + item[1]["fn"]), item[0]),
-        )
+        context["errant_types"] = _errant_types(extra)
         context["weighted_model"] = services.weighted_model(
             language=system.version.dataset.language
         )
@@ -256,6 +254,14 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
             members=list(system.ensemble_of.all()),
         )
     return render(request, "scoring/system.html", context)
+
+
+def _errant_types(extra: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """An English score's ERRANT types, most frequent in the references (TP + FN) first."""
+    return sorted(
+        (extra.get("errant_types") or {}).items(),
+        key=lambda item: (-(item[1]["tp"] + item[1]["fn"]), item[0]),
+    )
 
 
 @role_required(Role.ADMIN)
