@@ -230,13 +230,17 @@ def conll14_gleu(report: Report, data: Path, quick: bool) -> dict[str, float] | 
 
 def _errant_cleme_files(data: Path) -> dict[str, float] | None:
     """ERRANT F0.5 (errant_compare semantics) of CLEME's ERRANT M2 files of the 13 outputs."""
-    from gecscore.english.errant_compare import compare_files
+    from gecscore import Gold, get_metric, read_m2
 
     folder = data / "cleme-conll14"
     if not (folder / "conll14.errant").exists():
         return None
+    gold = Gold(read_m2(folder / "conll14.errant"))
+    errant = get_metric("errant")()
     return {
-        s: compare_files(folder / f"conll14-{s}.errant", folder / "conll14.errant").f
+        s: errant.score_corpus(
+            gold.sources, Gold(read_m2(folder / f"conll14-{s}.errant")), gold
+        ).score
         for s in GJG15_SYSTEMS
     }
 

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "review",
     "judgments",
     "scoring",
+    "publishing",
     "demo",
 ]
 

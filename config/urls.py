@@ -11,6 +11,7 @@ urlpatterns = [
     path("api/docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("jobs/", include("core.job_urls")),
     path("datasets/", include("datasets.urls")),
+    path("publishing/", include("publishing.urls")),
 ]
 urlpatterns += [
     path("", include("annotate.urls")),

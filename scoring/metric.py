@@ -15,6 +15,7 @@ from typing import Any
 from gecscore.cleme import cleme, cleme2, sentences_from_m2
 from gecscore.compare import CompareResult, compare_m2, scores
 from gecscore.extract import Edit, annotate_sentence, extract_edits
+from gecscore.green import GREEN, GREENConfig
 from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block, parse_m2, write_m2
 from gecscore.resources import Resources, load_resources
 from gecscore.tokenize import normalize_source, tokenize
@@ -29,8 +30,10 @@ __all__ = [
     "corpus_counts",
     "extract",
     "full_report",
+    "green_metric",
     "load_resources",
     "parse_m2",
+    "reference_columns",
     "sentence_block",
     "source_tokens",
 ]
@@ -221,6 +224,39 @@ def chunk_metrics(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) 
             "signature": v2.signature,
         },
     }
+
+
+def reference_columns(
+    sources: Sequence[str], references: Sequence[Sequence[str]]
+) -> list[list[str]]:
+    """Reference sets (``columns[k][i]``) for the metrics that score against text (GLEU,
+    GREEN): every sentence needs one text per column, so a sentence with fewer references
+    repeats its first (as the CoNLL-14 reference files do); markers count as the source
+    unchanged."""
+    width = max((len(refs) for refs in references), default=1) or 1
+    columns: list[list[str]] = [[] for _ in range(width)]
+    for source, refs in zip(sources, references, strict=True):
+        texts = [
+            source if text in (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT) else text for text in refs
+        ] or [source]
+        for k in range(width):
+            columns[k].append(texts[k] if k < len(texts) else texts[0])
+    return columns
+
+
+def green_metric(
+    *,
+    sources: Sequence[str],
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    unit: str,
+) -> dict[str, Any]:
+    """``summary["extra"]["green"]``: GREEN (gec-metrics' defaults: n 4, beta 2) in ``unit``
+    units (words for English, characters for Chinese) against the release's references. A
+    repeated reference changes nothing (each sentence takes its first best one)."""
+    metric = GREEN(GREENConfig(unit=unit))
+    result = metric.score_corpus(sources, hypotheses, reference_columns(sources, references))
+    return {"green": {"score": round(result.score, 4), "signature": result.signature}}
 
 
 def full_report(

@@ -5,7 +5,7 @@ The hypotheses get ERRANT edits from the same extractor as the release's referen
 correction scores (errant_compare's default), with M/R/U categories (`-cat 1`) and the
 detection modes beside them, and under ``extra`` the classic metrics a paper reports: M2
 (MaxMatch, m2scorer 3.2 semantics, against the release's ERRANT M2 as gold), SentM2, GLEU
-(Python-2-compatible draw) and CLEME / CLEME2.0 on the same M2 blocks. Kept free of Django,
+(Python-2-compatible draw), GREEN (word units) and CLEME / CLEME2.0 on the same M2 blocks. Kept free of Django,
 like scoring/metric.py, whose ScoreReport it fills.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 from gecscore.english.errant_compare import CompareOptions, ErrantResult, compare_blocks
 from gecscore.english.errant_edits import parallel_to_m2_blocks
 from gecscore.english.gleu import corpus_gleu
-from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block
+from gecscore.m2 import M2Block
 from gecscore.maxmatch import score as m2_score
 from gecscore.weights.base import EditWeightProvider, ProgressCallback
 
@@ -27,7 +27,9 @@ from scoring.metric import (
     SentenceOutcome,
     chunk_metrics,
     curve_points,
+    green_metric,
     label_keyed_edits,
+    reference_columns,
 )
 
 DETECTION_MODES = ("ds", "dt")
@@ -53,23 +55,6 @@ def source_tokens(text: str) -> list[str]:
 def hypothesis_blocks(sources: Sequence[str], hypotheses: Sequence[str]) -> list[M2Block]:
     """ERRANT M2 blocks of one system's hypotheses (one annotator)."""
     return parallel_to_m2_blocks(sources, [hypotheses])
-
-
-def _references_for_gleu(
-    sources: Sequence[str], references: Sequence[Sequence[str]]
-) -> list[list[str]]:
-    """GLEU's reference columns: every sentence needs one text per column, so a sentence with
-    fewer references repeats its first (as the CoNLL-14 reference files do); markers count as
-    the source unchanged."""
-    width = max((len(refs) for refs in references), default=1) or 1
-    columns: list[list[str]] = [[] for _ in range(width)]
-    for source, refs in zip(sources, references, strict=True):
-        texts = [
-            source if text in (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT) else text for text in refs
-        ] or [source]
-        for k in range(width):
-            columns[k].append(texts[k] if k < len(texts) else texts[0])
-    return columns
 
 
 def labelled_edits(
@@ -164,7 +149,7 @@ def english_report(
         for item in main.sentences
     ]
     m2 = m2_score(hypotheses, ref_blocks)
-    gleu = corpus_gleu(sources, hypotheses, _references_for_gleu(sources, references))
+    gleu = corpus_gleu(sources, hypotheses, reference_columns(sources, references))
     extra: dict[str, Any] = {
         "m2": {
             "tp": m2.tp,
@@ -179,6 +164,7 @@ def english_report(
         },
         "gleu": {"score": round(gleu.gleu, 4), "signature": gleu.signature},
         "errant_types": errant_types,
+        **green_metric(sources=sources, hypotheses=hypotheses, references=references, unit="word"),
         **chunk_metrics(hyp_blocks, ref_blocks),
     }
     max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)

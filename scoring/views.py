@@ -34,7 +34,7 @@ from scoring.models import ScoreStatus, SystemOutput
 
 PAGE_SIZE = 50
 # Leaderboard columns beyond the char-level P/R/F0.5 (selectable with ?cols=...).
-OPTIONAL_COLUMNS = ("detection", "m2", "sentm2", "gleu", "cleme", "cleme2", "ptm2")
+OPTIONAL_COLUMNS = ("detection", "m2", "sentm2", "gleu", "green", "cleme", "cleme2", "ptm2")
 DEFAULT_COLUMNS = ("detection", "cleme")
 # English releases also report the classic metrics papers print beside ERRANT.
 DEFAULT_COLUMNS_EN = ("m2", "sentm2", "gleu", "cleme")

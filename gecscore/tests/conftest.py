@@ -35,10 +35,19 @@ def _installed(*modules: str) -> bool:
 
 
 WEIGHTED = _installed("torch", "transformers", "bert_score")
-collect_ignore = [] if WEIGHTED else ["weights"]
+REFFREE = _installed("torch", "transformers", "tokenizers")
+collect_ignore = ([] if WEIGHTED else ["weights"]) + ([] if REFFREE else ["reffree"])
 
 
 def pytest_report_header() -> str:
-    if WEIGHTED:
-        return "gecscore extras: [weighted] installed"
-    return "gecscore extras: [weighted] not installed, tests/weights/ not collected"
+    weighted = (
+        "[weighted] installed"
+        if WEIGHTED
+        else "[weighted] not installed, tests/weights/ not collected"
+    )
+    reffree = (
+        "[reffree] installed"
+        if REFFREE
+        else "[reffree] not installed, tests/reffree/ not collected"
+    )
+    return f"gecscore extras: {weighted}; {reffree}"

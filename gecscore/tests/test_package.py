@@ -55,3 +55,23 @@ def test_console_command_runs_a_subcommand(tmp_path: Path) -> None:
     assert '"f05": 1.0' in done.stdout
     usage = _run(str(Path(sys.executable).with_name("gecscore")), "compare")
     assert usage.returncode == 2 and usage.stderr.startswith("usage: gecscore compare ")
+
+
+def test_version_from_an_uninstalled_source_tree_is_a_message() -> None:
+    # -S: no site-packages, so no installed distribution's metadata; the source tree is on
+    # PYTHONPATH. The version exists only in an installed distribution.
+    source = PACKAGE_DIR / "src"
+    done = subprocess.run(
+        [sys.executable, "-S", "-m", "gecscore", "--version"],
+        env={"PYTHONPATH": str(source), "PATH": "/usr/bin:/bin"},
+        cwd=source.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert (
+        done.stderr.startswith("error: gecscore is not installed")
+        and "Traceback" not in done.stderr
+    )

@@ -12,6 +12,7 @@ from gecscore.compare import signature as compare_signature
 from gecscore.english.errant_compare import CompareOptions
 from gecscore.english.gleu import GleuResult
 from gecscore.english.imeasure import IMeasureConfig
+from gecscore.green import signature as green_signature
 from gecscore.m2 import parse_m2
 from gecscore.maxmatch.scorer import M2Result
 from gecscore.ptm2 import signature as ptm2_signature
@@ -110,6 +111,9 @@ def test_m2scorer_gleu_and_imeasure_signatures() -> None:
     gleu = GleuResult(0.5, 500, "python2", 2, None, 0.0)
     assert gleu.signature == (
         "metric=gleu|version=gec-ranking-50b5032|order=4|refs=2|draw=python2|iterations=500"
+    )
+    assert green_signature(n=4, beta=2.0, unit="word", references=2) == (
+        "metric=green|version=gec-metrics-0.1.1|n=4|beta=2|unit=word|refs=2"
     )
     assert IMeasureConfig().signature == (
         "imeasure|version:imeasure-fc79fdf-nomix|level:token|max:correction-wacc"

@@ -273,7 +273,7 @@ def _compute_report(
     system: SystemOutput, *, job_id: int | None, resources_dir: str | None
 ) -> tuple[list[ReleasedSentence], metric.ScoreReport]:
     """The hypotheses' edits against the release's references, as the metric library reports
-    them (char-level ChERRANT for Chinese; ERRANT, M2, GLEU and CLEME for English)."""
+    them (char-level ChERRANT and GREEN for Chinese; ERRANT, M2, GLEU, GREEN and CLEME for English)."""
     version = system.version
     rows = released_rows(version)
     if len(rows) != len(system.hypotheses):
@@ -305,6 +305,14 @@ def _compute_report(
         ref_blocks,
         source_names=[row.source_name for row in rows],
         resources=resources,
+    )
+    report.extra.update(
+        metric.green_metric(
+            sources=[row.text for row in rows],
+            hypotheses=system.hypotheses,
+            references=[list(row.references) for row in rows],
+            unit="char",
+        )
     )
     return rows, report
 

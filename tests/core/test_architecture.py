@@ -4,7 +4,7 @@
   (migrations aside);
 - no product function over 80 lines (the metric library included);
 - apps import only apps to their left in `core <- datasets <- annotate <- review <- judgments
-  <- scoring <- demo`, at the top of the module or inside a function alike; the metric
+  <- scoring <- publishing <- demo`, at the top of the module or inside a function alike; the metric
   library, a package of its own that every app may use, imports no app at all;
 - no `apps.get_model` outside migrations;
 - the project's modules are imported at module top (on the Django side): an import inside a function only dodges
@@ -24,7 +24,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
-ORDER = ["core", "datasets", "annotate", "review", "judgments", "scoring", "demo"]
+ORDER = ["core", "datasets", "annotate", "review", "judgments", "scoring", "publishing", "demo"]
 PRODUCT = ["config", *ORDER]
 # The metric library: the package `gecscore`, from its own directory (gecscore/pyproject.toml).
 LIBRARY = ("gecscore", "src", "gecscore")

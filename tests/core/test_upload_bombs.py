@@ -29,6 +29,7 @@ from django.urls import reverse
 from core.models import BackgroundJob
 from core.roles import Role
 from judgments.models import Campaign
+from publishing.models import ReferenceFile
 from scoring.models import HumanSystemScores, SystemOutput
 from tests.factories import make_user
 from tests.judgments.factories import make_release
@@ -136,6 +137,10 @@ def _post_appraise_api(client: Client, release: Any, upload: SimpleUploadedFile)
     return client.post(reverse("api-judgment-import"), {"campaign": "bomb", "file": upload})
 
 
+def _post_reference_file_api(client: Client, release: Any, upload: SimpleUploadedFile) -> Any:
+    return client.post(reverse("publishing:api-reference-files"), {"name": "bomb", "file": upload})
+
+
 PATHS = [
     Path_(
         "dataset import API", _post_dataset_api, False, lambda: not BackgroundJob.objects.exists()
@@ -156,6 +161,12 @@ PATHS = [
         _post_appraise_api,
         False,
         lambda: not Campaign.objects.exists() and not BackgroundJob.objects.exists(),
+    ),
+    Path_(
+        "release reference file API",
+        _post_reference_file_api,
+        False,
+        lambda: not ReferenceFile.objects.exists(),
     ),
 ]
 

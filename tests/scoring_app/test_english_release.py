@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from gecscore.english.errant_compare import CompareOptions, compare_blocks
 from gecscore.english.gleu import corpus_gleu
+from gecscore.green import GREEN, GREENConfig
 from gecscore.m2 import M2Block, parse_m2, read_m2, write_m2
 from gecscore.maxmatch import score as m2_score
 
@@ -124,6 +125,8 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
         for k in (0, 1)
     ]
     assert extra["gleu"]["score"] == round(corpus_gleu(sources, lines, refs).gleu, 4)
+    green = GREEN(GREENConfig(unit="word")).score_corpus(sources, lines, refs)
+    assert extra["green"] == {"score": round(green.score, 4), "signature": green.signature}
     assert {"cleme", "cleme2"} <= set(extra)
     # The stored per-sentence edits are labelled from the same comparison.
     labelled = [edit["label"] for row in score.sentences.all() for edit in row.edits]

@@ -1,8 +1,15 @@
 """Pure-Python GEC metric library (no Django below this package).
 
-Char-level ChERRANT-compatible extraction and scoring:
+Every metric is called the same way (``gecscore.metric``)::
 
-    from gecscore import extract_edits, load_resources, parallel_to_m2, compare_m2
+    from gecscore import Gold, get_metric, read_m2
+
+    M2 = get_metric("m2")
+    gold = Gold(read_m2("gold.m2"))
+    result = M2(M2.Config(beta=0.5)).score_corpus(gold.sources, hypotheses, gold)
+
+Shared I/O is here too: ``read_m2``, ``write_m2``, ``read_parallel``, ``parallel_to_m2``,
+``extract_edits``. The README's "Python API" section has runnable examples.
 
 The names below are imported on first use, not with the package: a command that needs
 one metric (``python -m gecscore cleme``) should not pay for loading all of them.
@@ -24,8 +31,28 @@ _EXPORTS: dict[str, str] = {
     "MetricConfig": "gecscore.metric",
     "Result": "gecscore.metric",
     "SentenceScore": "gecscore.metric",
+    "Hypotheses": "gecscore.metric",
+    "References": "gecscore.metric",
     "get_metric": "gecscore.registry",
     "metric_names": "gecscore.registry",
+    # The metric classes (also by name: get_metric("cherrant") is ChERRANT).
+    "ChERRANT": "gecscore.cherrant",
+    "ERRANT": "gecscore.english.errant_compare",
+    "M2": "gecscore.maxmatch.scorer",
+    "SentM2": "gecscore.maxmatch.scorer",
+    "GLEU": "gecscore.english.gleu",
+    "GLEUGecMetrics": "gecscore.english.gleu_gecmetrics",
+    "GREEN": "gecscore.green",
+    "IMPARA": "gecscore.reffree.impara",
+    "SOME": "gecscore.reffree.some",
+    "Scribendi": "gecscore.reffree.scribendi",
+    "LLMJudgeSent": "gecscore.reffree.llm_judge",
+    "LLMJudgeEdit": "gecscore.reffree.llm_judge",
+    "IMeasure": "gecscore.english.imeasure_metric",
+    "CLEME": "gecscore.cleme.metric",
+    "CLEME2": "gecscore.cleme.metric",
+    "PTM2": "gecscore.ptm2_metric",
+    "PTM2M2": "gecscore.ptm2_metric",
     "CompareError": "gecscore.compare",
     "CompareResult": "gecscore.compare",
     "Scores": "gecscore.compare",
@@ -60,7 +87,68 @@ _EXPORTS: dict[str, str] = {
     "no_resources": "gecscore.resources",
 }
 
-__all__ = sorted(_EXPORTS)
+# A literal list (not sorted(_EXPORTS)): type checkers read it as the re-exports; a test
+# holds it equal to the keys of _EXPORTS.
+__all__ = [
+    "CLEME",
+    "CLEME2",
+    "ChERRANT",
+    "CompareError",
+    "CompareResult",
+    "Counts",
+    "ERRANT",
+    "Edit",
+    "GECError",
+    "GLEU",
+    "GLEUGecMetrics",
+    "GREEN",
+    "Gold",
+    "Hypotheses",
+    "IMPARA",
+    "IMeasure",
+    "LLMJudgeEdit",
+    "LLMJudgeSent",
+    "M2",
+    "M2Block",
+    "M2Edit",
+    "M2FormatError",
+    "M2Target",
+    "Metric",
+    "MetricConfig",
+    "PTM2",
+    "PTM2M2",
+    "PTM2Result",
+    "ParallelFormatError",
+    "ParallelLine",
+    "References",
+    "ResourceError",
+    "Resources",
+    "Result",
+    "SOME",
+    "Scores",
+    "Scribendi",
+    "SentM2",
+    "SentenceResult",
+    "SentenceScore",
+    "TargetAnnotation",
+    "annotate_sentence",
+    "compare_m2",
+    "default_resources",
+    "extract_edits",
+    "get_metric",
+    "load_resources",
+    "metric_names",
+    "no_resources",
+    "parallel_to_m2",
+    "parse_m2",
+    "parse_parallel",
+    "precision_recall_f",
+    "read_m2",
+    "read_parallel",
+    "reference_count_curve",
+    "score_ptm2",
+    "write_m2",
+]
 
 
 def __getattr__(name: str) -> object:
@@ -81,6 +169,8 @@ def __getattr__(name: str) -> object:
 
 if TYPE_CHECKING:
     __version__: str
+    from gecscore.cherrant import ChERRANT
+    from gecscore.cleme.metric import CLEME, CLEME2
     from gecscore.compare import (
         CompareError,
         CompareResult,
@@ -90,6 +180,10 @@ if TYPE_CHECKING:
         reference_count_curve,
     )
     from gecscore.counts import Counts, precision_recall_f
+    from gecscore.english.errant_compare import ERRANT
+    from gecscore.english.gleu import GLEU
+    from gecscore.english.gleu_gecmetrics import GLEUGecMetrics
+    from gecscore.english.imeasure_metric import IMeasure
     from gecscore.errors import GECError
     from gecscore.extract import (
         Edit,
@@ -101,6 +195,7 @@ if TYPE_CHECKING:
         parse_parallel,
         read_parallel,
     )
+    from gecscore.green import GREEN
     from gecscore.m2 import (
         M2Block,
         M2Edit,
@@ -110,9 +205,23 @@ if TYPE_CHECKING:
         read_m2,
         write_m2,
     )
-    from gecscore.metric import Gold, Metric, MetricConfig, Result, SentenceScore
+    from gecscore.maxmatch.scorer import M2, SentM2
+    from gecscore.metric import (
+        Gold,
+        Hypotheses,
+        Metric,
+        MetricConfig,
+        References,
+        Result,
+        SentenceScore,
+    )
     from gecscore.mucgec import ParallelLine
     from gecscore.ptm2 import PTM2Result, score_ptm2
+    from gecscore.ptm2_metric import PTM2, PTM2M2
+    from gecscore.reffree.impara import IMPARA
+    from gecscore.reffree.llm_judge import LLMJudgeEdit, LLMJudgeSent
+    from gecscore.reffree.scribendi import Scribendi
+    from gecscore.reffree.some import SOME
     from gecscore.registry import get_metric, metric_names
     from gecscore.resources import (
         ResourceError,

@@ -30,6 +30,21 @@ from typing import IO, Any
 
 from gecscore.errors import InputFormatError
 
+__all__ = [
+    "CHUNK_BYTES",
+    "DEFAULT_LIMITS",
+    "GZIP_MAGIC",
+    "SPOOL_BYTES",
+    "InputTooLarge",
+    "MalformedXML",
+    "ReadLimits",
+    "Source",
+    "iter_chunks",
+    "iter_xml",
+    "read_bounded",
+    "xml_events",
+]
+
 GZIP_MAGIC = b"\x1f\x8b"
 CHUNK_BYTES = 64 * 1024
 # Decompressed data above this is kept in a temporary file, not in memory, until every

@@ -11,6 +11,12 @@ from dataclasses import dataclass
 
 from gecscore.align import Op
 
+__all__ = [
+    "NONE_CORRECTION",
+    "TypedEdit",
+    "classify",
+]
+
 NONE_CORRECTION = "-NONE-"
 
 

@@ -3,7 +3,13 @@
 Each command module exposes ``register(subparsers) -> None`` which adds its subcommands
 (argparse sub-parsers) and sets ``func`` (``Callable[[argparse.Namespace], int]``) as the
 parser default. To add a metric's commands, name them in ``registry.COMMANDS`` with their
-module (and the metric in ``registry.METRICS``).
+module (and the metric in ``registry.METRICS``). Options that several commands take come
+from ``gecscore.commands.arguments`` (one type and help text each).
+
+Exit status: 0 done; 2 a usage error (argparse) or a ``GECError`` / ``OSError``, printed as
+one ``error: ...`` line; 141 (128 + SIGPIPE) when the reader of stdout went away, silently;
+anything else escapes with its traceback, since it is a bug. A command names its flags in
+its own messages (``CommandError``); the library's messages name the Python API's options.
 """
 
 from __future__ import annotations
@@ -20,6 +26,12 @@ from gecscore.registry import command_modules
 TYPE_CHECKING = False  # typing is not imported at run time (start-up, see _terminal_columns)
 if TYPE_CHECKING:
     from typing import Any
+
+__all__ = [
+    "CommandError",
+    "build_parser",
+    "main",
+]
 
 
 class CommandError(GECError):
@@ -78,14 +90,23 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        from gecscore import __version__
+        from importlib.metadata import PackageNotFoundError
 
+        try:
+            from gecscore import __version__
+        except PackageNotFoundError:  # imported from a source tree that was never installed
+            parser.exit(
+                2,
+                "error: gecscore is not installed, so it has no version; "
+                "pip install it (pip install -e ./gecscore in a checkout)\n",
+            )
         print(f"gecscore {__version__}")  # to stdout, as argparse's own version action
         parser.exit()
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser; with a known ``command``, only that command's module is loaded."""
+    """The parser; with a known ``command``, only that command's module is loaded (none for
+    ``--version``)."""
     parser = _ArgumentParser(
         prog="gecscore",
         description="Grammatical error correction metrics (ChERRANT-compatible char metric, ...).",
@@ -94,7 +115,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=_ArgumentParser
     )
-    for module_name in command_modules(command):
+    # `gecscore --version` needs no command (their modules import numpy and more).
+    for module_name in () if command == "--version" else command_modules(command):
         module = importlib.import_module(module_name)
         module.register(subparsers)
     return parser
@@ -106,11 +128,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(words)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        return func(args)
-    except (CommandError, ValueError, OSError) as exc:
-        # ValueError covers our format errors (M2FormatError, ParallelFormatError), which name
-        # the file and line; OSError a missing or unreadable file.
+        status = func(args)
+        # A reader that went away (`| head -1`) shows here, inside the handler below, and not
+        # as "Exception ignored ... BrokenPipeError" when the interpreter flushes at exit.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _stdout_closed()
+    except (GECError, OSError) as exc:
+        # What the library raises on purpose (bad input, options, missing resources; every
+        # message names the file, line or option) and files that cannot be read or written.
+        # Anything else is a bug and keeps its traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # pragma: no cover - e.g. `| head`
-        return 0
+    return status
+
+
+def _stdout_closed() -> int:
+    """The exit status after the reader of stdout closed the pipe: what a shell reports for a
+    command ended by SIGPIPE (141), the convention of ``cat`` and ``yes``; no message.
+
+    The rest of stdout's buffer goes to /dev/null, so the flush at interpreter exit cannot
+    fail again (the recipe of Python's ``signal`` documentation, "Note on SIGPIPE")."""
+    import signal
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError):  # stdout is not a file (an embedding caller)
+        pass
+    return 128 + getattr(signal, "SIGPIPE", 13)

@@ -13,6 +13,10 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+__all__ = [
+    "collector_paused",
+]
+
 
 @contextmanager
 def collector_paused(*, freeze_after: bool = False) -> Iterator[None]:

@@ -14,14 +14,39 @@ Semantics kept exactly, because the published MuCGEC numbers depend on them:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from gecscore.compare_options import edit_filter, filter_fields
 from gecscore.counts import Counts, precision_recall_f
-from gecscore.errors import GECError
+from gecscore.errors import GECError, OptionError
 from gecscore.m2 import M2Block, M2Edit
 from gecscore.signature import Field, Signature
 
 TYPE_CHECKING = False  # not imported from typing, see the result types below
+if TYPE_CHECKING:
+    from gecscore.compare_options import PairTracer
+
+__all__ = [
+    "CAT_LEVELS",
+    "METRIC_VERSION",
+    "MODES",
+    "CompareError",
+    "CompareResult",
+    "EditDict",
+    "Key",
+    "Scores",
+    "SentenceResult",
+    "add_counts",
+    "category_key",
+    "choose_pair",
+    "compare_m2",
+    "compare_pair",
+    "edit_dicts",
+    "group_categories",
+    "reference_count_curve",
+    "scores",
+    "signature",
+]
 
 MODES = ("correction", "ds", "dt", "cse")
 CAT_LEVELS = (1, 2, 3)
@@ -105,9 +130,16 @@ def scores(tp: int, fp: int, fn: int, beta: float = 0.5) -> Scores:
 _NOOP_EDIT = M2Edit(-1, -1, "noop", "-NONE-", 0)
 
 
-def _edit_dicts(block: M2Block, max_refs: int | None, mode: str) -> dict[int, EditDict]:
+def edit_dicts(
+    block: M2Block,
+    max_refs: int | None,
+    mode: str,
+    keep: Callable[[M2Edit], bool] | None = None,
+) -> dict[int, EditDict]:
     """Per annotator: edit key -> the categories of the edits with that key, in file order.
 
+    ``keep`` (``edit_filter``) drops edits after their annotator is counted, as ChERRANT's
+    filters do: an annotator whose edits are all dropped stays, with no edit.
     Written as one loop per mode because it runs for every block of both files (issue #17:
     ``compare`` must not be slower than ChERRANT's own script).
     """
@@ -117,6 +149,10 @@ def _edit_dicts(block: M2Block, max_refs: int | None, mode: str) -> dict[int, Ed
     if not edits:
         edits = [_NOOP_EDIT]
     by_annotator: dict[int, EditDict] = {}
+    if keep is not None:
+        for edit in edits:
+            by_annotator.setdefault(edit.annotator, {})
+        edits = [edit for edit in edits if keep(edit)]
     keyed: EditDict | None
     key: Key
     if mode == "correction":
@@ -206,12 +242,16 @@ def category_key(cat: str, level: int) -> str:
 
 
 def choose_pair(
-    hyp: dict[int, EditDict], ref: dict[int, EditDict], total: list[int], beta: float
+    hyp: dict[int, EditDict],
+    ref: dict[int, EditDict],
+    total: list[int],
+    beta: float,
+    tracer: PairTracer | None = None,
 ) -> tuple[tuple[int, int, int], int, int]:
     """The best (hypothesis, reference) annotator pair of a sentence and its TP/FP/FN: the
     best F (rounded) of the running corpus ``total`` [TP, FP, FN] plus the pair's counts;
     ties go to larger TP, then smaller FP, then smaller FN, then the earlier pair."""
-    if len(hyp) == 1 and len(ref) == 1:
+    if tracer is None and len(hyp) == 1 and len(ref) == 1:
         # One candidate pair: it is the best whatever its F (saves the F computation).
         hyp_id, hyp_edits = next(iter(hyp.items()))
         ref_id, ref_edits = next(iter(ref.items()))
@@ -236,6 +276,10 @@ def choose_pair(
                 or (f == best_f and tp == b_tp and fp == b_fp and fn < b_fn)
             ):
                 best, best_f, best_hyp, best_ref = candidate, f, hyp_id, ref_id
+            if tracer is not None:
+                tracer.pair(hyp_id, hyp_edits, ref_id, ref_edits, candidate, total)
+    if tracer is not None:
+        tracer.chosen(best_hyp, hyp[best_hyp], best_ref, ref[best_ref])
     return best, best_hyp, best_ref
 
 
@@ -256,11 +300,11 @@ def group_categories(total_cats: dict[str, list[int]], level: int) -> dict[str, 
 
 def _check_options(mode: str, cat: int | None, max_refs: int | None) -> None:
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        raise OptionError(f"mode must be one of {MODES}, got {mode!r}")
     if cat is not None and cat not in CAT_LEVELS:
-        raise ValueError(f"cat must be one of {CAT_LEVELS}, got {cat!r}")
+        raise OptionError(f"cat must be one of {CAT_LEVELS}, got {cat!r}")
     if max_refs is not None and max_refs < 1:
-        raise ValueError(f"max_refs must be at least 1, got {max_refs}")
+        raise OptionError(f"max_refs must be at least 1, got {max_refs}")
 
 
 def _check_lengths(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) -> None:
@@ -301,6 +345,8 @@ def _compare_sentences(
     mode: str,
     beta: float,
     cat: int | None,
+    keep: Callable[[M2Edit], bool] | None = None,
+    tracer: PairTracer | None = None,
 ) -> tuple[list[int], dict[str, list[int]], list[SentenceResult], list[int]]:
     """Corpus [TP, FP, FN], per-category counts (with ``cat``), the sentences and the block
     indices whose sources differ, choosing each sentence's pair on the running totals."""
@@ -313,8 +359,8 @@ def _compare_sentences(
             # ChERRANT does not check sources (its own demo files differ in one character),
             # so a mismatch is reported, not fatal.
             mismatches.append(index)
-        hyp = _edit_dicts(hyp_block, max_refs, mode)
-        ref = _edit_dicts(ref_block, max_refs, mode)
+        hyp = edit_dicts(hyp_block, max_refs, mode, keep)
+        ref = edit_dicts(ref_block, max_refs, mode, keep)
         if reference_num is not None or len(ref) == 1:  # only then can it be skipped
             skipped = _skip_reason(ref, reference_num)
             if skipped is not None:
@@ -322,7 +368,9 @@ def _compare_sentences(
                     SentenceResult(index, hyp_block.line, 0, 0, 0, None, None, skipped, {})
                 )
                 continue
-        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta)
+        if tracer is not None:
+            tracer.sentence(index, hyp_block)
+        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta, tracer)
         best_cats: dict[str, list[int]] = {}
         if cat is not None:
             best_cats = compare_pair(hyp[hyp_id], ref[ref_id])[3]
@@ -376,6 +424,10 @@ def compare_m2(
     beta: float = 0.5,
     cat: int | None = None,
     signature_fields: Sequence[Field] = (),
+    single: bool = False,
+    multi: bool = False,
+    filt: Sequence[str] = (),
+    tracer: PairTracer | None = None,
 ) -> CompareResult:
     """Corpus TP/FP/FN/P/R/F of hypothesis blocks against reference blocks.
 
@@ -384,6 +436,8 @@ def compare_m2(
     annotators. ``mode``: correction (default), ds (span detection), dt (token detection),
     cse (correction + type). ``cat`` 1/2/3 fills the per-category table.
     ``signature_fields`` end the signature (e.g. ``(("input", "m2"),)``).
+    ``single`` / ``multi`` / ``filt``: ChERRANT's edit filters (``edit_filter``); ``tracer``
+    watches the choice of each sentence's pair (``PairTracer``).
     """
     _check_options(mode, cat, max_refs)
     _check_lengths(hyp_blocks, ref_blocks)
@@ -395,6 +449,8 @@ def compare_m2(
         mode=mode,
         beta=beta,
         cat=cat,
+        keep=edit_filter(single, multi, filt),
+        tracer=tracer,
     )
     categories: dict[str, Scores] = {}
     if cat is not None:
@@ -409,7 +465,7 @@ def compare_m2(
         mode=mode,
         max_refs=max_refs,
         reference_num=reference_num,
-        fields=signature_fields,
+        fields=(*filter_fields(single, multi, filt), *signature_fields),
     )
     return CompareResult(
         tp,

@@ -23,10 +23,22 @@ when FP = 0" (ChERRANT's test) is the same number, since ``tp / tp`` is exactly 
 
 from __future__ import annotations
 
+from gecscore.errors import OptionError
+
 # No runtime import of typing or dataclasses: `compare` and `cleme` on M2 files load neither,
 # and their start-up time is part of their contract (issue #17). The name TYPE_CHECKING is
 # what type checkers look for.
 TYPE_CHECKING = False
+
+__all__ = [
+    "CONVENTIONS",
+    "WEIGHTED_ZERO",
+    "ZERO",
+    "Counts",
+    "f_key",
+    "f_label",
+    "precision_recall_f",
+]
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Generic as _Generic
@@ -88,7 +100,7 @@ def precision_recall_f(
         denominator = sq_beta * p + r
         f = (1 + sq_beta) * (p * r / denominator) if denominator else 0.0
     else:
-        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+        raise OptionError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
     if digits is not None:
         return round(p, digits), round(r, digits), round(f, digits)
     return p, r, f

@@ -9,6 +9,11 @@ TYPE_CHECKING = False  # no typing import at run time (CLI start-up, issue #17)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+__all__ = [
+    "OverlappingEditsError",
+    "apply_edits",
+]
+
 
 class OverlappingEditsError(GECError, ValueError):
     """Two edits of one correction cover the same source token."""

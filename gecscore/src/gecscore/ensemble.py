@@ -12,6 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gecscore.edits import apply_edits
+from gecscore.errors import InputError
+
+__all__ = [
+    "VoteEdit",
+    "majority",
+    "vote",
+    "vote_edits_from",
+]
 
 # Types of edits that change nothing in the text (markers, not corrections).
 _MARKER_TYPES = frozenset({"noop", "NA"})
@@ -45,7 +53,7 @@ def vote(
     start, more voted) edit wins and the overlapping one is dropped rather than garbling text.
     """
     if not edit_sets:
-        raise ValueError("an ensemble needs at least one system")
+        raise InputError("an ensemble needs at least one system")
     needed = majority(len(edit_sets)) if min_votes is None else min_votes
     votes: Counter[VoteEdit] = Counter()
     for edits in edit_sets:

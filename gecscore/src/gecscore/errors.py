@@ -1,9 +1,20 @@
-"""The error root of the library (``GECError``), errors about input files (every one names the file and the 1-based line) and the one
-UTF-8 decoding policy of every reader."""
+"""The error root of the library (``GECError``) and its general kinds: ``OptionError`` (an
+option out of range), ``InputError`` (input that cannot be scored) and ``InputFormatError``
+(a line of an input file, naming the file and the 1-based line); and the one UTF-8 decoding
+policy of every reader."""
 
 from __future__ import annotations
 
 import os
+
+__all__ = [
+    "UTF8_BOM",
+    "GECError",
+    "InputFormatError",
+    "decode_utf8",
+    "first_nonblank_line",
+    "strip_bom",
+]
 
 
 class GECError(Exception):
@@ -13,7 +24,17 @@ class GECError(Exception):
     traceback."""
 
 
-class InputFormatError(GECError, ValueError):
+class OptionError(GECError, ValueError):
+    """An option out of its range or not one of its choices. The message names the option as
+    the Python API spells it (``max_refs``); the command line adds its flag."""
+
+
+class InputError(GECError, ValueError):
+    """Input that cannot be scored and is not one line of a file: an empty sentence, lists
+    that do not line up, too few systems to correlate."""
+
+
+class InputFormatError(InputError):
     """A line of an input file that cannot be used, with the file name and line number."""
 
     # The byte offset in the file, for bytes that are not UTF-8 (``decode_utf8``).

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gecscore.align import DEFAULT_MAX_PATHS, align
 from gecscore.classify import TypedEdit, classify
-from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.errors import GECError, InputError, InputFormatError, OptionError, decode_utf8
 from gecscore.m2 import (
     NA_TYPE,
     NO_ERROR_TEXT,
@@ -34,6 +34,22 @@ from gecscore.mucgec import (
 from gecscore.mucgec import parallel_rows, text_lines
 from gecscore.resources import Resources, default_resources, load_resources
 from gecscore.tokenize import normalize_source, normalize_target, tokenize
+
+__all__ = [
+    "Edit",
+    "ExtractionOptions",
+    "ParallelFormatError",
+    "ParallelLine",
+    "TargetAnnotation",
+    "annotate_sentence",
+    "annotate_target",
+    "extract_edits",
+    "init_m2_worker",
+    "m2_block_texts",
+    "parallel_to_m2",
+    "parse_parallel",
+    "read_parallel",
+]
 
 
 class ParallelFormatError(InputFormatError):
@@ -85,7 +101,7 @@ def annotate_target(
     """Edits of one target against its (already normalised) source."""
     target = normalize_target(target, simplified=simplified)
     if not target:
-        raise ValueError("empty target")
+        raise InputError("empty target")
     target_tokens = tokenize(target, granularity)
     special = _special(source, target)
     if special is not None:
@@ -122,9 +138,11 @@ class ExtractionOptions:
     max_paths: int = DEFAULT_MAX_PATHS
 
 
-def _check_granularity(granularity: str) -> None:
+def _check_options(granularity: str, strategy: str = "all") -> None:
     if granularity not in ("char", "word"):
-        raise ValueError(f"granularity must be 'char' or 'word', got {granularity!r}")
+        raise OptionError(f"granularity must be 'char' or 'word', got {granularity!r}")
+    if strategy not in ("all", "first"):
+        raise OptionError(f"strategy must be 'all' or 'first', got {strategy!r}")
 
 
 def extract_edits(
@@ -141,11 +159,11 @@ def extract_edits(
     ``simplified=False``. ``没有错误`` or a target equal to the source gives one ``noop`` edit,
     ``无法标注`` one ``NA`` edit (spans -1, -1), as in ChERRANT's M2.
     """
-    _check_granularity(granularity)
+    _check_options(granularity)
     resources = resources or default_resources()
     source = normalize_source(source)
     if not source:
-        raise ValueError("empty source")
+        raise InputError("empty source")
     source_tokens = tokenize(source, granularity)
     annotation = annotate_target(
         source_tokens,
@@ -185,11 +203,11 @@ def annotate_sentence(
     max_paths: int = DEFAULT_MAX_PATHS,
 ) -> tuple[M2Block, list[TargetAnnotation]]:
     """One M2 block with every target of a sentence (annotator id = target index)."""
-    _check_granularity(granularity)
+    _check_options(granularity, strategy)
     resources = resources or default_resources()
     source = normalize_source(source)
     if not source:
-        raise ValueError("empty source")
+        raise InputError("empty source")
     source_tokens = tokenize(source, granularity)
     block = M2Block(source=" ".join(source_tokens), targets=[], line=0)
     annotations: list[TargetAnnotation] = []
@@ -206,8 +224,8 @@ def annotate_sentence(
                 simplified=simplified,
                 max_paths=max_paths,
             )
-        except ValueError as exc:
-            raise ValueError(f"target {index + 1}: {exc}") from None
+        except GECError as exc:  # an empty target, an alignment too large to enumerate
+            raise InputError(f"target {index + 1}: {exc}") from None
         annotations.append(annotation)
         block.targets.extend(_m2_targets(annotation))
     return block, annotations
@@ -274,6 +292,7 @@ def parallel_to_m2(
     the output is identical (blocks keep input order)."""
     resources = resources or default_resources()
     items = list(lines)
+    _check_options(granularity, strategy)
     options = ExtractionOptions(granularity, strategy, simplified, max_paths)
     if workers > 1 and len(items) > 1:
         from gecscore.processes import worker_context
@@ -323,7 +342,7 @@ def _annotate_lines(
                 simplified=options.simplified,
                 max_paths=options.max_paths,
             )
-        except ValueError as exc:
+        except GECError as exc:
             raise ParallelFormatError(name, item.line, str(exc)) from None
         block.line = item.line
         blocks.append(block)
@@ -352,7 +371,7 @@ def m2_block_texts(batch: list[tuple[str, str, tuple[str, ...]]]) -> list[str]:
     for external_id, text, references in batch:
         try:
             block, _ = annotate_sentence(text, list(references), resources=resources)
-        except ValueError as exc:
-            raise ValueError(f"sentence {external_id}: {exc}") from None
+        except GECError as exc:
+            raise InputError(f"sentence {external_id}: {exc}") from None
         parts.append(format_m2_block(block) + "\n\n")
     return parts

@@ -26,6 +26,25 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import TextIO
 
+__all__ = [
+    "NA_TYPE",
+    "NONE_CORRECTION",
+    "NOOP_TYPE",
+    "NOT_ANNOTATABLE_TEXT",
+    "NO_ERROR_TEXT",
+    "M2Block",
+    "M2Edit",
+    "M2FormatError",
+    "M2Target",
+    "apply_m2_edits",
+    "beyond_source_warning",
+    "correction_tokens",
+    "format_m2_block",
+    "parse_m2",
+    "read_m2",
+    "write_m2",
+]
+
 NONE_CORRECTION = "-NONE-"
 NOOP_TYPE = "noop"
 NA_TYPE = "NA"

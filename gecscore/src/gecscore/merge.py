@@ -16,6 +16,12 @@ from collections.abc import Sequence
 
 from gecscore.align import Op
 
+__all__ = [
+    "MERGE_PUNCTUATION",
+    "levenshtein",
+    "merge",
+]
+
 # The merger's own punctuation string (it differs slightly from the alignment's: no 〰〾〿,
 # and "." instead of "﹏" at the end). Used with ChERRANT's substring test.
 MERGE_PUNCTUATION = string.punctuation + (

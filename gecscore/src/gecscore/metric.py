@@ -16,6 +16,10 @@ many times::
   accept ``Gold`` (annotated M2 blocks, from :func:`gecscore.read_m2`) in its place, since
   annotated edits are not always what an extractor would find in the corrected text.
   Reference-free metrics take ``references=()``.
+* metrics that compare edits (cherrant, errant, cleme, cleme2, ptm2) also take the
+  ``hypotheses`` as ``Gold``: a system's M2 file (its edits as one annotator), as ChERRANT's
+  ``compare_m2_for_evaluation.py`` and CLEME read them. ``sources`` stay the source sentences
+  (``Gold.sources`` gives them).
 * the answer is always a :class:`Result`: the headline ``score``; P/R/F and the summed
   counts where the metric has them; per-sentence scores where it has them; the
   ``signature`` that says how the number was made.
@@ -40,6 +44,7 @@ __all__ = [
     "Gold",
     "Metric",
     "MetricConfig",
+    "Hypotheses",
     "References",
     "Result",
     "SentenceScore",
@@ -105,20 +110,28 @@ class Gold(tuple):  # type: ignore[type-arg]
 
 
 References = Sequence[Sequence[str]] | Gold
+Hypotheses = Sequence[str] | Gold
 
 
 def check_corpus(
     sources: Sequence[str],
-    hypotheses: Sequence[str],
+    hypotheses: Hypotheses,
     references: References = (),
     *,
     needs_references: bool = True,
+    metric: str | None = None,
 ) -> None:
-    """A :class:`GECError` when the lists do not line up (counts named in the message)."""
+    """A :class:`GECError` when the lists do not line up (counts named in the message).
+
+    ``metric`` (a display name) is given by metrics that score text only: a ``Gold`` passed
+    to them is then an error that says so."""
     if isinstance(sources, str) or isinstance(hypotheses, str):
         raise GECError("sources and hypotheses are lists of sentences, not one string")
+    if metric is not None and (isinstance(hypotheses, Gold) or isinstance(references, Gold)):
+        raise GECError(f"{metric} scores corrected text, not M2 edits (Gold)")
     if len(hypotheses) != len(sources):
-        raise GECError(f"{len(hypotheses)} hypotheses for {len(sources)} sources")
+        noun = "gold M2 blocks of the hypothesis" if isinstance(hypotheses, Gold) else "hypotheses"
+        raise GECError(f"{len(hypotheses)} {noun} for {len(sources)} sources")
     if isinstance(references, Gold):
         if len(references) != len(sources):
             raise GECError(f"{len(references)} gold M2 blocks for {len(sources)} sources")
@@ -158,7 +171,7 @@ class Metric(ABC):
     def score_corpus(
         self,
         sources: Sequence[str],
-        hypotheses: Sequence[str],
+        hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
         """The corpus score, with per-sentence scores where the metric has them."""

@@ -13,6 +13,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
+__all__ = [
+    "ParallelLine",
+    "parallel_rows",
+    "text_lines",
+]
+
 
 @dataclass(frozen=True)
 class ParallelLine:

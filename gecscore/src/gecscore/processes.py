@@ -13,6 +13,11 @@ from __future__ import annotations
 import multiprocessing
 from multiprocessing.context import BaseContext
 
+__all__ = [
+    "PRELOADED_MODULES",
+    "worker_context",
+]
+
 PRELOADED_MODULES = ["gecscore.warmup"]
 
 

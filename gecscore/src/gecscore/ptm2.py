@@ -19,10 +19,24 @@ from dataclasses import dataclass, field
 
 from gecscore.counts import WEIGHTED_ZERO, Counts, f_key
 from gecscore.edits import OverlappingEditsError
-from gecscore.errors import GECError
+from gecscore.errors import GECError, OptionError
 from gecscore.m2 import NA_TYPE, NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, apply_m2_edits
 from gecscore.signature import Signature
 from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
+
+__all__ = [
+    "DEFAULT_CHUNK",
+    "GRANULARITIES",
+    "LEVELS",
+    "PTM2InputError",
+    "PTM2Result",
+    "SentenceScore",
+    "compute_weights",
+    "prepare_sentences",
+    "score_ptm2",
+    "score_sentences",
+    "signature",
+]
 
 Key = tuple[int, int, str]  # (start, end, correction) as ChERRANT / errant compare keys
 GRANULARITIES = ("char", "word")
@@ -153,7 +167,7 @@ def prepare_sentences(
 ) -> list[SentenceEdits]:
     """Pair hypothesis and reference blocks and key their edits like the comparison does."""
     if granularity not in GRANULARITIES:
-        raise ValueError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}")
+        raise OptionError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}")
     if len(hypothesis) != len(references):
         raise PTM2InputError(
             f"the hypothesis has {len(hypothesis)} blocks but the reference has "
@@ -297,7 +311,7 @@ def score_sentences(
     beta: float = 0.5,
 ) -> tuple[Counts[float], list[SentenceScore]]:
     if level not in LEVELS:
-        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
     total = WEIGHTED_ZERO
     scores: list[SentenceScore] = []
     for index, sentence in enumerate(sentences):

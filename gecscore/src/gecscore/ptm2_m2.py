@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gecscore.counts import Counts, precision_recall_f
+from gecscore.errors import OptionError
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
@@ -56,6 +57,22 @@ from gecscore.ptm2 import (
 )
 from gecscore.signature import Signature
 from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
+
+__all__ = [
+    "BASES",
+    "VERSION",
+    "AnnotatorPath",
+    "LatticeSentence",
+    "apply_m2_edits",
+    "compute_weights",
+    "gold_annotators",
+    "lattice_sentences",
+    "score_lattice_sentences",
+    "score_ptm2_m2",
+    "score_ptm2_m2_levels",
+    "signature",
+    "weight_requests",
+]
 
 VERSION = "1"
 BASES = ("m2", "sentm2")
@@ -264,7 +281,7 @@ def score_lattice_sentences(
     beta: float = 0.5,
 ) -> tuple[_Sums, list[SentenceScore]]:
     if level not in LEVELS:
-        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+        raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
     total = _Sums(0.0, 0.0, 0.0)
     scores: list[SentenceScore] = []
     for index, sentence in enumerate(sentences):
@@ -368,7 +385,7 @@ def score_ptm2_m2_levels(
     """
     for level in levels:
         if level not in LEVELS:
-            raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+            raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
     sentences = lattice_sentences(
         hypotheses, gold_blocks, max_unchanged_words=max_unchanged_words, max_arcs=max_arcs
     )

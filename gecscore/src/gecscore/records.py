@@ -24,6 +24,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+__all__ = [
+    "Literal",
+    "NamedTuple",
+]
+
 # Called through a plain callable: mypy's namedtuple() check wants literal field lists.
 _tuple_class: Callable[..., type] = namedtuple
 

@@ -1,19 +1,34 @@
 """The metrics of the library by name, and the CLI commands by the module that registers them.
 
-A :class:`Metric` names its scorer, its config and its meta-evaluation function by import
-path (``"module:attribute"``), never by the object: looking a metric up imports nothing, and
+Metrics are named by import path (``"module:attribute"``), never by the object: the class of
+the public calling convention in :data:`METRIC_CLASSES` (:func:`get_metric` loads it), the
+meta-evaluation function in :class:`Metric`; looking a metric up imports nothing, and
 :func:`load` imports only the module asked for. ``python -m gecscore compare`` reads this
 module at start-up and must not load the extractor or the aligner (issue #17 times it), so
 keep this module free of imports of the library's metric modules.
 
 Who looks here: the CLI (:data:`COMMANDS`: which module registers a command),
-``meta system --compute`` (the metrics with a ``meta`` function) and the Django side (the
-names, titles and where a scored system's summary keeps each number).
+``meta system --compute`` (the metrics with a ``meta`` function), users of the library
+(:func:`get_metric`) and the Django side (the names and titles; where a scored system's
+summary keeps each number is the app's business: ``scoring/services/meta/catalogue.py``).
 """
 
 from __future__ import annotations
 
 import importlib
+
+__all__ = [
+    "COMMANDS",
+    "METRICS",
+    "METRIC_CLASSES",
+    "Metric",
+    "command_modules",
+    "get",
+    "get_metric",
+    "load",
+    "meta_metrics",
+    "metric_names",
+]
 
 TYPE_CHECKING = False  # not imported from typing: see compare.py's result types
 
@@ -31,32 +46,38 @@ COMMANDS: dict[str, str] = {
     "errant-compare": "gecscore.commands.errant",
     "errant-m2": "gecscore.commands.errant",
     "gleu": "gecscore.commands.gleu",
+    "green": "gecscore.commands.green",
     "m2score": "gecscore.commands.m2score",
     "imeasure": "gecscore.commands.imeasure",
+    "some": "gecscore.commands.reffree",
+    "impara": "gecscore.commands.reffree",
+    "scribendi": "gecscore.commands.reffree",
+    "llm-judge": "gecscore.commands.reffree",
 }
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
+    from typing import Literal, NamedTuple, overload
+
+    from gecscore.cherrant import ChERRANT
+    from gecscore.cleme.metric import CLEME, CLEME2
+    from gecscore.english.errant_compare import ERRANT
+    from gecscore.english.gleu import GLEU
+    from gecscore.english.imeasure_metric import IMeasure
+    from gecscore.maxmatch.scorer import M2, SentM2
+    from gecscore.metric import Metric as MetricClass
+    from gecscore.ptm2_metric import PTM2, PTM2M2
 
     class Metric(NamedTuple):
         name: str  # the registry key
         title: str  # how pages and reports label its headline number
         language: str  # "zh", "en" or "any" (M2 input in any language)
-        scorer: str  # "module:function" computing it
-        config: str | None  # "module:Class" of its options, when it has a config type
         commands: tuple[str, ...]  # CLI commands that compute it (keys of COMMANDS)
         meta: str | None  # "module:function" for ``meta system --compute``, if offered
-        # Where a scored system's summary keeps it: (entry of summary["extra"], number key);
-        # None for the numbers that are not under "extra".
-        summary: tuple[str, str] | None
 
 else:
     from collections import namedtuple
 
-    Metric = namedtuple(
-        "Metric",
-        ["name", "title", "language", "scorer", "config", "commands", "meta", "summary"],
-    )
+    Metric = namedtuple("Metric", ["name", "title", "language", "commands", "meta"])
 
 
 def _metrics(*entries: Metric) -> dict[str, Metric]:
@@ -66,117 +87,76 @@ def _metrics(*entries: Metric) -> dict[str, Metric]:
 # The order is the order of listings (``meta system --compute``'s help: m2, sentm2, gleu,
 # imeasure; the platform's metric catalogue).
 METRICS: dict[str, Metric] = _metrics(
-    Metric(
-        "cherrant",
-        "ChERRANT F0.5",
-        "zh",
-        "gecscore.compare:compare_m2",
-        None,
-        ("compare", "score"),
-        None,
-        None,
-    ),
-    Metric(
-        "errant",
-        "ERRANT F0.5",
-        "en",
-        "gecscore.english.errant_compare:compare_blocks",
-        "gecscore.english.errant_compare:CompareOptions",
-        ("errant-compare",),
-        None,
-        None,
-    ),
-    Metric(
-        "m2",
-        "M2 F0.5",
-        "en",
-        "gecscore.maxmatch:score",
-        None,
-        ("m2score",),
-        "gecscore.meta.compute:m2_scores",
-        ("m2", "f05"),
-    ),
-    Metric(
-        "sentm2",
-        "SentM2",
-        "en",
-        "gecscore.maxmatch:score",
-        None,
-        ("m2score",),
-        "gecscore.meta.compute:sentm2_scores",
-        ("m2", "sent_f05"),
-    ),
-    Metric(
-        "gleu",
-        "GLEU",
-        "en",
-        "gecscore.english.gleu:corpus_gleu",
-        None,
-        ("gleu",),
-        "gecscore.meta.compute:gleu_scores",
-        ("gleu", "score"),
-    ),
-    Metric(
-        "imeasure",
-        "I-measure",
-        "en",
-        "gecscore.english.imeasure:score_corpus",
-        "gecscore.english.imeasure:IMeasureConfig",
-        ("imeasure",),
-        "gecscore.meta.compute:imeasure_scores",
-        None,
-    ),
-    Metric(
-        "cleme",
-        "CLEME F0.5",
-        "any",
-        "gecscore.cleme:cleme",
-        None,
-        ("cleme",),
-        None,
-        ("cleme", "f05"),
-    ),
-    Metric(
-        "cleme2",
-        "CLEME2.0",
-        "any",
-        "gecscore.cleme.cleme2:cleme2",  # not gecscore.cleme: its submodule cleme2 shadows the name
-        None,
-        ("cleme2",),
-        None,
-        ("cleme2", "score"),
-    ),
-    Metric(
-        "ptm2",
-        "PT-M2 F0.5",
-        "any",
-        "gecscore.ptm2:score_ptm2",
-        None,
-        ("ptm2",),
-        None,
-        ("ptm2", "f05"),
-    ),
-    Metric(
-        "ptm2-m2",
-        "PT-M2 F0.5 (MaxMatch)",
-        "en",
-        "gecscore.ptm2_m2:score_ptm2_m2",
-        None,
-        ("ptm2",),
-        None,
-        None,
-    ),
+    Metric("cherrant", "ChERRANT F0.5", "zh", ("compare", "score"), None),
+    Metric("errant", "ERRANT F0.5", "en", ("errant-compare",), None),
+    Metric("m2", "M2 F0.5", "en", ("m2score",), "gecscore.meta.compute:m2_scores"),
+    Metric("sentm2", "SentM2", "en", ("m2score",), "gecscore.meta.compute:sentm2_scores"),
+    Metric("gleu", "GLEU", "en", ("gleu",), "gecscore.meta.compute:gleu_scores"),
+    Metric("gleu-gecm", "GLEU (gec-metrics)", "en", (), "gecscore.meta.compute:gleu_gecm_scores"),
+    Metric("green", "GREEN", "any", ("green",), "gecscore.meta.compute:green_scores"),
+    Metric("some", "SOME", "en", ("some",), None),
+    Metric("impara", "IMPARA", "en", ("impara",), None),
+    Metric("scribendi", "Scribendi score", "en", ("scribendi",), None),
+    Metric("llm-s", "LLM judge (sentence)", "any", ("llm-judge",), None),
+    Metric("llm-e", "LLM judge (edit)", "any", ("llm-judge",), None),
+    Metric("imeasure", "I-measure", "en", ("imeasure",), "gecscore.meta.compute:imeasure_scores"),
+    Metric("cleme", "CLEME F0.5", "any", ("cleme",), None),
+    Metric("cleme2", "CLEME2.0", "any", ("cleme2",), None),
+    Metric("ptm2", "PT-M2 F0.5", "any", ("ptm2",), None),
+    Metric("ptm2-m2", "PT-M2 F0.5 (MaxMatch)", "en", ("ptm2",), None),
 )
 
 
 # Metric name -> "module:Class" of its gecscore.metric.Metric subclass (the public calling
 # convention); every metric gets one.
 METRIC_CLASSES: dict[str, str] = {
+    "cherrant": "gecscore.cherrant:ChERRANT",
+    "errant": "gecscore.english.errant_compare:ERRANT",
+    "m2": "gecscore.maxmatch.scorer:M2",
+    "sentm2": "gecscore.maxmatch.scorer:SentM2",
     "gleu": "gecscore.english.gleu:GLEU",
+    "imeasure": "gecscore.english.imeasure_metric:IMeasure",
+    "cleme": "gecscore.cleme.metric:CLEME",
+    "cleme2": "gecscore.cleme.metric:CLEME2",
+    "ptm2": "gecscore.ptm2_metric:PTM2",
+    "ptm2-m2": "gecscore.ptm2_metric:PTM2M2",
+    "green": "gecscore.green:GREEN",
+    "gleu-gecm": "gecscore.english.gleu_gecmetrics:GLEUGecMetrics",
+    "some": "gecscore.reffree.some:SOME",
+    "impara": "gecscore.reffree.impara:IMPARA",
+    "scribendi": "gecscore.reffree.scribendi:Scribendi",
+    "llm-s": "gecscore.reffree.llm_judge:LLMJudgeSent",
+    "llm-e": "gecscore.reffree.llm_judge:LLMJudgeEdit",
 }
 
 
-def get_metric(name: str) -> type:
+if TYPE_CHECKING:
+    # The class of each name, for type checkers (get_metric("m2").Config is M2Config).
+    @overload
+    def get_metric(name: Literal["cherrant"]) -> type[ChERRANT]: ...
+    @overload
+    def get_metric(name: Literal["errant"]) -> type[ERRANT]: ...
+    @overload
+    def get_metric(name: Literal["m2"]) -> type[M2]: ...
+    @overload
+    def get_metric(name: Literal["sentm2"]) -> type[SentM2]: ...
+    @overload
+    def get_metric(name: Literal["gleu"]) -> type[GLEU]: ...
+    @overload
+    def get_metric(name: Literal["imeasure"]) -> type[IMeasure]: ...
+    @overload
+    def get_metric(name: Literal["cleme"]) -> type[CLEME]: ...
+    @overload
+    def get_metric(name: Literal["cleme2"]) -> type[CLEME2]: ...
+    @overload
+    def get_metric(name: Literal["ptm2"]) -> type[PTM2]: ...
+    @overload
+    def get_metric(name: Literal["ptm2-m2"]) -> type[PTM2M2]: ...
+    @overload
+    def get_metric(name: str) -> type[MetricClass]: ...
+
+
+def get_metric(name: str) -> type[MetricClass]:
     """The metric class called ``name`` (``get_metric("gleu")(config).score_corpus(...)``);
     a GECError naming the known ones otherwise. Imports that metric's module only."""
     path = METRIC_CLASSES.get(name)
@@ -184,7 +164,7 @@ def get_metric(name: str) -> type:
         from gecscore.errors import GECError
 
         raise GECError(f"unknown metric {name!r} (known: {', '.join(sorted(METRIC_CLASSES))})")
-    return load(path)  # type: ignore[return-value]
+    return load(path)  # type: ignore[return-value]  # the registry names Metric subclasses
 
 
 def metric_names() -> list[str]:
@@ -206,11 +186,6 @@ def load(path: str) -> object:
     if not attribute:
         raise ValueError(f"expected 'module:attribute', got {path!r}")
     return getattr(importlib.import_module(module_name), attribute)
-
-
-def scorer(name: str) -> object:
-    """The scoring function of metric ``name`` (imports its module only)."""
-    return load(get(name).scorer)
 
 
 def meta_metrics() -> list[str]:

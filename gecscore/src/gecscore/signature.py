@@ -19,6 +19,17 @@ from __future__ import annotations
 
 import re
 
+__all__ = [
+    "COLON",
+    "COLON_V",
+    "KEYED",
+    "WEIGHTS",
+    "Field",
+    "Signature",
+    "SignatureStyle",
+    "settings_of",
+]
+
 # Plain classes with __slots__, not dataclasses: `compare` formats a signature, and importing
 # dataclasses costs ~12 ms of each `compare` run (issue #17 times its start-up; see the
 # named tuples of compare.py). They behave as frozen dataclasses would: fields are read-only,

@@ -11,6 +11,20 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from gecscore.errors import OptionError
+
+__all__ = [
+    "GRANULARITIES",
+    "MISSING_COMPONENT",
+    "char_tokens",
+    "normalize_source",
+    "normalize_target",
+    "remove_whitespace",
+    "to_simplified",
+    "tokenize",
+    "word_tokens",
+]
+
 MISSING_COMPONENT = "[缺失成分]"
 GRANULARITIES = ("char", "word")
 
@@ -79,4 +93,4 @@ def tokenize(text: str, granularity: str = "char") -> list[str]:
         return char_tokens(text)
     if granularity == "word":
         return word_tokens(text)
-    raise ValueError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}")
+    raise OptionError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}")

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from gecscore.cleme.cleme2 import cleme2
 from gecscore.cleme.inputs import read_m2_sentences
 from gecscore.cleme.model import Sentence
 from gecscore.cleme.scorers import cleme
 from gecscore.cleme.stats import chunk_statistics
+from gecscore.cleme.v2 import cleme2
 
 # specs/cleme.md section 8: CLEME v1.0 F0.5 per system, columns:
 # (level, assumption, length weighting)

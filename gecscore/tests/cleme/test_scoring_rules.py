@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from gecscore.cleme.cleme2 import Factors, aspects, cleme2
 from gecscore.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
 from gecscore.cleme.scorers import cleme, precision_recall_f
+from gecscore.cleme.v2 import Factors, aspects, cleme2
 from gecscore.cleme.weighting import (
     CORPUS_WEIGHTING,
     SENTENCE_DEPENDENT_WEIGHTING,
@@ -123,9 +123,9 @@ def test_mismatched_inputs_are_clear_errors() -> None:
 
 
 def test_per_sentence_scores_name_the_chosen_reference() -> None:
-    from gecscore.cleme.cleme2 import sentence_scores2
     from gecscore.cleme.evaluate import evaluate_chunks
     from gecscore.cleme.scorers import sentence_scores
+    from gecscore.cleme.v2 import sentence_scores2
     from gecscore.cleme.weighting import NO_WEIGHTING
 
     hyp = make_sentence(SOURCE, [[sub(0, 1, "X")]])

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gecscore.cleme.cleme2 import cleme2
 from gecscore.cleme.evaluate import evaluate_chunks
 from gecscore.cleme.model import Sentence, SpanEdit, make_sentence
 from gecscore.cleme.similarity import similarity_counts
+from gecscore.cleme.v2 import cleme2
 from gecscore.weights.base import ProgressCallback, SelfWeights, WeightRequest
 
 

@@ -19,7 +19,6 @@ import pytest
 from gecscore.english.errant_compare import (
     CompareOptions,
     compare_blocks,
-    compare_files,
     format_result,
 )
 from gecscore.m2 import M2Block, read_m2
@@ -93,7 +92,9 @@ def test_all_runs_equal_errant_compare_output(cleme_dir: Path) -> None:
     ("system", "counts"), [("AMU", (483, 795, 1934)), ("CAMB", (725, 1329, 1886))]
 )
 def test_issue_numbers(cleme_dir: Path, system: str, counts: tuple[int, int, int]) -> None:
-    result = compare_files(cleme_dir / f"conll14-{system}.errant", cleme_dir / "conll14.errant")
+    result = compare_blocks(
+        read_m2(cleme_dir / f"conll14-{system}.errant"), read_m2(cleme_dir / "conll14.errant")
+    )
     assert (result.tp, result.fp, result.fn) == counts
     chosen = {(s.hyp_annotator, s.ref_annotator) for s in result.sentences}
     assert chosen <= {(0, 0), (0, 1)}
@@ -107,7 +108,9 @@ def test_live_errant_compare_with_cat_2_and_token_detection(cleme_dir: Path) -> 
     hyp, ref = cleme_dir / "conll14-NTHU.errant", cleme_dir / "conll14.errant"
     command = [str(ERRANT_COMPARE), "-hyp", str(hyp), "-ref", str(ref), "-dt", "-cat", "2"]
     expected = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    ours = format_result(compare_files(hyp, ref, CompareOptions(mode="dt", cat=2)))
+    ours = format_result(
+        compare_blocks(read_m2(hyp), read_m2(ref), CompareOptions(mode="dt", cat=2))
+    )
     assert ours == expected
 
 
@@ -124,7 +127,9 @@ def test_two_annotator_hypothesis_equals_errant_compare(
 ) -> None:
     # The re-extracted references as a hypothesis: every hyp x ref annotator pair competes.
     hyp = shared_data / "conll14" / "errant302" / "conll14.ref.errant302.m2"
-    result = compare_files(hyp, cleme_dir / "conll14.errant", CompareOptions(mode=mode))
+    result = compare_blocks(
+        read_m2(hyp), read_m2(cleme_dir / "conll14.errant"), CompareOptions(mode=mode)
+    )
     assert (result.tp, result.fp, result.fn, result.p, result.r, result.f) == expected
     assert {s.hyp_annotator for s in result.sentences} == {0, 1}
 

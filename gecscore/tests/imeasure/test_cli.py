@@ -78,5 +78,8 @@ def test_bad_input_names_file_and_line(
 def test_a_bad_option_is_a_message(tmp_path: Path, capsys):
     gold = _write(tmp_path, "gold.m2", GOLD)
     hyp = _write(tmp_path, "hyp.txt", "a x c\nd e f\n")
-    assert main(["imeasure", "--hyp", hyp, "--ref", gold, "--weight", "0"]) == 2
-    assert "weight must be positive" in capsys.readouterr().err
+    # A usage error (exit 2) naming the flag, before anything is read.
+    with pytest.raises(SystemExit) as exit_info:
+        main(["imeasure", "--hyp", hyp, "--ref", gold, "--weight", "0"])
+    assert exit_info.value.code == 2
+    assert "argument --weight: must be a positive finite number" in capsys.readouterr().err

@@ -101,4 +101,6 @@ def test_gold_offsets_out_of_range_are_left_out_with_a_warning_naming_the_line(
 def test_missing_file_is_a_message(tmp_path: Path) -> None:
     completed = _run("--hyp", str(tmp_path / "nope.txt"), "--ref", str(tmp_path / "nope.m2"))
     assert completed.returncode == 2
-    assert "Traceback" not in completed.stderr and "nope.m2" in completed.stderr
+    # A usage error naming the first missing file and its flag, before anything is read.
+    assert "Traceback" not in completed.stderr
+    assert "argument --hyp: no such file: " in completed.stderr and "nope.txt" in completed.stderr

@@ -138,6 +138,8 @@ def test_rank_json_shape(seeda: Path) -> None:
         (["system", "--human", "MISSING.txt", "--metric", "a=b"], "MISSING.txt"),
         (["system", "--human", "{human}", "--metric", "x={placeholder}"], "line 1: score 'None'"),
         (["system", "--human", "{human}", "--metric", "x={human}", "--exclude", "NOPE"], "NOPE"),
+        (["system", "--human", "{human}", "--metric", "x={human}", "--window", "1"], "window"),
+        (["system", "--human", "{human}", "--compute", "gleu"], "--outputs"),
     ],
 )
 def test_bad_input_is_a_clear_error(seeda: Path, args: list[str], message: str) -> None:

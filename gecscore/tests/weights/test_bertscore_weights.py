@@ -177,7 +177,7 @@ def test_missing_model_says_what_to_install(tmp_path: Path) -> None:
 
 
 def test_unknown_model_needs_an_explicit_layer(tiny_bert: Path) -> None:
-    with pytest.raises(ModelNotFoundError, match="--layers N"):
+    with pytest.raises(ModelNotFoundError, match="give the layer explicitly"):
         BertScoreWeights(BertScoreConfig(model=str(tiny_bert)))
     with pytest.raises(ModelNotFoundError, match="has 3 layers"):
         BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=7))

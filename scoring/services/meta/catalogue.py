@@ -46,26 +46,35 @@ def _detection(score: SystemScore) -> tuple[float, str] | None:
     return float(entry["f05"]), f"{score.signature}|mode=ds"
 
 
-def _registered(metric: registry.Metric) -> MetricSpec:
+# Where a scored system's summary keeps the library's metrics (registry names): the entry of
+# ``summary["extra"]`` and its number key. The app's storage layout, so it lives here, not in
+# the library's registry; the order is the catalogue's.
+SUMMARY_EXTRA: dict[str, tuple[str, str]] = {
+    "m2": ("m2", "f05"),
+    "sentm2": ("m2", "sent_f05"),
+    "gleu": ("gleu", "score"),
+    "green": ("green", "score"),
+    "cleme": ("cleme", "f05"),
+    "cleme2": ("cleme2", "score"),
+    "ptm2": ("ptm2", "f05"),
+}
+
+
+def _registered(name: str) -> MetricSpec:
     """A metric of the library's registry, stored under ``summary["extra"]``."""
-    assert metric.summary is not None
-    entry, value_key = metric.summary
-    return MetricSpec(
-        metric.name, metric.title, metric.title, lambda s: _extra(s, entry, value_key)
-    )
+    title = registry.METRICS[name].title
+    entry, value_key = SUMMARY_EXTRA[name]
+    return MetricSpec(name, title, title, lambda s: _extra(s, entry, value_key))
 
 
-# The registry's metrics that a scored system's summary keeps (m2, sentm2, gleu, cleme,
-# cleme2, ptm2), after the main comparison's numbers.
-_STORED = [metric for metric in registry.METRICS.values() if metric.summary is not None]
 METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("f05", "ChERRANT F0.5 (char)", "ERRANT F0.5", lambda s: (s.f05, s.signature)),
     MetricSpec("p", "ChERRANT P (char)", "ERRANT P", lambda s: (s.p, s.signature)),
     MetricSpec("r", "ChERRANT R (char)", "ERRANT R", lambda s: (s.r, s.signature)),
     MetricSpec("detection", "detection (span) F0.5", "detection (span) F0.5", _detection),
-    *(_registered(metric) for metric in _STORED),
+    *(_registered(name) for name in SUMMARY_EXTRA),
 )
-_KNOWN_EXTRA = {metric.summary[0] for metric in _STORED if metric.summary is not None}
+_KNOWN_EXTRA = {entry for entry, _ in SUMMARY_EXTRA.values()}
 EXTRA_PREFIX = "extra."
 
 

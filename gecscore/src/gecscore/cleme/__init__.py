@@ -17,15 +17,15 @@ import importlib
 TYPE_CHECKING = False
 
 _EXPORTS: dict[str, str] = {
-    "CORPUS_FACTORS": "gecscore.cleme.cleme2",
-    "SENTENCE_FACTORS": "gecscore.cleme.cleme2",
-    "Aspects": "gecscore.cleme.cleme2",
-    "Cleme2Score": "gecscore.cleme.cleme2",
-    "Factors": "gecscore.cleme.cleme2",
-    "SentenceCleme2": "gecscore.cleme.cleme2",
-    "cleme2": "gecscore.cleme.cleme2",
-    "score_evaluation2": "gecscore.cleme.cleme2",
-    "sentence_scores2": "gecscore.cleme.cleme2",
+    "CORPUS_FACTORS": "gecscore.cleme.v2",
+    "SENTENCE_FACTORS": "gecscore.cleme.v2",
+    "Aspects": "gecscore.cleme.v2",
+    "Cleme2Score": "gecscore.cleme.v2",
+    "Factors": "gecscore.cleme.v2",
+    "SentenceCleme2": "gecscore.cleme.v2",
+    "cleme2": "gecscore.cleme.v2",
+    "score_evaluation2": "gecscore.cleme.v2",
+    "sentence_scores2": "gecscore.cleme.v2",
     "ChunkEvaluation": "gecscore.cleme.evaluate",
     "evaluate_chunks": "gecscore.cleme.evaluate",
     "ChunkGrid": "gecscore.cleme.grid",
@@ -114,17 +114,6 @@ def __getattr__(name: str) -> object:
 
 
 if TYPE_CHECKING:
-    from gecscore.cleme.cleme2 import (
-        CORPUS_FACTORS,
-        SENTENCE_FACTORS,
-        Aspects,
-        Cleme2Score,
-        Factors,
-        SentenceCleme2,
-        cleme2,
-        score_evaluation2,
-        sentence_scores2,
-    )
     from gecscore.cleme.evaluate import ChunkEvaluation, evaluate_chunks
     from gecscore.cleme.grid import (
         ChunkGrid,
@@ -149,6 +138,17 @@ if TYPE_CHECKING:
         sentence_scores,
     )
     from gecscore.cleme.stats import ChunkStatistics, chunk_statistics
+    from gecscore.cleme.v2 import (
+        CORPUS_FACTORS,
+        SENTENCE_FACTORS,
+        Aspects,
+        Cleme2Score,
+        Factors,
+        SentenceCleme2,
+        cleme2,
+        score_evaluation2,
+        sentence_scores2,
+    )
     from gecscore.cleme.weighting import (
         CORPUS_WEIGHTING,
         NO_WEIGHTING,

@@ -9,12 +9,24 @@ from __future__ import annotations
 
 from gecscore.cleme.model import Tokens
 from gecscore.cleme.partition import Partition
+from gecscore.errors import OptionError
 
 TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from typing import Literal, NamedTuple
 else:
     from gecscore.records import Literal, NamedTuple
+
+__all__ = [
+    "ASSUMPTIONS",
+    "Assumption",
+    "ChunkTally",
+    "LengthTally",
+    "count",
+    "count_dependent",
+    "count_independent",
+    "count_lengths",
+]
 
 Assumption = Literal["dependent", "independent"]
 ASSUMPTIONS: tuple[Assumption, ...] = ("dependent", "independent")
@@ -104,7 +116,7 @@ def count(partition: Partition, assumption: Assumption) -> list[ChunkTally]:
         return count_dependent(partition)
     if assumption == "independent":
         return count_independent(partition)
-    raise ValueError(f"assumption must be one of {ASSUMPTIONS}, got {assumption!r}")
+    raise OptionError(f"assumption must be one of {ASSUMPTIONS}, got {assumption!r}")
 
 
 class LengthTally(NamedTuple):
@@ -143,7 +155,7 @@ def count_lengths(
         ]
     if assumption == "independent":
         return [_independent_lengths(starts, ends, hyp, hyp_cells, ref_cells, n_chunks)]
-    raise ValueError(f"assumption must be one of {ASSUMPTIONS}, got {assumption!r}")
+    raise OptionError(f"assumption must be one of {ASSUMPTIONS}, got {assumption!r}")
 
 
 def _dependent_lengths(

@@ -37,6 +37,15 @@ if TYPE_CHECKING:
 else:
     from gecscore.records import NamedTuple
 
+__all__ = [
+    "ChunkEvaluation",
+    "LengthEvaluation",
+    "SentenceEvaluation",
+    "evaluate_chunks",
+    "evaluate_lengths",
+    "usable_references",
+]
+
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
 # tuples are cheaper to build (issue #17).

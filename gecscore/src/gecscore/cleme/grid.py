@@ -19,6 +19,14 @@ from gecscore.cleme.partition import ChunkKind, partition
 if TYPE_CHECKING:  # the extractor loads only when raw texts are given
     from gecscore.resources import Resources
 
+__all__ = [
+    "ChunkGrid",
+    "GridCell",
+    "GridColumn",
+    "chunk_grid",
+    "chunk_grid_from_texts",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class GridCell:

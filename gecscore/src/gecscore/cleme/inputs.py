@@ -22,7 +22,7 @@ from gecscore.cleme.model import (
     make_sentence,
 )
 from gecscore.collector import collector_paused
-from gecscore.errors import decode_utf8, first_nonblank_line
+from gecscore.errors import OptionError, decode_utf8, first_nonblank_line
 from gecscore.m2 import (
     NA_TYPE,
     NONE_CORRECTION,
@@ -40,6 +40,17 @@ if TYPE_CHECKING:
 
     from gecscore.extract import ParallelLine
     from gecscore.resources import Resources
+
+__all__ = [
+    "ERRANT_GRANULARITY",
+    "detect_format",
+    "read_m2_sentences",
+    "read_sentences",
+    "sentence_from_m2_block",
+    "sentences_from_m2",
+    "sentences_from_parallel",
+    "sentences_from_texts",
+]
 
 _SKIPPED_TYPES = (NOOP_TYPE, NA_TYPE)
 
@@ -316,4 +327,4 @@ def read_sentences(
             name=str(path),
             workers=workers,
         )
-    raise ValueError(f"input_format must be 'auto', 'm2' or 'text', got {input_format!r}")
+    raise OptionError(f"input_format must be 'auto', 'm2' or 'text', got {input_format!r}")

@@ -17,6 +17,14 @@ if TYPE_CHECKING:
 else:
     from gecscore.records import NamedTuple
 
+__all__ = [
+    "ClemeInputError",
+    "Sentence",
+    "SpanEdit",
+    "Tokens",
+    "make_sentence",
+]
+
 Tokens = tuple[str, ...]
 
 

@@ -27,6 +27,15 @@ if TYPE_CHECKING:
 else:
     from gecscore.records import Literal, NamedTuple
 
+__all__ = [
+    "ChunkKind",
+    "ChunkSpan",
+    "Partition",
+    "correction_cells",
+    "merged_intervals",
+    "partition",
+]
+
 ChunkKind = Literal["unchanged", "corrected", "dummy"]
 
 

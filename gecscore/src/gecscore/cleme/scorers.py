@@ -24,6 +24,7 @@ from gecscore.cleme.weighting import (
 )
 from gecscore.counts import f_key
 from gecscore.counts import precision_recall_f as shared_precision_recall_f
+from gecscore.errors import OptionError
 from gecscore.signature import COLON_V, Field, Signature
 
 TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
@@ -31,6 +32,22 @@ if TYPE_CHECKING:
     from typing import Any, Literal, NamedTuple
 else:
     from gecscore.records import Literal, NamedTuple
+
+__all__ = [
+    "CLEME_VERSION",
+    "SELECTIONS",
+    "ClemeScore",
+    "Selection",
+    "SentenceCleme",
+    "accuracy",
+    "best_per_sentence",
+    "cleme",
+    "corpus_totals",
+    "numpy_mean",
+    "precision_recall_f",
+    "score_evaluation",
+    "sentence_scores",
+]
 
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 
@@ -166,7 +183,7 @@ def score_evaluation(
     chooses each sentence's reference by F (default) or by accuracy (v1.0's accuracy
     scorers)."""
     if select not in SELECTIONS:
-        raise ValueError(f"select must be one of {SELECTIONS}, got {select!r}")
+        raise OptionError(f"select must be one of {SELECTIONS}, got {select!r}")
     table = weighting if weighting is not None else default_weighting(level, evaluation.assumption)
     bias = evaluation.mean_corrected_length
     weigher = LengthWeigher(table, bias)
@@ -197,7 +214,7 @@ def score_evaluation(
             select,
         )
     if level != "sentence":
-        raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
+        raise OptionError(f"level must be 'corpus' or 'sentence', got {level!r}")
     details = best_per_sentence(per_sentence, beta, select)
     total = Counts()
     for detail in details:

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     # The weights package imports torch on import (seconds); only the weighted path needs it.
     from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
+__all__ = [
+    "JOINER",
+    "similarity_counts",
+]
+
 # HEAD joins tokens with a space for every language (M2 text); BERT tokenizers split Chinese
 # into characters either way.
 JOINER = " "

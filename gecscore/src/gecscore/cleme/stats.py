@@ -29,6 +29,14 @@ from gecscore.cleme.evaluate import usable_references
 from gecscore.cleme.model import Sentence, SpanEdit
 from gecscore.cleme.partition import Partition, partition
 
+__all__ = [
+    "ChunkStatistics",
+    "HoldOutClass",
+    "chunk_statistics",
+    "classify_edit",
+    "hold_out_counts",
+]
+
 HoldOutClass = Literal["icc", "iuc", "cc"]
 
 

@@ -12,6 +12,7 @@ import math
 
 from gecscore.cleme.counting import Assumption, ChunkTally, LengthTally
 from gecscore.cleme.partition import Partition
+from gecscore.errors import OptionError
 
 TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
@@ -19,6 +20,23 @@ if TYPE_CHECKING:
     from typing import Literal, NamedTuple
 else:
     from gecscore.records import Literal, NamedTuple
+
+__all__ = [
+    "CORPUS_WEIGHTING",
+    "LEVELS",
+    "NO_WEIGHTING",
+    "SENTENCE_DEPENDENT_WEIGHTING",
+    "SENTENCE_INDEPENDENT_WEIGHTING",
+    "Counts",
+    "LengthWeigher",
+    "LengthWeight",
+    "LengthWeighting",
+    "Level",
+    "default_weighting",
+    "length_weighted_counts",
+    "unweighted_counts",
+    "weighted_length_counts",
+]
 
 Level = Literal["corpus", "sentence"]
 LEVELS: tuple[Level, ...] = ("corpus", "sentence")
@@ -77,7 +95,7 @@ def default_weighting(level: Level, assumption: Assumption) -> LengthWeighting:
         if assumption == "dependent":
             return SENTENCE_DEPENDENT_WEIGHTING
         return SENTENCE_INDEPENDENT_WEIGHTING
-    raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
 
 
 class Counts(NamedTuple):

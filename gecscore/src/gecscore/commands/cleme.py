@@ -1,16 +1,18 @@
 """Subcommands of the chunk metrics: ``cleme``, ``cleme2``, ``chunks``.
 
-    python -m gecscore cleme --hyp HYP --ref REF [--level corpus|sentence]
+    python -m gecscore cleme --hyp HYP [--hyp HYP2 ...] --ref REF [--level corpus|sentence]
           [--assumption dependent|independent] [--no-length-weighting] [--select f|accuracy]
           [--max-refs K] [--json]
-    python -m gecscore cleme2 --hyp HYP --ref REF [--level corpus|sentence]
+    python -m gecscore cleme2 --hyp HYP [--hyp HYP2 ...] --ref REF [--level corpus|sentence]
           [--assumption dependent|independent] [--max-refs K] [--json]
-          [--model MODEL [--layers N] [--batch-size B] [--device D]]
+          [--model MODEL [--layers N] [--batch-size B] [--device auto|cpu|cuda]]
     python -m gecscore chunks --ref REF [--max-refs K] [--json]
 
 HYP and REF are M2 files or ``id \\t source \\t targets`` text files (detected by content, or
 ``--format m2|text``). Text gets its edits from our extractor; its resources come from
-``--resources DIR``, else $GEC_CHERRANT_RESOURCES, else the documented default.
+``--resources DIR``, else $GEC_CHERRANT_RESOURCES, else the documented default. With several
+``--hyp`` files each result is preceded by ``== FILE`` (``--json``: one object per file, one a
+line, with the file as ``system``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import argparse
 
 from gecscore.cleme.inputs import detect_format, read_sentences
 from gecscore.collector import collector_paused
+from gecscore.commands import arguments
 
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
@@ -32,16 +35,6 @@ if TYPE_CHECKING:
 # aligner or the resources (gecscore/tests/cleme/test_startup.py).
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _add_input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
@@ -50,29 +43,22 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="input format of HYP/REF (default: detect from the first line)",
     )
-    parser.add_argument("--resources", metavar="DIR", help="ChERRANT data dir, for text input")
+    arguments.add_resources(parser, "text input: ")
     parser.add_argument(
         "--granularity",
         choices=("char", "word", "errant"),
         default="char",
         help="text input: char / word (Chinese) or errant (English, ERRANT's word edits)",
     )
-    parser.add_argument(
-        "--no-simplified",
-        dest="simplified",
-        action="store_false",
-        help="text input: do not convert targets to simplified characters",
-    )
-    parser.add_argument(
-        "--workers", type=_positive, default=1, help="text input: processes for edit extraction"
-    )
-    parser.add_argument("--max-refs", type=_positive, help="use only the first K references")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    arguments.add_no_simplified(parser, "text input: ")
+    arguments.add_workers(parser, "edit extraction from text input")
+    arguments.add_max_refs(parser)
 
 
 def _add_metric_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hyp", required=True, metavar="HYP", help="hypothesis M2 or text file")
-    parser.add_argument("--ref", required=True, metavar="REF", help="reference M2 or text file")
+    arguments.add_hyp(parser, "HYP", "hypothesis M2 or text file")
+    arguments.add_ref(parser, "REF", "reference M2 or text file")
+    arguments.add_json(parser)
     parser.add_argument("--level", choices=("corpus", "sentence"), default="corpus")
     parser.add_argument("--assumption", choices=("dependent", "independent"), default="dependent")
 
@@ -97,22 +83,16 @@ def register(subparsers: Any) -> None:
 
     p_cleme2 = subparsers.add_parser("cleme2", help="CLEME2.0 hit/wrong/under/over and score")
     _add_metric_options(p_cleme2)
-    p_cleme2.add_argument(
-        "--model",
-        metavar="MODEL",
-        help="CLEME2.0-sim: BERTScore chunk weights from a local model folder or installed "
-        "model package ('self' = every chunk 1); default: unweighted",
-    )
-    p_cleme2.add_argument("--layers", type=_positive, help="BERTScore layer (with --model)")
-    p_cleme2.add_argument("--batch-size", type=_positive, default=64, help="with --model")
-    p_cleme2.add_argument("--device", help="with --model: cpu or cuda (default: cuda if present)")
+    # CLEME2.0-sim: BERTScore chunk weights.
+    arguments.add_model_options(p_cleme2, required=False, when="with --model: ")
     _add_input_options(p_cleme2)
     p_cleme2.set_defaults(func=run_cleme2)
 
     p_chunks = subparsers.add_parser(
         "chunks", help="chunk statistics of a reference set (ICC/IUC/CC)"
     )
-    p_chunks.add_argument("--ref", required=True, metavar="REF", help="reference M2 or text file")
+    arguments.add_ref(p_chunks, "REF", "reference M2 or text file")
+    arguments.add_json(p_chunks, per_system=False)
     _add_input_options(p_chunks)
     p_chunks.set_defaults(func=run_chunks)
 
@@ -138,10 +118,14 @@ def _read(path: str, args: argparse.Namespace) -> list[Sentence]:
     )
 
 
-def _print(payload: dict[str, Any], as_json: bool, order: list[str]) -> None:
+def _print(
+    payload: dict[str, Any], as_json: bool, order: list[str], system: str | None = None
+) -> None:
     if as_json:
         import json
 
+        if system is not None:
+            payload = {"system": system, **payload}
         print(json.dumps(payload, ensure_ascii=False))
         return
     for key in order:
@@ -156,48 +140,40 @@ def run_cleme(args: argparse.Namespace) -> int:
 
     # The run builds no reference cycles and the process ends after it: collector passes
     # would only re-scan the corpus (gecscore/src/gecscore/collector.py).
+    order = ["tp", "fp", "fn", "tn", "p", "r", "f05", "acc", "bias", "sentences"]
     with collector_paused(freeze_after=True):
-        score = cleme(
-            _read(args.hyp, args),
-            _read(args.ref, args),
-            level=args.level,
-            assumption=args.assumption,
-            length_weighting=args.length_weighting,
-            max_refs=args.max_refs,
-            select=args.select,
-        )
-    payload = score.as_dict()
-    _print(
-        payload, args.json, ["tp", "fp", "fn", "tn", "p", "r", "f05", "acc", "bias", "sentences"]
-    )
+        ref = _read(args.ref, args)
+        for path in arguments.systems(args):
+            score = cleme(
+                _read(path, args),
+                ref,
+                level=args.level,
+                assumption=args.assumption,
+                length_weighting=args.length_weighting,
+                max_refs=args.max_refs,
+                select=args.select,
+            )
+            _print(score.as_dict(), args.json, order, path)
     return 0
 
 
 def run_cleme2(args: argparse.Namespace) -> int:
-    from gecscore.cleme.cleme2 import cleme2
+    from gecscore.cleme.v2 import cleme2
 
-    provider = None
-    if args.model:
-        # Imported only here: the BERTScore provider pulls in torch and transformers.
-        from gecscore.weights import make_provider
-
-        provider = make_provider(
-            args.model, num_layers=args.layers, batch_size=args.batch_size, device=args.device
+    # The BERTScore provider (torch, transformers) is loaded only with --model.
+    provider = arguments.weight_provider(args) if args.model else None
+    order = ["tp", "fp_ne", "fp_un", "fn", "tn", "hit", "wrong", "under", "over", "score"]
+    ref = _read(args.ref, args)
+    for path in arguments.systems(args):
+        score = cleme2(
+            _read(path, args),
+            ref,
+            level=args.level,
+            assumption=args.assumption,
+            max_refs=args.max_refs,
+            weights=provider,
         )
-    score = cleme2(
-        _read(args.hyp, args),
-        _read(args.ref, args),
-        level=args.level,
-        assumption=args.assumption,
-        max_refs=args.max_refs,
-        weights=provider,
-    )
-    payload = score.as_dict()
-    _print(
-        payload,
-        args.json,
-        ["tp", "fp_ne", "fp_un", "fn", "tn", "hit", "wrong", "under", "over", "score", "sentences"],
-    )
+        _print(score.as_dict(), args.json, [*order, "sentences"], path)
     return 0
 
 

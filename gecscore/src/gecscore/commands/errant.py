@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Any
 
-from gecscore.cli import CommandError
+from gecscore.commands import arguments
 from gecscore.compare import CompareError
 from gecscore.counts import f_key
 from gecscore.english.errant_compare import (
@@ -33,10 +33,8 @@ def register(subparsers: Any) -> None:
     compare = subparsers.add_parser(
         "errant-compare", help="ERRANT compare (errant_compare 3.0.2) of hypothesis M2 files"
     )
-    compare.add_argument(
-        "--hyp", required=True, action="append", metavar="HYP.m2", help="repeat for several"
-    )
-    compare.add_argument("--ref", required=True, metavar="REF.m2")
+    arguments.add_hyp(compare, "HYP.m2", "hypothesis M2 file")
+    arguments.add_ref(compare, "REF.m2", "reference M2 file")
     modes = compare.add_mutually_exclusive_group()
     for flag, mode, text in (
         ("--cs", "cs", "span-based correction (default)"),
@@ -49,15 +47,28 @@ def register(subparsers: Any) -> None:
     compare.add_argument("--multi", action="store_true", help="only edits 2+:n or n:2+")
     compare.add_argument("--filt", nargs="+", default=[], metavar="TYPE", help="ignore these types")
     compare.add_argument("--cat", type=int, choices=(1, 2, 3), help="per-category table")
-    compare.add_argument("--beta", type=float, default=0.5)
-    compare.add_argument("--json", action="store_true", help="one JSON object per hypothesis")
+    arguments.add_beta(compare)
+    arguments.add_json(compare)
     compare.set_defaults(func=run_compare, mode="cs")
 
     m2 = subparsers.add_parser(
         "errant-m2", help="parallel text files -> ERRANT M2 (errant_parallel 3.0.2)"
     )
-    m2.add_argument("--src", required=True, metavar="SRC.txt", help="tokenised source, one a line")
-    m2.add_argument("--cor", required=True, nargs="+", metavar="COR.txt", help="one per annotator")
+    m2.add_argument(
+        "--src",
+        required=True,
+        type=arguments.input_file,
+        metavar="SRC.txt",
+        help="tokenised source, one a line",
+    )
+    m2.add_argument(
+        "--cor",
+        required=True,
+        nargs="+",
+        type=arguments.input_file,
+        metavar="COR.txt",
+        help="one per annotator",
+    )
     m2.add_argument("-o", "--output", required=True, metavar="OUT.m2")
     m2.set_defaults(func=run_m2)
 
@@ -91,17 +102,14 @@ def _source_mismatch(hyp: list[M2Block], ref: list[M2Block]) -> str | None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    try:
-        options = CompareOptions(
-            mode=args.mode,
-            beta=args.beta,
-            single=args.single,
-            multi=args.multi,
-            filt=tuple(args.filt),
-            cat=args.cat,
-        )
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
+    options = CompareOptions(
+        mode=args.mode,
+        beta=args.beta,
+        single=args.single,
+        multi=args.multi,
+        filt=tuple(args.filt),
+        cat=args.cat,
+    )
     ref = read_m2(args.ref)
     for path in args.hyp:
         hyp = read_m2(path)
@@ -127,7 +135,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_m2(args: argparse.Namespace) -> int:
-    from gecscore.english.errant_edits import EnglishModelMissing, parallel_to_m2_blocks
+    from gecscore.english.errant_edits import parallel_to_m2_blocks
     from gecscore.m2 import write_m2
 
     source = read_text_lines(args.src)
@@ -143,10 +151,7 @@ def run_m2(args: argparse.Namespace) -> int:
             "errant_parallel does",
             file=sys.stderr,
         )
-    try:
-        blocks = parallel_to_m2_blocks(source.lines, [text_file.lines for text_file in corrections])
-    except EnglishModelMissing as exc:
-        raise CommandError(str(exc)) from None
+    blocks = parallel_to_m2_blocks(source.lines, [text_file.lines for text_file in corrections])
     with open(args.output, "w", encoding="utf-8") as handle:
         write_m2(blocks, handle)
     return 0

@@ -15,25 +15,29 @@ import os
 import sys
 from typing import Any
 
-from gecscore.cli import CommandError
+from gecscore.commands import arguments
 from gecscore.english.gleu import ITERATIONS, GleuCorpus
 from gecscore.english.textfiles import check_same_length, read_text_lines
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def register(subparsers: Any) -> None:
     gleu = subparsers.add_parser("gleu", help="GLEU (gec-ranking compute_gleu) of system outputs")
-    gleu.add_argument("--src", required=True, metavar="SRC.txt")
     gleu.add_argument(
-        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
+        "--src",
+        required=True,
+        type=arguments.input_file,
+        metavar="SRC.txt",
+        help="source text, one a line",
     )
-    gleu.add_argument("--ref", required=True, nargs="+", metavar="REF.txt")
+    arguments.add_hyp(gleu, "SYSTEM.txt", "system output, one sentence a line")
+    gleu.add_argument(
+        "--ref",
+        required=True,
+        nargs="+",
+        type=arguments.input_file,
+        metavar="REF.txt",
+        help="reference texts, one a line",
+    )
     gleu.add_argument("--sentence", action="store_true", help="also sentence-level scores")
     gleu.add_argument(
         "--exact",
@@ -42,9 +46,13 @@ def register(subparsers: Any) -> None:
         "instead of the mean over Python-2-compatible random draws",
     )
     gleu.add_argument(
-        "--iterations", type=_positive, default=ITERATIONS, help="random draws (default 500)"
+        "--iterations",
+        type=arguments.positive_int,
+        default=ITERATIONS,
+        metavar="N",
+        help=f"random draws (default {ITERATIONS})",
     )
-    gleu.add_argument("--json", action="store_true", help="one JSON object per hypothesis")
+    arguments.add_json(gleu)
     gleu.set_defaults(func=run_gleu)
 
 
@@ -63,12 +71,9 @@ def run_gleu(args: argparse.Namespace) -> int:
         check_same_length(source, hyp)
         for note in hyp.notes():
             print(f"warning: {note}", file=sys.stderr)
-        try:
-            result = corpus.score(
-                hyp.lines, draw=draw, iterations=args.iterations, sentence=args.sentence
-            )
-        except ValueError as exc:
-            raise CommandError(f"{path}: {exc}") from None
+        result = corpus.score(
+            hyp.lines, draw=draw, iterations=args.iterations, sentence=args.sentence
+        )
         if args.json:
             payload: dict[str, Any] = {
                 "system": path,

@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from gecscore.cli import CommandError
+from gecscore.commands import arguments
 from gecscore.english.gleu import tokens as python2_tokens
 from gecscore.english.imeasure import (
     OPTIMISE,
@@ -34,10 +34,8 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "imeasure", help="I-measure (mfelice/imeasure ieval.py -nomix) of system outputs"
     )
-    parser.add_argument(
-        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
-    )
-    parser.add_argument("--ref", required=True, metavar="GOLD.m2")
+    arguments.add_hyp(parser, "SYSTEM.txt", "system output, one tokenised sentence a line")
+    arguments.add_ref(parser, "GOLD.m2", "gold M2 file")
     parser.add_argument("--sentence", action="store_true", help="also per-sentence scores")
     parser.add_argument(
         "--optimise",
@@ -46,9 +44,15 @@ def register(subparsers: Any) -> None:
         help="choose each sentence's reference for that sentence (default) or for the "
         "running corpus totals (ieval.py -opt:corpus)",
     )
-    parser.add_argument("--weight", type=float, default=2.0, help="WAcc weight (default 2)")
-    parser.add_argument("--beta", type=float, default=1.0, help="beta of the F column (default 1)")
-    parser.add_argument("--json", action="store_true", help="one JSON object per hypothesis")
+    parser.add_argument(
+        "--weight",
+        type=arguments.positive_float,
+        default=2.0,
+        metavar="W",
+        help="weight of TP and FP in WAcc, a positive number (default 2)",
+    )
+    arguments.add_beta(parser, default=1.0)
+    arguments.add_json(parser)
     parser.set_defaults(func=run_imeasure)
 
 
@@ -137,10 +141,7 @@ def format_table(result: IMeasureResult, *, sentences: bool) -> str:
 
 
 def run_imeasure(args: argparse.Namespace) -> int:
-    try:
-        config = IMeasureConfig(weight=args.weight, beta=args.beta, optimise=args.optimise)
-    except ValueError as exc:
-        raise CommandError(str(exc)) from None
+    config = IMeasureConfig(weight=args.weight, beta=args.beta, optimise=args.optimise)
     beyond_source: list[int] = []
     gold = gold_sentences(read_m2(args.ref, beyond_source=beyond_source))
     if beyond_source:

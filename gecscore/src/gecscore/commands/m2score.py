@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gecscore.commands import arguments
 from gecscore.counts import Counts, f_key
 from gecscore.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
 from gecscore.m2 import beyond_source_warning, read_m2
@@ -31,39 +32,30 @@ from gecscore.maxmatch.scorer import (
 )
 
 
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
-
-
-def _beta(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return value
-
-
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "m2score", help="M2 (MaxMatch, m2scorer 3.2 counts) of system outputs, with SentM2"
     )
-    parser.add_argument(
-        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
-    )
-    parser.add_argument("--ref", required=True, metavar="GOLD.m2", help="gold M2 file")
+    arguments.add_hyp(parser, "SYSTEM.txt", "system output, one tokenised sentence a line")
+    arguments.add_ref(parser, "GOLD.m2", "gold M2 file")
     parser.add_argument("--sentence", action="store_true", help="also SentM2 (mean sentence F)")
-    parser.add_argument("--beta", type=_beta, default=0.5)
-    parser.add_argument("--max-unchanged-words", type=_non_negative, default=2)
+    arguments.add_beta(parser)
+    parser.add_argument(
+        "--max-unchanged-words",
+        type=arguments.non_negative_int,
+        default=2,
+        metavar="N",
+        help="m2scorer's limit of unchanged tokens inside one edit (default 2)",
+    )
     parser.add_argument(
         "--max-arcs",
-        type=_non_negative,
+        type=arguments.non_negative_int,
+        metavar="N",
         default=DEFAULT_MAX_ARCS,
         help="transitive arcs per sentence before the lattice is bounded (0: no limit; "
         f"default {DEFAULT_MAX_ARCS}); bounded sentences are reported",
     )
-    parser.add_argument("--json", action="store_true", help="one JSON object per hypothesis")
+    arguments.add_json(parser)
     parser.set_defaults(func=run_m2score)
 
 

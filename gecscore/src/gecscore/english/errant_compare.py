@@ -18,7 +18,6 @@ Semantics kept exactly (the published ERRANT numbers depend on them):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -29,19 +28,38 @@ from gecscore.compare import (
     compare_pair,
     group_categories,
 )
-from gecscore.counts import Counts, f_label
-from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit, read_m2
+from gecscore.compare_options import PairTracer
+from gecscore.compare_table import format_table
+from gecscore.counts import Counts
+from gecscore.errors import GECError, OptionError
+from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit
+from gecscore.metric import (
+    Gold,
+    Hypotheses,
+    Metric,
+    MetricConfig,
+    References,
+    Result,
+    SentenceScore,
+    check_corpus,
+)
 from gecscore.signature import Field, Signature
 
 MODES = ("cs", "cse", "ds", "dt")
 CAT_LEVELS = (1, 2, 3)
 METRIC_VERSION = "errant-3.0.2"
-TITLES = {
-    "cs": " Span-Based Correction ",
-    "cse": " Span-Based Correction + Classification ",
-    "ds": " Span-Based Detection ",
-    "dt": " Token-Based Detection ",
-}
+
+__all__ = [
+    "ERRANT",
+    "CategoryScores",
+    "CompareOptions",
+    "ERRANTConfig",
+    "ErrantResult",
+    "SentenceCounts",
+    "compare_blocks",
+    "edit_dicts",
+    "format_result",
+]
 
 Key = tuple[object, ...]
 EditDict = dict[Key, list[str]]
@@ -58,11 +76,11 @@ class CompareOptions:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+            raise OptionError(f"mode must be one of {MODES}, got {self.mode!r}")
         if self.cat is not None and self.cat not in CAT_LEVELS:
-            raise ValueError(f"cat must be one of {CAT_LEVELS}, got {self.cat!r}")
+            raise OptionError(f"cat must be one of {CAT_LEVELS}, got {self.cat!r}")
         if self.beta <= 0:
-            raise ValueError(f"beta must be positive, got {self.beta}")
+            raise OptionError(f"beta must be positive, got {self.beta}")
 
     @property
     def signature(self) -> str:
@@ -159,11 +177,13 @@ def compare_blocks(
     hyp_blocks: Sequence[M2Block],
     ref_blocks: Sequence[M2Block],
     options: CompareOptions | None = None,
+    tracer: PairTracer | None = None,
 ) -> ErrantResult:
     """Corpus counts of hypothesis blocks against reference blocks (same sentence order).
 
     The pair of each sentence is chosen as ChERRANT's comparison does (``compare.choose_pair``:
-    both copy errant_compare's rule); only the edit keys differ (``edit_dicts``)."""
+    both copy errant_compare's rule); only the edit keys differ (``edit_dicts``). ``tracer``
+    watches every sentence's choice (errant_compare's ``-v``)."""
     options = options or CompareOptions()
     if len(hyp_blocks) != len(ref_blocks):
         raise CompareError(
@@ -177,7 +197,9 @@ def compare_blocks(
     for index, (hyp_block, ref_block) in enumerate(zip(hyp_blocks, ref_blocks, strict=True)):
         hyp = edit_dicts(hyp_block.edits, options)
         ref = edit_dicts(ref_block.edits, options)
-        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta)
+        if tracer is not None:
+            tracer.sentence(index, hyp_block)
+        best, hyp_id, ref_id = choose_pair(hyp, ref, total, beta, tracer)
         if options.cat is not None:
             for name, counts in compare_pair(hyp[hyp_id], ref[ref_id])[3].items():
                 add_counts(total_cats.setdefault(name, [0, 0, 0]), counts)
@@ -192,47 +214,91 @@ def compare_blocks(
     return ErrantResult(tp, fp, fn, p, r, f, options, categories, sentences)
 
 
-def compare_files(
-    hyp_path: str | os.PathLike[str],
-    ref_path: str | os.PathLike[str],
-    options: CompareOptions | None = None,
-) -> ErrantResult:
-    """``errant_compare -hyp HYP -ref REF`` with ``options``; file errors name file and line."""
-    hyp_blocks, ref_blocks = read_m2(hyp_path), read_m2(ref_path)
-    if len(hyp_blocks) != len(ref_blocks):
-        raise CompareError(
-            f"{hyp_path} has {len(hyp_blocks)} sentences but {ref_path} has {len(ref_blocks)}"
-        )
-    return compare_blocks(hyp_blocks, ref_blocks, options)
-
-
 def format_result(result: ErrantResult) -> str:
     """The text errant_compare prints (category table first when ``cat`` is set)."""
     options = result.options
-    title = TITLES[options.mode]
-    f_name = f_label(options.beta)
-    lines: list[str] = []
-    if options.cat is not None:
-        lines.append("")
-        lines.append(f"{title:=^66}")
-        lines.append(
-            " ".join(
-                ["Category".ljust(14), "TP".ljust(8), "FP".ljust(8), "FN".ljust(8)]
-                + ["P".ljust(8), "R".ljust(8), f_name]
-            )
+    mode = "correction" if options.mode == "cs" else options.mode
+    values = (result.tp, result.fp, result.fn, result.p, result.r, result.f)
+    categories = result.categories if options.cat is not None else None
+    return format_table(mode, options.beta, values, categories)
+
+
+@dataclass(frozen=True)
+class ERRANTConfig(MetricConfig):
+    """``errant_compare``'s options (its defaults); see :class:`CompareOptions`."""
+
+    mode: str = "cs"  # cs, cse, ds or dt
+    beta: float = 0.5
+    single: bool = False
+    multi: bool = False
+    filt: tuple[str, ...] = ()
+    cat: int | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            self.options()
+        except ValueError as exc:
+            raise GECError(str(exc)) from None
+
+    def options(self) -> CompareOptions:
+        return CompareOptions(self.mode, self.beta, self.single, self.multi, self.filt, self.cat)
+
+
+def _errant_blocks(sources: Sequence[str], texts: Sequence[Sequence[str]]) -> list[M2Block]:
+    """ERRANT M2 blocks of whitespace-tokenised text (``errant_parallel``; needs spaCy)."""
+    from gecscore.english.errant_edits import parallel_to_m2_blocks
+
+    for i, source in enumerate(sources):
+        if not source.strip():
+            raise GECError(f"sentence {i + 1}: empty source (errant_parallel skips it)")
+    return parallel_to_m2_blocks(sources, texts)
+
+
+class ERRANT(Metric):
+    """errant_compare's F-beta; ``counts`` (TP, FP, FN), P/R/F rounded to 4 decimals;
+    ``sentences`` the counts of each sentence's chosen pair (score: their F); ``details``:
+    ``mode`` and ``categories`` (``{name: (tp, fp, fn, p, r, f)}`` when ``cat``). Text
+    hypotheses or references get ERRANT's edits (``errant_parallel``: spaCy and errant, the
+    ``[english]`` extra); ``Gold`` M2 blocks need neither."""
+
+    name = "errant"
+    Config = ERRANTConfig
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Hypotheses,
+        references: References = (),
+    ) -> Result:
+        check_corpus(sources, hypotheses, references)
+        config = self.config
+        assert isinstance(config, ERRANTConfig)
+        options = config.options()
+        hyp_blocks = (
+            hypotheses
+            if isinstance(hypotheses, Gold)
+            else _errant_blocks(sources, [list(hypotheses)])
         )
-        for name, s in result.categories.items():
-            lines.append(
-                " ".join(
-                    [name.ljust(14), str(s.tp).ljust(8), str(s.fp).ljust(8), str(s.fn).ljust(8)]
-                    + [str(s.p).ljust(8), str(s.r).ljust(8), str(s.f)]
-                )
-            )
-    lines.append("")
-    lines.append(f"{title:=^46}")
-    lines.append("\t".join(["TP", "FP", "FN", "Prec", "Rec", f_name]))
-    values = [result.tp, result.fp, result.fn, result.p, result.r, result.f]
-    lines.append("\t".join(str(value) for value in values))
-    lines.append("{:=^46}".format(""))
-    lines.append("")
-    return "\n".join(lines) + "\n"
+        ref_blocks = (
+            references if isinstance(references, Gold) else _errant_blocks(sources, references)
+        )
+        result = compare_blocks(hyp_blocks, ref_blocks, options)
+        return Result(
+            metric=self.name,
+            score=result.f,
+            signature=result.signature,
+            precision=result.p,
+            recall=result.r,
+            beta=options.beta,
+            counts=(result.tp, result.fp, result.fn),
+            sentences=tuple(
+                SentenceScore(Counts(s.tp, s.fp, s.fn).f_score(options.beta), (s.tp, s.fp, s.fn))
+                for s in result.sentences
+            ),
+            details={
+                "mode": options.mode,
+                "categories": {
+                    name: (c.tp, c.fp, c.fn, c.p, c.r, c.f) for name, c in result.categories.items()
+                },
+            },
+        )

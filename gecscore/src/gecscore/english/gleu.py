@@ -30,9 +30,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from gecscore.errors import GECError
+from gecscore.errors import GECError, InputError, OptionError
 from gecscore.metric import (
     Gold,
+    Hypotheses,
     Metric,
     MetricConfig,
     References,
@@ -41,6 +42,26 @@ from gecscore.metric import (
     check_corpus,
 )
 from gecscore.signature import Signature
+
+__all__ = [
+    "DRAWS",
+    "GLEU",
+    "ITERATIONS",
+    "METRIC_VERSION",
+    "ORDER",
+    "GLEUConfig",
+    "GleuCorpus",
+    "GleuResult",
+    "NgramCounts",
+    "Stats",
+    "corpus_gleu",
+    "gleu_from_stats",
+    "gleu_from_table",
+    "ngram_counts",
+    "python2_draws",
+    "sentence_stats",
+    "tokens",
+]
 
 ORDER = 4
 ITERATIONS = 500
@@ -177,11 +198,11 @@ class GleuCorpus:
 
     def __init__(self, sources: Sequence[str], refs_list: Sequence[Sequence[str]]) -> None:
         if not refs_list:
-            raise ValueError("GLEU needs at least one reference")
+            raise InputError("GLEU needs at least one reference")
         n = len(sources)
         lengths = [len(refs) for refs in refs_list]
         if any(length != n for length in lengths):
-            raise ValueError(
+            raise InputError(
                 f"sources ({n}) and references ({', '.join(map(str, lengths))}) must have the "
                 "same number of lines"
             )
@@ -203,7 +224,7 @@ class GleuCorpus:
     def stats(self, hyps: Sequence[str]) -> np.ndarray:
         """Statistics per (sentence, reference): an int array of shape (N, R, 10)."""
         if len(hyps) != self.size:
-            raise ValueError(f"{len(hyps)} hypotheses for {self.size} sources")
+            raise InputError(f"{len(hyps)} hypotheses for {self.size} sources")
         table = np.zeros((self.size, self.references, 2 + 2 * ORDER), dtype=np.int64)
         for i, hyp_line in enumerate(hyps):
             hyp_words = tokens(hyp_line)
@@ -229,9 +250,9 @@ class GleuCorpus:
         sentence: bool = False,
     ) -> GleuResult:
         if draw not in DRAWS:
-            raise ValueError(f"draw must be one of {DRAWS}, got {draw!r}")
+            raise OptionError(f"draw must be one of {DRAWS}, got {draw!r}")
         if iterations < 1:
-            raise ValueError(f"iterations must be at least 1, got {iterations}")
+            raise OptionError(f"iterations must be at least 1, got {iterations}")
         return gleu_from_table(
             self.stats(hyps), draw=draw, iterations=iterations, sentence=sentence
         )
@@ -316,12 +337,11 @@ class GLEU(Metric):
     def score_corpus(
         self,
         sources: Sequence[str],
-        hypotheses: Sequence[str],
+        hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        check_corpus(sources, hypotheses, references)
-        if isinstance(references, Gold):
-            raise GECError("GLEU scores against corrected text, not M2 edits")
+        check_corpus(sources, hypotheses, references, metric="GLEU")
+        assert not isinstance(hypotheses, Gold) and not isinstance(references, Gold)
         config = self.config
         assert isinstance(config, GLEUConfig)
         gleu = GleuCorpus(sources, references).score(

@@ -13,6 +13,15 @@ from pathlib import Path
 
 from gecscore.errors import InputFormatError, decode_utf8, strip_bom
 
+__all__ = [
+    "TextFile",
+    "TextFormatError",
+    "check_one_line_per_gold_sentence",
+    "check_same_length",
+    "parse_text_lines",
+    "read_text_lines",
+]
+
 
 class TextFormatError(InputFormatError):
     """A plain-text input that cannot be used; names the file and 1-based line."""

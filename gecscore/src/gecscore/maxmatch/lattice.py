@@ -27,6 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "Edit",
+    "Lattice",
+    "build_lattice",
+    "merge_edits",
+]
+
 # An edit: (kind, start, end, original, correction, unchanged_tokens); kind is one of
 # "ins", "del", "sub", "noop". Offsets are source token offsets.
 Edit = tuple[str, int, int, str, str, int]

@@ -23,6 +23,18 @@ from dataclasses import dataclass
 
 from gecscore.maxmatch.lattice import Lattice
 
+__all__ = [
+    "EPSILON",
+    "GoldEdit",
+    "ProposedEdit",
+    "WeightedLattice",
+    "annotator_weights",
+    "best_edit_sequence",
+    "count_matches",
+    "matched_edits",
+    "prepare",
+]
+
 EPSILON = 0.001
 
 # A gold edit: (start, end, original tokens joined by spaces, correction alternatives).

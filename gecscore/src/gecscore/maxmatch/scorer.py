@@ -15,20 +15,49 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gecscore.counts import ZERO, Counts
+from gecscore.errors import GECError, InputError
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
     GoldEdit,
+    ProposedEdit,
     annotator_weights,
     best_edit_sequence,
     count_matches,
     prepare,
 )
+from gecscore.metric import (
+    Gold,
+    Hypotheses,
+    Metric,
+    MetricConfig,
+    References,
+    Result,
+    SentenceScore,
+    check_corpus,
+)
 from gecscore.signature import COLON, Signature
+
+__all__ = [
+    "DEFAULT_MAX_ARCS",
+    "M2",
+    "M2Config",
+    "M2Result",
+    "SentM2",
+    "SentenceM2",
+    "format_m2scorer",
+    "gold_edits_by_annotator",
+    "gold_from_references",
+    "score",
+    "score_systems",
+    "sentence_counts",
+    "sentence_sequences",
+]
 
 METRIC_NAME = "m2score"
 METRIC_VERSION = "m2scorer-3.2"
@@ -67,6 +96,7 @@ class M2Result:
     sentence_f: list[float]  # per sentence, best F over annotators (SentM2 inputs)
     sentences: list[SentenceM2] = field(repr=False)
     max_unchanged_words: int = 2
+    ignore_whitespace_casing: bool = False
 
     @property
     def bounded_sentences(self) -> list[int]:
@@ -94,7 +124,10 @@ class M2Result:
             (
                 ("beta", str(self.beta)),
                 ("max_unchanged_words", str(self.max_unchanged_words)),
-                ("case", "sensitive"),
+                (
+                    "case",
+                    "whitespace-case-ignored" if self.ignore_whitespace_casing else "sensitive",
+                ),
             ),
             style=COLON,
         ).text
@@ -123,28 +156,75 @@ def gold_edits_by_annotator(block: M2Block) -> dict[int, list[GoldEdit]]:
     return dict(sorted(annotators.items()))
 
 
+def _changes_more_than_whitespace_case(edit: ProposedEdit) -> bool:
+    # m2scorer's equals_ignore_whitespace_casing, negated: only spaces and case are ignored.
+    return edit[2].replace(" ", "").lower() != edit[3].replace(" ", "").lower()
+
+
+def sentence_sequences(
+    source: str,
+    hypothesis: str,
+    gold: dict[int, list[GoldEdit]],
+    max_unchanged_words: int = 2,
+    max_arcs: int | None = DEFAULT_MAX_ARCS,
+    ignore_whitespace_casing: bool = False,
+) -> tuple[dict[int, list[ProposedEdit]], bool]:
+    """The edits proposed against each annotator (m2scorer's ``editSeq``: last edit first),
+    and whether the lattice was bounded. ``ignore_whitespace_casing`` drops the edits that
+    change only spaces or case (m2scorer's ``--ignore_whitespace_casing``)."""
+    source_tokens = source.split()
+    hypothesis_tokens = hypothesis.split()
+    if source_tokens == hypothesis_tokens:
+        # Every lattice edge is an unchanged token: no edit is ever proposed.
+        return {a: [] for a in gold}, False
+    lattice = build_lattice(source_tokens, hypothesis_tokens, max_unchanged_words, max_arcs)
+    weighted = prepare(lattice)
+    result: dict[int, list[ProposedEdit]] = {}
+    for annotator, edits in gold.items():
+        sequence = best_edit_sequence(lattice, annotator_weights(weighted, edits))
+        if ignore_whitespace_casing:
+            sequence = [e for e in sequence if _changes_more_than_whitespace_case(e)]
+        result[annotator] = sequence
+    return result, lattice.bounded
+
+
 def sentence_counts(
     source: str,
     hypothesis: str,
     gold: dict[int, list[GoldEdit]],
     max_unchanged_words: int = 2,
     max_arcs: int | None = DEFAULT_MAX_ARCS,
+    ignore_whitespace_casing: bool = False,
 ) -> tuple[dict[int, Counts[int]], bool]:
     """Counts of one sentence against each annotator, and whether the lattice was bounded."""
-    source_tokens = source.split()
-    hypothesis_tokens = hypothesis.split()
-    if source_tokens == hypothesis_tokens:
-        # Every lattice edge is an unchanged token: no edit is ever proposed.
-        return {a: Counts(0, 0, len(edits)) for a, edits in gold.items()}, False
-    lattice = build_lattice(source_tokens, hypothesis_tokens, max_unchanged_words, max_arcs)
-    weighted = prepare(lattice)
-    result: dict[int, Counts[int]] = {}
-    for annotator, edits in gold.items():
-        sequence = best_edit_sequence(lattice, annotator_weights(weighted, edits))
-        result[annotator] = Counts.from_totals(
-            count_matches(sequence, edits), len(sequence), len(edits)
+    sequences, bounded = sentence_sequences(
+        source, hypothesis, gold, max_unchanged_words, max_arcs, ignore_whitespace_casing
+    )
+    return {
+        annotator: Counts.from_totals(
+            count_matches(sequence, gold[annotator]), len(sequence), len(gold[annotator])
         )
-    return result, lattice.bounded
+        for annotator, sequence in sequences.items()
+    }, bounded
+
+
+# Called per sentence by ``score(observer=...)``: the sentence index, its gold block, the
+# stripped hypothesis, the annotator ids, their edit sequences and counts (in id order), the
+# corpus counts before the sentence and the index of the chosen annotator.
+if TYPE_CHECKING:
+    SentenceObserver = Callable[
+        [
+            int,
+            M2Block,
+            str,
+            tuple[int, ...],
+            list[list[ProposedEdit]],
+            tuple[Counts[int], ...],
+            Counts[int],
+            int,
+        ],
+        None,
+    ]
 
 
 def _sentence_f(counts: Counts[int], beta: float) -> float:
@@ -159,15 +239,19 @@ def score(
     max_unchanged_words: int = 2,
     max_arcs: int | None = DEFAULT_MAX_ARCS,
     gold: Sequence[dict[int, list[GoldEdit]]] | None = None,
+    ignore_whitespace_casing: bool = False,
+    observer: SentenceObserver | None = None,
 ) -> M2Result:
     """Score one system: one hypothesis line per gold block (surrounding spaces ignored).
 
     ``gold`` may pass ``gold_edits_by_annotator`` of every block, computed once for many systems.
+    ``ignore_whitespace_casing``: m2scorer's flag (see ``sentence_sequences``); ``observer``
+    sees every sentence's sequences and choice (m2scorer's ``-v``, ``SentenceObserver``).
     """
     if gold is None:
         gold = [gold_edits_by_annotator(block) for block in gold_blocks]
     if len(hypotheses) != len(gold_blocks):
-        raise ValueError(
+        raise InputError(
             f"{len(hypotheses)} hypothesis lines for {len(gold_blocks)} gold sentences"
         )
     total = ZERO
@@ -175,11 +259,20 @@ def score(
     sentence_f: list[float] = []
     sq_beta = beta * beta
     for hypothesis, block, block_gold in zip(hypotheses, gold_blocks, gold, strict=True):
-        per_annotator, bounded = sentence_counts(
-            block.source, hypothesis.strip(), block_gold, max_unchanged_words, max_arcs
+        hypothesis = hypothesis.strip()
+        sequences, bounded = sentence_sequences(
+            block.source,
+            hypothesis,
+            block_gold,
+            max_unchanged_words,
+            max_arcs,
+            ignore_whitespace_casing,
         )
-        annotators = tuple(per_annotator)
-        counts = tuple(per_annotator.values())
+        annotators = tuple(sequences)
+        counts = tuple(
+            Counts.from_totals(count_matches(seq, block_gold[a]), len(seq), len(block_gold[a]))
+            for a, seq in sequences.items()
+        )
         best_index = -1
         best_f = -1.0
         best_tp = -1
@@ -194,6 +287,17 @@ def score(
                 or (best_f == f and best_tp == tp and best_size > size)
             ):
                 best_index, best_f, best_tp, best_size = index, f, tp, size
+        if observer is not None:
+            observer(
+                len(sentences),
+                block,
+                hypothesis,
+                annotators,
+                list(sequences.values()),
+                counts,
+                total,
+                best_index,
+            )
         total = total + counts[best_index]
         sentences.append(SentenceM2(annotators, counts, best_index, bounded))
         sentence_f.append(max(_sentence_f(c, beta) for c in counts))
@@ -209,6 +313,7 @@ def score(
         sentence_f,
         sentences,
         max_unchanged_words,
+        ignore_whitespace_casing,
     )
 
 
@@ -242,3 +347,125 @@ def format_m2scorer(result: M2Result) -> str:
         f"Recall      : {result.r:.4f}\n"
         f"F_{result.beta:.1f}       : {result.f:.4f}\n"
     )
+
+
+@dataclass(frozen=True)
+class M2Config(MetricConfig):
+    """m2scorer 3.2's options (its defaults) and the lattice budget."""
+
+    beta: float = 0.5
+    max_unchanged_words: int = 2
+    max_arcs: int | None = DEFAULT_MAX_ARCS  # None: no limit (see docs/metrics/m2score.md)
+
+    def __post_init__(self) -> None:
+        if self.beta <= 0:
+            raise GECError(f"beta must be positive, got {self.beta}")
+        if self.max_unchanged_words < 0:
+            raise GECError(f"max_unchanged_words must be >= 0, got {self.max_unchanged_words}")
+
+
+def gold_from_references(sources: Sequence[str], references: References) -> Sequence[M2Block]:
+    """Gold M2 blocks of ``references``: a ``Gold`` as it is, text through ERRANT's extractor."""
+    if isinstance(references, Gold):
+        return references
+    # Text references become edits the way errant_parallel finds them (the English extractor).
+    from gecscore.english.errant_edits import EnglishModelMissing, parallel_to_m2_blocks
+
+    for i, source in enumerate(sources):
+        if not source.strip():
+            raise GECError(f"sentence {i + 1}: empty source")
+    try:
+        return parallel_to_m2_blocks(sources, references)
+    except EnglishModelMissing as exc:
+        raise GECError(
+            "M2 scores against gold edits: pass references=Gold(read_m2(GOLD.m2)), or install "
+            f"the English extractor to turn text references into edits ({exc})"
+        ) from None
+
+
+class M2(Metric):
+    """M2 (MaxMatch, m2scorer 3.2): corpus F-beta from the summed counts of the annotator
+    chosen per sentence. Hypotheses are text (one tokenised line each); references ``Gold``,
+    or text when the English extractor is installed. ``sentences``: each sentence's best F
+    over its annotators (SentM2's terms) with the chosen annotator's (TP, FP, FN);
+    ``details``: ``bounded_sentences`` (lattice budget hit) and ``max_unchanged_words``."""
+
+    name = "m2"
+    Config = M2Config
+
+    def _score(
+        self, sources: Sequence[str], hypotheses: Hypotheses, references: References
+    ) -> M2Result:
+        check_corpus(sources, hypotheses, references)
+        if isinstance(hypotheses, Gold):
+            raise GECError("M2 takes the system's corrected text, not its M2 edits")
+        config = self.config
+        assert isinstance(config, M2Config)
+        return score(
+            hypotheses,
+            gold_from_references(sources, references),
+            beta=config.beta,
+            max_unchanged_words=config.max_unchanged_words,
+            max_arcs=config.max_arcs,
+        )
+
+    @staticmethod
+    def _sentences(result: M2Result) -> tuple[SentenceScore, ...]:
+        return tuple(
+            SentenceScore(f, _counts_tuple(sentence.counts[sentence.chosen]))
+            for f, sentence in zip(result.sentence_f, result.sentences, strict=True)
+        )
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Hypotheses,
+        references: References = (),
+    ) -> Result:
+        result = self._score(sources, hypotheses, references)
+        return Result(
+            metric=self.name,
+            score=result.f,
+            signature=result.signature,
+            precision=result.p,
+            recall=result.r,
+            beta=result.beta,
+            counts=(result.tp, result.fp, result.fn),
+            sentences=self._sentences(result),
+            details={
+                "bounded_sentences": result.bounded_sentences,
+                "max_unchanged_words": result.max_unchanged_words,
+            },
+        )
+
+
+def _counts_tuple(counts: Counts[int]) -> tuple[float, float, float]:
+    return (counts.tp, counts.fp, counts.fn)
+
+
+class SentM2(M2):
+    """SentM2: the mean over sentences of each sentence's best F (m2scorer's counts); the
+    signature is M2's (the same computation). ``precision``/``recall``/``counts`` are left
+    out (the score is not made from them); ``details`` adds the corpus M2 F as ``m2``."""
+
+    name = "sentm2"
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Hypotheses,
+        references: References = (),
+    ) -> Result:
+        result = self._score(sources, hypotheses, references)
+        return Result(
+            metric=self.name,
+            score=result.sent_f,
+            signature=result.signature,
+            beta=result.beta,
+            sentences=self._sentences(result),
+            details={
+                "m2": result.f,
+                "bounded_sentences": result.bounded_sentences,
+                "max_unchanged_words": result.max_unchanged_words,
+            },
+        )

@@ -1,7 +1,7 @@
 """Compute metric scores on system outputs for meta-evaluation, by metric name.
 
 ``meta system --compute m2 sentm2 gleu --outputs DIR --gold GOLD.m2 [--lines FILE]
-[--refs REF ...]`` scores every system file of DIR (``<SYSTEM>`` or ``<SYSTEM>.txt``, one
+[--refs REF ...]`` (its options are ``gecscore.commands.meta``'s) scores every system file of DIR (``<SYSTEM>`` or ``<SYSTEM>.txt``, one
 tokenised sentence per line) with our own implementations and meta-evaluates the scores in the
 same call, beside any ``--metric NAME=SCORES`` files. ``--lines`` (1-based line numbers into
 GOLD.m2, one per output line) scores a subset, e.g. SEEDA's 391 sentences against the CoNLL-14
@@ -13,7 +13,6 @@ metric has them, for ``--bootstrap-sentences``).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +22,27 @@ import numpy as np
 import numpy.typing as npt
 
 from gecscore import registry
-from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.errors import InputError, InputFormatError, OptionError, decode_utf8
 from gecscore.m2 import M2Block, read_m2
 
 if TYPE_CHECKING:
     from gecscore.maxmatch import M2Result
+
+__all__ = [
+    "METRICS",
+    "FloatArray",
+    "Inputs",
+    "MetricFunction",
+    "MetricScores",
+    "compute",
+    "compute_all",
+    "gleu_scores",
+    "imeasure_scores",
+    "load_inputs",
+    "m2_scores",
+    "read_outputs",
+    "sentm2_scores",
+]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -49,11 +64,14 @@ class Inputs:
 class MetricScores:
     """A metric's system scores and, where it has them, per-sentence statistics for the
     bootstrap over sentences: ``sentence_stats[system]`` (sentences x k) and ``aggregate``
-    (the score from the column sums of those statistics and the number of sentences)."""
+    (the score from the column sums of those statistics and the number of sentences), and
+    sentence scores (``sentence_scores[system]``, one per sentence) for rankings by
+    TrueSkill / Expected Wins (:mod:`gecscore.meta.aggregation`)."""
 
     scores: dict[str, float]
     sentence_stats: dict[str, FloatArray] | None = None
     aggregate: Callable[[FloatArray, int], float] | None = None
+    sentence_scores: dict[str, list[float]] | None = None
 
 
 MetricFunction = Callable[[Inputs, dict[str, object]], MetricScores]
@@ -85,7 +103,12 @@ def m2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
         )
         for system, result in results.items()
     }
-    return MetricScores({s: r.f for s, r in results.items()}, stats, _f_half)
+    return MetricScores(
+        {s: r.f for s, r in results.items()},
+        stats,
+        _f_half,
+        {s: [float(f) for f in r.sentence_f] for s, r in results.items()},
+    )
 
 
 def _mean(sums: FloatArray, sentences: int) -> float:
@@ -95,16 +118,60 @@ def _mean(sums: FloatArray, sentences: int) -> float:
 def sentm2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     results = _m2_results(inputs, cache)
     stats = {s: np.array(r.sentence_f, dtype=float)[:, None] for s, r in results.items()}
-    return MetricScores({s: r.sent_f for s, r in results.items()}, stats, _mean)
+    return MetricScores(
+        {s: r.sent_f for s, r in results.items()},
+        stats,
+        _mean,
+        {s: [float(f) for f in r.sentence_f] for s, r in results.items()},
+    )
 
 
 def gleu_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     from gecscore.english.gleu import GleuCorpus
 
     if not inputs.references:
-        raise ValueError("gleu needs --refs (plain reference files, one sentence per line)")
+        raise InputError("GLEU needs plain reference files (one sentence per line)")
     corpus = GleuCorpus(inputs.sources, inputs.references)
-    return MetricScores({s: corpus.score(lines).gleu for s, lines in inputs.outputs.items()})
+    results = {s: corpus.score(lines, sentence=True) for s, lines in inputs.outputs.items()}
+    return MetricScores(
+        {s: r.gleu for s, r in results.items()},
+        sentence_scores={s: list(r.sentence_scores or ()) for s, r in results.items()},
+    )
+
+
+def gleu_gecm_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+    """gec-metrics 0.1.1's GLEU (its GREEN-style counts and Python 3 draws), for comparing
+    with the figures it prints; ``gleu`` is the reference script's."""
+    from gecscore.english.gleu_gecmetrics import gecmetrics_gleu
+
+    if not inputs.references:
+        raise InputError("gleu-gecm needs plain reference files (one sentence per line)")
+    return MetricScores(
+        {
+            s: gecmetrics_gleu(inputs.sources, lines, inputs.references)
+            for s, lines in inputs.outputs.items()
+        }
+    )
+
+
+def green_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
+    """GREEN with gec-metrics' defaults (word units, n 4, beta 2) against ``--refs``."""
+    from gecscore.green import GreenCorpus, green_from_counts
+
+    if not inputs.references:
+        raise ValueError("green needs --refs (plain reference files, one sentence per line)")
+    corpus = GreenCorpus(inputs.sources, inputs.references)
+    results = {s: corpus.score(lines) for s, lines in inputs.outputs.items()}
+
+    def aggregate(sums: FloatArray, sentences: int) -> float:
+        return green_from_counts(sums.reshape(corpus.n, 3).tolist(), corpus.beta)
+
+    return MetricScores(
+        {s: r.score for s, r in results.items()},
+        {s: r.counts.reshape(r.counts.shape[0], -1).astype(float) for s, r in results.items()},
+        aggregate,
+        {s: r.sentence_scores for s, r in results.items()},
+    )
 
 
 def imeasure_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
@@ -133,7 +200,7 @@ def read_outputs(folder: str | Path, systems: Sequence[str] | None = None) -> di
     """System outputs of a folder: ``<SYSTEM>`` or ``<SYSTEM>.txt`` files."""
     root = Path(folder)
     if not root.is_dir():
-        raise ValueError(f"{root}: not a folder of system outputs")
+        raise InputError(f"{root}: not a folder of system outputs")
     outputs: dict[str, list[str]] = {}
     for file in sorted(root.iterdir()):
         if not file.is_file() or file.name.startswith("."):
@@ -145,7 +212,7 @@ def read_outputs(folder: str | Path, systems: Sequence[str] | None = None) -> di
     if systems is not None:
         missing = [s for s in systems if s not in outputs]
         if missing:
-            raise ValueError(f"{root}: no output file for {', '.join(missing)}")
+            raise InputError(f"{root}: no output file for {', '.join(missing)}")
     return outputs
 
 
@@ -176,7 +243,7 @@ def load_inputs(
     outs = read_outputs(outputs, systems)
     for system, hyp in outs.items():
         if len(hyp) != len(blocks):
-            raise ValueError(
+            raise InputError(
                 f"{outputs}/{system}: {len(hyp)} lines for {len(blocks)} gold sentences"
             )
     refs = [_read_lines(Path(r)) for r in references]
@@ -187,7 +254,7 @@ def compute_all(names: Sequence[str], inputs: Inputs) -> dict[str, MetricScores]
     """The registry metrics ``names`` on ``inputs`` (scores and sentence statistics)."""
     unknown = [n for n in names if n not in METRICS]
     if unknown:
-        raise ValueError(f"unknown metrics {', '.join(unknown)} (known: {', '.join(METRICS)})")
+        raise OptionError(f"unknown metrics {', '.join(unknown)} (known: {', '.join(METRICS)})")
     cache: dict[str, object] = {}
     return {name: METRICS[name](inputs, cache) for name in names}
 
@@ -197,21 +264,20 @@ def compute(names: Sequence[str], inputs: Inputs) -> dict[str, dict[str, float]]
     return {name: result.scores for name, result in compute_all(names, inputs).items()}
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("computing the metric scores (instead of score files)")
-    group.add_argument(
-        "--compute", nargs="+", default=[], metavar="METRIC", help=f"of {', '.join(METRICS)}"
-    )
-    group.add_argument("--outputs", metavar="DIR", help="folder of <SYSTEM>[.txt] outputs")
-    group.add_argument("--gold", metavar="GOLD.m2", help="gold M2 (sources and gold edits)")
-    group.add_argument("--lines", metavar="FILE", help="1-based gold line per output line")
-    group.add_argument("--refs", nargs="+", default=[], metavar="REF", help="plain references")
+# ``expected-wins`` is the issue's / gec-metrics' spelling of ``ew``.
+AGGREGATION_CHOICES = ("default", "trueskill", "ew", "expected-wins")
 
 
-def scores_from_args(args: argparse.Namespace, systems: Sequence[str]) -> dict[str, MetricScores]:
-    if not args.outputs or not args.gold:
-        raise ValueError("--compute needs --outputs DIR and --gold GOLD.m2")
-    inputs = load_inputs(
-        args.outputs, args.gold, lines=args.lines, references=args.refs, systems=systems
-    )
-    return compute_all(args.compute, inputs)
+def aggregated(
+    name: str, result: MetricScores, method: str, systems: Sequence[str]
+) -> dict[str, float]:
+    """``result``'s system scores under ``method`` (see :mod:`gecscore.meta.aggregation`),
+    ranking ``systems`` only, in that order (TrueSkill depends on it)."""
+    from gecscore.meta.aggregation import aggregate
+
+    if method == "default":
+        return result.scores
+    if result.sentence_scores is None:
+        raise InputError(f"{name} has no sentence scores to aggregate by {method}")
+    method = "ew" if method == "expected-wins" else method
+    return aggregate(method, {s: result.sentence_scores[s] for s in systems})

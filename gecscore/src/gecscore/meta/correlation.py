@@ -17,6 +17,24 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from gecscore.errors import InputError, OptionError
+
+__all__ = [
+    "FloatArray",
+    "WilliamsResult",
+    "Window",
+    "average_ranks",
+    "bootstrap_sentences",
+    "bootstrap_systems",
+    "pearson",
+    "regularized_beta",
+    "spearman",
+    "t_survival",
+    "williams",
+    "williams_test",
+    "window_analysis",
+]
+
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -25,7 +43,7 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
     a = np.asarray(x, dtype=float)
     b = np.asarray(y, dtype=float)
     if a.shape != b.shape or a.size < 2:
-        raise ValueError(f"need two equally long lists of at least 2 scores ({a.size}, {b.size})")
+        raise InputError(f"need two equally long lists of at least 2 scores ({a.size}, {b.size})")
     a = a - a.mean()
     b = b - b.mean()
     denominator = math.sqrt(float(np.dot(a, a)) * float(np.dot(b, b)))
@@ -122,7 +140,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
     """Williams' t and one-tailed p that r12 > r13, given r23 and n (df = n - 3), as R's
     ``psych::r.test(n, r12, r13, r23, twotailed=FALSE)`` used by the WMT / gecmetrics scripts."""
     if n <= 3:
-        raise ValueError(f"Williams' test needs more than 3 systems (got {n})")
+        raise InputError(f"Williams' test needs more than 3 systems (got {n})")
     determinant = 1 - r12 * r12 - r13 * r13 - r23 * r23 + 2 * r12 * r13 * r23
     mean = (r12 + r13) / 2
     cube = (1 - r23) ** 3
@@ -195,7 +213,7 @@ def bootstrap_sentences(
     every system."""
     rows = {stats.shape[0] for stats in sentence_stats}
     if len(rows) != 1:
-        raise ValueError(f"every system needs the same number of sentences (got {sorted(rows)})")
+        raise InputError(f"every system needs the same number of sentences (got {sorted(rows)})")
     n_sentences = rows.pop()
     rng = np.random.default_rng(seed)
     values = np.empty(samples)
@@ -227,7 +245,7 @@ def window_analysis(
     (``np.argsort(human)[::-1]``, so equal human scores come in reverse input order), and the
     correlations over each run of ``window`` adjacent systems."""
     if not 2 <= window <= len(systems):
-        raise ValueError(f"window must be between 2 and {len(systems)} systems (got {window})")
+        raise OptionError(f"window must be between 2 and {len(systems)} systems (got {window})")
     order = np.argsort(np.asarray(human, dtype=float))[::-1]
     h = [float(human[i]) for i in order]
     m = [float(metric[i]) for i in order]

@@ -34,6 +34,29 @@ from gecscore.boundedio import (
 )
 from gecscore.errors import GECError, InputFormatError, decode_utf8
 
+__all__ = [
+    "ADMIN_USER",
+    "CSV_FIELDS",
+    "ENTRY_TAG",
+    "ITEM_TAG",
+    "RESULT_TAG",
+    "Comparison",
+    "JudgmentFormatError",
+    "JudgmentSet",
+    "RankedEntry",
+    "RankingItem",
+    "RankingResult",
+    "item_comparisons",
+    "pairwise",
+    "rank_groups",
+    "read_judgments",
+    "read_judgments_xml",
+    "read_pairwise_csv",
+    "unexpanded_comparisons",
+    "write_judgments_xml",
+    "write_pairwise_csv",
+]
+
 RESULT_TAG = "error-correction-ranking-result"
 ITEM_TAG = "ranking-item"
 ENTRY_TAG = "translation"

@@ -7,6 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gecscore.errors import InputError, OptionError
 from gecscore.meta.correlation import (
     bootstrap_systems,
     pearson,
@@ -22,6 +23,13 @@ from gecscore.meta.rankings import (
     rank_trueskill,
 )
 from gecscore.meta.sentence import seeda_accuracy_kendall, wmt_kendall
+
+__all__ = [
+    "METHODS",
+    "human_ranking",
+    "sentence_report",
+    "system_report",
+]
 
 METHODS = ("ew", "trueskill", "both")
 
@@ -49,10 +57,10 @@ def human_ranking(
     computed with a bootstrap, otherwise from the TrueSkill runs; null when neither ran.
     Systems are listed best first by the first method computed."""
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
+        raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
     pairs = pairwise(items, systems=systems)
     if not pairs:
-        raise ValueError("the judgments hold no pairwise comparison")
+        raise InputError("the judgments hold no pairwise comparison")
     rankings: list[Ranking] = []
     ew = ts = None
     if method in ("ew", "both"):
@@ -110,12 +118,12 @@ def system_report(
     for name, scores in metrics.items():
         missing = [s for s in systems if s not in scores]
         if missing:
-            raise ValueError(f"metric {name!r} has no score for {', '.join(missing)}")
+            raise InputError(f"metric {name!r} has no score for {', '.join(missing)}")
     missing = [s for s in systems if s not in human]
     if missing:
-        raise ValueError(f"the human scores have no score for {', '.join(missing)}")
+        raise InputError(f"the human scores have no score for {', '.join(missing)}")
     if len(systems) < 3:
-        raise ValueError(f"need at least 3 systems to correlate (got {len(systems)})")
+        raise InputError(f"need at least 3 systems to correlate (got {len(systems)})")
     h = [human[s] for s in systems]
     columns = {name: [scores[s] for s in systems] for name, scores in metrics.items()}
     report: dict[str, Any] = {"n_systems": len(systems), "systems": list(systems), "metrics": {}}
@@ -195,6 +203,6 @@ def sentence_report(
                 "kendall_ties": ties.values["kendall"],
             }
         else:
-            raise ValueError(f"variant must be wmt or seeda (got {variant!r})")
+            raise OptionError(f"variant must be wmt or seeda (got {variant!r})")
         pairs = result.pairs
     return {"metrics": out, "variant": variant, "pairs": pairs}

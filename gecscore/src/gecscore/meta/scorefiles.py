@@ -15,7 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gecscore.boundedio import DEFAULT_LIMITS, ReadLimits, read_bounded
-from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.errors import InputFormatError, OptionError, decode_utf8
+
+__all__ = [
+    "SEEDA_SYSTEMS",
+    "SYSTEM_SETS",
+    "ScoreFileError",
+    "SentenceScores",
+    "SystemScores",
+    "read_sentence_scores",
+    "read_system_list",
+    "read_system_scores",
+    "select_systems",
+]
 
 # SEEDA's system order (ASCII order of the names), as in its score files and scripts.
 SEEDA_SYSTEMS: tuple[str, ...] = (
@@ -203,5 +215,5 @@ def select_systems(
         chosen = [s for s in available if s in set(listed)]
     unknown = [s for s in exclude if s not in available]
     if unknown:
-        raise ValueError(f"--exclude names unknown systems: {', '.join(unknown)}")
+        raise OptionError(f"cannot exclude unknown systems: {', '.join(unknown)}")
     return [s for s in chosen if s not in set(exclude)]

@@ -25,8 +25,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from gecscore.errors import GECError
+from gecscore.errors import GECError, InputError
 from gecscore.meta.judgments import Comparison
+
+__all__ = [
+    "MissingScoreError",
+    "SentenceResult",
+    "seeda_accuracy_kendall",
+    "seeda_segment_map",
+    "wmt_kendall",
+]
 
 # (human relation, metric relation) -> coefficient; None = the pair is not counted.
 _KENDALL_VARIANTS: dict[str, dict[tuple[str, str], int | None]] = {
@@ -150,7 +158,7 @@ def seeda_accuracy_kendall(
         elif metric != 0:
             disagree += 1
     if not total:
-        raise ValueError("no pair of systems was ranked differently by the judges")
+        raise InputError("no pair of systems was ranked differently by the judges")
     variant = "seeda-ties" if tie_aware else "seeda"
     return SentenceResult(
         variant, {"accuracy": agree / total, "kendall": (agree - disagree) / total}, total
@@ -163,7 +171,7 @@ def seeda_segment_map(comparisons: Sequence[Comparison], lines: int) -> dict[str
     judged sentences."""
     judged = sorted({p.segment for p in comparisons}, key=int)
     if len(judged) != lines:
-        raise ValueError(
+        raise InputError(
             f"the sentence score files have {lines} lines but the judgments cover"
             f" {len(judged)} sentences; the one-score-per-line layout needs one line per"
             " judged sentence, in src-id order"

@@ -14,6 +14,13 @@ from typing import Protocol, runtime_checkable
 
 from gecscore.signature import WEIGHTS, Signature
 
+__all__ = [
+    "EditWeightProvider",
+    "ProgressCallback",
+    "SelfWeights",
+    "WeightRequest",
+]
+
 # (done, total) in provider-defined units; a Celery task turns it into a progress bar.
 ProgressCallback = Callable[[int, int], None]
 

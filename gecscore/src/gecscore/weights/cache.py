@@ -22,6 +22,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "CACHE_FILE",
+    "DiskCache",
+    "FloatArray",
+]
+
 FloatArray = npt.NDArray[np.float32]
 CACHE_FILE = "bertscore-cache.sqlite3"
 

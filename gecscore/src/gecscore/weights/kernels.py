@@ -19,6 +19,12 @@ from __future__ import annotations
 
 import torch
 
+__all__ = [
+    "OneDnnLinear",
+    "onednn_available",
+    "use_onednn_linears",
+]
+
 
 class OneDnnLinear(torch.nn.Module):
     """`nn.Linear` forward (y = x W^T + b, fp32) through oneDNN with a pre-packed weight."""

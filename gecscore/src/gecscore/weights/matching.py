@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import torch
 
+__all__ = [
+    "greedy_match_spans",
+]
+
 
 def _gather(
     vectors: torch.Tensor,

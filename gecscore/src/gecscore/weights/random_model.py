@@ -17,6 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gecscore.errors import OptionError
+
+__all__ = [
+    "BASE_CHARS",
+    "SHAPES",
+    "SPECIAL_TOKENS",
+    "BertShape",
+    "build_random_bert",
+    "build_vocab",
+]
+
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 # Always present so that text outside the given sentences still splits into known pieces.
 BASE_CHARS = (
@@ -73,13 +84,20 @@ def build_random_bert(
     size: str = "tiny",
     seed: int = 0,
     model_max_length: int = 128,
+    head: str | None = None,
 ) -> Path:
-    """Save a random BERT (`size` from SHAPES) and its tokenizer into `directory`."""
+    """Save a random BERT (`size` from SHAPES) and its tokenizer into `directory`.
+
+    ``head="regression"`` saves a BertForSequenceClassification with one output (the shape
+    of SOME's and IMPARA's regressors) instead of the bare encoder."""
     import torch
-    from transformers import BertConfig, BertModel, BertTokenizer
+    from transformers import BertConfig, BertForSequenceClassification, BertModel, BertTokenizer
+
+    if head not in (None, "regression"):
+        raise ValueError(f"unknown head {head!r}: None or 'regression'")
 
     if size not in SHAPES:
-        raise ValueError(f"unknown model size {size!r}: one of {', '.join(SHAPES)}")
+        raise OptionError(f"unknown model size {size!r}: one of {', '.join(SHAPES)}")
     shape = SHAPES[size]
     vocab = build_vocab(texts)
     directory.mkdir(parents=True, exist_ok=True)
@@ -99,8 +117,59 @@ def build_random_bert(
         intermediate_size=shape.intermediate_size,
         max_position_embeddings=shape.max_position_embeddings,
     )
+    if head == "regression":
+        config.num_labels = 1  # one output: a regressor
     torch.manual_seed(seed)
-    model: Any = BertModel(config)
+    model: Any = BertModel(config) if head is None else BertForSequenceClassification(config)
+    if head == "regression":
+        # Wide head weights and a bias of 2.5: outputs spread over SOME's 1-4 scale instead of
+        # all being ~0, so a wrong step in a metric moves the scores visibly.
+        with torch.no_grad():
+            model.classifier.weight.normal_(0.0, 4.0)
+            model.classifier.bias.fill_(2.5)
+    model.eval()
+    model.save_pretrained(str(directory))
+    return directory
+
+
+def build_random_gpt2(
+    directory: Path,
+    texts: Iterable[str],
+    *,
+    seed: int = 0,
+    vocab_size: int = 600,
+    n_layer: int = 2,
+    n_embd: int = 32,
+    n_positions: int = 256,
+) -> Path:
+    """Save a random GPT-2 and a byte-level BPE tokenizer trained on `texts` into `directory`.
+
+    Byte-level BPE covers every string (no unknown token); ``<|endoftext|>`` is its BOS, EOS
+    and UNK, as in GPT-2. The training is deterministic, so the same texts give the same
+    vocabulary."""
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    special = "<|endoftext|>"
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(list(texts), vocab_size=vocab_size, special_tokens=[special])
+    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
+        tokenizer_object=bpe, bos_token=special, eos_token=special, unk_token=special
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    tokenizer.save_pretrained(str(directory))
+    config = GPT2Config(
+        vocab_size=len(tokenizer),
+        n_positions=n_positions,
+        n_embd=n_embd,
+        n_layer=n_layer,
+        n_head=4,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(seed)
+    model: Any = GPT2LMHeadModel(config)
     model.eval()
     model.save_pretrained(str(directory))
     return directory

@@ -24,11 +24,29 @@ from gecscore.cleme.model import Sentence
 from gecscore.cleme.scorers import numpy_mean
 from gecscore.cleme.similarity import similarity_counts
 from gecscore.cleme.weighting import Counts, Level, unweighted_counts
+from gecscore.errors import OptionError
 from gecscore.signature import COLON_V, Signature
 
 if TYPE_CHECKING:
     # Importing the weights package loads torch: only annotations need it here.
     from gecscore.weights.base import EditWeightProvider, ProgressCallback
+
+__all__ = [
+    "CLEME2_VERSION",
+    "CORPUS_FACTORS",
+    "SENTENCE_FACTORS",
+    "Aspects",
+    "Cleme2Score",
+    "Factors",
+    "SentenceCleme2",
+    "aspects",
+    "best_per_sentence2",
+    "cleme2",
+    "corpus_totals2",
+    "default_factors",
+    "score_evaluation2",
+    "sentence_scores2",
+]
 
 CLEME2_VERSION = "2.0(THUKElab/CLEME@e90abea)"
 
@@ -44,7 +62,7 @@ class Factors:
 
     def __post_init__(self) -> None:
         if abs(self.hit + self.wrong + self.under + self.over - 1.0) > 1e-5:
-            raise ValueError(
+            raise OptionError(
                 f"CLEME2.0 factors must sum to 1, got {self.hit}+{self.wrong}+{self.under}+{self.over}"
             )
 
@@ -63,7 +81,7 @@ def default_factors(level: Level) -> Factors:
         return CORPUS_FACTORS
     if level == "sentence":
         return SENTENCE_FACTORS
-    raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
+    raise OptionError(f"level must be 'corpus' or 'sentence', got {level!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +285,7 @@ def score_evaluation2(
         values = (result.hit, result.wrong, result.under, result.over, result.score)
         return _result2(total, values, n, level, evaluation, signature)
     if level != "sentence":
-        raise ValueError(f"level must be 'corpus' or 'sentence', got {level!r}")
+        raise OptionError(f"level must be 'corpus' or 'sentence', got {level!r}")
     details = best_per_sentence2(per_sentence, used)
     chosen = [detail.aspects for detail in details]
     total = Counts()

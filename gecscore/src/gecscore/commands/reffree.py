@@ -1,0 +1,197 @@
+"""Subcommands ``some``, ``impara``, ``scribendi`` and ``llm-judge``: the model-based
+reference-free metrics (``pip install 'gecscore[reffree]'``; models from local folders only).
+
+    gecscore some --src SRC.txt --hyp SYSTEM.txt [--hyp ...] --model-g DIR --model-f DIR --model-m DIR
+    gecscore impara --src SRC.txt --hyp SYSTEM.txt --model-qe DIR --model-se DIR [--threshold 0.9]
+    gecscore scribendi --src SRC.txt --hyp SYSTEM.txt --model DIR [--threshold 0.8]
+    gecscore llm-judge --level sent|edit --src SRC.txt --hyp A.txt [--hyp B.txt ...]
+        (--url URL --model NAME | --backend hf --model DIR) [--aggregate trueskill|expected-wins]
+
+Model flags may be left out when the environment variable of the setting is set
+(docs/metrics/reference-free.md). Text output: ``<file name> <score>`` per system (6
+decimals), ``--sentence`` adds ``<index> <score>`` lines; ``--json``: one object per system.
+``llm-judge`` with several ``--hyp`` judges them together and prints each system's
+TrueSkill (or Expected Wins) score, as in Kobayashi et al. (2024); with one it prints the mean
+1-5 score of its sentences, each judged alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from gecscore.cli import CommandError
+from gecscore.english.textfiles import check_same_length, read_text_lines
+from gecscore.errors import GECError
+
+__all__ = [
+    "register",
+    "run_llm_judge",
+    "run_model_metric",
+]
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--src", required=True, metavar="SRC.txt")
+    parser.add_argument(
+        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
+    )
+    parser.add_argument("--sentence", action="store_true", help="also sentence-level scores")
+    parser.add_argument("--json", action="store_true", help="one JSON object per system")
+
+
+def _device(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--batch-size", type=_positive, default=32)
+
+
+def register(subparsers: Any) -> None:
+    some = subparsers.add_parser("some", help="SOME (three BERT regressors), reference-free")
+    _common(some)
+    for aspect, label in (("g", "grammaticality"), ("f", "fluency"), ("m", "meaning")):
+        some.add_argument(f"--model-{aspect}", metavar="DIR", help=f"{label} regressor folder")
+    some.add_argument("--max-length", type=_positive, default=128)
+    _device(some)
+    some.set_defaults(func=run_model_metric, metric="some")
+
+    impara = subparsers.add_parser("impara", help="IMPARA (quality + similarity), reference-free")
+    _common(impara)
+    impara.add_argument("--model-qe", metavar="DIR", help="quality estimator folder")
+    impara.add_argument("--model-se", metavar="DIR", help="similarity encoder folder")
+    impara.add_argument("--threshold", type=float, default=0.9)
+    impara.add_argument("--max-length", type=_positive, default=128)
+    _device(impara)
+    impara.set_defaults(func=run_model_metric, metric="impara")
+
+    scribendi = subparsers.add_parser("scribendi", help="Scribendi score (LM perplexity + ratios)")
+    _common(scribendi)
+    scribendi.add_argument("--model", metavar="DIR", help="causal language model folder")
+    scribendi.add_argument("--threshold", type=float, default=0.8)
+    _device(scribendi)
+    scribendi.set_defaults(func=run_model_metric, metric="scribendi")
+
+    judge = subparsers.add_parser("llm-judge", help="LLM-S / LLM-E judges (Kobayashi et al. 2024)")
+    _common(judge)
+    judge.add_argument("--level", choices=("sent", "edit"), default="sent")
+    judge.add_argument("--backend", choices=("http", "hf"), default="http")
+    judge.add_argument("--model", help="model name (http) or local folder (hf)")
+    judge.add_argument("--url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    judge.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    judge.add_argument("--concurrency", type=_positive, default=4)
+    judge.add_argument("--retries", type=int, default=3)
+    judge.add_argument("--criteria", help="gec-metrics' criteria (LLM-E: difficulty, impact)")
+    judge.add_argument("--aggregate", choices=("trueskill", "expected-wins"), default="trueskill")
+    judge.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    judge.set_defaults(func=run_llm_judge)
+
+
+def _inputs(args: argparse.Namespace) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    source = read_text_lines(args.src)
+    systems = []
+    for path in args.hyp:
+        hyp = read_text_lines(path)
+        check_same_length(source, hyp)
+        for note in hyp.notes():
+            print(f"warning: {note}", file=sys.stderr)
+        systems.append((path, hyp.lines))
+    return source.lines, systems
+
+
+def _config(args: argparse.Namespace) -> dict[str, Any]:
+    if args.metric == "some":
+        return {
+            "model_g": args.model_g,
+            "model_f": args.model_f,
+            "model_m": args.model_m,
+            "max_length": args.max_length,
+        }
+    if args.metric == "impara":
+        return {
+            "model_qe": args.model_qe,
+            "model_se": args.model_se,
+            "threshold": args.threshold,
+            "max_length": args.max_length,
+        }
+    return {"model": args.model, "threshold": args.threshold}
+
+
+def _print(
+    args: argparse.Namespace, path: str, score: float, signature: str, sentences: Any
+) -> None:
+    if args.json:
+        payload: dict[str, Any] = {"system": path, "score": score, "signature": signature}
+        if args.sentence:
+            payload["sentences"] = sentences
+        print(json.dumps(payload), flush=True)
+        return
+    if args.sentence:
+        print(f"== {path}")
+        for index, value in enumerate(sentences):
+            print(f"{index} {value:f}" if value is not None else f"{index} -")
+    print(f"{os.path.basename(path)} {score:f}", flush=True)
+
+
+def run_model_metric(args: argparse.Namespace) -> int:
+    from gecscore.registry import get_metric
+
+    sources, systems = _inputs(args)
+    metric_class: Any = get_metric(args.metric)
+    try:
+        metric = metric_class(
+            metric_class.Config(**_config(args), device=args.device, batch_size=args.batch_size)
+        )
+        for path, hypotheses in systems:
+            result = metric.score_corpus(sources, hypotheses)
+            scores = [s.score for s in result.sentences]
+            _print(args, path, result.score, result.signature, scores)
+    except GECError as exc:
+        raise CommandError(str(exc)) from None
+    return 0
+
+
+def run_llm_judge(args: argparse.Namespace) -> int:
+    from gecscore.registry import get_metric
+
+    sources, systems = _inputs(args)
+    judge_class: Any = get_metric("llm-s" if args.level == "sent" else "llm-e")
+    try:
+        judge = judge_class(
+            judge_class.Config(
+                backend=args.backend,
+                model=args.model,
+                url=args.url,
+                timeout=args.timeout,
+                concurrency=args.concurrency,
+                retries=args.retries,
+                criteria=args.criteria,
+                device=args.device,
+            )
+        )
+        if len(systems) == 1:
+            path, hypotheses = systems[0]
+            result = judge.score_corpus(sources, hypotheses)
+            _print(args, path, result.score, result.signature, [s.score for s in result.sentences])
+            return 0
+        judged = judge.score_systems(sources, [hyps for _, hyps in systems])
+        from gecscore.reffree.llm_judge import expected_wins_scores, trueskill_scores
+
+        aggregate = trueskill_scores if args.aggregate == "trueskill" else expected_wins_scores
+        ranking = aggregate(judged.pairwise)
+        signature = f"{judged.signature}|aggregate={args.aggregate}"
+        for (path, _), score, sentences in zip(systems, ranking, judged.scores, strict=True):
+            _print(args, path, score, signature, list(sentences))
+        if judged.details["unjudged"]:
+            print(f"warning: {judged.details['unjudged']} sentences unjudged", file=sys.stderr)
+    except GECError as exc:
+        raise CommandError(str(exc)) from None
+    return 0

@@ -1,0 +1,102 @@
+"""I-measure in the library's calling convention (the scorer is ``gecscore.english.imeasure``).
+
+References are ``Gold`` M2 blocks: the candidate references are made from the annotators'
+edits the way ``m2_to_ixml.py`` makes them (``english/imeasure.py`` says how), so plain text
+references cannot stand in for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gecscore.english.imeasure import OPTIMISE, IMeasureConfig, score_systems
+from gecscore.errors import GECError
+from gecscore.metric import (
+    Gold,
+    Hypotheses,
+    Metric,
+    MetricConfig,
+    References,
+    Result,
+    SentenceScore,
+    check_corpus,
+)
+
+__all__ = ["IMeasure", "IMeasureMetricConfig"]
+
+
+@dataclass(frozen=True)
+class IMeasureMetricConfig(MetricConfig):
+    """``ieval.py -nomix``'s options (its defaults)."""
+
+    weight: float = 2.0  # weight of TP and FP in WAcc (-w)
+    beta: float = 1.0  # beta of the complementary F score (-b)
+    optimise: str = "sentence"  # "sentence" or "corpus" (-opt)
+
+    def __post_init__(self) -> None:
+        if self.optimise not in OPTIMISE:
+            raise GECError(f"optimise must be one of {', '.join(OPTIMISE)}, got {self.optimise!r}")
+        if not self.weight > 0:
+            raise GECError(f"the WAcc weight must be positive, got {self.weight}")
+
+    def scorer_config(self) -> IMeasureConfig:
+        return IMeasureConfig(weight=self.weight, beta=self.beta, optimise=self.optimise)  # type: ignore[arg-type]
+
+
+class IMeasure(Metric):
+    """I-measure: ``score`` is the corpus I of correction (a fraction in [-1, 1]; ieval.py
+    prints it x 100); ``precision``/``recall`` and ``counts`` (TP, FP, FN) are correction's
+    token-level ones with F at ``beta``, so ``score`` is not ``f`` here (``beta`` is None);
+    ``sentences``: each sentence's I with its correction counts; ``details``: ``f`` (the
+    correction F-beta), ``wacc``, ``wacc_base``, ``detection`` (its P/R/F and I)."""
+
+    name = "imeasure"
+    Config = IMeasureMetricConfig
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Hypotheses,
+        references: References = (),
+    ) -> Result:
+        check_corpus(sources, hypotheses, references)
+        if isinstance(hypotheses, Gold):
+            raise GECError("I-measure takes the system's corrected text, not its M2 edits")
+        if not isinstance(references, Gold):
+            raise GECError(
+                "I-measure reads annotated references: pass references=Gold(read_m2(GOLD.m2))"
+            )
+        config = self.config
+        assert isinstance(config, IMeasureMetricConfig)
+        result = score_systems({"system": list(hypotheses)}, references, config.scorer_config())[
+            "system"
+        ]
+        correction, detection = result.correction, result.detection
+        return Result(
+            metric=self.name,
+            score=result.imeasure,
+            signature=result.signature,
+            precision=correction.p,
+            recall=correction.r,
+            counts=(correction.counts.tp, correction.counts.fp, correction.counts.fn),
+            sentences=tuple(
+                SentenceScore(
+                    s.imeasure,
+                    (s.correction.counts.tp, s.correction.counts.fp, s.correction.counts.fn),
+                )
+                for s in result.sentences
+            ),
+            details={
+                "f": correction.f,
+                "beta": config.beta,
+                "wacc": correction.wacc,
+                "wacc_base": correction.wacc_base,
+                "detection": {
+                    "p": detection.p,
+                    "r": detection.r,
+                    "f": detection.f,
+                    "i": detection.i,
+                },
+            },
+        )

@@ -1,0 +1,158 @@
+"""System rankings from sentence-level metric scores, the way human rankings are built
+(Goto, Sakai & Watanabe, ACL 2025, "Rethinking Evaluation Metrics for GEC").
+
+Every sentence is turned into pairwise comparisons of the systems by their sentence scores
+(the higher score wins, equal scores tie), then a rating algorithm ranks the systems:
+
+* ``default``: no aggregation here: the metric's own corpus score (the caller has it).
+* ``trueskill``: as gec-metrics 0.1.1 (``MetricBase.run_trueskill``, what
+  ``corr_system(..., aggregation="trueskill")`` runs): one TrueSkill rating per system
+  (mu 0, sigma 0.5, beta 0.25, tau 0, draw probability 0.25), updated by the ``trueskill``
+  package's two-player ``rate`` for every sentence in order and, within a sentence, every pair
+  ``(i, j), i < j`` of the systems in the order given (``itertools.combinations``); a tie is
+  a draw. Deterministic: no sampling. The score is the final mu. The matches are played in
+  the same order per system, batched over pairs of disjoint systems, by
+  :func:`gecscore.meta.rankings.trueskill_update` (equal to ``trueskill.rate``).
+* ``ew``: Expected Wins (Bojar et al. 2013), the paper's second rating method: for system i
+  the mean over the other systems j of wins(i, j) / (wins(i, j) + wins(j, i)) over the
+  sentences, ties ignored, a pair never decided counting 0 --
+  :func:`gecscore.meta.rankings.expected_wins` on the sentence comparisons. (gec-metrics 0.1.1
+  crashes with ``UnboundLocalError`` on ``aggregation="expected_wins"``.)
+
+The system order matters for TrueSkill only (it is the order of the matches); SEEDA's is
+alphabetical, the order of gec-metrics' ``MetaEvalSEEDA.MODELS``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from gecscore.errors import GECError
+from gecscore.meta.judgments import Comparison
+from gecscore.meta.rankings import expected_wins, trueskill_update
+
+__all__ = [
+    "AGGREGATIONS",
+    "FloatArray",
+    "TS_BETA",
+    "TS_DRAW_PROBABILITY",
+    "TS_MU",
+    "TS_SIGMA",
+    "aggregate",
+    "expected_wins_scores",
+    "sentence_comparisons",
+    "trueskill_scores",
+]
+
+
+AGGREGATIONS = ("default", "trueskill", "ew")
+
+# gec-metrics 0.1.1's TrueSkill environment (MetricBase.run_trueskill).
+TS_MU = 0.0
+TS_SIGMA = 0.5
+TS_BETA = 0.25
+TS_DRAW_PROBABILITY = 0.25
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _score_table(sentence_scores: Mapping[str, Sequence[float]]) -> FloatArray:
+    """systems x sentences; a GECError when the systems have different numbers of sentences."""
+    lengths = {system: len(scores) for system, scores in sentence_scores.items()}
+    if len(sentence_scores) < 2:
+        raise GECError("ranking by sentence scores needs at least two systems")
+    if len(set(lengths.values())) != 1:
+        shown = ", ".join(f"{system} {n}" for system, n in lengths.items())
+        raise GECError(f"every system needs a score for every sentence (sentences: {shown})")
+    return np.array([list(scores) for scores in sentence_scores.values()], dtype=np.float64)
+
+
+def _layers(
+    pairs: Sequence[tuple[int, int]], sentences: int, systems: int
+) -> list[npt.NDArray[np.int64]]:
+    """The matches (indices into sentence-major ``pairs`` x ``sentences``) grouped into layers
+    of matches between disjoint systems, each system's matches kept in their order: playing
+    the layers one after the other gives the same ratings as playing the matches in order."""
+    last = [0] * systems
+    layer_of: list[int] = []
+    for _ in range(sentences):
+        for i, j in pairs:
+            layer = max(last[i], last[j])
+            layer_of.append(layer)
+            last[i] = last[j] = layer + 1
+    order = np.argsort(np.array(layer_of, dtype=np.int64), kind="stable")
+    bounds = np.cumsum(np.bincount(np.array(layer_of, dtype=np.int64)))
+    return np.split(order, bounds[:-1])
+
+
+def trueskill_scores(sentence_scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
+    """gec-metrics' TrueSkill aggregation: the final mu of each system (see the module)."""
+    import trueskill  # the reference implementation; only its draw margin here
+
+    table = _score_table(sentence_scores)
+    systems, sentences = table.shape
+    pairs = list(itertools.combinations(range(systems), 2))
+    first = np.array([i for i, _ in pairs], dtype=np.int64)
+    second = np.array([j for _, j in pairs], dtype=np.int64)
+    # Sentence-major, as the reference loops: match m is pair m % P of sentence m // P.
+    a_scores = table[first].T.reshape(-1)
+    b_scores = table[second].T.reshape(-1)
+    a = np.tile(first, sentences)
+    b = np.tile(second, sentences)
+    a_won = a_scores >= b_scores  # on a tie the first of the pair stands as "winner" of a draw
+    winner = np.where(a_won, a, b)
+    loser = np.where(a_won, b, a)
+    draw = a_scores == b_scores
+    env = trueskill.TrueSkill(
+        mu=TS_MU, sigma=TS_SIGMA, beta=TS_BETA, tau=0.0, draw_probability=TS_DRAW_PROBABILITY
+    )
+    draw_margin = float(trueskill.calc_draw_margin(TS_DRAW_PROBABILITY, 2, env))
+    mu = np.full((systems, 1), TS_MU)
+    var = np.full((systems, 1), TS_SIGMA * TS_SIGMA)
+    for layer in _layers(pairs, sentences, systems):
+        trueskill_update(
+            mu,
+            var,
+            winner[layer],
+            loser[layer],
+            draw[layer],
+            beta=TS_BETA,
+            draw_margin=draw_margin,
+        )
+    return {system: float(mu[k, 0]) for k, system in enumerate(sentence_scores)}
+
+
+def sentence_comparisons(sentence_scores: Mapping[str, Sequence[float]]) -> list[Comparison]:
+    """Every pair of systems on every sentence, as pairwise judgments (``<``: the
+    alphabetically earlier system scored higher; ``=``: equal scores)."""
+    table = _score_table(sentence_scores)
+    names = list(sentence_scores)
+    out: list[Comparison] = []
+    for i, j in itertools.combinations(range(len(names)), 2):
+        a, b = (i, j) if names[i] < names[j] else (j, i)
+        for segment, (x, y) in enumerate(zip(table[a].tolist(), table[b].tolist(), strict=True)):
+            relation = "<" if x > y else ">" if x < y else "="
+            out.append(Comparison(str(segment), "", names[a], names[b], relation, 0, 0))
+    return out
+
+
+def expected_wins_scores(sentence_scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
+    """Expected Wins of each system over its sentence-level wins (see the module)."""
+    scores = expected_wins(sentence_comparisons(sentence_scores))
+    return {system: scores[system] for system in sentence_scores}
+
+
+def aggregate(method: str, sentence_scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
+    """System scores from sentence scores by ``trueskill`` or ``ew`` (``default`` is the
+    metric's corpus score, which only the metric can give: a GECError here)."""
+    if method == "trueskill":
+        return trueskill_scores(sentence_scores)
+    if method == "ew":
+        return expected_wins_scores(sentence_scores)
+    if method == "default":
+        raise GECError("the default aggregation is the metric's own corpus score")
+    raise GECError(f"unknown aggregation {method!r} (known: {', '.join(AGGREGATIONS)})")

@@ -1,0 +1,655 @@
+"""LLM judges of Kobayashi, Mita & Komachi (BEA 2024): LLM-S (sentence level) and LLM-E (edit
+level), with the prompts, sampling and score parsing of gec-metrics 0.1.1
+(``LLMKobayashi24OpenAISent`` / ``...Edit``).
+
+For each source sentence the distinct hypotheses of the systems (at most ``max_targets`` = 5:
+the most frequent, ties in first-seen order, then sorted as strings) are shown to the LLM in
+one prompt, one per line (LLM-E: each as its ERRANT edits ``orig→cor`` joined by spaces), and
+the LLM answers a JSON object ``{"target_score1": s1, ...}`` with a 1-5 score per target. The
+answer becomes a pairwise table per sentence (``1``: system i's hypothesis scored higher than
+j's, ``-1`` lower, ``0`` tie or the same hypothesis, ``None``: not compared, its hypothesis
+was not among the 5), which TrueSkill or Expected Wins turns into a system ranking.
+
+``score_corpus`` (one system) shows each hypothesis alone and averages its scores; the
+paper's use is :meth:`LLMJudge.score_systems` / :meth:`LLMJudge.rank_systems`.
+
+The LLM is either an OpenAI-compatible HTTP endpoint the operator runs (vLLM, llama.cpp,
+Ollama: ``backend="http"``, ``POST {url}/chat/completions`` with gec-metrics' messages, seed
+and JSON-schema response format) or a local Hugging Face causal LM (``backend="hf"``, greedy
+decoding of the chat-templated prompt; gec-metrics uses ``outlines`` constrained decoding
+there, which we do not, so only the HTTP path is compared with it number for number).
+
+Parsing: gec-metrics reads ``json.loads(content)["target_score{i}"]``. We read the same and,
+when that fails, also a JSON object inside a Markdown code fence and the key spelling the
+prompt shows (``target{i}_score``); an answer still unreadable after ``retries`` new requests
+leaves the sentence unjudged (``None`` in its table, counted in ``details['unjudged']``).
+A request that fails (connection, timeout, HTTP 429/5xx) is retried ``retries`` times with
+doubling waits, then the run stops with a GECError naming the URL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from gecscore.errors import GECError
+from gecscore.metric import MetricConfig, References, Result, SentenceScore
+from gecscore.reffree.base import ReferenceFreeMetric, cache_key
+from gecscore.signature import Signature
+
+__all__ = [
+    "AGGREGATIONS",
+    "BACKENDS",
+    "EDIT_CRITERIA",
+    "EDIT_TEMPLATE",
+    "JudgeResult",
+    "JudgedSentence",
+    "LLMJudge",
+    "LLMJudgeConfig",
+    "LLMJudgeEdit",
+    "LLMJudgeSent",
+    "PROMPT_VERSION",
+    "PairwiseTable",
+    "SENT_CRITERIA",
+    "SENT_TEMPLATE",
+    "SYSTEM_MESSAGE",
+    "expected_wins_scores",
+    "pairwise_table",
+    "parse_scores",
+    "response_schema",
+    "sample_targets",
+    "trueskill_scores",
+]
+
+
+PROMPT_VERSION = "kobayashi24-gec-metrics-0.1.1"
+BACKENDS = ("http", "hf")
+AGGREGATIONS = ("trueskill", "expected-wins")
+SYSTEM_MESSAGE = "You are a helpful assistant."
+
+SENT_TEMPLATE = """The goal of this task is to rank the presented targets based on the quality of the sentences.
+After reading the source sentence and target sentences, please assign a score from a minimum of 1 point to a maximum of 5 points to each target based on the quality of the sentence (note that you can assign the same score multiple times).
+
+# source
+[SOURCE]
+
+# targets
+[CORRECTION]
+
+# output format
+The output should be a markdown code snippet formatted in the following schema, including the leading and trailing "```json" and "```":
+```json
+{
+"target1_score": int // assigned score for target 1
+...
+"targetN_score": int // assigned score for target N
+}
+```
+"""
+
+EDIT_TEMPLATE = """The goal of this task is to rank the presented targets based on the quality of the sentences.
+After reading the source sentence and target sentences, please assign a score from a minimum of 1 point to a maximum of 5 points to each target based on the quality of the sentence (note that you can assign the same score multiple times).
+For targets without any edits, if the sentence is correct, they will be awarded 5 points; if there is an error, they will receive 1 point.
+The edits in each target are indicated as follows:
+Insert "the": [→the]
+Delete "the": [the→]
+Replace "the" with "a": [the→a]
+
+# context
+[SOURCE]
+
+# targets
+[CORRECTION]
+
+# output format
+The output should be a markdown code snippet formatted in the
+following schema, including the leading and trailing "```json" and "```":
+```json
+{
+"target1_score": int // assigned score for target 1
+...
+"targetN_score": int // assigned score for target N
+}
+```
+"""
+
+SENT_CRITERIA = {
+    "grammaticality": "Please evaluate each target with a focus on the grammaticality of the sentence.",
+    "fluency": "Please evaluate each target with a focus on the fluency of the sentence.",
+    "meaning": "Please evaluate each target with a focus on preserving the meaning between each target and the source, which is the middle sentence in the context.",
+}
+EDIT_CRITERIA = {
+    "difficulty": "Please evaluate each edit in the target with a focus on the difficulty of corrections.",
+    "impact": "Please evaluate each edit in the target with a focus on its impact on the sentence.",
+}
+
+PairwiseTable = list[list[int | None]]
+
+
+@dataclass(frozen=True)
+class LLMJudgeConfig(MetricConfig):
+    """The judge's options. ``model``: the model name the endpoint serves (http) or a local
+    model folder (hf), else ``$GEC_LLM_MODEL``; ``url``: the endpoint's base URL ending in
+    ``/v1``, else ``$GEC_LLM_URL``; ``api_key`` (never part of a signature), else
+    ``$GEC_LLM_API_KEY``."""
+
+    backend: str = "http"
+    model: str | None = None
+    url: str | None = None
+    api_key: str | None = None
+    timeout: float = 60.0  # seconds per request
+    concurrency: int = 4  # requests in flight
+    retries: int = 3  # new requests after a failed or unreadable answer
+    retry_wait: float = 1.0  # seconds before the first retry; doubles each time
+    seed: int = 777
+    criteria: str | None = None
+    max_targets: int = 5
+    max_new_tokens: int = 64  # hf backend
+    device: str = "auto"  # hf backend
+    cache_dir: str | None = None  # on-disk cache of the readable answers, per prompt
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise GECError(f"LLM judge backend must be one of {', '.join(BACKENDS)}")
+        for name in ("concurrency", "max_targets", "max_new_tokens"):
+            if getattr(self, name) < 1:
+                raise GECError(f"LLM judge {name} must be at least 1")
+        if self.retries < 0 or self.timeout <= 0 or self.retry_wait < 0:
+            raise GECError("LLM judge retries, retry_wait must be >= 0 and timeout > 0")
+
+
+@dataclass(frozen=True)
+class JudgedSentence:
+    """One prompt: the targets shown (in order) and the scores read from the answer."""
+
+    targets: tuple[str, ...]
+    prompt: str
+    scores: tuple[float, ...] | None  # None: no readable answer
+    attempts: int  # requests made for it in this run (0: answered from the cache)
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """What :meth:`LLMJudge.score_systems` returns."""
+
+    sentences: tuple[JudgedSentence, ...]
+    pairwise: tuple[PairwiseTable, ...]  # per sentence, [system i][system j]
+    scores: tuple[tuple[float | None, ...], ...]  # per system, per sentence (None: not shown)
+    signature: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def sample_targets(hypotheses: Sequence[str], max_n: int = 5) -> list[str]:
+    """The distinct hypotheses shown to the LLM: the ``max_n`` most frequent (a stable sort,
+    so ties keep first-seen order), then sorted as strings."""
+    frequency = Counter(hypotheses)
+    if len(frequency) <= max_n:
+        chosen = list(frequency)
+    else:
+        chosen = [h for h, _ in sorted(frequency.items(), key=lambda x: x[1], reverse=True)]
+        chosen = chosen[:max_n]
+    return sorted(chosen)
+
+
+def response_schema(n_targets: int) -> dict[str, Any]:
+    """The JSON-schema response format gec-metrics sends (its pydantic output model)."""
+    keys = [f"target_score{i + 1}" for i in range(n_targets)]
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": f"LLMSentOutputFormat{n_targets}",
+            "schema": {
+                "properties": {
+                    key: {"title": f"Target Score{i + 1}", "type": "integer"}
+                    for i, key in enumerate(keys)
+                },
+                "required": keys,
+                "title": f"LLMSentOutputFormat{n_targets}",
+                "type": "object",
+                "additionalProperties": False,
+            },
+            "strict": True,
+        },
+    }
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
+_OBJECT = re.compile(r"\{.*?\}", re.DOTALL)
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, str):
+        try:
+            return float(value) if "." in value else int(value)
+        except ValueError:
+            return None
+    return None
+
+
+def parse_scores(content: str, n_targets: int) -> tuple[float, ...] | None:
+    """The ``n_targets`` scores of an answer, or None when it cannot be read (see module)."""
+    candidates = [content]
+    candidates += [m.group(1) for m in _FENCE.finditer(content)]
+    candidates += [m.group(0) for m in _OBJECT.finditer(content)]
+    for text in candidates:
+        try:
+            obj = json.loads(text)
+        except (json.JSONDecodeError, ValueError):
+            continue
+        if not isinstance(obj, dict):
+            continue
+        for pattern in ("target_score{}", "target{}_score"):
+            values = [_number(obj.get(pattern.format(i + 1))) for i in range(n_targets)]
+            if all(value is not None for value in values):
+                return tuple(value for value in values if value is not None)
+    return None
+
+
+def pairwise_table(
+    hypotheses: Sequence[str], targets: Sequence[str], scores: Sequence[float] | None
+) -> PairwiseTable:
+    """gec-metrics' table for one sentence: systems with the same hypothesis tie (0), the
+    others compare their target's scores; ``None`` where a hypothesis was not shown (or no
+    answer was readable)."""
+    n = len(hypotheses)
+    table: PairwiseTable = [[None] * n for _ in range(n)]
+    positions = {target: [i for i, h in enumerate(hypotheses) if h == target] for target in targets}
+    if scores is not None:
+        for a, b in itertools.combinations(range(len(targets)), 2):
+            outcome = (scores[a] > scores[b]) - (scores[a] < scores[b])
+            for i in positions[targets[a]]:
+                for j in positions[targets[b]]:
+                    table[i][j] = outcome
+                    table[j][i] = -outcome
+    for target in targets:
+        for i in positions[target]:
+            for j in positions[target]:
+                table[i][j] = 0
+    return table
+
+
+def trueskill_scores(tables: Sequence[PairwiseTable]) -> list[float]:
+    """TrueSkill mu per system over the sentence tables, as gec-metrics' ``run_trueskill``
+    (mu 0, sigma 0.5, beta 0.25, tau 0, draw probability 0.25; one two-player update per
+    compared pair, sentences in order, pairs (i < j) in order)."""
+    import trueskill
+
+    env = trueskill.TrueSkill(mu=0.0, sigma=0.5, beta=0.25, tau=0.0, draw_probability=0.25)
+    n = len(tables[0]) if tables else 0
+    ratings = [env.create_rating() for _ in range(n)]
+    for table in tables:
+        for i, j in itertools.combinations(range(n), 2):
+            outcome = table[i][j]
+            if outcome is None:
+                continue
+            ranks = (0, 1) if outcome == 1 else (1, 0) if outcome == -1 else (0, 0)
+            (ratings[i],), (ratings[j],) = env.rate([(ratings[i],), (ratings[j],)], ranks=ranks)
+    return [rating.mu for rating in ratings]
+
+
+def expected_wins_scores(tables: Sequence[PairwiseTable]) -> list[float]:
+    """Expected Wins (Bojar et al. 2011): per system the mean over the others of
+    wins / (wins + losses) against each; ties and unjudged pairs ignored, a pair never decided
+    adds 0."""
+    n = len(tables[0]) if tables else 0
+    wins = [[0] * n for _ in range(n)]
+    for table in tables:
+        for i in range(n):
+            for j in range(n):
+                if table[i][j] == 1:
+                    wins[i][j] += 1
+    scores = []
+    for i in range(n):
+        total = 0.0
+        for j in range(n):
+            decided = wins[i][j] + wins[j][i]
+            if i != j and decided:
+                total += wins[i][j] / decided
+        scores.append(total / (n - 1) if n > 1 else 0.0)
+    return scores
+
+
+class _HTTPClient:
+    """An OpenAI-compatible chat-completions endpoint, standard library only."""
+
+    def __init__(self, config: LLMJudgeConfig, model: str, url: str) -> None:
+        self.config = config
+        self.model = model
+        self.endpoint = url.rstrip("/") + "/chat/completions"
+        self.api_key = config.api_key or os.environ.get("GEC_LLM_API_KEY", "")
+
+    def request_body(self, prompt: str, n_targets: int) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": SYSTEM_MESSAGE},
+                {"role": "user", "content": prompt},
+            ],
+            "response_format": response_schema(n_targets),
+        }
+        if "gemini" not in self.model:  # gec-metrics sends no seed to Gemini
+            body["seed"] = self.config.seed
+        return body
+
+    def complete(self, prompt: str, n_targets: int) -> str:
+        """The content of the first choice; retried on transport errors and 429/5xx."""
+        data = json.dumps(self.request_body(prompt, n_targets)).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        wait = self.config.retry_wait
+        failure = ""
+        for attempt in range(self.config.retries + 1):
+            if attempt:
+                time.sleep(wait)
+                wait *= 2
+            request = urllib.request.Request(self.endpoint, data=data, headers=headers)
+            try:
+                with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
+                    payload = json.loads(response.read().decode("utf-8"))
+                return str(payload["choices"][0]["message"]["content"] or "")
+            except urllib.error.HTTPError as exc:
+                failure = f"HTTP {exc.code}"
+                if exc.code != 429 and exc.code < 500:
+                    raise GECError(
+                        f"LLM endpoint {self.endpoint} refused the request ({failure}: "
+                        f"{exc.read()[:200]!r}); check url, model and api_key"
+                    ) from None
+            except (urllib.error.URLError, TimeoutError, OSError) as exc:
+                failure = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
+            except (ValueError, KeyError, IndexError, TypeError) as exc:
+                failure = f"not a chat-completions response ({exc!r})"
+        raise GECError(
+            f"LLM endpoint {self.endpoint} failed {self.config.retries + 1} times "
+            f"(last: {failure}); check that the server runs (url / $GEC_LLM_URL) and the "
+            "timeout"
+        )
+
+
+class _HFClient:
+    """A local Hugging Face causal LM, greedy decoding of the chat-templated prompt."""
+
+    def __init__(self, config: LLMJudgeConfig, model: Any) -> None:
+        from gecscore.reffree.models import load_model, load_tokenizer, resolve_device
+
+        self.config = config
+        self.device = resolve_device(config.device)
+        self.tokenizer = load_tokenizer(model)
+        self.model = load_model(model, "causal-lm", self.device)
+
+    def prompt_text(self, prompt: str) -> str:
+        if getattr(self.tokenizer, "chat_template", None):
+            return str(
+                self.tokenizer.apply_chat_template(
+                    [{"role": "user", "content": prompt}], tokenize=False
+                )
+            )
+        return prompt
+
+    def complete(self, prompt: str, n_targets: int) -> str:
+        import torch
+
+        inputs = self.tokenizer(self.prompt_text(prompt), return_tensors="pt").to(self.device)
+        limit = getattr(self.model.config, "max_position_embeddings", None)
+        needed = inputs["input_ids"].shape[1] + self.config.max_new_tokens
+        if limit is not None and needed > limit:
+            raise GECError(
+                f"the judge's prompt ({inputs['input_ids'].shape[1]} tokens) plus max_new_tokens "
+                f"({self.config.max_new_tokens}) exceeds the model's {limit} positions"
+            )
+        with torch.inference_mode():
+            output = self.model.generate(
+                **inputs,
+                max_new_tokens=self.config.max_new_tokens,
+                do_sample=False,
+                pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
+            )
+        return str(
+            self.tokenizer.decode(
+                output[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True
+            )
+        )
+
+
+class LLMJudge(ReferenceFreeMetric):
+    """Base of LLM-S and LLM-E; see the module docstring."""
+
+    template: str = SENT_TEMPLATE
+    criteria_prompts: dict[str, str] = SENT_CRITERIA
+    level: str = "sent"
+    Config = LLMJudgeConfig
+
+    def __init__(self, config: MetricConfig | None = None) -> None:
+        super().__init__(config)
+        config = self.config
+        assert isinstance(config, LLMJudgeConfig)
+        if config.criteria is not None and config.criteria not in self.criteria_prompts:
+            raise GECError(
+                f"{self.name} criteria must be one of {', '.join(self.criteria_prompts)}, "
+                f"got {config.criteria!r}"
+            )
+        model = (config.model or "").strip() or os.environ.get("GEC_LLM_MODEL", "").strip()
+        if config.backend == "http":
+            url = (config.url or "").strip() or os.environ.get("GEC_LLM_URL", "").strip()
+            if not url:
+                raise GECError(
+                    f"{self.name}: no LLM endpoint configured. Set url (--url) or $GEC_LLM_URL "
+                    "to the base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
+                )
+            if not model:
+                raise GECError(
+                    f"{self.name}: no model name. Set model (--model) or $GEC_LLM_MODEL to the "
+                    "name the server serves"
+                )
+            self.model_name = model
+            self._client: Any = _HTTPClient(config, model, url)
+        else:
+            from gecscore.reffree.models import model_setting
+
+            local = model_setting(
+                model,
+                setting=f"{self.name} model (--model)",
+                env="GEC_LLM_MODEL",
+                what=f"{self.name}'s local causal LM",
+            )
+            self.model_name = local.id
+            self._client = _HFClient(config, local)
+        self._memo: dict[str, tuple[tuple[float, ...] | None, int]] = {}
+
+    @property
+    def signature(self) -> str:
+        config = self.config
+        assert isinstance(config, LLMJudgeConfig)
+        fields: list[tuple[str, str | None]] = [
+            ("prompt", PROMPT_VERSION),
+            ("backend", config.backend),
+            ("model", self.model_name),
+            ("seed", str(config.seed)),
+            ("targets", str(config.max_targets)),
+        ]
+        if config.criteria:
+            fields.append(("criteria", config.criteria))
+        if config.backend == "hf":
+            fields.append(("decode", f"greedy{config.max_new_tokens}"))
+        return Signature(self.name, None, tuple(fields)).text
+
+    def instruction_template(self) -> str:
+        config = self.config
+        assert isinstance(config, LLMJudgeConfig)
+        template = self.template
+        if config.criteria:
+            # gec-metrics inserts the criterion before "# context", which only the edit-level
+            # template has: LLM-S prompts are unchanged by a criterion.
+            template = template.replace(
+                "\n\n# context", f"\n{self.criteria_prompts[config.criteria]}\n\n# context"
+            )
+        return template
+
+    def target_form(self, source: str, hypothesis: str) -> str:
+        return hypothesis
+
+    def prompt(self, source: str, targets: Sequence[str]) -> str:
+        shown = "\n".join(self.target_form(source, target) for target in targets)
+        return (
+            self.instruction_template().replace("[SOURCE]", source).replace("[CORRECTION]", shown)
+        )
+
+    def _judge(self, prompt: str, n_targets: int) -> tuple[tuple[float, ...] | None, int]:
+        config = self.config
+        assert isinstance(config, LLMJudgeConfig)
+        for attempt in range(1, config.retries + 2):
+            scores = parse_scores(self._client.complete(prompt, n_targets), n_targets)
+            if scores is not None:
+                return scores, attempt
+        return None, config.retries + 1
+
+    def judge_prompts(
+        self,
+        prompts: Sequence[tuple[str, int]],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> list[tuple[tuple[float, ...] | None, int]]:
+        """Scores (or None) and attempts per (prompt, number of targets); each distinct prompt
+        is asked once per metric object, and not at all when ``cache_dir`` has its answer."""
+        config = self.config
+        assert isinstance(config, LLMJudgeConfig)
+        todo = {p: n for p, n in prompts if p not in self._memo}
+        # Readable answers of earlier runs (the same signature: model, seed, decoding).
+        prefix = self.signature
+        stored = self.cache.get_many([cache_key(prefix, p) for p in todo])
+        for p in list(todo):
+            scores = stored.get(cache_key(prefix, p))
+            if scores is not None:
+                self._memo[p] = (tuple(scores), 0)
+                del todo[p]
+        workers = config.concurrency if config.backend == "http" else 1
+        done = 0
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {p: pool.submit(self._judge, p, n) for p, n in todo.items()}
+            for p, future in futures.items():
+                self._memo[p] = future.result()
+                if self._memo[p][0] is not None:
+                    self.cache.put_many([(cache_key(prefix, p), list(self._memo[p][0] or ()))])
+                done += 1
+                if progress is not None:
+                    progress(done, len(futures))
+        return [self._memo[p] for p, _ in prompts]
+
+    def score_systems(
+        self, sources: Sequence[str], systems: Sequence[Sequence[str]]
+    ) -> JudgeResult:
+        """Judge the systems' hypotheses together (``systems[k][i]``: system k, sentence i)."""
+        config = self.config
+        assert isinstance(config, LLMJudgeConfig)
+        for k, hyps in enumerate(systems):
+            if isinstance(hyps, str) or len(hyps) != len(sources):
+                raise GECError(f"system {k} has {len(hyps)} hypotheses for {len(sources)} sources")
+        per_sentence = [[hyps[i] for hyps in systems] for i in range(len(sources))]
+        targets = [sample_targets(hyps, config.max_targets) for hyps in per_sentence]
+        prompts = [self.prompt(source, t) for source, t in zip(sources, targets, strict=True)]
+        answers = self.judge_prompts([(p, len(t)) for p, t in zip(prompts, targets, strict=True)])
+        judged = tuple(
+            JudgedSentence(tuple(t), p, scores, attempts)
+            for t, p, (scores, attempts) in zip(targets, prompts, answers, strict=True)
+        )
+        tables = tuple(
+            pairwise_table(hyps, s.targets, s.scores)
+            for hyps, s in zip(per_sentence, judged, strict=True)
+        )
+        system_scores = []
+        for hyps in systems:
+            row: list[float | None] = []
+            for i, sentence in enumerate(judged):
+                if sentence.scores is None or hyps[i] not in sentence.targets:
+                    row.append(None)
+                else:
+                    row.append(sentence.scores[sentence.targets.index(hyps[i])])
+            system_scores.append(tuple(row))
+        unjudged = sum(1 for s in judged if s.scores is None)
+        return JudgeResult(
+            judged, tables, tuple(system_scores), self.signature, {"unjudged": unjudged}
+        )
+
+    def rank_systems(
+        self,
+        sources: Sequence[str],
+        systems: Sequence[Sequence[str]],
+        aggregation: str = "trueskill",
+    ) -> list[float]:
+        """A score per system: TrueSkill (gec-metrics' parameters) or Expected Wins over the
+        sentence tables."""
+        if aggregation not in AGGREGATIONS:
+            raise GECError(f"aggregation must be one of {', '.join(AGGREGATIONS)}")
+        tables = self.score_systems(sources, systems).pairwise
+        if aggregation == "trueskill":
+            return trueskill_scores(tables)
+        return expected_wins_scores(tables)
+
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        hypotheses: Sequence[str],
+        references: References = (),
+    ) -> Result:
+        """One system: each hypothesis judged alone (1-5); the mean over judged sentences."""
+        self.check(sources, hypotheses, references)
+        result = self.score_systems(sources, [hypotheses])
+        scores = result.scores[0]
+        judged = [s for s in scores if s is not None]
+        return Result(
+            metric=self.name,
+            score=sum(judged) / len(judged) if judged else 0.0,
+            signature=self.signature,
+            sentences=tuple(SentenceScore(float("nan") if s is None else s) for s in scores),
+            details={"unjudged": result.details["unjudged"]},
+        )
+
+
+class LLMJudgeSent(LLMJudge):
+    """LLM-S: the targets are the corrected sentences."""
+
+    name = "llm-s"
+
+
+class LLMJudgeEdit(LLMJudge):
+    """LLM-E: each target is its ERRANT edits ``orig→cor`` joined by spaces (gecommon's
+    ``CachedERRANT`` on whitespace tokens, what gec-metrics shows)."""
+
+    name = "llm-e"
+    template = EDIT_TEMPLATE
+    criteria_prompts = EDIT_CRITERIA
+    level = "edit"
+
+    def target_form(self, source: str, hypothesis: str) -> str:
+        from gecscore.english.errant_edits import annotator
+
+        errant = annotator()
+        edits = errant.annotate(_parse(source), _parse(hypothesis))
+        return " ".join(f"{edit.o_str}→{edit.c_str}" for edit in edits)
+
+
+_PARSED: dict[str, Any] = {}
+
+
+def _parse(sentence: str) -> Any:
+    key = hashlib.sha256(sentence.encode()).hexdigest()
+    doc = _PARSED.get(key)
+    if doc is None:
+        from gecscore.english.errant_edits import annotator
+
+        doc = _PARSED[key] = annotator().parse(sentence)
+    return doc

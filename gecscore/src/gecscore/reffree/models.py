@@ -1,0 +1,176 @@
+"""Local models for the model-based metrics: where each comes from and how it is named.
+
+Every model is a folder on disk (``config.json``, a weights file, the tokenizer files),
+named by a metric's ``Config`` field or, when that is empty, by an environment variable
+(:func:`model_setting`). Nothing is downloaded: ``HF_HUB_OFFLINE=1`` is set before
+transformers is imported and every ``from_pretrained`` call passes ``local_files_only``.
+A missing model is a :class:`ModelSettingError` that names the setting to fill.
+
+A model enters a signature as ``<folder name>@<sha8>``, the first 8 hex digits of the
+SHA-256 of its config and weights (:func:`model_id`), so two scores made with different
+weights never share a signature even when the folders have the same name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from gecscore.errors import GECError
+
+__all__ = [
+    "DEVICES",
+    "EXTRA_HINT",
+    "INDEX_FILES",
+    "LocalModel",
+    "MissingDependencyError",
+    "ModelSettingError",
+    "WEIGHT_FILES",
+    "import_torch",
+    "load_model",
+    "load_tokenizer",
+    "model_hash",
+    "model_id",
+    "model_setting",
+    "resolve_device",
+]
+
+
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
+INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+DEVICES = ("auto", "cpu", "cuda")
+EXTRA_HINT = "pip install 'gecscore[reffree]'"
+
+
+class ModelSettingError(GECError, ValueError):
+    """A model setting that is empty or names no usable local model folder."""
+
+
+class MissingDependencyError(GECError, ImportError):
+    """torch / transformers are not installed (the ``reffree`` extra)."""
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """A model folder and the setting it came from."""
+
+    path: Path
+    setting: str  # e.g. "SOME model_g (--model-g, GEC_SOME_MODEL_G)"
+
+    @property
+    def id(self) -> str:
+        return model_id(self.path)
+
+
+def model_setting(value: str | None, *, setting: str, env: str, what: str) -> LocalModel:
+    """The local model folder of a setting: ``value`` (a Config field), else ``$env``.
+
+    ``setting`` names the Config field and command-line flag for the error message, ``what``
+    says what the model is (``"SOME's grammaticality regressor"``).
+    """
+    text = (value or "").strip() or os.environ.get(env, "").strip()
+    named = f"{setting} or ${env}"
+    if not text:
+        raise ModelSettingError(
+            f"{what}: no model configured. Set {named} to a local folder holding config.json, "
+            "the weights and the tokenizer files (models are never downloaded; see "
+            "docs/metrics/reference-free.md for where to get them)."
+        )
+    path = Path(text).expanduser()
+    if not path.is_dir():
+        raise ModelSettingError(
+            f"{what}: {named} = {text!r} is not a local folder (models are never downloaded: "
+            "download it once, e.g. with `huggingface-cli download NAME --local-dir DIR`, "
+            "and point the setting at DIR)."
+        )
+    if not (path / "config.json").is_file():
+        raise ModelSettingError(f"{what}: {path} ({named}) has no config.json.")
+    if not any((path / name).is_file() for name in WEIGHT_FILES + INDEX_FILES):
+        raise ModelSettingError(
+            f"{what}: {path} ({named}) has no weights file (one of {', '.join(WEIGHT_FILES)})."
+        )
+    return LocalModel(path.resolve(), f"{setting} / ${env}")
+
+
+def _weight_files(path: Path) -> list[Path]:
+    files = [path / "config.json"]
+    files += [path / name for name in WEIGHT_FILES + INDEX_FILES if (path / name).is_file()]
+    files += sorted(path.glob("model-*-of-*.safetensors")) + sorted(
+        path.glob("pytorch_model-*-of-*.bin")
+    )
+    return files
+
+
+@lru_cache(maxsize=64)
+def _hash_files(key: tuple[tuple[str, int, int], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, _, _ in key:
+        digest.update(Path(name).name.encode())
+        with open(name, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def model_hash(path: Path) -> str:
+    """SHA-256 of the model's config and weight files (memoised per size and mtime)."""
+    key = tuple(
+        (str(file), file.stat().st_size, file.stat().st_mtime_ns) for file in _weight_files(path)
+    )
+    return _hash_files(key)
+
+
+def model_id(path: Path) -> str:
+    """``<folder name>@<sha8>``: how a signature names a model."""
+    return f"{path.name}@{model_hash(path)[:8]}"
+
+
+def import_torch() -> tuple[Any, Any]:
+    """``(torch, transformers)`` with the hub switched off; a GECError naming the extra."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        import torch
+        import transformers
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"model-based metrics need torch and transformers ({exc.name} is missing): {EXTRA_HINT}"
+        ) from None
+    return torch, transformers
+
+
+def resolve_device(device: str) -> str:
+    """``auto``: CUDA when torch sees a GPU, else the CPU."""
+    if device not in DEVICES:
+        raise GECError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+    torch, _ = import_torch()
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise GECError("device 'cuda' asked for, but torch sees no GPU (use 'auto' or 'cpu')")
+    return device
+
+
+def load_tokenizer(model: LocalModel) -> Any:
+    _, transformers = import_torch()
+    return transformers.AutoTokenizer.from_pretrained(str(model.path), local_files_only=True)
+
+
+def load_model(model: LocalModel, kind: str, device: str) -> Any:
+    """``kind``: ``sequence-classification``, ``causal-lm`` or ``base`` (AutoModel), in eval
+    mode on ``device``."""
+    _, transformers = import_torch()
+    loader = {
+        "sequence-classification": transformers.AutoModelForSequenceClassification,
+        "causal-lm": transformers.AutoModelForCausalLM,
+        "base": transformers.AutoModel,
+    }[kind]
+    try:
+        loaded = loader.from_pretrained(str(model.path), local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise ModelSettingError(f"{model.path} ({model.setting}) cannot be loaded: {exc}") from exc
+    return loaded.to(device).eval()

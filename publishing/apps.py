@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class PublishingConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "publishing"
+    verbose_name = "Publishing releases"

@@ -1,0 +1,265 @@
+"""The dataset card (``README.md`` of the published folder), in the sections of Hugging
+Face's dataset card template, filled from what the platform knows.
+
+A pure function of a facts dictionary (publishing.services.card_facts gathers it), so the
+card of a release can be read and tested without a database. What only a person can say
+(intended uses, known biases, personal information) is marked ``[TO WRITE]`` in bold and in
+an HTML comment a reviewer can search for; nothing is invented.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TO_WRITE = "**[TO WRITE]**"
+LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
+EDIT_TYPE_NAMES = {"M": "missing", "R": "redundant", "S": "substitution", "W": "word order"}
+
+
+def _todo(what: str) -> str:
+    return f"{TO_WRITE} {what} <!-- TO WRITE: {what} -->"
+
+
+def _size_category(n: int) -> str:
+    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if n < limit:
+            return label
+    return "100K<n<1M" if n < 1_000_000 else "n>1M"
+
+
+def _front_matter(facts: dict[str, Any]) -> list[str]:
+    meta = facts["metadata"]
+    lines = ["---"]
+    if meta.get("license"):
+        lines.append(f"license: {meta['license'].lower()}")
+    lines += [
+        "language:",
+        f"- {facts['language']}",
+        "task_categories:",
+        "- text2text-generation",
+        "tags:",
+        "- grammatical-error-correction",
+        f"pretty_name: {facts['release']}",
+        "size_categories:",
+        f"- {_size_category(facts['statistics']['sentences'])}",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+    ]
+    for split in sorted(facts["splits"]):
+        lines += [f"  - split: {split}", f"    path: data/{split}.parquet"]
+    lines.append("---")
+    return lines
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    out += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return out
+
+
+def _statistics(facts: dict[str, Any]) -> list[str]:
+    stats = facts["statistics"]
+    rows = [
+        ["sentences", stats["sentences"]],
+        ["references", stats["references"]],
+        ["references per sentence", stats["refs_per_sentence"]],
+        [
+            "sentences with errors",
+            f"{stats['erroneous_sentences']} ({stats['erroneous_share']:.1%})",
+        ],
+        ["error-free sentences", stats["error_free_sentences"]],
+        ["not annotatable", stats["not_annotatable_sentences"]],
+        ["characters per sentence", stats["chars_per_sentence"]],
+        ["edits per reference", stats["edits_per_reference"]],
+    ]
+    lines = _table(["", facts["release"]], rows)
+    lines += ["", "Sentences per split:", ""]
+    lines += _table(["split", "sentences"], [[k, v] for k, v in sorted(facts["splits"].items())])
+    histogram = stats.get("refs_per_sentence_histogram", {})
+    if histogram:
+        total = sum(histogram.values()) or 1
+        lines += [
+            "",
+            "Reference-count distribution (as Figure 1 of the MuCGEC paper):",
+            "",
+            "![Sentences by number of references](figures/reference_counts.svg)",
+            "",
+        ]
+        lines += _table(
+            ["references", "sentences", "share"],
+            [
+                [k, v, f"{v / total:.1%}"]
+                for k, v in sorted(histogram.items(), key=lambda i: int(i[0]))
+            ],
+        )
+    types = stats.get("edit_types", {})
+    if any(types.values()):
+        total_edits = sum(types.values()) or 1
+        lines += ["", "Edit types (of the first alignment of each distinct reference):", ""]
+        lines += _table(
+            ["type", "edits", "share"],
+            [
+                [f"{t} ({EDIT_TYPE_NAMES.get(t, t)})", n, f"{n / total_edits:.1%}"]
+                for t, n in types.items()
+            ],
+        )
+    return lines
+
+
+def _annotation(facts: dict[str, Any]) -> list[str]:
+    process = facts["annotation"]
+    lines = [
+        f"- Annotators per sentence (k): {process['k']}",
+        f"- Annotators: {process['annotators']}; reviewers: {process['reviewers']}",
+    ]
+    if process.get("guideline"):
+        g = process["guideline"]
+        lines.append(f'- Guideline: "{g["title"]}", version {g["version"]}')
+    else:
+        lines.append(f"- Guideline: {_todo('the guideline annotators followed')}")
+    hours = process.get("time_spent_seconds", 0) / 3600
+    lines.append(f"- Time spent annotating (recorded by the platform): {hours:.1f} hours")
+    human = process.get("human")
+    if human and human.get("samples"):
+        lines.append(
+            "- Agreement with the final references: the annotators' own corrections scored "
+            f"against the golden references (ChERRANT char-level, all {human['samples']} "
+            f"corrections pooled): P {human['p']:.4f}, R {human['r']:.4f}, "
+            f"F0.5 {human['f05']:.4f}"
+        )
+    else:
+        lines.append(
+            "- Agreement: the references were imported, not annotated on the platform; "
+            "no agreement figure is available"
+        )
+    styles = facts["metadata"].get("reference_styles") or {}
+    if styles:
+        lines.append(
+            "- Reference styles: "
+            + ", ".join(f"reference {k}: {v or 'unspecified'}" for k, v in sorted(styles.items()))
+        )
+    return lines
+
+
+def _report(facts: dict[str, Any]) -> list[str]:
+    report = facts.get("report")
+    if not report:
+        return [_todo("run the release report and state what it found")]
+    lines = [f"Checks run by the platform on {report['created_at']}:", ""]
+    lines += _table(["check", "findings"], [[f["title"], f["count"]] for f in report["findings"]])
+    return lines
+
+
+def _details(facts: dict[str, Any]) -> list[str]:
+    meta = facts["metadata"]
+    language = LANGUAGE_NAMES.get(facts["language"], facts["language"])
+    lines = [
+        "## Dataset Details",
+        "",
+        "### Dataset Description",
+        "",
+        f"- Curated by: {facts['curated_by'] or _todo('who built the dataset')}",
+        f"- Language: {language} ({facts['language']})",
+        f"- License: {meta.get('license') or _todo('an SPDX licence identifier')}",
+        f"- Release: {facts['release']}, checksum (sha256 of the MuCGEC text) `{facts['checksum']}`",
+        f"- Released: {facts['released_at']}",
+        f"- Contact: {meta.get('contact') or _todo('a contact address')}",
+    ]
+    upstream = meta.get("upstream_licenses") or []
+    if upstream:
+        lines += ["", "Upstream data and its licences (honour these as well):", ""]
+        lines += [
+            f"- {item.get('name', '')}: {item.get('license', '')} {item.get('url', '')}".rstrip()
+            for item in upstream
+        ]
+    return lines
+
+
+def _uses_and_structure(facts: dict[str, Any]) -> list[str]:
+    unit = "characters" if facts["language"] == "zh" else "tokens"
+    return [
+        "## Uses",
+        "",
+        "### Direct Use",
+        "",
+        "Training and evaluating grammatical error correction systems (sources with one or "
+        "more corrected references; the edits of each reference are included).",
+        "",
+        "### Out-of-Scope Use",
+        "",
+        _todo("uses the curators advise against"),
+        "",
+        "## Dataset Structure",
+        "",
+        "One record per sentence: `id`, `source`, `references` (list), `reference_styles` "
+        "(list, minimal / fluency / empty), `edits` (per reference, a list of `{start, end, "
+        f"correction, type}}` in the source's {unit}), `judgement`, `source_name`, `split`. "
+        'Load with `datasets.load_dataset("parquet", data_dir="data")`.',
+        "",
+        *_statistics(facts),
+    ]
+
+
+def _creation(facts: dict[str, Any]) -> list[str]:
+    sources = ", ".join(f"{k} ({v})" for k, v in sorted(facts["by_source"].items()))
+    return [
+        "## Dataset Creation",
+        "",
+        "### Curation Rationale",
+        "",
+        _todo("why the dataset was built"),
+        "",
+        "### Source Data",
+        "",
+        "Sentences by source: " + (sources or "(not recorded)"),
+        "",
+        _todo("where the learner sentences come from and how they were collected"),
+        "",
+        "### Annotations",
+        "",
+        "#### Annotation process",
+        "",
+        *_annotation(facts),
+        "",
+        "#### Who are the annotators?",
+        "",
+        _todo("the annotators' background (training, native language, payment)"),
+        "",
+        "#### Personal and Sensitive Information",
+        "",
+        _todo("whether sentences can identify their writers, and what was removed"),
+    ]
+
+
+def render_card(facts: dict[str, Any]) -> str:
+    meta = facts["metadata"]
+    lines = [
+        *_front_matter(facts),
+        "",
+        f"# Dataset Card for {facts['release']}",
+        "",
+        meta.get("description") or _todo("a one-paragraph summary of the dataset"),
+        "",
+        *_details(facts),
+        "",
+        *_uses_and_structure(facts),
+        "",
+        *_creation(facts),
+        "",
+        "## Release report",
+        "",
+        *_report(facts),
+        "",
+        "## Bias, Risks, and Limitations",
+        "",
+        _todo("known biases and limitations (learner population, topics, reference styles)"),
+        "",
+        "## Citation",
+        "",
+        "```bibtex",
+        meta.get("citation") or "% TO WRITE: the BibTeX entry of the dataset's paper",
+        "```",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,338 @@
+"""The files of a published release: Parquet per split (a Hugging Face dataset folder),
+the Croissant 1.1 metadata, and the checksum list.
+
+One record per released sentence, the same fields in Parquet and Croissant:
+``id, source, references (list), reference_styles (list), edits (list per reference of
+{start, end, correction, type}), judgement, source_name, split``. Edits are those of the
+release's stored reference M2 (the one extractor's output, as every export uses), token
+offsets into the source as M2 writes them (characters for Chinese, words for English).
+Markers (没有错误 / 无法标注) stay in ``references`` as MuCGEC writes them and are also
+stated in ``judgement`` (error_free / not_annotatable), so a user need not parse them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gecscore.m2 import parse_m2
+
+PARQUET_ROWS_PER_GROUP = 10_000
+CROISSANT_VERSION = "http://mlcommons.org/croissant/1.1"
+NO_SPLIT = "all"  # the Parquet file of sentences that carry no split
+
+
+@dataclass(frozen=True)
+class PublishedRecord:
+    id: str
+    source: str
+    references: tuple[str, ...]
+    reference_styles: tuple[str, ...]
+    edits: tuple[tuple[dict[str, Any], ...], ...]  # per reference
+    judgement: str
+    source_name: str
+    split: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "source": self.source,
+            "references": list(self.references),
+            "reference_styles": list(self.reference_styles),
+            "edits": [list(edits) for edits in self.edits],
+            "judgement": self.judgement,
+            "source_name": self.source_name,
+            "split": self.split,
+        }
+
+
+def edits_per_reference(m2_block: str, references: Sequence[str]) -> list[list[dict[str, Any]]]:
+    """Each reference's edits from its sentence's reference M2 block. Annotator k of the
+    block is the first reference with that text (the builder writes one target per distinct
+    reference, numbered by first occurrence); alternative 0 of a target is the extractor's
+    first cheapest alignment. Noop and NA markers carry no edits."""
+    block = parse_m2(m2_block, name="reference M2")[0]
+    first: dict[int, list[dict[str, Any]]] = {}
+    for target in block.targets:
+        if target.annotator in first:
+            continue
+        first[target.annotator] = [
+            {
+                "start": edit.start,
+                "end": edit.end,
+                # M2 writes a deletion's correction as -NONE-; here it is the empty text.
+                "correction": "" if edit.correction == "-NONE-" else edit.correction,
+                "type": edit.type,
+            }
+            for edit in target.edits
+            if edit.start >= 0 and edit.type not in ("noop", "NA")
+        ]
+    return [first.get(references.index(reference), []) for reference in references]
+
+
+def records(rows: Iterable[Any], m2_text: str, styles: dict[str, str]) -> Iterator[PublishedRecord]:
+    """Records of released rows (datasets.selectors.DatasetRow) in release order; ``styles``
+    maps reference number ("1", "2", ...) to its style."""
+    blocks = (block for block in m2_text.split("\n\n") if block.strip())
+    for row in rows:
+        block = next(blocks, None)
+        if block is None:
+            raise ValueError("the reference M2 has fewer blocks than the release has sentences")
+        references = tuple(row.references)
+        yield PublishedRecord(
+            id=row.external_id,
+            source=row.text,
+            references=references,
+            reference_styles=tuple(
+                styles.get(str(number), "") for number in range(1, len(references) + 1)
+            ),
+            edits=tuple(tuple(e) for e in edits_per_reference(block, references)),
+            judgement=row.judgement,
+            source_name=row.source_name,
+            split=row.split or NO_SPLIT,
+        )
+
+
+def _schema() -> Any:
+    import pyarrow as pa
+
+    edit = pa.struct(
+        [
+            ("start", pa.int32()),
+            ("end", pa.int32()),
+            ("correction", pa.string()),
+            ("type", pa.string()),
+        ]
+    )
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("source", pa.string()),
+            ("references", pa.list_(pa.string())),
+            ("reference_styles", pa.list_(pa.string())),
+            ("edits", pa.list_(pa.list_(edit))),
+            ("judgement", pa.string()),
+            ("source_name", pa.string()),
+            ("split", pa.string()),
+        ]
+    )
+
+
+def write_parquet(records_: Iterable[PublishedRecord], folder: Path) -> dict[str, int]:
+    """``folder/data/<split>.parquet`` per split (row groups of PARQUET_ROWS_PER_GROUP,
+    written as they come: memory stays flat); the number of records per split."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = _schema()
+    data = folder / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    writers: dict[str, Any] = {}
+    buffers: dict[str, list[dict[str, Any]]] = {}
+    counts: dict[str, int] = {}
+
+    def flush(split: str) -> None:
+        if buffers.get(split):
+            writers[split].write_table(pa.Table.from_pylist(buffers[split], schema=schema))
+            buffers[split] = []
+
+    try:
+        for record in records_:
+            split = record.split
+            if split not in writers:
+                writers[split] = pq.ParquetWriter(data / f"{split}.parquet", schema)
+                buffers[split] = []
+                counts[split] = 0
+            buffers[split].append(record.as_dict())
+            counts[split] += 1
+            if len(buffers[split]) >= PARQUET_ROWS_PER_GROUP:
+                flush(split)
+        for split in writers:
+            flush(split)
+    finally:
+        for writer in writers.values():
+            writer.close()
+    return counts
+
+
+def read_parquet_folder(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """The records of each split file, as written (for tests and for checking a folder)."""
+    import pyarrow.parquet as pq
+
+    return {
+        path.stem: pq.read_table(path).to_pylist()
+        for path in sorted((folder / "data").glob("*.parquet"))
+    }
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def write_checksums(folder: Path) -> Path:
+    """``SHA256SUMS`` for every file of the folder (``sha256sum -c`` reads it)."""
+    lines = [
+        f"{sha256_of(path)}  {path.relative_to(folder).as_posix()}"
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != "SHA256SUMS"
+    ]
+    target = folder / "SHA256SUMS"
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return target
+
+
+def _license_url(spdx: str) -> str:
+    return f"https://spdx.org/licenses/{spdx}.html"
+
+
+def croissant(
+    *,
+    name: str,
+    description: str,
+    version: str,
+    license_id: str,
+    citation: str,
+    url: str,
+    date_published: str,
+    language: str,
+    parquet_files: dict[str, Path],
+    folder: Path,
+    rai: dict[str, Any],
+) -> dict[str, Any]:
+    """Croissant 1.1 JSON-LD of the Parquet files (a record set per split, a field per column),
+    with the Responsible-AI fields the platform can state (``rai``)."""
+    distribution = [
+        {
+            "@type": "cr:FileObject",
+            "@id": f"{split}.parquet",
+            "name": f"{split}.parquet",
+            "contentUrl": path.relative_to(folder).as_posix(),
+            "encodingFormat": "application/x-parquet",
+            "sha256": sha256_of(path),
+        }
+        for split, path in sorted(parquet_files.items())
+    ]
+
+    def field(split: str, column: str, description_: str, *, array: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "@type": "cr:Field",
+            "@id": f"{split}/{column}",
+            "name": column,
+            "description": description_,
+            "dataType": "sc:Text",
+            "source": {"fileObject": {"@id": f"{split}.parquet"}, "extract": {"column": column}},
+        }
+        if array:
+            out["isArray"] = True
+            out["arrayShape"] = "-1"
+        return out
+
+    # One record set per split file (the same fields in each), as a split is read alone.
+    record_sets = [
+        {
+            "@type": "cr:RecordSet",
+            "@id": split,
+            "name": split,
+            "description": f"the {split} sentences, one record each",
+            "field": [
+                field(split, "id", "the sentence's id in the dataset"),
+                field(split, "source", "the learner's sentence"),
+                field(split, "references", "corrected sentences (markers kept)", array=True),
+                field(split, "reference_styles", "minimal / fluency / empty", array=True),
+                field(split, "judgement", "annotatable / error_free / not_annotatable"),
+                field(split, "source_name", "where the sentence came from"),
+                field(split, "split", "train / dev / test / all"),
+            ],
+        }
+        for split in sorted(parquet_files)
+    ]
+    context = _context()
+    document: dict[str, Any] = {
+        "@context": context,
+        "@type": "sc:Dataset",
+        "conformsTo": CROISSANT_VERSION,
+        "name": name,
+        "description": description or name,
+        "version": version,
+        "license": _license_url(license_id) if license_id else "",
+        "citeAs": citation,
+        "url": url,
+        "datePublished": date_published,
+        "inLanguage": language,
+        "keywords": ["grammatical error correction", "GEC"],
+        "distribution": distribution,
+        "recordSet": record_sets,
+        **{f"rai:{key}": value for key, value in rai.items() if value not in ("", None, [])},
+    }
+    return {key: value for key, value in document.items() if value not in ("", None)}
+
+
+def _folder_digest(parquet_files: dict[str, Path]) -> str:
+    digest = hashlib.sha256()
+    for split, path in sorted(parquet_files.items()):
+        digest.update(f"{split}:{sha256_of(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def _context() -> dict[str, Any]:
+    """The JSON-LD context of Croissant 1.1 (the vocabulary's terms; mlcroissant writes the
+    same one)."""
+    cr = {
+        name: f"cr:{name}"
+        for name in (
+            "arrayShape",
+            "citeAs",
+            "column",
+            "containedIn",
+            "equivalentProperty",
+            "extract",
+            "field",
+            "fileProperty",
+            "fileObject",
+            "fileSet",
+            "format",
+            "includes",
+            "isArray",
+            "isLiveDataset",
+            "jsonPath",
+            "key",
+            "md5",
+            "parentField",
+            "path",
+            "recordSet",
+            "references",
+            "regex",
+            "repeated",
+            "replace",
+            "samplingRate",
+            "separator",
+            "source",
+            "subField",
+            "transform",
+        )
+    }
+    return {
+        "@language": "en",
+        "@vocab": "https://schema.org/",
+        "sc": "https://schema.org/",
+        "cr": "http://mlcommons.org/croissant/",
+        "rai": "http://mlcommons.org/croissant/RAI/",
+        "dct": "http://purl.org/dc/terms/",
+        "conformsTo": "dct:conformsTo",
+        "data": {"@id": "cr:data", "@type": "@json"},
+        "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+        "examples": {"@id": "cr:examples", "@type": "@json"},
+        **cr,
+    }
+
+
+def write_json(path: Path, document: dict[str, Any]) -> None:
+    path.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

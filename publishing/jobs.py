@@ -1,0 +1,110 @@
+"""The release report and a publish from the page, as background jobs (a report over a
+100k-sentence release and its comparison corpora takes a minute; a publish writes every
+format). Each `request_*` records the job and queues its task after the commit; each
+`run_*` is the task's body under the job's claim (core.jobs.run_claimed)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from core.exceptions import ServiceError
+from core.jobs import JobCancelled, fail_job, finish_job, mark_running, queue_job, start_job
+from core.models import BackgroundJob
+from datasets.models import DatasetVersion
+from publishing import services, tasks
+
+JOB_KIND_REPORT = "publishing.report"
+JOB_KIND_PUBLISH = "publishing.publish"
+
+
+def request_report(*, version: DatasetVersion, user: Any) -> BackgroundJob:
+    with transaction.atomic():
+        job = start_job(
+            kind=JOB_KIND_REPORT,
+            user=user,
+            params={"version_id": version.pk},
+            message=f"queued: checks of {version.label}",
+        )
+        queue_job(job, tasks.report_task, job.pk)
+    return job
+
+
+def request_publish(*, version: DatasetVersion, user: Any) -> BackgroundJob:
+    with transaction.atomic():
+        job = start_job(
+            kind=JOB_KIND_PUBLISH,
+            user=user,
+            params={"version_id": version.pk},
+            message=f"queued: publishing {version.label}",
+        )
+        queue_job(job, tasks.publish_task, job.pk)
+    return job
+
+
+def publish_folder(job: BackgroundJob) -> Path:
+    return Path(settings.MEDIA_ROOT) / "publish" / str(job.pk)
+
+
+def publish_archive(job: BackgroundJob) -> Path:
+    return publish_folder(job).with_suffix(".zip")
+
+
+def _version(job: BackgroundJob) -> DatasetVersion:
+    version = (
+        DatasetVersion.objects.select_related("dataset")
+        .filter(pk=job.params.get("version_id"))
+        .first()
+    )
+    if version is None:
+        raise ServiceError("the release was deleted", field="release")
+    return version
+
+
+def run_report_job(job_id: int) -> dict[str, Any] | None:
+    job = BackgroundJob.objects.filter(pk=job_id).first()
+    if job is None or job.is_finished:
+        return None
+    mark_running(job_id, message="checking")
+    try:
+        report = services.compute_report(version=_version(job), user=job.created_by, job_id=job_id)
+    except (ServiceError, JobCancelled) as exc:
+        fail_job(job_id, message=getattr(exc, "message", str(exc)))
+        return None
+    result = {"report": report.pk, "counts": report.counts()}
+    finish_job(job_id, result=result, message="checked")
+    return result
+
+
+def run_publish_job(job_id: int) -> dict[str, Any] | None:
+    """Writes the folder under MEDIA_ROOT/publish/<job>/ and one zip of it beside it (what
+    the page downloads); a re-delivered message starts both again from nothing."""
+    job = BackgroundJob.objects.filter(pk=job_id).first()
+    if job is None or job.is_finished:
+        return None
+    mark_running(job_id, message="publishing")
+    folder, archive = publish_folder(job), publish_archive(job)
+    shutil.rmtree(folder, ignore_errors=True)
+    archive.unlink(missing_ok=True)
+    try:
+        version = _version(job)
+        result = services.publish_release(
+            version=version,
+            out=folder / version.label.replace("@", "-"),
+            user=job.created_by,
+            job_id=job_id,
+        )
+        shutil.make_archive(str(folder), "zip", root_dir=folder)
+    except (ServiceError, JobCancelled) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        archive.unlink(missing_ok=True)
+        fail_job(job_id, message=getattr(exc, "message", str(exc)))
+        return None
+    shutil.rmtree(folder, ignore_errors=True)
+    summary = {"files": result["files"], "splits": result["splits"], "archive": archive.name}
+    finish_job(job_id, result=summary, message="published")
+    return summary

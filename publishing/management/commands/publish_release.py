@@ -1,0 +1,56 @@
+"""python manage.py publish_release DATASET@vN -o DIR [--report] [--allow-blocked]
+
+Writes the release's publishable folder (every export format, Parquet per split, the dataset
+card, Croissant metadata, the release report and SHA256SUMS) into DIR, which must not exist
+or be empty. Prints the folder's files on stdout; progress and the summary go to stderr.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from core.exceptions import ServiceError
+from datasets.selectors import get_dataset, get_version
+from publishing.services import compute_report, publish_release
+
+
+class Command(BaseCommand):
+    help = "Write a release's publishable folder: formats, Parquet, card, Croissant, report."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("release", help="DATASET@vN, e.g. mucgec-dev@v1")
+        parser.add_argument("-o", "--out", required=True, help="the folder to write")
+        parser.add_argument(
+            "--report",
+            action="store_true",
+            help="run the release report again first (default: the newest report, or a new "
+            "one when the release has none)",
+        )
+        parser.add_argument(
+            "--allow-blocked",
+            action="store_true",
+            help="publish even when a blocking check has findings",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        name, at, number = options["release"].partition("@")
+        if not at or not number:
+            raise CommandError(f"name the release as DATASET@vN, got {options['release']!r}")
+        try:
+            version = get_version(get_dataset(name), number)
+            assert version is not None
+            if options["report"]:
+                self.stderr.write(f"checking {version.label} ...")
+                compute_report(version=version)
+            self.stderr.write(f"publishing {version.label} to {options['out']} ...")
+            result = publish_release(
+                version=version, out=options["out"], allow_blocked=options["allow_blocked"]
+            )
+        except ServiceError as exc:
+            raise CommandError(exc.message) from None
+        splits = ", ".join(f"{split} {n}" for split, n in sorted(result["splits"].items()))
+        self.stderr.write(f"wrote {len(result['files'])} files ({splits}) to {result['folder']}")
+        for name in result["files"]:
+            self.stdout.write(name)
