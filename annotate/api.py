@@ -325,40 +325,50 @@ class GuidelineSerializer(serializers.Serializer):  # type: ignore[type-arg]
 
 
 class GuidelineView(APIView):
-    """Everyone signed in reads the guideline; admins replace it (version = the one read)."""
+    """Everyone signed in reads a guideline (?task=annotation|review|ranking|edits &
+    language=zh|en; default the Chinese annotation guideline); admins replace it (PUT with
+    the same two parameters, version = the one read)."""
 
     permission_classes = [IsAuthenticated]
 
+    @staticmethod
+    def _data(guideline: Any) -> dict[str, Any]:
+        return {
+            "task": guideline.task,
+            "language": guideline.language,
+            "title": guideline.title,
+            "body": guideline.body,
+            "version": guideline.version,
+            "html": render_markdown(guideline.body),
+        }
+
+    @staticmethod
+    def _which(request: Request) -> tuple[str, str]:
+        values = {
+            **request.query_params.dict(),
+            **(request.data if request.method == "PUT" else {}),
+        }
+        return str(values.get("task") or "annotation"), str(values.get("language") or "zh")
+
     @extend_schema(responses=GuidelineSerializer)
     def get(self, request: Request) -> Response:
-        guideline = selectors.current_guideline()
-        return Response(
-            {
-                "title": guideline.title,
-                "body": guideline.body,
-                "version": guideline.version,
-                "html": render_markdown(guideline.body),
-            }
-        )
+        task, language = self._which(request)
+        return Response(self._data(selectors.guideline_for(task, language)))
 
     @extend_schema(request=GuidelineSerializer, responses=GuidelineSerializer)
     def put(self, request: Request) -> Response:
         if not has_role(request.user, Role.ADMIN):
             raise ServiceError("only admins edit the guideline", status=403)
+        task, language = self._which(request)
         guideline = services.update_guideline(
             user=request.user,
             title=request.data.get("title"),
             body=request.data.get("body"),
             version=request.data.get("version"),
+            task=task,
+            language=language,
         )
-        return Response(
-            {
-                "title": guideline.title,
-                "body": guideline.body,
-                "version": guideline.version,
-                "html": render_markdown(guideline.body),
-            }
-        )
+        return Response(self._data(guideline))
 
 
 # --- routes (included under /api/ by config/urls.py) ----------------------------------------

@@ -88,10 +88,22 @@ class Correction(models.Model):
         ]
 
 
+class GuidelineTask(models.TextChoices):
+    ANNOTATION = "annotation", "annotation"
+    REVIEW = "review", "review"
+    RANKING = "ranking", "ranking outputs"
+    EDITS = "edits", "judging edits"
+
+
 class Guideline(models.Model):
-    """The annotation guideline (Markdown), edited by admins; `version` counts edits."""
+    """A guideline (Markdown) for one task in one language, edited by admins; `version`
+    counts edits. The Chinese annotation guideline keeps its historical slug "main"."""
 
     slug = models.SlugField(max_length=50, unique=True)
+    task = models.CharField(
+        max_length=16, choices=GuidelineTask.choices, default=GuidelineTask.ANNOTATION
+    )
+    language = models.CharField(max_length=2, default="zh", help_text="a dataset language")
     title = models.CharField(max_length=200)
     body = models.TextField(help_text="Markdown")
     version = models.PositiveIntegerField(default=1)
@@ -99,6 +111,13 @@ class Guideline(models.Model):
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "language"], name="unique_guideline_task_language"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.title

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
 
-from annotate.guideline_seed import GUIDELINE_BODY, GUIDELINE_SLUG, GUIDELINE_TITLE
-from annotate.models import Assignment, AssignmentStatus, Guideline, Submission
+from annotate.guideline_seed import GUIDELINE_SLUG, default_guideline
+from annotate.models import Assignment, AssignmentStatus, Guideline, GuidelineTask, Submission
 from core.exceptions import NotFound
 from core.roles import Role, has_role
-from datasets.models import Dataset, Sentence, SentenceStatus
+from datasets.models import Dataset, Language, Sentence, SentenceStatus
 
 
 def assignments_for(user: Any) -> QuerySet[Assignment]:
@@ -29,6 +29,15 @@ def assignments_for(user: Any) -> QuerySet[Assignment]:
 
 def open_assignments_for(user: Any) -> QuerySet[Assignment]:
     return assignments_for(user).filter(status=AssignmentStatus.OPEN)
+
+
+def todo_for(user: Any) -> QuerySet[Assignment]:
+    """The annotator's open assignments in the one order the to-do list shows and "Next
+    sentence" takes (issue 28 D10: they disagreed): a sentence already opened first (a reload
+    must not skip it; the earliest opened), then by dataset name and sentence position."""
+    return open_assignments_for(user).order_by(
+        F("opened_at").asc(nulls_last=True), "sentence__dataset__name", "sentence__position", "id"
+    )
 
 
 def get_assignment_for(user: Any, assignment_id: Any) -> Assignment:
@@ -165,10 +174,45 @@ def annotator_stats() -> list[dict[str, Any]]:
 
 
 def current_guideline() -> Guideline:
-    guideline = Guideline.objects.filter(slug=GUIDELINE_SLUG).first()
+    """The Chinese annotation guideline (the one guideline before issue 28 D9)."""
+    return guideline_for(GuidelineTask.ANNOTATION, "zh")
+
+
+def guideline_slug(task: str, language: str) -> str:
+    return GUIDELINE_SLUG if (task, language) == ("annotation", "zh") else f"{task}-{language}"
+
+
+def guideline_for(task: str, language: str) -> Guideline:
+    """The guideline of `task` in `language` (a dataset or campaign language): the saved row,
+    else the platform's default text as an unsaved row of version 0."""
+    if task not in GuidelineTask.values:
+        raise NotFound(
+            f"no guideline task {task!r}; one of {', '.join(GuidelineTask.values)}", field="task"
+        )
+    if language not in Language.values:
+        raise NotFound(
+            f"no guideline language {language!r}; one of {', '.join(Language.values)}",
+            field="language",
+        )
+    guideline = Guideline.objects.filter(task=task, language=language).first()
     if guideline is None:
-        # A database flushed after migrating (as tests do) has lost the seeded row.
+        # Not saved yet (or a database flushed after migrating, as tests do).
+        title, body = default_guideline(task, language)
         guideline = Guideline(
-            slug=GUIDELINE_SLUG, title=GUIDELINE_TITLE, body=GUIDELINE_BODY, version=0
+            slug=guideline_slug(task, language),
+            task=task,
+            language=language,
+            title=title,
+            body=body,
+            version=0,
         )
     return guideline
+
+
+def all_guidelines() -> list[Guideline]:
+    """Every (task, language) guideline, saved or default, in task then language order."""
+    return [
+        guideline_for(task, language)
+        for task in GuidelineTask.values
+        for language in Language.values
+    ]

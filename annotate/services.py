@@ -25,7 +25,7 @@ from annotate.models import (
     Submission,
     SubmissionTag,
 )
-from annotate.selectors import current_guideline, open_assignments_for
+from annotate.selectors import guideline_for, todo_for
 from annotate.signals import annotations_complete, staff_of
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
@@ -75,6 +75,27 @@ class CleanedCorrections:
     tag: str
     texts: list[str]
     notes: list[str] = field(default_factory=list)
+
+
+UNRELATED_SHARE = 0.25  # below this share of common units a correction looks unrelated
+UNRELATED_MIN_UNITS = 4  # too short a source says nothing
+
+
+def shared_with_source(source: str, text: str) -> float | None:
+    """The share of units (words when the source is spaced text, else characters; case and
+    spaces ignored) that a correction has in common with its source, of the longer of the
+    two; None for a source too short to tell. static/annotate/annotate.js mirrors it."""
+    spaced = len(source.split()) >= 3
+
+    def units(value: str) -> Counter[str]:
+        value = value.lower()
+        return Counter(value.split() if spaced else (c for c in value if not c.isspace()))
+
+    mine, theirs = units(source), units(text)
+    total = max(sum(mine.values()), sum(theirs.values()))
+    if sum(mine.values()) < UNRELATED_MIN_UNITS or not total:
+        return None
+    return sum((mine & theirs).values()) / total
 
 
 def clean_corrections(*, source: str, texts: Any, tag: Any) -> CleanedCorrections:
@@ -140,6 +161,14 @@ def clean_corrections(*, source: str, texts: Any, tag: Any) -> CleanedCorrection
             )
         else:
             distinct.append(text)
+    for index, text in enumerate(distinct):
+        share = shared_with_source(source, text)
+        if share is not None and share < UNRELATED_SHARE:
+            # Issue 28 D26: a sentence typed into the wrong item was accepted silently.
+            notes.append(
+                f"correction {index + 1} shares only {share:.0%} with the source: check that it"
+                " belongs to this sentence (a complaint or the reviewer can fix it)"
+            )
     return CleanedCorrections(tag="", texts=distinct, notes=notes)
 
 
@@ -174,14 +203,11 @@ def next_assignment(*, user: Any, skip_id: int | None = None) -> Assignment | No
     """The annotator's next open sentence: one already started first, then by position.
     `skip_id` (the page's "next" shortcut) passes over the sentence on screen."""
 
-    mine = open_assignments_for(user)
+    mine = todo_for(user)
     if skip_id is not None:
         mine = mine.exclude(pk=skip_id)
-    # A sentence already started comes back first (a reload must not skip it).
-    assignment = (
-        mine.filter(opened_at__isnull=False).order_by("opened_at", "id").first()
-        or mine.order_by("sentence__dataset_id", "sentence__position", "id").first()
-    )
+    # The to-do list's order: a sentence already started comes back first.
+    assignment = mine.first()
     if assignment is not None:
         open_assignment(assignment=assignment, user=user)
     return assignment
@@ -332,7 +358,17 @@ def stale_cutoff(hours: int) -> Any:
 
 
 @transaction.atomic
-def update_guideline(*, user: Any, title: Any, body: Any, version: Any) -> Guideline:
+def update_guideline(
+    *,
+    user: Any,
+    title: Any,
+    body: Any,
+    version: Any,
+    task: str = "annotation",
+    language: str = "zh",
+) -> Guideline:
+    """Save the guideline of `task` in `language` as its next version (`version` is the one
+    the editor read; a stale edit is a Conflict)."""
     if not has_role(user, Role.ADMIN):
         raise NotFound("no such page")
     if not isinstance(title, str) or not title.strip():
@@ -341,7 +377,7 @@ def update_guideline(*, user: Any, title: Any, body: Any, version: Any) -> Guide
         raise ServiceError("the guideline text is empty", field="body")
     if len(body) > 100_000:
         raise ServiceError("the guideline is longer than 100,000 characters", field="body")
-    guideline = current_guideline()
+    guideline = guideline_for(task, language)
     if guideline.pk is not None:
         guideline = Guideline.objects.select_for_update().get(pk=guideline.pk)
     if str(version) != str(guideline.version):
@@ -353,5 +389,10 @@ def update_guideline(*, user: Any, title: Any, body: Any, version: Any) -> Guide
     guideline.version += 1
     guideline.updated_by = user
     guideline.save()
-    log_action(guideline, user, "guideline.updated", {"version": guideline.version})
+    log_action(
+        guideline,
+        user,
+        "guideline.updated",
+        {"version": guideline.version, "task": guideline.task, "language": guideline.language},
+    )
     return guideline

@@ -32,9 +32,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "annotate/dashboard.html",
         {
             "progress": selectors.progress_for(user),
-            "todo": assignments.filter(status=AssignmentStatus.OPEN).order_by(
-                "sentence__dataset", "sentence__position"
-            )[:50],
+            "todo": selectors.todo_for(user)[:50],
             "done": assignments.filter(status=AssignmentStatus.SUBMITTED).order_by("-submitted_at")[
                 :50
             ],
@@ -79,7 +77,7 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
     else:
         services.open_assignment(assignment=assignment, user=request.user)
     sentence = assignment.sentence
-    guideline = selectors.current_guideline()
+    guideline = selectors.guideline_for("annotation", sentence.dataset.language)
     return render(
         request,
         "annotate/annotate.html",
@@ -90,6 +88,7 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
             "progress": selectors.progress_for(request.user),
             "guideline_html": render_markdown(guideline.body),
             "texts": request.POST.getlist("text") if request.method == "POST" else [],
+            "initial_texts": [],  # a fresh annotation starts from the source
             "page_config": {
                 "assignmentId": assignment.pk,
                 "source": sentence.text,
@@ -103,22 +102,30 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
     )
 
 
+def _guideline_asked(request: HttpRequest) -> tuple[str, str]:
+    source = request.POST if request.method == "POST" else request.GET
+    return source.get("task") or "annotation", source.get("language") or "zh"
+
+
 @login_required
 def guidelines(request: HttpRequest) -> HttpResponse:
-    guideline = selectors.current_guideline()
+    task, language = _guideline_asked(request)
+    guideline = lookup(selectors.guideline_for, task, language)
     return render(
         request,
         "annotate/guidelines.html",
         {
             "guideline": guideline,
             "guideline_html": render_markdown(guideline.body),
+            "all_guidelines": selectors.all_guidelines(),
         },
     )
 
 
 @role_required(Role.ADMIN)
 def guidelines_edit(request: HttpRequest) -> HttpResponse:
-    guideline = selectors.current_guideline()
+    task, language = _guideline_asked(request)
+    guideline = lookup(selectors.guideline_for, task, language)
     if request.method == "POST":
         saved = call_service(
             request,
@@ -127,10 +134,18 @@ def guidelines_edit(request: HttpRequest) -> HttpResponse:
             title=request.POST.get("title", ""),
             body=request.POST.get("body", ""),
             version=request.POST.get("version", ""),
+            task=task,
+            language=language,
         )
         if saved is not None:
-            messages.success(request, f"Guideline saved (version {saved.version}).")
-            return redirect("annotate:guidelines")
+            messages.success(
+                request,
+                f"Guideline saved: {saved.title} ({saved.get_task_display()}, {saved.language}),"
+                f" version {saved.version}.",
+            )
+            return redirect(
+                f"{reverse('annotate:guidelines')}?task={saved.task}&language={saved.language}"
+            )
         guideline.title = request.POST.get("title", guideline.title)
         guideline.body = request.POST.get("body", guideline.body)
     return render(request, "annotate/guidelines_edit.html", {"guideline": guideline})

@@ -19,6 +19,7 @@ urlpatterns += [
     path("api/", include("annotate.api")),
     path("api/", include("review.api")),
     path("api/", include("review.project_api")),
+    path("api/", include("review.amend_api")),
 ]
 urlpatterns += [path("", include("scoring.urls"))]
 urlpatterns += [

@@ -79,11 +79,22 @@ def _frame(
             f'stroke="#dde1e8" stroke-width="1"/>'
         )
         parts.append(
-            f'<text x="{box.left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11" '
+            f'<text class="tick-y" x="{box.left - 6}" y="{y + 4:.1f}" text-anchor="end" '
+            f'font-size="{tick_font_size(box)}" '
             f'fill="#5b6475">{escape(format_number(value, percent))}</text>'
         )
     parts.extend(chart_axes(box, x_label, y_label))
     return parts
+
+
+TICK_FONT = 11
+TICK_FONT_WIDTH = 560  # a chart up to this wide is drawn near 1:1; wider ones shrink on screen
+
+
+def tick_font_size(box: ChartBox) -> float:
+    """Tick labels grow with the view box (issue 28 D12: ~7 px on screen): a wide chart
+    scaled down into its card keeps labels near 11 px."""
+    return round(TICK_FONT * max(1.0, box.width / TICK_FONT_WIDTH), 1)
 
 
 def chart_open(box: ChartBox, title: str, description: str) -> list[str]:
@@ -239,8 +250,9 @@ def line_chart(
 
     for x in x_values:
         parts.append(
-            f'<text x="{px(x):.1f}" y="{box.top + box.plot_height + 16}" text-anchor="middle" '
-            f'font-size="11">{escape(format_number(x))}</text>'
+            f'<text class="tick-x" x="{px(x):.1f}" y="{box.top + box.plot_height + 16}" '
+            f'text-anchor="middle" font-size="{tick_font_size(box)}">'
+            f"{escape(format_number(x))}</text>"
         )
     for s, (name, values) in enumerate(series):
         colour = PALETTE[s % len(PALETTE)]

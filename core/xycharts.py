@@ -8,7 +8,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from core.charts import PALETTE, ChartBox, chart_axes, chart_legend, chart_open, format_number
+from core.charts import (
+    PALETTE,
+    ChartBox,
+    chart_axes,
+    chart_legend,
+    chart_open,
+    format_number,
+    tick_font_size,
+)
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,7 @@ def _xy_frame(
         )
         parts.append(
             f'<text class="tick-y" x="{box.left - 6}" y="{y + 4:.1f}" text-anchor="end" '
-            f'font-size="11" fill="#5b6475">{escape(_tick_label(y_value, y_ticks))}</text>'
+            f'font-size="{tick_font_size(box)}" fill="#5b6475">{escape(_tick_label(y_value, y_ticks))}</text>'
         )
     if x_ticks is not None:
         x_labels = [(x_value, f"{x_value:.3g}") for x_value in x_ticks]
@@ -91,7 +99,7 @@ def _xy_frame(
         x = box.left + box.plot_width * (x_value - x_range.low) / x_range.span
         parts.append(
             f'<text class="tick-x" x="{x:.1f}" y="{bottom + 16}" text-anchor="middle" '
-            f'font-size="11" fill="#5b6475">{escape(label)}</text>'
+            f'font-size="{tick_font_size(box)}" fill="#5b6475">{escape(label)}</text>'
         )
     parts.extend(chart_axes(box, x_label, y_label))
     return parts

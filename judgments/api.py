@@ -226,7 +226,8 @@ def _release_from_label(label: str) -> DatasetVersion:
 
 
 class CampaignExportView(APIView):
-    """GET ?as=xml (Appraise, the default) | csv (WMT pairwise, expanded) | csv-unexpanded.
+    """GET ?as=xml (Appraise, the default; edit verdicts as <edit> elements) | csv (WMT
+    pairwise, expanded) | csv-unexpanded | edits-csv (one row per judged edit).
     (DRF keeps `format` for itself.)"""
 
     permission_classes = [IsPlatformAdmin]
@@ -235,7 +236,10 @@ class CampaignExportView(APIView):
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         campaign = selectors.campaign_for_admin(campaign_id, request.user)
         layout = request.query_params.get("as", "xml")
-        if layout in ("csv", "csv-unexpanded"):
+        if layout == "edits-csv":
+            text = services.export_edit_verdicts_csv(campaign=campaign, by=request.user)
+            kind, suffix = "text/csv", "edits.csv"
+        elif layout in ("csv", "csv-unexpanded"):
             text = services.export_pairwise_csv(
                 campaign=campaign, by=request.user, expanded=layout == "csv"
             )
@@ -249,8 +253,10 @@ class CampaignExportView(APIView):
 
 
 class CampaignResultsView(APIView):
-    """GET ?method=ew|trueskill|both&bootstrap=N&seed=S&runs=R: the human_ranking JSON plus
-    per-judge statistics."""
+    """GET ?method=ew|trueskill|both&bootstrap=N&seed=S&runs=R&verdicts=1: the human_ranking
+    JSON plus per-judge statistics; `edits` (null in a ranking campaign): edit precision per
+    system with bootstrap intervals, kappa on verdicts and the verdict-based ranking; with
+    verdicts=1 also `edit_verdicts`, one row per judged edit."""
 
     permission_classes = [IsPlatformAdmin]
 
@@ -286,6 +292,8 @@ class CampaignResultsView(APIView):
             )
         except ValueError as error:  # no pairwise judgment yet
             raise ServiceError(str(error)) from None
+        if params.get("verdicts") in ("1", "true", "yes"):
+            report["edit_verdicts"] = selectors.edit_verdict_rows(campaign)
         return Response(report)
 
 

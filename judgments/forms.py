@@ -40,7 +40,12 @@ class CampaignForm(forms.Form):
         required=False, label="add the release's references as a hidden control system (REF)"
     )
     seed = forms.IntegerField(initial=0, min_value=0, max_value=MAX_INT32)
-    guideline = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
+    guideline = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}),
+        required=False,
+        help_text="empty: the platform's guideline for the mode (ranking or judging edits) in"
+        " the release's language, edited under Guidelines",
+    )
 
     def __init__(self, *args: Any, system_names: list[str] | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)

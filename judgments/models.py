@@ -176,6 +176,7 @@ class Judgment(models.Model):
     edit_verdicts = models.JSONField(
         default=list,
         blank=True,
-        help_text='[{"output": position, "edit": index, "correct": bool}] in edits mode',
+        help_text='[{"output": position, "edit": index, "correct": bool, "source": text,'
+        ' "target": text}] in edits mode',
     )
     created_at = models.DateTimeField(auto_now_add=True)

@@ -4,10 +4,18 @@ JudgmentSet, and the human scores the scoring side's meta-evaluation page uses."
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
-from gecscore.meta.judgments import JudgmentSet, RankedEntry, RankingItem, RankingResult
+from gecscore.meta.edits import edit_precision, edit_report, verdict_rankings
+from gecscore.meta.judgments import (
+    EditVerdict,
+    JudgmentSet,
+    RankedEntry,
+    RankingItem,
+    RankingResult,
+)
 from gecscore.meta.judgments import pairwise as pairwise_comparisons
 from gecscore.meta.rankings import agreement, expected_wins, rank_trueskill
 from gecscore.meta.report import human_ranking
@@ -19,14 +27,25 @@ from core.web import parse_id
 from datasets.extraction import diff_segments, edits_between, segments_as_dicts
 from datasets.models import DatasetVersion
 from judgments import signals
-from judgments.models import Assignment, AssignmentStatus, Campaign, Item
+from judgments.models import Assignment, AssignmentStatus, Campaign, Item, Judgment
 
 HUMAN_METHODS = ("ew", "trueskill")
+# Human scores from the edit verdicts of an edits-mode campaign (gecscore.meta.edits): Expected
+# Wins / TrueSkill of the outputs ordered by net correct edits, and edit precision.
+EDIT_METHODS = ("edit-ew", "edit-trueskill", "edit-precision")
+METHOD_LABELS = {
+    "ew": "Expected Wins",
+    "trueskill": "TrueSkill",
+    "edit-ew": "Expected Wins of edit verdicts",
+    "edit-trueskill": "TrueSkill of edit verdicts",
+    "edit-precision": "edit precision",
+}
 TRUESKILL_RUNS = 1000  # the published TrueSkill scores average 1,000 seeded orders
 # Bounds of the results' parameters (page and API): each bootstrap sample and TrueSkill run
 # is work in the web request; 100,000,000 samples once took 6.7 GiB and 47 s, then a 500.
 MAX_RESULTS_BOOTSTRAP = 2000
 MAX_TRUESKILL_RUNS = 10_000
+PARALLEL_MIN_ITEMS = 1000  # judged items from which TrueSkill runs in 2 processes
 MAX_STALE_MINUTES = 60 * 24 * 366  # "stale" reassigns items opened up to a year ago
 # Per item (the columns are small integers; a campaign of more is not a ranking task).
 MAX_JUDGES_PER_ITEM = 100
@@ -72,10 +91,21 @@ def campaign_judgment_set(campaign: Campaign) -> JudgmentSet:
 
 def human_system_scores(campaign: Campaign, method: str = "ew") -> dict[str, float]:
     """System name -> human score: Expected Wins ("ew", deterministic) or the mean TrueSkill
-    mu over 1,000 orders seeded with the campaign's seed ("trueskill")."""
-    if method not in HUMAN_METHODS:
-        raise ValueError(f"method must be one of {', '.join(HUMAN_METHODS)} (got {method!r})")
-    pairs = pairwise_comparisons(campaign_judgment_set(campaign).items)
+    mu over 1,000 orders seeded with the campaign's seed ("trueskill") of the judges' ranks;
+    the same of the outputs ordered by their edit verdicts ("edit-ew", "edit-trueskill"), or
+    the share of a system's judged edits marked correct ("edit-precision"; systems without a
+    judged edit left out)."""
+    if method not in (*HUMAN_METHODS, *EDIT_METHODS):
+        raise ValueError(
+            f"method must be one of {', '.join((*HUMAN_METHODS, *EDIT_METHODS))} (got {method!r})"
+        )
+    items = campaign_judgment_set(campaign).items
+    if method == "edit-precision":
+        return {p.system: p.precision for p in edit_precision(items) if p.precision is not None}
+    if method in EDIT_METHODS:
+        items = tuple(verdict_rankings(items))
+        method = method.removeprefix("edit-")
+    pairs = pairwise_comparisons(items)
     if not pairs:
         return {}
     if method == "ew":
@@ -95,8 +125,13 @@ def _ranking_item(assignment: Assignment) -> RankingItem:
             extra = (*extra, ("skipped", "true"))
     elif judgment is not None:
         outputs = list(assignment.item.outputs.all())
+        verdicts = _verdicts_by_output(judgment.edit_verdicts)
         entries = tuple(
-            RankedEntry(systems=tuple(output.systems), rank=int(rank))
+            RankedEntry(
+                systems=tuple(output.systems),
+                rank=int(rank),
+                edits=verdicts.get(output.position, ()),
+            )
             for output, rank in zip(outputs, judgment.ranks, strict=True)
         )
     return RankingItem(
@@ -108,6 +143,21 @@ def _ranking_item(assignment: Assignment) -> RankingItem:
         duration=assignment.duration,
         extra=extra,
     )
+
+
+def _verdicts_by_output(stored: list[dict[str, Any]]) -> dict[int, tuple[EditVerdict, ...]]:
+    """A judgment's stored edit verdicts as the library's EditVerdicts, per output position."""
+    by_output: dict[int, list[EditVerdict]] = defaultdict(list)
+    for verdict in sorted(stored or [], key=lambda v: (int(v["output"]), int(v["edit"]))):
+        by_output[int(verdict["output"])].append(
+            EditVerdict(
+                edit=int(verdict["edit"]),
+                correct=bool(verdict["correct"]),
+                source=str(verdict.get("source", "")),
+                target=str(verdict.get("target", "")),
+            )
+        )
+    return {position: tuple(verdicts) for position, verdicts in by_output.items()}
 
 
 def get_campaign(name_or_id: str | int) -> Campaign:
@@ -285,7 +335,81 @@ def campaign_results(
         workers=workers,
     )
     report["judges"] = judge_statistics(campaign, judgments)
+    report["edits"] = _edit_results(
+        judgments.items,
+        method=method,
+        bootstrap=bootstrap,
+        seed=report["seed"],
+        runs=runs,
+        workers=workers,
+    )
     return report
+
+
+def _edit_results(
+    items: Sequence[RankingItem],
+    *,
+    method: str,
+    bootstrap: int,
+    seed: int,
+    runs: int,
+    workers: int,
+) -> dict[str, Any] | None:
+    """Edit precision per system (intervals from `bootstrap` resamples of the judged items),
+    kappa on verdicts, and the human ranking of the outputs ordered by their verdicts; None
+    when no item carries an edit verdict (a ranking campaign)."""
+    report = edit_report(items, samples=bootstrap, seed=seed)
+    if report is None:
+        return None
+    try:
+        ranking = human_ranking(
+            verdict_rankings(items),
+            method=method,
+            bootstrap=bootstrap,
+            seed=seed,
+            runs=runs,
+            workers=workers,
+        )
+    except ValueError:  # every judged item has a single output
+        ranking = None
+    if ranking is not None:
+        ranking.pop("agreement")  # kappa of derived ranks: the verdict kappa says it
+    report["ranking"] = ranking
+    return report
+
+
+def edit_verdict_rows(campaign: Campaign, *, limit: int | None = None) -> list[dict[str, Any]]:
+    """One row per judged edit (item, sentence, judge, systems, edit, verdict), in item order;
+    the first `limit` rows when given."""
+    rows: list[dict[str, Any]] = []
+    for item in campaign_judgment_set(campaign).items:
+        for entry in item.entries:
+            for verdict in entry.edits:
+                if limit is not None and len(rows) >= limit:
+                    return rows
+                rows.append(
+                    {
+                        "item": item.item_id,
+                        "src_id": item.src_id,
+                        "judge": item.user,
+                        "systems": list(entry.systems),
+                        "rank": entry.rank,
+                        "edit": verdict.edit,
+                        "source": verdict.source,
+                        "target": verdict.target,
+                        "correct": verdict.correct,
+                    }
+                )
+    return rows
+
+
+def count_edit_verdicts(campaign: Campaign) -> int:
+    return sum(
+        len(verdicts)
+        for verdicts in Judgment.objects.filter(assignment__campaign=campaign).values_list(
+            "edit_verdicts", flat=True
+        )
+    )
 
 
 def release_system_outputs(version: DatasetVersion) -> dict[str, list[str]]:
@@ -324,11 +448,15 @@ def cached_campaign_results(campaign: Campaign, *, bootstrap: int) -> dict[str, 
         finished=Max("finished_at"),
     )
     key = (
-        f"judgments:results:v1:{campaign.pk}:{campaign.seed}:{bootstrap}:"
+        f"judgments:results:v2:{campaign.pk}:{campaign.seed}:{bootstrap}:"
         f"{state['count']}:{state['last']}:{state['finished'].timestamp() if state['finished'] else 0}"
     )
+    # Worker processes only pay off on a large campaign: starting the pool (a fork server
+    # that imports numpy) cost a small campaign's first view most of its 2.35 s (issue 28
+    # D24). The numbers do not depend on the worker count.
+    workers = 2 if state["count"] >= PARALLEL_MIN_ITEMS else 1
     return cached(
         key,
-        lambda: campaign_results(campaign, method="both", bootstrap=bootstrap, workers=2),
+        lambda: campaign_results(campaign, method="both", bootstrap=bootstrap, workers=workers),
         timeout=24 * 3600,
     )

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
+from annotate.selectors import guideline_for
 from core.exceptions import ServiceError
 from core.markdown import render_markdown
 from core.models import User
@@ -26,11 +27,14 @@ from judgments import selectors, services
 from judgments.forms import CampaignForm
 from judgments.models import AssignmentStatus, Campaign, CampaignMode
 
-DEFAULT_GUIDELINE = """Rank the corrections of the source sentence from best (1) to worst.
-Give equal ranks to corrections that are equally good. A correction should fix the errors
-and keep the writer's meaning; do not prefer a longer rewrite for its own sake.
 
-按照从好（1）到差的顺序给各个修改结果排名；同样好的结果可以并列。好的修改应当改正错误并保留原意。"""
+def _guideline_text(campaign: Campaign) -> str:
+    """The campaign's own guideline, else the platform's guideline for its task (ranking or
+    edit judging) in its language (issue 28 D9: edits mode says when an edit is correct)."""
+    if campaign.guideline.strip():
+        return campaign.guideline
+    task = "edits" if campaign.mode == CampaignMode.EDITS else "ranking"
+    return guideline_for(task, campaign.language).body
 
 
 def _user(request: HttpRequest) -> User:
@@ -60,7 +64,7 @@ def create(request: HttpRequest) -> HttpResponse:
         else None
     )
     outputs = selectors.release_system_outputs(release) if release else {}
-    initial = {"release": release, "guideline": DEFAULT_GUIDELINE}
+    initial = {"release": release}
     if request.method == "POST" and request.POST.get("step") == "create":
         form = CampaignForm(request.POST, system_names=list(outputs))
         if form.is_valid():
@@ -131,7 +135,7 @@ def judge(request: HttpRequest, assignment_id: int) -> HttpResponse:
             "position": done + 1 if assignment.status == AssignmentStatus.PENDING else done,
             "total": total,
             "rank_choices": range(1, len(view["outputs"]) + 1),
-            "guideline_html": render_markdown(campaign.guideline or DEFAULT_GUIDELINE),
+            "guideline_html": render_markdown(_guideline_text(campaign)),
             "page_config": {
                 "outputs": len(view["outputs"]),
                 "editsMode": campaign.mode == CampaignMode.EDITS,
@@ -215,8 +219,30 @@ def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "progress": progress,
             "systems": list(campaign.systems.values_list("name", flat=True)),
             "meta_url": _meta_evaluation_url(campaign),
+            "edits": report.get("edits") if report else None,
+            "edit_rows": _edit_rows(report["edits"]) if report and report.get("edits") else [],
+            "verdict_rows": selectors.edit_verdict_rows(campaign, limit=VERDICT_ROWS_SHOWN),
+            "verdict_count": selectors.count_edit_verdicts(campaign),
+            "verdicts_shown": VERDICT_ROWS_SHOWN,
         },
     )
+
+
+VERDICT_ROWS_SHOWN = 200  # the page lists the first ones; the CSV export has them all
+
+
+def _edit_rows(edits: dict[str, Any]) -> list[dict[str, Any]]:
+    """Edit precision rows with the verdict-based human ranking's numbers beside them."""
+    ranking = (edits.get("ranking") or {}).get("systems", {})
+    return [
+        {
+            **row,
+            "expected_wins": ranking.get(row["system"], {}).get("expected_wins"),
+            "trueskill": ranking.get(row["system"], {}).get("trueskill"),
+            "rank_range": ranking.get(row["system"], {}).get("rank_range"),
+        }
+        for row in edits["systems"]
+    ]
 
 
 def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -229,9 +255,12 @@ def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 @role_required(Role.ADMIN)
 def export(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
     campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
-    if fmt not in ("xml", "csv"):
-        raise Http404("export as .xml or .csv")
-    if fmt == "csv":
+    if fmt not in ("xml", "csv", "edits.csv"):
+        raise Http404("export as .xml, .csv or .edits.csv")
+    if fmt == "edits.csv":
+        text = services.export_edit_verdicts_csv(campaign=campaign, by=_user(request))
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    elif fmt == "csv":
         text = services.export_pairwise_csv(campaign=campaign, by=_user(request))
         response = HttpResponse(text, content_type="text/csv; charset=utf-8")
     else:

@@ -148,3 +148,24 @@ class ComplaintMessage(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
+
+
+class ReviewAmendment(models.Model):
+    """A saved review replaced by a new one (issue 28 D6): who amended it, when, why, and the
+    review before and after (sentence status, verdicts, current golden references). The
+    golden references themselves keep every revision; a frozen release is never changed."""
+
+    task = models.ForeignKey(ReviewTask, on_delete=models.CASCADE, related_name="amendments")
+    amended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    amended_at = models.DateTimeField(auto_now_add=True)
+    reason = models.TextField(blank=True)
+    before = models.JSONField(help_text="{judgement, verdicts, references, saved_by, saved_at}")
+    after = models.JSONField(help_text="the same, as amended")
+
+    class Meta:
+        ordering = ["-amended_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"amendment of {self.task}"

@@ -25,6 +25,7 @@ from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.models import Notification
 from core.roles import Role, has_role
+from core.services import mark_notifications_done
 from datasets.models import (
     GoldenReference,
     Judgement,
@@ -156,6 +157,8 @@ def reassign_review(
     # Any page built for the previous reviewer must not save over the new one's work.
     task.version += 1
     task.save(update_fields=["reviewer", "version"])
+    # The previous reviewer's "ready for review" no longer asks anything of them.
+    mark_notifications_done(url=reverse("review:task", args=[task.pk]), user_id=previous)
     if task.status == ReviewStatus.OPEN:
         notify(
             new_reviewer.pk,
@@ -228,6 +231,7 @@ def submit_study_revision(
     item.revision = submission
     item.done_at = timezone.now()
     item.save(update_fields=["status", "revision", "done_at"])
+    mark_notifications_done(url=reverse("review:study", args=[item.pk]))
     log_action(
         submission,
         user,
@@ -367,6 +371,8 @@ def resolve_complaint(
     complaint.resolved_by = user
     complaint.resolution_note = note_text
     complaint.save(update_fields=["status", "resolved_at", "resolved_by", "resolution_note"])
+    # The complaint and its discussion are settled: what announced them is read.
+    mark_notifications_done(url=reverse("review:complaint", args=[complaint.pk]))
     notify(
         complaint.author_id,
         f"Your complaint #{complaint.pk} was {complaint.status}"

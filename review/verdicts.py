@@ -21,6 +21,7 @@ from annotate.models import SubmissionTag
 from annotate.services import clean_text, clean_time_spent
 from core.audit import log_action
 from core.exceptions import Conflict, ServiceError
+from core.services import mark_notifications_done
 from datasets.models import (
     GoldenReference,
     Judgement,
@@ -99,6 +100,31 @@ def submit_review(
     study items. `version` must be the task version the reviewer's page was built on."""
     task = get_review_task_for(user, task_id)
     version = _check_request(task, version, judgement)
+    return save_review(
+        task,
+        user=user,
+        version=version,
+        verdicts=verdicts,
+        added=added,
+        judgement=judgement,
+        time_spent_seconds=time_spent_seconds,
+    )
+
+
+def save_review(
+    task: ReviewTask,
+    *,
+    user: Any,
+    version: int,
+    verdicts: Any,
+    added: Any,
+    judgement: str,
+    time_spent_seconds: Any,
+    amending: bool = False,
+) -> ReviewOutcome:
+    """The steps of a review save, for a first review or (`amending`, review/amendments.py)
+    a new one replacing a saved review: the old verdict rows go (the amendment keeps them)
+    and the golden references get a new revision (the old one stays, not current)."""
     sentence = task.sentence
     candidates = merged_candidates(task, with_edits=False)
     corrections = {c.position: c for c in candidates if c.is_correction}
@@ -119,8 +145,16 @@ def submit_review(
         for c in candidates
         if not c.is_correction
     ]
-    _claim(task, version=version, user=user, time_spent_seconds=time_spent_seconds)
+    _claim(
+        task,
+        version=version,
+        user=user,
+        time_spent_seconds=time_spent_seconds,
+        status=ReviewStatus.DONE if amending else ReviewStatus.OPEN,
+    )
     task.refresh_from_db()
+    if amending:
+        Verdict.objects.filter(task=task).delete()
     verdict_rows = Verdict.objects.bulk_create(stored)
     by_candidate = {c.position: c for c in candidates}
     for row in verdict_rows:
@@ -130,6 +164,8 @@ def submit_review(
         status=SentenceStatus.REVIEWED, judgement=judgement
     )
     study_items = _create_study_items(task=task, verdicts=verdict_rows, judgement=judgement)
+    # The review is done: "ready for review" (to this reviewer or an earlier one) is read.
+    mark_notifications_done(url=reverse("review:task", args=[task.pk]))
     _audit(
         task,
         user,
@@ -138,6 +174,7 @@ def submit_review(
         verdict_rows=verdict_rows,
         references=references,
         study_items=study_items,
+        action="review.amended" if amending else "review.submitted",
     )
     return ReviewOutcome(task=task, references=references, study_items=study_items, notes=notes)
 
@@ -152,6 +189,11 @@ def _check_request(task: ReviewTask, version: Any, judgement: Any) -> int:
             f"{task.submitted_by or 'someone'} already saved the review of this sentence; "
             "reload the page to see the golden references"
         )
+    return check_version_and_status(version, judgement)
+
+
+def check_version_and_status(version: Any, judgement: Any) -> int:
+    """The page's task version as a number; the sentence status one of the three."""
     try:
         number = int(version)
     except (TypeError, ValueError):
@@ -178,9 +220,16 @@ def _verdicts_by_position(
             )
         by_position[verdict.position] = verdict
     missing = sorted(set(corrections) - set(by_position))
-    if missing:
+    if len(missing) == 1:
         raise ServiceError(
             f"correction {missing[0] + 1} has no verdict: mark it Correct or Wrong",
+            field="verdicts",
+        )
+    if missing:  # name them all (issue 28 D16: only the first was named)
+        numbers = ", ".join(str(position + 1) for position in missing[:-1])
+        raise ServiceError(
+            f"corrections {numbers} and {missing[-1] + 1} have no verdict ({len(missing)} of"
+            f" {len(corrections)}): mark each Correct or Wrong",
             field="verdicts",
         )
     return by_position
@@ -282,9 +331,12 @@ def _rows_for_judgement(
     ]
 
 
-def _claim(task: ReviewTask, *, version: int, user: Any, time_spent_seconds: Any) -> None:
-    """Mark the task done if it is still at `version`; otherwise someone else saved first."""
-    won = ReviewTask.objects.filter(pk=task.pk, version=version, status=ReviewStatus.OPEN).update(
+def _claim(
+    task: ReviewTask, *, version: int, user: Any, time_spent_seconds: Any, status: str
+) -> None:
+    """Mark the task done if it is still at `version` (and `status`: open for a first save,
+    done for an amendment); otherwise someone else saved first."""
+    won = ReviewTask.objects.filter(pk=task.pk, version=version, status=status).update(
         version=F("version") + 1,
         status=ReviewStatus.DONE,
         submitted_at=timezone.now(),
@@ -314,6 +366,7 @@ def _audit(
     verdict_rows: list[Verdict],
     references: list[GoldenReference],
     study_items: list[StudyItem],
+    action: str,
 ) -> None:
     # One entry per verdict and per reference as well, so "who decided this?" is answered
     # from the object's own audit trail.
@@ -345,7 +398,7 @@ def _audit(
     log_action(
         task,
         user,
-        "review.submitted",
+        action,
         {
             "sentence": task.sentence_id,
             "judgement": judgement,
@@ -387,10 +440,12 @@ def _create_study_items(
             reason = StudyReason.WRONG_CORRECTION
         if reason is None:
             continue
-        item, _ = StudyItem.objects.get_or_create(
+        item, created = StudyItem.objects.get_or_create(
             assignment=submission.assignment, task=task, defaults={"reason": reason}
         )
         items.append(item)
+        if not created:  # kept from the review this one amends: told already
+            continue
         notify(
             submission.assignment.annotator_id,
             f"Study: your annotation of sentence {task.sentence.external_id} of "

@@ -15,18 +15,20 @@ from django.views.decorators.http import require_POST
 
 from annotate import selectors as annotate_selectors
 from annotate import services as annotate_services
+from annotate.selectors import guideline_for
 from core.exceptions import ServiceError
+from core.markdown import render_markdown
 from core.params import MAX_INT32, bounded_int
 from core.permissions import role_required
 from core.roles import Role
 from core.selectors import recent_notifications
 from core.web import call_service, lookup, parse_id
 from datasets.extraction import diff_segments, edits_between
-from datasets.models import Dataset
+from datasets.models import Dataset, ReferenceKind, ReferenceOrigin
 from datasets.services.projects import MAX_STALE_AFTER_HOURS
 from datasets.textrules import max_sentence_chars
-from review import selectors, services, verdicts
-from review.models import ComplaintStatus, ReviewStatus
+from review import amendments, selectors, services, verdicts
+from review.models import ComplaintStatus, ReviewStatus, ReviewTask
 from review.workflow import assign_dataset
 
 # ?stale_hours= on the progress page: at most the longest project deadline (a year).
@@ -88,8 +90,17 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
     task = lookup(selectors.get_review_task_for, request.user, task_id)
     candidates = selectors.merged_candidates(task) if task.status != ReviewStatus.WAITING else []
     posted: dict[str, object] = {}
-    if request.method == "POST":
+    may_amend = amendments.may_amend(request.user, task)
+    amending = may_amend and request.GET.get("amend") == "1"
+    if request.method == "POST" and request.POST.get("action") == "amend":
         posted = _review_post(request, candidates)
+        if _amended(request, task, posted):
+            return redirect("review:task", task_id=task.pk)
+        task.refresh_from_db()
+        amending = True
+    elif request.method == "POST":
+        posted = _review_post(request, candidates)
+        _keep_posted(candidates, posted)
         outcome = call_service(
             request, verdicts.submit_review, task_id=task.pk, user=request.user, **posted
         )
@@ -105,10 +116,20 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
             return redirect("review:task", task_id=nxt.pk) if nxt else redirect("review:queue")
         task.refresh_from_db()
     suggestion = selectors.suggested_status(candidates)
+    added: list[str] = []
+    if amending:
+        added = _prefill_amendment(task, candidates)
+        suggestion = selectors.SuggestedStatus(task.sentence.judgement, "the saved review's status")
     return render(
         request,
         "review/task.html",
         {
+            "review_guideline_html": render_markdown(
+                guideline_for("review", task.sentence.dataset.language).body
+            ),
+            "may_amend": may_amend,
+            "amending": amending,
+            "amendments": task.amendments.select_related("amended_by")[:50],
             "task": task,
             "sentence": task.sentence,
             "candidates": candidates,
@@ -129,9 +150,62 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
                 "source": task.sentence.text,
                 "maxChars": max_sentence_chars(),
                 "language": task.sentence.dataset.language,
+                "added": added,
             },
         },
     )
+
+
+def _keep_posted(candidates: list[selectors.Candidate], posted: dict[str, object]) -> None:
+    """A refused save shows the form again with the reviewer's choices and edits kept and
+    every correction still without a verdict marked (issue 28 D16)."""
+    given = {v["position"]: v for v in posted["verdicts"]}  # type: ignore[attr-defined]
+    for candidate in candidates:
+        if not candidate.is_correction:
+            continue
+        verdict = given.get(candidate.position)
+        if verdict is None:
+            candidate.missing_verdict = True  # type: ignore[attr-defined]
+            continue
+        candidate.prior_verdict = "correct" if verdict["correct"] else "wrong"  # type: ignore[attr-defined]
+        if verdict["text"] != candidate.text:
+            candidate.prior_edit = verdict["text"]  # type: ignore[attr-defined]
+
+
+def _amended(request: HttpRequest, task: ReviewTask, posted: dict[str, object]) -> bool:
+    """Save the amending form; False (with the error as a message) when it was refused."""
+    outcome = call_service(
+        request,
+        amendments.amend_review,
+        task_id=task.pk,
+        user=request.user,
+        reason=request.POST.get("reason", ""),
+        **posted,
+    )
+    if outcome is None:
+        return False
+    messages.success(
+        request,
+        f"Review amended: {len(outcome.references)} golden reference(s) in a new "
+        "revision; releases already frozen keep the old ones.",
+    )
+    return True
+
+
+def _prefill_amendment(task: ReviewTask, candidates: list[selectors.Candidate]) -> list[str]:
+    """Start the amending form from the saved review: each correction's verdict and edit
+    (set on the candidate for the template), and the added references (returned)."""
+    saved = {v.position: v for v in task.verdicts.all()}
+    for candidate in candidates:
+        verdict = saved.get(candidate.position)
+        if verdict is not None and verdict.text == candidate.text:
+            candidate.prior_verdict = "correct" if verdict.is_correct else "wrong"  # type: ignore[attr-defined]
+            candidate.prior_edit = verdict.edited_text  # type: ignore[attr-defined]
+    return [
+        r.text
+        for r in selectors.current_references(task.sentence_id)
+        if r.origin == ReferenceOrigin.ADDED and r.kind == ReferenceKind.CORRECTION
+    ]
 
 
 @login_required
@@ -230,9 +304,12 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
         item.refresh_from_db()
     sentence = item.task.sentence
     original = annotate_selectors.first_submission(item.assignment)
-    # A refused revision is shown again as posted; a fresh page starts from the source (the
-    # "Unchanged" note waits until the annotator types: static/annotate/annotate.js).
+    # A refused revision is shown again as posted; a fresh page starts from the annotator's
+    # own corrections (issue 28 D22: it started from the source), the source after a tag.
     texts = request.POST.getlist("text") if request.method == "POST" else []
+    initial_texts = (
+        [c.text for c in original.corrections.all()] if original and not original.tag else []
+    )
     original_rows = []
     if original is not None:
         for correction in original.corrections.all():
@@ -254,6 +331,7 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
             "original": original,
             "original_rows": original_rows,
             "texts": texts,
+            "initial_texts": initial_texts,
             "revisions": revisions,
             "references": selectors.references_with_edits(sentence),
             "verdicts": item.task.verdicts.all(),

@@ -329,7 +329,9 @@ class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg
     metrics = serializers.ListField(child=serializers.CharField(), min_length=1)
     human_scores = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     campaign = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
-    method = serializers.ChoiceField(choices=list(meta_services.HUMAN_METHODS), default="ew")
+    method = serializers.ChoiceField(
+        choices=[*meta_services.HUMAN_METHODS, *meta_services.EDIT_METHODS], default="ew"
+    )
     bootstrap = serializers.IntegerField(
         min_value=0, max_value=meta_services.MAX_BOOTSTRAP, default=meta_services.DEFAULT_BOOTSTRAP
     )

@@ -26,6 +26,7 @@ from scoring.metric import (
     ScoreReport,
     SentenceOutcome,
     chunk_metrics,
+    curve_points,
     green_metric,
     label_keyed_edits,
     reference_columns,
@@ -78,6 +79,33 @@ def labelled_edits(
     return label_keyed_edits(hyp, ref, hyp_block.source_tokens, joiner=" ")
 
 
+def _by_category(
+    hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block], *, cat: int
+) -> dict[str, dict[str, Any]]:
+    """errant_compare -cat N counts per category, sorted by name."""
+    result = compare_blocks(hyp_blocks, ref_blocks, CompareOptions(cat=cat))
+    return {
+        name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
+        for name, s in sorted(result.categories.items())
+    }
+
+
+def first_k_scores(
+    hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block], max_refs: int, *, all_f: float
+) -> dict[str, float]:
+    """ERRANT F0.5 against the first k references of each sentence (annotators 0..k-1), k = 1
+    .. max_refs - 1, and "all" (issue 28 D14: English pages showed only the "All" bar)."""
+    by_k: dict[str, float] = {}
+    for k in range(1, max_refs):
+        firsts = [
+            M2Block(block.source, [t for t in block.targets if t.annotator < k], block.line)
+            for block in ref_blocks
+        ]
+        by_k[str(k)] = compare_blocks(hyp_blocks, firsts, CompareOptions()).f
+    by_k["all"] = all_f
+    return by_k
+
+
 def english_report(
     *,
     sources: Sequence[str],
@@ -89,11 +117,9 @@ def english_report(
     """Everything the system page shows for an English release."""
     hyp_blocks = hypothesis_blocks(sources, hypotheses)
     main = compare_blocks(hyp_blocks, ref_blocks, CompareOptions())
-    by_category = compare_blocks(hyp_blocks, ref_blocks, CompareOptions(cat=1))
-    categories = {
-        name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f05": s.f}
-        for name, s in by_category.categories.items()
-    }
+    categories = _by_category(hyp_blocks, ref_blocks, cat=1)
+    # ERRANT's main types (`-cat 2`: VERB:TENSE -> VERB, ...) as the exported M2 carries them.
+    errant_types = _by_category(hyp_blocks, ref_blocks, cat=2)
     detection = {
         mode: _as_dict(compare_blocks(hyp_blocks, ref_blocks, CompareOptions(mode=mode)))
         for mode in DETECTION_MODES
@@ -137,16 +163,18 @@ def english_report(
             "signature": m2.signature,
         },
         "gleu": {"score": round(gleu.gleu, 4), "signature": gleu.signature},
+        "errant_types": errant_types,
         **green_metric(sources=sources, hypotheses=hypotheses, references=references, unit="word"),
         **chunk_metrics(hyp_blocks, ref_blocks),
     }
     max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)
+    by_k = first_k_scores(hyp_blocks, ref_blocks, max_refs, all_f=main.f)
     return ScoreReport(
         overall=_as_dict(main),
         categories=categories,
         detection=detection,
-        ref_count_curve=[main.f],
-        ref_count_curve_by_k={"all": main.f},
+        ref_count_curve=curve_points(by_k),
+        ref_count_curve_by_k=by_k,
         by_source=by_source,
         sentences=sentences,
         signature=main.signature + "|language=en",

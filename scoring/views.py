@@ -38,7 +38,12 @@ OPTIONAL_COLUMNS = ("detection", "m2", "sentm2", "gleu", "green", "cleme", "clem
 DEFAULT_COLUMNS = ("detection", "cleme")
 # English releases also report the classic metrics papers print beside ERRANT.
 DEFAULT_COLUMNS_EN = ("m2", "sentm2", "gleu", "cleme")
+# Computed only when an English release is scored (word-level ERRANT / MaxMatch); a Chinese
+# release does not offer them (issue 28 D15: they showed "—" with no reason).
+ENGLISH_ONLY_COLUMNS = ("m2", "sentm2", "gleu", "ptm2")
 CURVE_LABELS_ALL = "All"
+# ChERRANT's M/R/S/W and ERRANT's M/R/U (U was left out: issue 28 D14).
+ERROR_TYPES = ("M", "R", "U", "S", "W")
 
 
 def _curve_labels(length: int) -> list[str]:
@@ -88,20 +93,22 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
     # Annotator samples are scored with the char-level metric: Chinese datasets only.
     if show_human and version.dataset_id and not english:
         services.refresh_annotator_scores(dataset_id=version.dataset_id, user=request.user)
-        human = selectors.human_scores(version.dataset)
+        # Against the references this release froze, like the systems above it.
+        human = services.release_human_scores(version)
         if human["samples"]:
             series.append(("Human", human["ref_count_curve"]))
     wanted = request.GET.getlist("cols")
     defaults = DEFAULT_COLUMNS_EN if english else DEFAULT_COLUMNS
-    columns = (
-        [c for c in OPTIONAL_COLUMNS if c in wanted] if "cols" in request.GET else list(defaults)
-    )
+    offered = [c for c in OPTIONAL_COLUMNS if english or c not in ENGLISH_ONLY_COLUMNS]
+    columns = [c for c in offered if c in wanted] if "cols" in request.GET else list(defaults)
+    not_offered = [c for c in wanted if c in OPTIONAL_COLUMNS and c not in offered]
     context: dict[str, Any] = {
         "version": version,
         "english": english,
         "rows": rows,
         "columns": columns,
-        "optional_columns": OPTIONAL_COLUMNS,
+        "optional_columns": offered,
+        "not_offered": not_offered,
         "signatures": selectors.leaderboard_signatures(rows),
         "chart": reference_count_chart(series),
         "chosen": chosen,
@@ -190,7 +197,7 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
     if score is not None and score.status == ScoreStatus.DONE:
         summary = score.summary
         categories = summary.get("categories", {})
-        names = [n for n in ("M", "R", "S", "W") if n in categories]
+        names = [n for n in ERROR_TYPES if n in categories]
         context["categories"] = [(n, categories[n]) for n in names]
         context["type_chart"] = grouped_bar_chart(
             title="P / R / F0.5 by error type",
@@ -218,6 +225,7 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         context["cleme"] = extra.get("cleme")
         context["cleme2"] = extra.get("cleme2")
         context["ptm2"] = extra.get("ptm2")
+        context["errant_types"] = _errant_types(extra)
         context["weighted_model"] = services.weighted_model(
             language=system.version.dataset.language
         )
@@ -246,6 +254,14 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
             members=list(system.ensemble_of.all()),
         )
     return render(request, "scoring/system.html", context)
+
+
+def _errant_types(extra: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """An English score's ERRANT types, most frequent in the references (TP + FN) first."""
+    return sorted(
+        (extra.get("errant_types") or {}).items(),
+        key=lambda item: (-(item[1]["tp"] + item[1]["fn"]), item[0]),
+    )
 
 
 @role_required(Role.ADMIN)

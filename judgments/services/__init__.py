@@ -6,7 +6,12 @@ Every service runs in one transaction and raises core.exceptions.ServiceError (o
 with a message a person can act on; nothing is half-written.
 """
 
-from judgments.services.appraise import export_judgments, export_pairwise_csv, import_judgments
+from judgments.services.appraise import (
+    export_edit_verdicts_csv,
+    export_judgments,
+    export_pairwise_csv,
+    import_judgments,
+)
 from judgments.services.campaigns import create_campaign
 from judgments.services.judging import (
     next_assignment,
@@ -18,6 +23,7 @@ from judgments.services.judging import (
 
 __all__ = [
     "create_campaign",
+    "export_edit_verdicts_csv",
     "export_judgments",
     "export_pairwise_csv",
     "import_judgments",

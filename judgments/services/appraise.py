@@ -1,8 +1,11 @@
-"""Appraise ranking XML in (all or nothing: parse -> check -> write) and out, and WMT
-pairwise CSV out."""
+"""Appraise ranking XML in (all or nothing: parse -> check -> write) and out (edit verdicts
+as <edit> elements inside each <translation>), WMT pairwise CSV out, and the edit verdicts as
+CSV (one row per judged edit)."""
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -33,7 +36,7 @@ from judgments.models import (
     ItemOutput,
     Judgment,
 )
-from judgments.selectors import campaign_judgment_set
+from judgments.selectors import campaign_judgment_set, edit_verdict_rows
 from judgments.services.campaigns import campaign_name_taken, release_sources
 
 
@@ -189,6 +192,7 @@ def _write_items(
     outputs: list[ItemOutput] = []
     assignments: list[Assignment] = []
     judgment_ranks: list[tuple[Assignment, list[int]]] = []
+    judgment_verdicts: list[list[dict[str, object]]] = []
     for block, result in enumerate(judgments.results, start=first_block):
         for ranking in result.items:
             index, text = sentences.get(ranking.src_id, (-1, ""))
@@ -224,6 +228,19 @@ def _write_items(
             assignments.append(assignment)
             if ranking.entries:
                 judgment_ranks.append((assignment, [e.rank for e in ranking.entries]))
+                judgment_verdicts.append(
+                    [
+                        {
+                            "output": position,
+                            "edit": verdict.edit,
+                            "correct": verdict.correct,
+                            "source": verdict.source,
+                            "target": verdict.target,
+                        }
+                        for position, entry in enumerate(ranking.entries)
+                        for verdict in entry.edits
+                    ]
+                )
     Item.objects.bulk_create(items, batch_size=500)
     for output in outputs:
         output.item_id = output.item.pk
@@ -232,7 +249,10 @@ def _write_items(
     ItemOutput.objects.bulk_create(outputs, batch_size=500)
     Assignment.objects.bulk_create(assignments, batch_size=500)
     Judgment.objects.bulk_create(
-        (Judgment(assignment_id=a.pk, ranks=ranks) for a, ranks in judgment_ranks),
+        (
+            Judgment(assignment_id=a.pk, ranks=ranks, edit_verdicts=verdicts)
+            for (a, ranks), verdicts in zip(judgment_ranks, judgment_verdicts, strict=True)
+        ),
         batch_size=500,
     )
     return len(items)
@@ -256,3 +276,38 @@ def export_pairwise_csv(
     layout = "expanded" if expanded else "unexpanded"
     log_action(campaign, by, "judgments.export", {"format": f"pairwise-csv-{layout}"})
     return write_pairwise_csv(pairs, testset=campaign.name.replace(".", "_"))
+
+
+EDIT_CSV_COLUMNS = (
+    "item",
+    "src_id",
+    "judge",
+    "systems",
+    "rank",
+    "edit",
+    "source",
+    "target",
+    "correct",
+)
+
+
+def export_edit_verdicts_csv(*, campaign: Campaign, by: User | None = None) -> str:
+    """One row per judged edit: the item, the sentence, the judge, the systems of the shown
+    output (space-separated), its rank, the edit's index and two sides, and the verdict."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(EDIT_CSV_COLUMNS)
+    for row in edit_verdict_rows(campaign):
+        writer.writerow(
+            [
+                *(row[name] for name in EDIT_CSV_COLUMNS[:3]),
+                " ".join(row["systems"]),
+                row["rank"],
+                row["edit"],
+                row["source"],
+                row["target"],
+                "correct" if row["correct"] else "incorrect",
+            ]
+        )
+    log_action(campaign, by, "judgments.export", {"format": "edit-verdicts-csv"})
+    return out.getvalue()

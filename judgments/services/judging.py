@@ -87,7 +87,8 @@ def _validate_verdicts(
     verdicts: Sequence[Mapping[str, Any]], view: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """One correct/incorrect verdict for every edit of every shown output."""
-    wanted = {(o["position"], e["index"]) for o in view["outputs"] for e in o["edits"]}
+    edits = {(o["position"], e["index"]): e for o in view["outputs"] for e in o["edits"]}
+    wanted = set(edits)
     given: dict[tuple[int, int], bool] = {}
     for verdict in verdicts:
         try:
@@ -109,7 +110,18 @@ def _validate_verdicts(
             f" {output + 1}, edit {edit + 1})",
             field="edit_verdicts",
         )
-    return [{"output": o, "edit": e, "correct": given[(o, e)]} for o, e in sorted(given)]
+    # The edit's two sides are kept with the verdict: exports and the results page show what
+    # was judged without running the extractor again.
+    return [
+        {
+            "output": o,
+            "edit": e,
+            "correct": given[(o, e)],
+            "source": edits[(o, e)]["source_text"],
+            "target": edits[(o, e)]["target_text"],
+        }
+        for o, e in sorted(given)
+    ]
 
 
 @transaction.atomic
@@ -143,7 +155,14 @@ def submit_judgment(
     assignment.finished_at = now
     assignment.seconds_spent = max(0.0, (now - started).total_seconds())
     assignment.save(update_fields=["status", "finished_at", "seconds_spent", "started_at"])
-    log_action(assignment, judge, "judgments.submit", {"ranks": clean_ranks})
+    log_action(
+        assignment,
+        judge,
+        "judgments.submit",
+        {"ranks": clean_ranks, "edits_correct": sum(1 for v in verdicts if v["correct"])}
+        if verdicts
+        else {"ranks": clean_ranks},
+    )
     return judgment
 
 

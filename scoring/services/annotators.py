@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 
 from annotate.models import Submission, SubmissionTag
+from core.cache import cached
 from core.exceptions import ServiceUnavailable
 from core.jobs import (
     JobCancelled,
@@ -25,8 +26,10 @@ from core.jobs import (
 )
 from core.models import BackgroundJob, JobStatus
 from datasets.models import (
+    DatasetVersion,
     GoldenReference,
     ReferenceKind,
+    ReleasedSentence,
     Sentence,
 )
 from scoring import metric, tasks
@@ -303,3 +306,61 @@ def refresh_annotator_scores(
         # A page read: it shows the samples stored so far; the next read tries again.
         return None
     return job
+
+
+def release_human_scores(version: DatasetVersion) -> dict[str, Any]:
+    """The leaderboard's "Human" row of a release (issue 28 D20: it was scored against the
+    live golden references): every annotator box of the release's sentences scored against
+    the references the release froze, the same corpus counts and reference-count curve as
+    `scoring.selectors.human_scores`. The boxes' edits come from the stored samples (their
+    hypothesis side does not depend on the references); only the reference side is built
+    here, once per released sentence. Cached per release, its samples and resources."""
+    resources = scoring_resources(None)
+    released = list(
+        ReleasedSentence.objects.filter(version=version, sentence__isnull=False).order_by(
+            "position"
+        )
+    )
+    samples = list(
+        AnnotatorSample.objects.filter(sentence_id__in=[r.sentence_id for r in released])
+        .order_by("sentence_id", "submission_id", "slot")
+        .values_list("sentence_id", "hyp_m2", "id")
+    )
+    key = (
+        f"scoring:release-human:v1:{version.pk}:{resources.signature}:{len(samples)}:"
+        f"{max((s[2] for s in samples), default=0)}"
+    )
+    return cached(key, lambda: _release_human(released, samples, resources), timeout=24 * 3600)
+
+
+def _release_human(
+    released: Sequence[ReleasedSentence],
+    samples: Sequence[tuple[int, str, int]],
+    resources: Any,
+) -> dict[str, Any]:
+    by_sentence: dict[int, list[str]] = defaultdict(list)
+    for sentence_id, hyp_m2, _ in samples:
+        by_sentence[sentence_id].append(hyp_m2)
+    hyps: list[metric.M2Block] = []
+    refs: list[metric.M2Block] = []
+    for row in released:
+        boxes = by_sentence.get(int(row.sentence_id or 0), [])
+        if not boxes or not row.references:
+            continue
+        ref_block = metric.sentence_block(row.text, list(row.references), resources=resources)
+        for hyp_m2 in boxes:
+            hyps.append(metric.parse_m2(hyp_m2, name="stored sample")[0])
+            refs.append(ref_block)
+    if not hyps:
+        return {"samples": 0, "ref_count_curve": [], "ref_count_curve_by_k": {}}
+    overall = metric.corpus_counts(hyps, refs)
+    max_refs = max(len(r.references) for r in released)
+    by_k = {str(k): metric.corpus_counts(hyps, refs, max_refs=k)["f05"] for k in range(1, max_refs)}
+    by_k["all"] = overall["f05"]
+    return {
+        **overall,
+        "samples": len(hyps),
+        "ref_count_curve": metric.curve_points(by_k),
+        "ref_count_curve_by_k": by_k,
+        "frozen": True,
+    }

@@ -38,6 +38,25 @@
     document.getElementById("add-box").disabled = allBoxes().length >= config.maxBoxes;
   }
 
+  // The share of units a correction has in common with the source (words for spaced text,
+  // else characters), as annotate.services.shared_with_source computes it (issue 28 D26).
+  function sharedWithSource(text) {
+    var spaced = source.trim().split(/\s+/).length >= 3;
+    function units(value) {
+      value = value.toLowerCase();
+      var list = spaced ? value.split(/\s+/).filter(Boolean) : Array.from(value.replace(/\s+/g, ""));
+      var counts = {};
+      list.forEach(function (u) { counts[u] = (counts[u] || 0) + 1; });
+      return { counts: counts, total: list.length };
+    }
+    var mine = units(source), theirs = units(text);
+    var total = Math.max(mine.total, theirs.total);
+    if (mine.total < 4 || !total) return null;
+    var common = 0;
+    Object.keys(mine.counts).forEach(function (u) { common += Math.min(mine.counts[u], theirs.counts[u] || 0); });
+    return common / total;
+  }
+
   function checkBoxes() {
     var seen = {};
     var problems = [];
@@ -50,6 +69,8 @@
         else if (seen[text]) problems.push("Correction " + (i + 1) + " duplicates correction " + seen[text] + " and will be merged.");
         else seen[text] = i + 1;
         if (text === source.trim() && allBoxes().length > 1) problems.push("Correction " + (i + 1) + " is identical to the source.");
+        var share = text ? sharedWithSource(text) : null;
+        if (share !== null && share < 0.25) problems.push("Correction " + (i + 1) + " shares only " + Math.round(share * 100) + "% with the source: is it the right sentence?");
       });
       // Only once the person has typed: a page that opens with the source in the box (or the
       // self-study page) must not greet them with "Unchanged" before they did anything.
@@ -134,8 +155,17 @@
     }
   }
 
+  // A new box starts from the correction being written (issue 28 D22: it started from the
+  // source): the focused box, else the last one; the source only when there is none.
+  function startText() {
+    var active = document.activeElement;
+    if (active && active.tagName === "TEXTAREA" && boxes.contains(active)) return active.value;
+    var all = allBoxes();
+    return all.length ? all[all.length - 1].querySelector("textarea").value : source;
+  }
+
   document.getElementById("add-box").addEventListener("click", function () {
-    var box = addBox();
+    var box = addBox(startText());
     if (box) box.querySelector("textarea").focus();
     saveDraft();
   });
@@ -161,7 +191,7 @@
       form.requestSubmit(submitButton);
     } else if (event.altKey && (event.key === "n" || event.key === "N")) {
       event.preventDefault();
-      var box = addBox();
+      var box = addBox(startText());
       if (box) box.querySelector("textarea").focus();
     } else if (event.altKey && (event.key === "e" || event.key === "E")) {
       event.preventDefault();

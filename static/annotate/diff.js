@@ -69,6 +69,24 @@
   function attachLiveDiff(input, output, source, delay, language) {
     var timer = null;
     var latest = 0;
+    var slow = null;
+    // A diff that takes long says so (issue 28 D23: the first English diff loads the language
+    // model and the box showed a stale diff for over a second without a word).
+    function showSlow(ticket) {
+      clearTimeout(slow);
+      slow = setTimeout(function () {
+        if (ticket !== latest || !output.classList.contains("pending")) return;
+        var note = document.createElement("span");
+        note.className = "diff-loading muted";
+        note.setAttribute("data-testid", "diff-loading");
+        note.textContent = language === "en"
+          ? " Working out the edits… (the first English diff loads the language model: a few seconds)"
+          : " Working out the edits…";
+        var old = output.querySelector(".diff-loading");
+        if (old) old.remove();
+        output.appendChild(note);
+      }, 800);
+    }
     function update() {
       var ticket = ++latest;
       var target = input.value.trim();
@@ -78,12 +96,15 @@
         output.textContent = "(empty)";
         return;
       }
+      showSlow(ticket);
       fetchEdits(source, target, language).then(function (result) {
         if (ticket !== latest) return; // an older answer arriving late must not win
+        clearTimeout(slow);
         output.classList.remove("pending", "error");
         renderDiff(output, result);
       }).catch(function (error) {
         if (ticket !== latest) return;
+        clearTimeout(slow);
         output.classList.remove("pending");
         output.classList.add("error");
         output.textContent = error.message;

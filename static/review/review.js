@@ -18,15 +18,19 @@
     area.addEventListener("input", function () { output.classList.remove("untouched"); });
   });
 
-  function addReference() {
+  function addReference(text) {
     var box = document.getElementById("added-template").content.firstElementChild.cloneNode(true);
     document.getElementById("added").appendChild(box);
     var area = box.querySelector("textarea");
+    var prefilled = typeof text === "string";
+    if (prefilled) area.value = text;
     GEC.attachLiveDiff(area, box.querySelector(".live-diff"), source, undefined, config.language);
     box.querySelector(".remove-added").addEventListener("click", function () { box.remove(); });
-    area.focus();
+    if (!prefilled) area.focus();
   }
-  document.getElementById("add-reference").addEventListener("click", addReference);
+  document.getElementById("add-reference").addEventListener("click", function () { addReference(); });
+  // Amending a saved review: its added references start in the form.
+  (config.added || []).forEach(function (text) { addReference(text); });
 
   form.addEventListener("submit", function (event) {
     if (form.dataset.submitting) { event.preventDefault(); return; }

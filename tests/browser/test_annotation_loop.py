@@ -69,10 +69,16 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     page.wait_for_selector("[data-testid=source]")
     assert page.inner_text("[data-testid=source]") == SOURCE
     boxes = page.locator("[data-testid=box]")
+    # Issue 28 D26: a sentence typed into the wrong item is flagged while typing.
+    boxes.nth(0).locator("textarea").fill("他对中国的历史很感兴趣。")
+    assert "shares only" in page.inner_text("[data-testid=client-warnings]")
     boxes.nth(0).locator("textarea").fill(FIX_B)
+    assert "shares only" not in page.inner_text("[data-testid=client-warnings]")
     _wait_for_diff(boxes.nth(0), len(extract_edits(SOURCE, FIX_B)))
     page.keyboard.press("Alt+n")
     assert boxes.count() == 2
+    # Issue 28 D22: the new box starts from the correction being written, not the source.
+    assert boxes.nth(1).locator("textarea").input_value() == FIX_B
     boxes.nth(1).locator("textarea").fill(WRONG)
     _wait_for_diff(boxes.nth(1), len(extract_edits(SOURCE, WRONG)))
     page.reload()
@@ -156,7 +162,14 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     page.click("[data-testid=study-items] a")
     page.wait_for_selector("[data-testid=golden-references]")
     assert page.locator("[data-testid=golden-references] li").count() == 3
-    page.locator("[data-testid=box] textarea").fill(FIX_B)
+    # Issue 28 D22: the revision starts from the annotator's own two corrections; the
+    # wrong one is deleted, the right one kept.
+    study_boxes = page.locator("[data-testid=box]")
+    assert [
+        study_boxes.nth(i).locator("textarea").input_value() for i in range(study_boxes.count())
+    ] == [FIX_B, WRONG]
+    study_boxes.nth(1).locator(".delete-box").click()
+    assert study_boxes.count() == 1
     _wait_for_diff(page.locator("[data-testid=box]"), len(extract_edits(SOURCE, FIX_B)))
     screenshot("study-page")
     page.click("#submit-button")

@@ -85,6 +85,7 @@ def test_leaderboard_system_and_annotator_pages_render_charts(
         page.locator("[data-testid=cleme2-chart] svg rect.bar").count() == 4
     )  # hit/wrong/under/over
     screenshot("scoring-system")
+    _tick_labels_are_readable(page)
 
     # The leaderboard: the row, the signature, Figure 3 with the system and Human.
     page.goto(f"/scoring/releases/{version.pk}/")
@@ -106,3 +107,15 @@ def test_leaderboard_system_and_annotator_pages_render_charts(
     assert bars.count() == 2
     assert page.locator("[data-testid=annotator-chart] svg").is_visible()
     screenshot("scoring-annotators")
+
+
+def _tick_labels_are_readable(page: Any) -> None:
+    """Issue 28 D12: tick labels were ~7 px on screen on small charts; at 1400 and 1024
+    wide every chart's tick labels render at least 9 px high."""
+    for width, height in ((1400, 900), (1024, 640)):
+        page.set_viewport_size({"width": width, "height": height})
+        sizes = page.locator(".chart svg text.tick-y, .chart svg text.tick-x").evaluate_all(
+            "els => els.map(e => e.getBoundingClientRect().height)"
+        )
+        assert sizes and min(sizes) >= 9, (width, sorted(sizes)[:5])
+    page.set_viewport_size({"width": 1280, "height": 900})

@@ -296,3 +296,61 @@ def test_annotator_scores_follow_the_real_review_workflow() -> None:
     assert (rows[a3.pk].tp, rows[a3.pk].fp, rows[a3.pk].fn) == (0, 0, 1)
     human = selectors.human_scores(world.dataset)
     assert (human["tp"], human["fp"], human["fn"], human["f05"]) == (3, 1, 2, 0.7143)
+
+
+def test_release_human_row_is_scored_against_the_frozen_references() -> None:
+    """Issue 28 D20: the leaderboard's Human row of a release used the live golden
+    references. Against the release's own references it equals the live row while the two
+    agree, and keeps its numbers when a review is amended after the release."""
+    from django.test import Client
+
+    from datasets.services.releases import release_dataset
+    from review.amendments import amend_review
+    from review.selectors import merged_candidates
+    from review.verdicts import submit_review
+    from tests.annotate.workflow import make_world, submit_all
+
+    world = make_world(sentences=[SOURCE])
+    submit_all(
+        world, 0, [([R0], ""), (["我喜欢吃平果", "我很喜欢吃苹果。"], ""), ([], "error_free")]
+    )
+    task = world.task()
+    verdicts = [
+        {"position": c.position, "correct": c.text == R0}
+        for c in merged_candidates(task, with_edits=False)
+        if c.kind == "correction"
+    ]
+    submit_review(
+        task_id=task.pk,
+        user=world.reviewer,
+        version=task.version,
+        judgement="annotatable",
+        verdicts=verdicts,
+        added=[R1],
+    )
+    services.refresh_annotator_scores(dataset_id=world.dataset.pk, user=None)
+    release = release_dataset(dataset=world.dataset)
+    live = selectors.human_scores(world.dataset)
+    frozen = services.release_human_scores(release)
+    keys = ("tp", "fp", "fn", "p", "r", "f05", "samples")
+    assert {k: frozen[k] for k in keys} == {k: live[k] for k in keys}
+    assert frozen["ref_count_curve_by_k"] == live["ref_count_curve_by_k"]
+    # The reviewer now accepts every correction: the live row changes, the release's does not.
+    task.refresh_from_db()
+    amend_review(
+        task_id=task.pk,
+        user=world.reviewer,
+        version=task.version,
+        judgement="annotatable",
+        verdicts=[{**v, "correct": True} for v in verdicts],
+        added=[R1],
+    )
+    services.refresh_annotator_scores(dataset_id=world.dataset.pk, user=None)
+    after = selectors.human_scores(world.dataset)
+    assert (after["tp"], after["fp"], after["fn"]) != (live["tp"], live["fp"], live["fn"])
+    again = services.release_human_scores(release)
+    assert {k: again[k] for k in keys} == {k: frozen[k] for k in keys}
+    client = Client()
+    client.force_login(world.admin)
+    page = client.get(f"/scoring/releases/{release.pk}/").content.decode()
+    assert "this release&#x27;s references" in page or "this release's references" in page

@@ -13,10 +13,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from gecscore.english.errant_compare import compare_blocks
+from gecscore.english.errant_compare import CompareOptions, compare_blocks
 from gecscore.english.gleu import corpus_gleu
 from gecscore.green import GREEN, GREENConfig
-from gecscore.m2 import parse_m2, read_m2, write_m2
+from gecscore.m2 import M2Block, parse_m2, read_m2, write_m2
 from gecscore.maxmatch import score as m2_score
 
 from core.roles import Role
@@ -96,6 +96,21 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
     errant = compare_blocks(hyp_blocks, ref_blocks)
     assert (score.tp, score.fp, score.fn, score.f05) == (errant.tp, errant.fp, errant.fn, errant.f)
     assert errant.tp > 0 and errant.fp > 0  # the sample exercises both
+    # Issue 28 D14: the first-k curve (the chart showed only "All"): k = 1 is annotator 0.
+    first = [
+        M2Block(b.source, [t for t in b.targets if t.annotator == 0], b.line) for b in ref_blocks
+    ]
+    by_k = score.summary["ref_count_curve_by_k"]
+    assert by_k["1"] == compare_blocks(hyp_blocks, first).f and by_k["all"] == errant.f
+    assert len(score.summary["ref_count_curve"]) == 2
+    # ... and ERRANT's main types (cat 2), as the exported M2 carries them.
+    types = compare_blocks(hyp_blocks, ref_blocks, CompareOptions(cat=2)).categories
+    stored = score.summary["extra"]["errant_types"]
+    assert set(stored) == set(types) and len(stored) > 3
+    assert all(
+        (stored[n]["tp"], stored[n]["fp"], stored[n]["fn"]) == (t.tp, t.fp, t.fn)
+        for n, t in types.items()
+    )
 
     lines = [line.strip() for line in hypotheses.decode().splitlines()]
     m2 = m2_score(lines, ref_blocks)
@@ -200,6 +215,7 @@ def test_english_system_page_draws_word_edits_on_the_words_with_spaces(
     client.force_login(admin)
     page = client.get(f"/scoring/systems/{system.pk}/")
     assert page.status_code == 200
+    assert 'data-testid="errant-types"' in page.content.decode()  # issue 28 D14
     shown = _Highlights()
     shown.feed(page.content.decode())
     sources = _head(conll / "conll14st-test.tok.src", kept).decode().splitlines()

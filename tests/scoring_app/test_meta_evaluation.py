@@ -632,6 +632,81 @@ def test_campaign_is_preselected_from_the_judgments_link_and_checked(release) ->
         )
 
 
+def _edit_judged_campaign(release, admin):  # type: ignore[no-untyped-def]
+    """An edits-mode campaign over the release's outputs: the judge marks an edit correct when
+    the output's best system has a HUMAN score above 0 (issue 28 D5)."""
+    from judgments import selectors as judgment_selectors
+    from judgments import services as judgment_services
+
+    judge = make_user(Role.ANNOTATOR)
+    outputs = {s.name: list(s.hypotheses) for s in SystemOutput.objects.filter(version=release)}
+    campaign = judgment_services.create_campaign(
+        name="edit-campaign",
+        mode="edits",
+        created_by=admin,
+        system_outputs=outputs,
+        release=release,
+        judges=[judge],
+        judges_per_item=1,
+        outputs_per_item=5,
+        consistency_share=0.0,
+    )
+    while (
+        assignment := judgment_services.next_assignment(campaign=campaign, judge=judge)
+    ) is not None:
+        view = judgment_selectors.judge_view_of_item(assignment.item, language="zh")
+        good = {
+            o.position: max(HUMAN[s] for s in o.systems) > 0 for o in assignment.item.outputs.all()
+        }
+        verdicts = [
+            {"output": o["position"], "edit": e["index"], "correct": good[o["position"]]}
+            for o in view["outputs"]
+            for e in o["edits"]
+        ]
+        judgment_services.submit_judgment(
+            assignment_id=assignment.pk,
+            judge=judge,
+            ranks=[1] * len(view["outputs"]),
+            edit_verdicts=verdicts,
+        )
+    return campaign
+
+
+def test_edit_verdicts_are_a_human_side_and_need_an_edits_campaign(release) -> None:  # type: ignore[no-untyped-def]
+    from judgments.selectors import human_system_scores
+
+    admin = make_user(Role.ADMIN)
+    campaign = _edit_judged_campaign(release, admin)
+    evaluation = meta.request_meta_evaluation(
+        version=release,
+        user=admin,
+        metrics=["f05"],
+        campaign_id=campaign.pk,
+        method="edit-precision",
+        bootstrap=0,
+        queue=False,
+    )
+    evaluation = meta.run_meta_evaluation(
+        evaluation_id=evaluation.pk, job_id=evaluation.background_job_id
+    )
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    human = human_system_scores(campaign, method="edit-precision")
+    assert evaluation.human == pytest.approx(human)
+    assert {name for name, value in human.items() if value == 1.0} == {
+        name for name in human if HUMAN[name] > 0
+    }
+    assert evaluation.human_label == "campaign: edit-campaign (edit precision)"
+    ranked = _judged_campaign(release, admin, name="ranks-only")
+    with pytest.raises(ServiceError, match="has no edit verdicts"):
+        meta.request_meta_evaluation(
+            version=release, user=admin, metrics=["f05"], campaign_id=ranked.pk, method="edit-ew"
+        )
+    client = Client()
+    client.force_login(admin)
+    html = client.get(reverse("scoring:meta-evaluation", args=[release.pk])).content.decode()
+    assert '<option value="edit-precision">' in html
+
+
 # --- one check on real data: SEEDA's systems and human scores on an English release ------------
 
 SEEDA_SENTENCES = 24  # of the 391-sentence subset: enough to separate 15 systems, quick

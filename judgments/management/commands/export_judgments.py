@@ -20,15 +20,18 @@ class Command(BaseCommand):
         parser.add_argument("-o", "--output", required=True, help="file to write")
         parser.add_argument(
             "--format",
-            choices=["xml", "csv", "csv-unexpanded"],
+            choices=["xml", "csv", "csv-unexpanded", "edits-csv"],
             default="xml",
-            help="xml (Appraise), csv (WMT pairwise, expanded) or csv-unexpanded",
+            help="xml (Appraise, with edit verdicts), csv (WMT pairwise, expanded),"
+            " csv-unexpanded, or edits-csv (one row per judged edit)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             campaign = selectors.get_campaign(options["campaign"])
-            if options["format"] in ("csv", "csv-unexpanded"):
+            if options["format"] == "edits-csv":
+                text = services.export_edit_verdicts_csv(campaign=campaign)
+            elif options["format"] in ("csv", "csv-unexpanded"):
                 text = services.export_pairwise_csv(
                     campaign=campaign, expanded=options["format"] == "csv"
                 )

@@ -1,5 +1,6 @@
 """python manage.py human_ranking --campaign NAME [--method ew|trueskill|both] [--bootstrap N]
-[--seed S] --json"""
+[--seed S] --json. An edits-mode campaign also prints edit precision per system (with
+intervals from the bootstrap), kappa on verdicts and the verdict-based ranking."""
 
 from __future__ import annotations
 
@@ -62,4 +63,26 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{report['judgments']} pairwise judgments; inter kappa {kappa['inter_kappa']},"
             f" intra kappa {kappa['intra_kappa']}"
+        )
+        if report.get("edits"):
+            self._write_edits(report["edits"])
+
+    def _write_edits(self, edits: dict[str, Any]) -> None:
+        """Edit precision (interval), and the verdict-based EW / TrueSkill, per system."""
+        ranked = (edits.get("ranking") or {}).get("systems", {})
+        self.stdout.write(f"edit verdicts: {edits['verdicts']} in {edits['items']} items")
+        for row in edits["systems"]:
+            p, interval = row["precision"], row["interval"]
+            shown = "" if p is None else f"{p:.4f}"
+            span = f" [{interval[0]:.4f}, {interval[1]:.4f}]" if interval else ""
+            by_edits = ranked.get(row["system"], {})
+            ew, ts = by_edits.get("expected_wins"), by_edits.get("trueskill")
+            self.stdout.write(
+                f"    {row['system']:<24} precision {shown:>6} ({row['correct']}/{row['judged']})"
+                f"{span}  EW(edits) {'' if ew is None else f'{ew:.4f}'}"
+                f"  TS(edits) {'' if ts is None else f'{ts:.4f}'}"
+            )
+        kappa = edits["agreement"]
+        self.stdout.write(
+            f"verdict kappa: inter {kappa['inter_kappa']}, intra {kappa['intra_kappa']}"
         )

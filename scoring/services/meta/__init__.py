@@ -14,7 +14,7 @@ against the best metric).
 idempotent: a re-run replaces the stored report; `runs`).
 """
 
-from judgments.selectors import HUMAN_METHODS
+from judgments.selectors import EDIT_METHODS, HUMAN_METHODS
 from scoring.services.meta.catalogue import available_metrics
 from scoring.services.meta.human import campaigns_for_release, upload_human_scores
 from scoring.services.meta.runs import (
@@ -34,6 +34,7 @@ from scoring.services.meta.statistics import auto_window
 
 __all__ = [
     "DEFAULT_BOOTSTRAP",
+    "EDIT_METHODS",
     "HUMAN_METHODS",
     "JOB_KIND_META",
     "MAX_BOOTSTRAP",

@@ -199,5 +199,5 @@ def human_side(evaluation: MetaEvaluation) -> tuple[dict[str, float], str]:
         raise ServiceError(
             f"campaign {campaign.name} has no finished judgments yet; judge some items first"
         )
-    method = "Expected Wins" if evaluation.human_method == "ew" else "TrueSkill"
+    method = judgment_selectors.METHOD_LABELS.get(evaluation.human_method, evaluation.human_method)
     return {str(k): float(v) for k, v in scores.items()}, f"campaign: {campaign.name} ({method})"

@@ -22,7 +22,7 @@ from core.jobs import (
 from core.models import BackgroundJob, JobStatus
 from core.params import MAX_INT32
 from datasets.models import DatasetVersion, Language
-from judgments.selectors import HUMAN_METHODS
+from judgments.selectors import EDIT_METHODS, HUMAN_METHODS, count_edit_verdicts
 from scoring import tasks
 from scoring.models import (
     HumanSource,
@@ -149,12 +149,20 @@ def _check_human_source(
     if human_scores is not None and human_scores.version_id != version.pk:
         raise ServiceError("those human scores belong to another release", field="human")
     if campaign_id is not None:
-        if method not in HUMAN_METHODS:
+        methods = (*HUMAN_METHODS, *EDIT_METHODS)
+        if method not in methods:
             raise ServiceError(
-                f"method must be one of {', '.join(HUMAN_METHODS)} (got {method!r})",
+                f"method must be one of {', '.join(methods)} (got {method!r})",
                 field="method",
             )
-        campaign_on_release(version, campaign_id, user=user)
+        campaign = campaign_on_release(version, campaign_id, user=user)
+        if method in EDIT_METHODS and not count_edit_verdicts(campaign):
+            raise ServiceError(
+                f"campaign {campaign.name} has no edit verdicts: {method} needs a campaign in"
+                " edits mode (judge edits, then rank) with judged items; choose Expected Wins"
+                " or TrueSkill of its ranks",
+                field="method",
+            )
 
 
 def _checked_exclusions(version: DatasetVersion, exclude: Sequence[str]) -> list[str]:

@@ -60,6 +60,7 @@ __all__ = [
 RESULT_TAG = "error-correction-ranking-result"
 ITEM_TAG = "ranking-item"
 ENTRY_TAG = "translation"
+EDIT_TAG = "edit"  # our extension: <edit index= correct= source= target=/> in a <translation>
 ADMIN_USER = "admin"  # Appraise's own account; the reference scripts drop its items
 
 
@@ -77,11 +78,25 @@ class JudgmentFormatError(GECError, ValueError):
 
 
 @dataclass(frozen=True)
+class EditVerdict:
+    """A judge's verdict on one edit of a shown output (SEEDA-E's first step): the edit's
+    index in the output's edits, whether it is correct, and (for a reader) the text it
+    replaces and the text it puts in."""
+
+    edit: int
+    correct: bool
+    source: str = ""
+    target: str = ""
+
+
+@dataclass(frozen=True)
 class RankedEntry:
-    """One shown output: the systems that produced it (several if collapsed) and its rank."""
+    """One shown output: the systems that produced it (several if collapsed), its rank and,
+    when its edits were judged, one verdict per edit."""
 
     systems: tuple[str, ...]
     rank: int
+    edits: tuple[EditVerdict, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -162,9 +177,32 @@ def _entry_attribute(attributes: dict[str, str], name: str, path: str, place: st
     return value
 
 
+def _parse_edits(edits: Sequence[dict[str, str]], path: str, place: str) -> tuple[EditVerdict, ...]:
+    verdicts = []
+    for attributes in edits:
+        index = attributes.get("index", "")
+        correct = attributes.get("correct", "")
+        if not index.isdigit() or correct not in ("true", "false"):
+            raise JudgmentFormatError(
+                path,
+                place,
+                f'an <{EDIT_TAG}> needs index="n" and correct="true|false"'
+                f" (got index={index!r}, correct={correct!r})",
+            )
+        verdicts.append(
+            EditVerdict(
+                edit=int(index),
+                correct=correct == "true",
+                source=attributes.get("source", ""),
+                target=attributes.get("target", ""),
+            )
+        )
+    return tuple(verdicts)
+
+
 def _parse_item(
     element: ET.Element,
-    children: Sequence[dict[str, str]],
+    children: Sequence[tuple[dict[str, str], list[dict[str, str]]]],
     path: str,
     number: int,
     known: frozenset[str] | None,
@@ -177,7 +215,7 @@ def _parse_item(
     user = _attribute(element, "user", path, place)
     entries: list[RankedEntry] = []
     seen: set[str] = set()
-    for child in children:
+    for child, edits in children:
         systems = tuple(_entry_attribute(child, "system", path, place).split())
         rank_text = _entry_attribute(child, "rank", path, place)
         try:
@@ -196,7 +234,9 @@ def _parse_item(
                     path, place, f"unknown system {name!r} (known: {', '.join(sorted(known))})"
                 )
             seen.add(name)
-        entries.append(RankedEntry(systems=systems, rank=rank))
+        entries.append(
+            RankedEntry(systems=systems, rank=rank, edits=_parse_edits(edits, path, place))
+        )
     extra = tuple((k, v) for k, v in element.attrib.items() if k not in _ITEM_ATTRIBUTES)
     if not entries and dict(extra).get("skipped") != "true":
         raise JudgmentFormatError(path, place, "the item ranks no <translation>")
@@ -251,7 +291,8 @@ def _parse_results(
     items: list[RankingItem] = []
     attributes: tuple[tuple[str, str], ...] = ()
     seen_ids: dict[tuple[str, str], int] = {}
-    children: list[dict[str, str]] = []
+    children: list[tuple[dict[str, str], list[dict[str, str]]]] = []
+    edits: list[dict[str, str]] = []  # the <edit>s of the <translation> being read
     item_depth = 0  # depth of the open <ranking-item>, 0 outside one
     number = 0
     for event, element, depth in events:
@@ -263,8 +304,11 @@ def _parse_results(
             elif element.tag == ITEM_TAG and not item_depth:
                 item_depth, children = depth, []
             continue
-        if element.tag == ENTRY_TAG and item_depth and depth == item_depth + 1:
-            children.append(dict(element.attrib))
+        if element.tag == EDIT_TAG and item_depth and depth == item_depth + 2:
+            edits.append(dict(element.attrib))
+        elif element.tag == ENTRY_TAG and item_depth and depth == item_depth + 1:
+            children.append((dict(element.attrib), edits))
+            edits = []
         elif element.tag == ITEM_TAG and depth == item_depth:
             item_depth = 0
             number += 1
@@ -307,7 +351,17 @@ def write_judgments_xml(judgments: JudgmentSet) -> str:
             lines.append(f"  <{ITEM_TAG}{attrs}>")
             for entry in item.entries:
                 system = quoteattr(" ".join(entry.systems))
-                lines.append(f'    <{ENTRY_TAG} rank="{entry.rank}" system={system}/>')
+                if not entry.edits:
+                    lines.append(f'    <{ENTRY_TAG} rank="{entry.rank}" system={system}/>')
+                    continue
+                lines.append(f'    <{ENTRY_TAG} rank="{entry.rank}" system={system}>')
+                for verdict in entry.edits:
+                    correct = "true" if verdict.correct else "false"
+                    lines.append(
+                        f'      <{EDIT_TAG} correct="{correct}" index="{verdict.edit}"'
+                        f" source={quoteattr(verdict.source)} target={quoteattr(verdict.target)}/>"
+                    )
+                lines.append(f"    </{ENTRY_TAG}>")
             lines.append(f"  </{ITEM_TAG}>")
             lines.append("")
         lines.append(f"</{RESULT_TAG}>")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -523,7 +523,7 @@ def _kappa(
     same: bool,
 ) -> tuple[float, int]:
     agree = total = seen = 0
-    tally = {"<": 0, "=": 0, ">": 0}
+    tally: dict[str, int] = defaultdict(int)  # decisions per label ("<", "=", ">" or verdicts)
     for key, mine in first.items():
         theirs = second.get(key)
         if theirs is None:
@@ -570,6 +570,16 @@ def agreement(items: Sequence[RankingItem], *, min_overlap: int = MIN_OVERLAP) -
         decisions = by_judge[item.user]
         for a, b, relation in _entry_comparisons(item):
             decisions[(item.src_id, a, b)].append(relation)
+    return pooled_kappa(by_judge, min_overlap=min_overlap)
+
+
+def pooled_kappa(
+    by_judge: Mapping[str, dict[tuple[str, str, str], list[str]]], *, min_overlap: int
+) -> Agreement:
+    """Cohen's kappa of every judge pair (and of each judge with themself) over the decisions
+    they share, pooled weighted by the number of shared decisions; a pair with fewer than
+    ``min_overlap`` is left out. A decision is keyed by what was decided on and holds each
+    label the judge gave it (several when they saw it more than once)."""
     inter = inter_weight = intra = intra_weight = 0.0
     per_pair: dict[tuple[str, str], tuple[float, int]] = {}
     judges = sorted(by_judge)

@@ -1,0 +1,120 @@
+"""Issue 28 D9: one guideline per task (annotation, review, ranking, edit judging) and dataset
+language, versioned: the annotation page of an English dataset shows the English guideline
+(it said "fluent Chinese"), edits-mode judging says when an edit counts as correct, admins
+edit each one with a version check, others cannot."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from annotate.models import Assignment, Guideline
+from core.roles import Role
+from judgments import services as judgment_services
+from tests.annotate.workflow import make_world
+from tests.factories import make_user
+from tests.judgments.factories import make_campaign
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(user):  # type: ignore[no-untyped-def]
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _annotation_page(world, language: str) -> str:  # type: ignore[no-untyped-def]
+    world.dataset.language = language
+    world.dataset.save(update_fields=["language"])
+    annotator = world.annotators[0]
+    assignment = Assignment.objects.filter(annotator=annotator).first()
+    return _client(annotator).get(f"/annotate/a/{assignment.pk}/").content.decode()
+
+
+def test_annotation_page_follows_the_datasets_language() -> None:
+    world = make_world()
+    chinese = _annotation_page(world, "zh")
+    assert "fluent Chinese" in chinese and "fluent English" not in chinese
+    english = _annotation_page(world, "en")
+    assert "fluent English" in english and "fluent Chinese" not in english
+
+
+def test_edits_mode_judging_says_when_an_edit_is_correct() -> None:
+    judge = make_user(Role.ANNOTATOR)
+    edits = make_campaign(judges=[judge], mode="edits", k=1, name="e")
+    ranking = make_campaign(judges=[judge], k=1, name="r")
+    pages = {}
+    for campaign in (edits, ranking):
+        assignment = judgment_services.next_assignment(campaign=campaign, judge=judge)
+        pages[campaign.name] = (
+            _client(judge).get(f"/judgments/item/{assignment.pk}/").content.decode()
+        )
+    assert "An edit counts as <strong>correct</strong>" in pages["e"]
+    assert "An edit counts as" not in pages["r"]
+    assert "Rank the corrections of the source sentence" in pages["r"]
+    own = make_campaign(judges=[judge], k=1, name="own", guideline="Our **own** rules.")
+    assignment = judgment_services.next_assignment(campaign=own, judge=judge)
+    page = _client(judge).get(f"/judgments/item/{assignment.pk}/").content.decode()
+    assert "Our <strong>own</strong> rules." in page
+
+
+def test_admin_edits_one_language_and_task_with_a_version_check() -> None:
+    world = make_world()
+    admin = _client(world.admin)
+    listing = admin.get("/guidelines/?task=annotation&language=en").content.decode()
+    assert 'data-testid="guideline-edits-en"' in listing and "fluent English" in listing
+    response = admin.post(
+        "/guidelines/edit/",
+        {
+            "task": "annotation",
+            "language": "en",
+            "title": "English guide",
+            "body": "Correct to **standard English**.",
+            "version": 0,
+        },
+        follow=True,
+    )
+    assert (
+        "Guideline saved: English guide (annotation, en), version 1." in response.content.decode()
+    )
+    assert "standard English" in _annotation_page(world, "en")
+    assert "fluent Chinese" in _annotation_page(world, "zh")  # the other language untouched
+    stale = admin.put(
+        "/api/guideline/",
+        json.dumps(
+            {"task": "annotation", "language": "en", "title": "T", "body": "B", "version": 0}
+        ),
+        content_type="application/json",
+    )
+    assert stale.status_code == 409
+    fresh = admin.put(
+        "/api/guideline/",
+        json.dumps(
+            {"task": "annotation", "language": "en", "title": "T", "body": "B", "version": 1}
+        ),
+        content_type="application/json",
+    )
+    assert fresh.status_code == 200 and fresh.json()["version"] == 2
+    assert Guideline.objects.get(task="annotation", language="en").body == "B"
+    got = admin.get("/api/guideline/?task=edits&language=en").json()
+    assert got["version"] == 0 and "counts as **correct**" in got["body"]
+
+
+def test_only_admins_edit_and_unknown_tasks_are_not_found() -> None:
+    world = make_world()
+    annotator = _client(world.annotators[0])
+    assert annotator.get("/guidelines/edit/?task=review&language=en").status_code == 403
+    put = annotator.put(
+        "/api/guideline/",
+        json.dumps({"task": "review", "language": "en", "title": "T", "body": "B", "version": 0}),
+        content_type="application/json",
+    )
+    assert put.status_code == 403
+    assert not Guideline.objects.filter(task="review").exists()
+    assert annotator.get("/guidelines/?task=nonsense").status_code == 404
+    assert annotator.get("/api/guideline/?task=annotation&language=xx").status_code == 404
+    reviewer = _client(world.reviewer)
+    assert reviewer.get("/guidelines/?task=review&language=zh").status_code == 200
