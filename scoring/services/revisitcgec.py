@@ -18,6 +18,7 @@ from typing import Any
 from core.exceptions import ServiceError
 from datasets.formats import ImportFile
 from datasets.models import DatasetVersion, Language
+from datasets.selectors import get_dataset
 from datasets.services.imports import import_dataset
 from datasets.services.releases import release_dataset
 from judgments.models import Campaign
@@ -73,8 +74,6 @@ def import_revisitcgec(
         language=Language.CHINESE,
         user=user,
     )
-    from datasets.selectors import get_dataset
-
     release = release_dataset(
         dataset=get_dataset(dataset_name),
         user=user,

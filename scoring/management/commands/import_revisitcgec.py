@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.exceptions import ServiceError
+from core.roles import Role, has_role
 from scoring.services.revisitcgec import import_revisitcgec
 
 
@@ -36,10 +38,6 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         user = None
         if options["admin"]:
-            from django.contrib.auth import get_user_model
-
-            from core.roles import Role, has_role
-
             user = get_user_model().objects.filter(username=options["admin"]).first()
             if user is None or not has_role(user, Role.ADMIN):
                 raise CommandError(f"--admin {options['admin']!r}: no admin of that name")

@@ -385,37 +385,9 @@ def evaluate(
         raise GECError(f"unknown aggregation {', '.join(bad)} (known: {', '.join(AGGREGATIONS)})")
     if human is None:
         human = human_scores(corpus, method=method, runs=runs, seed=seed, workers=workers)
-    extraction = Extraction(corpus, resources)
-    runs_by_label: dict[str, MetricRun] = {}
-    system_scores: dict[str, dict[str, float]] = {}
-    described: dict[str, dict[str, Any]] = {}
-    unavailable: dict[str, str] = {}
-    for name in metrics:
-        try:
-            run = run_metric(name, corpus, extraction, ptm2_model=ptm2_model)
-        except MetricUnavailable as error:
-            for aggregate in aggregates:
-                unavailable[_label(name, aggregate)] = str(error)
-            continue
-        for aggregate in aggregates:
-            label = _label(name, aggregate)
-            if aggregate == "default":
-                system_scores[label] = run.scores
-                runs_by_label[label] = run
-            else:
-                try:
-                    system_scores[label] = aggregate_sentence_scores(
-                        aggregate, run.sentence_scores, corpus.segments
-                    )
-                except MetricUnavailable as error:
-                    unavailable[label] = str(error)
-                    continue
-            described[label] = {
-                "metric": name,
-                "aggregate": aggregate,
-                "signature": run.signature,
-                "notes": list(run.notes),
-            }
+    runs_by_label, system_scores, described, unavailable = _score_metrics(
+        corpus, Extraction(corpus, resources), metrics, aggregates, ptm2_model
+    )
     systems_out: dict[str, dict[str, Any]] = {}
     for system in SYSTEMS:
         entry = human["systems"][system]
@@ -454,6 +426,50 @@ def evaluate(
         "correlation": correlation,
         "sentence": sentence_level(corpus, runs_by_label),
     }
+
+
+def _score_metrics(
+    corpus: Corpus,
+    extraction: Extraction,
+    metrics: Sequence[str],
+    aggregates: Sequence[str],
+    ptm2_model: str | None,
+) -> tuple[
+    dict[str, MetricRun], dict[str, dict[str, float]], dict[str, dict[str, Any]], dict[str, str]
+]:
+    """Each metric under each aggregation: the runs (default aggregation), the system scores,
+    each label's description and, for what could not be computed, why."""
+    runs_by_label: dict[str, MetricRun] = {}
+    system_scores: dict[str, dict[str, float]] = {}
+    described: dict[str, dict[str, Any]] = {}
+    unavailable: dict[str, str] = {}
+    for name in metrics:
+        try:
+            run = run_metric(name, corpus, extraction, ptm2_model=ptm2_model)
+        except MetricUnavailable as error:
+            for aggregate in aggregates:
+                unavailable[_label(name, aggregate)] = str(error)
+            continue
+        for aggregate in aggregates:
+            label = _label(name, aggregate)
+            if aggregate == "default":
+                system_scores[label] = run.scores
+                runs_by_label[label] = run
+            else:
+                try:
+                    system_scores[label] = aggregate_sentence_scores(
+                        aggregate, run.sentence_scores, corpus.segments
+                    )
+                except MetricUnavailable as error:
+                    unavailable[label] = str(error)
+                    continue
+            described[label] = {
+                "metric": name,
+                "aggregate": aggregate,
+                "signature": run.signature,
+                "notes": list(run.notes),
+            }
+    return runs_by_label, system_scores, described, unavailable
 
 
 def _sentence_intervals(
