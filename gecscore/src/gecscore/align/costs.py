@@ -85,68 +85,28 @@ def _features(token: str, resources: Resources, granularity: str) -> _Features:
     return found
 
 
-def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "char") -> float:
-    """ChERRANT's substitution cost for two different tokens, range 0.25 .. 1.999.
-
-    Not memoised here: align() keeps every computed cost in ``resources.sub_cost_rows``.
-    """
-    sem_a, a_punct, a_cjk, pinyin_a = _features(a, resources, granularity)
-    sem_b, b_punct, b_cjk, pinyin_b = _features(b, resources, granularity)
-    if sem_a is None or sem_b is None:
-        semantic = 4
-    elif sem_a == sem_b:
-        semantic = 0
-    else:
-        semantic = 2 * (
-            3 - ((sem_a[0] == sem_b[0]) + (sem_a[1] == sem_b[1]) + (sem_a[2] == sem_b[2]))
-        )
-    if a_punct and b_punct:
-        pos = 0.0
-    elif not a_punct and not b_punct:
-        pos = 0.25
-    else:
-        pos = 0.499
-    char: float
-    if not (a_cjk and b_cjk):
-        char = 0.5
-    else:
-        x, y, px, py = a, b, pinyin_a, pinyin_b
-        if len(x) == 1 and len(y) == 1:
-            # Single characters (always, at char level): the same test as _spell_cost.
-            confusion = resources.confusion
-            char = (
-                0.0 if (px & py) or y in confusion.get(x, ()) or x in confusion.get(y, ()) else 0.5
-            )
-        elif len(x) > len(y):
-            x, y, px, py = y, x, py, px
-            char = _spell_cost(x, y, px, py, resources)
-        else:
-            char = 0 if x == y else _spell_cost(x, y, px, py, resources)
-    # Summation order matters for exact ties: ChERRANT adds semantic + char + pos in char mode
-    # and semantic + pos + char in word mode.
-    cost = semantic / 6.0 + char + pos if granularity == "char" else semantic / 6.0 + pos + char
-    return cost
-
-
 def substitution_costs(
     a: str, targets: Sequence[str], resources: Resources, granularity: str = "char"
 ) -> list[float]:
-    """substitution_cost(a, t) for every t (all different from a), with a's features hoisted.
+    """ChERRANT's substitution cost of ``a`` and each of ``targets`` (all different from ``a``),
+    range 0.25 .. 1.999: the one Python form of the cost model (the compiled ``char_costs``
+    repeats it at char level; tests hold the two equal).
 
-    Same arithmetic as substitution_cost (checked by tests); this is the cold-cache hot path
-    (~190,000 pairs for 1,137 hypotheses), hence the names bound outside the loop.
+    This is the cold-cache hot path (~190,000 pairs for 1,137 hypotheses), hence a's features
+    and the lookups bound outside the loop. Not memoised here: align() keeps every computed
+    cost in ``resources.sub_cost_rows``.
     """
-    if granularity != "char":
-        return [substitution_cost(a, t, resources, granularity) for t in targets]
     sem_a, a_punct, a_cjk, pinyin_a = _features(a, resources, granularity)
-    confusion = resources.confusion
-    confusion_get = confusion.get
+    confusion_get = resources.confusion.get
     confusable = confusion_get(a, ())
     single = len(a) == 1
     known_features = resources.token_features.setdefault(granularity, {}).get
     shares_no_reading = pinyin_a.isdisjoint
     # pos: 0 for two punctuation marks, 0.25 for two other tokens, 0.499 for one of each.
     pos_if_punct, pos_if_other = (0.0, 0.499) if a_punct else (0.499, 0.25)
+    # Summation order matters for exact ties: ChERRANT adds semantic + char + pos in char mode
+    # and semantic + pos + char in word mode.
+    char_first = granularity == "char"
     out: list[float] = []
     append = out.append
     for t in targets:
@@ -163,16 +123,24 @@ def substitution_costs(
                 3 - ((sem_a[0] == sem_b[0]) + (sem_a[1] == sem_b[1]) + (sem_a[2] == sem_b[2]))
             )
         pos = pos_if_punct if b_punct else pos_if_other
+        char: float
         if not (a_cjk and b_cjk):
             char = 0.5
         elif single and len(t) == 1:
+            # Single characters (always, at char level): the same test as _spell_cost.
             char = (
                 0.0
                 if not shares_no_reading(pinyin_b) or t in confusable or a in confusion_get(t, ())
                 else 0.5
             )
+        elif len(a) > len(t):
+            char = _spell_cost(t, a, pinyin_b, pinyin_a, resources)
         else:
-            append(substitution_cost(a, t, resources, granularity))
-            continue
-        append(semantic / 6.0 + char + pos)
+            char = 0 if a == t else _spell_cost(a, t, pinyin_a, pinyin_b, resources)
+        append(semantic / 6.0 + char + pos if char_first else semantic / 6.0 + pos + char)
     return out
+
+
+def substitution_cost(a: str, b: str, resources: Resources, granularity: str = "char") -> float:
+    """ChERRANT's substitution cost for two different tokens (substitution_costs of one)."""
+    return substitution_costs(a, (b,), resources, granularity)[0]
