@@ -50,8 +50,8 @@ from gecscore.english.imeasure.aligner import (
 )
 from gecscore.english.imeasure.counts import (
     ZERO,
+    AspectCounts,
     AspectScores,
-    Counts,
     SentenceCounts,
     improvement,
 )
@@ -68,8 +68,8 @@ from gecscore.english.imeasure.scorer import (
     Cache,
     IMeasureConfig,
     IMeasureResult,
+    IMeasureSentence,
     Optimise,
-    SentenceResult,
     score_corpus,
     score_systems,
 )
@@ -78,15 +78,15 @@ __all__ = [
     "METRIC_VERSION",
     "OPTIMISE",
     "ZERO",
+    "AspectCounts",
     "AspectScores",
     "Cache",
-    "Counts",
     "GoldSentence",
     "IMeasureConfig",
     "IMeasureResult",
+    "IMeasureSentence",
     "Optimise",
     "SentenceCounts",
-    "SentenceResult",
     "Triple",
     "align_counts",
     "align_counts_many",

@@ -10,7 +10,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from gecscore.english.imeasure.counts import Counts, SentenceCounts
+from gecscore.english.imeasure.counts import AspectCounts, SentenceCounts
 
 _GAP = ""  # the gap symbol of the reference's alignments (no token is empty)
 _GAP_COST = 2
@@ -42,8 +42,8 @@ def _column_counts(columns: Iterable[tuple[str, str, str]]) -> SentenceCounts:
                 c_fn += 1
                 c_fpn += 1
     return SentenceCounts(
-        Counts(d_tp, d_tn, d_fp, d_fn, 0),
-        Counts(c_tp, d_tn, d_fp + c_fp, d_fn + c_fn, c_fpn),
+        AspectCounts(d_tp, d_tn, d_fp, d_fn, 0),
+        AspectCounts(c_tp, d_tn, d_fp + c_fp, d_fn + c_fn, c_fpn),
     )
 
 

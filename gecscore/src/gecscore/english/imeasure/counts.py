@@ -9,7 +9,7 @@ from gecscore.counts import precision_recall_f
 
 
 @dataclass(frozen=True)
-class Counts:
+class AspectCounts:
     """Token counts of one aspect (detection or correction)."""
 
     tp: int = 0
@@ -18,8 +18,8 @@ class Counts:
     fn: int = 0
     fpn: int = 0  # tokens that are both an FP and an FN (correction only)
 
-    def __add__(self, other: Counts) -> Counts:
-        return Counts(
+    def __add__(self, other: AspectCounts) -> AspectCounts:
+        return AspectCounts(
             self.tp + other.tp,
             self.tn + other.tn,
             self.fp + other.fp,
@@ -64,20 +64,20 @@ def improvement(wacc_sys: float, wacc_base: float) -> float:
 class SentenceCounts:
     """Detection and correction counts of one hypothesis against one reference."""
 
-    detection: Counts
-    correction: Counts
+    detection: AspectCounts
+    correction: AspectCounts
 
     def __add__(self, other: SentenceCounts) -> SentenceCounts:
         return SentenceCounts(self.detection + other.detection, self.correction + other.correction)
 
 
-ZERO = SentenceCounts(Counts(), Counts())
+ZERO = SentenceCounts(AspectCounts(), AspectCounts())
 
 
 @dataclass(frozen=True)
 class AspectScores:
-    counts: Counts
-    base: Counts
+    counts: AspectCounts
+    base: AspectCounts
     p: float
     r: float
     f: float
@@ -88,7 +88,9 @@ class AspectScores:
     i: float
 
     @classmethod
-    def of(cls, counts: Counts, base: Counts, *, weight: float, beta: float) -> AspectScores:
+    def of(
+        cls, counts: AspectCounts, base: AspectCounts, *, weight: float, beta: float
+    ) -> AspectScores:
         wacc = counts.weighted_accuracy(weight)
         wacc_base = base.weighted_accuracy(weight)
         return cls(

@@ -50,7 +50,7 @@ class IMeasureConfig:
 
 
 @dataclass(frozen=True)
-class SentenceResult:
+class IMeasureSentence:
     reference: int  # index of the chosen candidate in GoldSentence.references
     counts: SentenceCounts
     base: SentenceCounts
@@ -66,7 +66,7 @@ class SentenceResult:
 class IMeasureResult:
     detection: AspectScores
     correction: AspectScores
-    sentences: list[SentenceResult]
+    sentences: list[IMeasureSentence]
     config: IMeasureConfig = field(default_factory=IMeasureConfig)
 
     @property
@@ -126,11 +126,11 @@ def score_corpus(
     cache = {} if cache is None else cache
     _fill_cache([hypotheses], gold, cache)
     total, total_base = ZERO, ZERO
-    results: list[SentenceResult] = []
+    results: list[IMeasureSentence] = []
     for hypothesis, sentence in zip(hypotheses, gold, strict=True):
         hyp = tuple(hypothesis)
         best: tuple[float, ...] | None = None
-        chosen: SentenceResult | None = None
+        chosen: IMeasureSentence | None = None
         for index, (reference, base) in enumerate(
             zip(sentence.references, sentence.base, strict=True)
         ):
@@ -143,7 +143,7 @@ def score_corpus(
                 compared = _sentence_key(detection, correction)
             if best is None or compared > best:
                 best = compared
-                chosen = SentenceResult(index, counts, base, detection, correction)
+                chosen = IMeasureSentence(index, counts, base, detection, correction)
         assert chosen is not None  # every gold sentence has at least one reference
         results.append(chosen)
         total += chosen.counts
