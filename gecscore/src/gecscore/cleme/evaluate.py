@@ -24,8 +24,8 @@ from gecscore.cleme.model import (
 )
 from gecscore.cleme.partition import Partition, correction_cells, merged_intervals, partition
 from gecscore.cleme.weighting import (
-    Counts,
     LengthWeigher,
+    WeightedCounts,
     length_weighted_counts,
     weighted_length_counts,
 )
@@ -53,7 +53,7 @@ class ChunkEvaluation(NamedTuple):
     mean_corrected_length: float  # b: mean max(|src|, |tgt|) of the references' changed chunks
     max_refs: int | None
 
-    def weighted_counts(self, weigher: LengthWeigher) -> list[list[Counts]]:
+    def weighted_counts(self, weigher: LengthWeigher) -> list[list[WeightedCounts]]:
         """Per sentence, the length-weighted counts against each reference."""
         return [
             [length_weighted_counts(s.partition, tally, weigher) for tally in s.tallies]
@@ -69,7 +69,7 @@ class LengthEvaluation(NamedTuple):
     mean_corrected_length: float  # b, as in ChunkEvaluation
     max_refs: int | None
 
-    def weighted_counts(self, weigher: LengthWeigher) -> list[list[Counts]]:
+    def weighted_counts(self, weigher: LengthWeigher) -> list[list[WeightedCounts]]:
         """Per sentence, the length-weighted counts against each reference."""
         return [[weighted_length_counts(tally, weigher) for tally in s] for s in self.sentences]
 
