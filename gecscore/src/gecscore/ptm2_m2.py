@@ -79,10 +79,10 @@ class LatticeSentence:
     bounded: bool  # the lattice hit the arc budget (the path may differ from m2scorer's)
 
 
-def apply_m2_edits(tokens: Sequence[str], edits: Sequence[ProposedEdit]) -> str:
+def apply_ptm2_edits(tokens: Sequence[str], edits: Sequence[ProposedEdit]) -> str:
     """The tokens with (start, end, original, correction) edits applied, joined by spaces.
 
-    PT-M2's reading of an edit: an insertion (empty original) goes in at ``start`` whatever
+    Not ``m2.apply_m2_edits`` (M2 ``A``-line edits, a token list): PT-M2's reading of an edit: an insertion (empty original) goes in at ``start`` whatever
     its end says, and later offsets shift by the token counts of correction and original.
     Gold edits and the lattice path are non-overlapping, so this is the corrected text; it is
     also how a single edit is applied for its weight.
@@ -147,7 +147,7 @@ def lattice_sentences(
             if weighted is not None:
                 proposed = best_edit_sequence(weighted.lattice, annotator_weights(weighted, edits))
             first = [(s, e, original, corrections[0]) for s, e, original, corrections in edits]
-            reference = apply_m2_edits(source_tokens, first)
+            reference = apply_ptm2_edits(source_tokens, first)
             paths.append(
                 AnnotatorPath(annotator, proposed, matched_edits(proposed, edits), first, reference)
             )
@@ -170,7 +170,7 @@ def weight_requests(
         tokens = sentence.source.split()
         for position, path in enumerate(sentence.annotators):
             for edit in _union(path):
-                edited = apply_m2_edits(tokens, [edit])
+                edited = apply_ptm2_edits(tokens, [edit])
                 requests.append(WeightRequest(sentence.source, edited, path.reference))
                 slots.append((index, position, edit))
     return requests, slots
