@@ -35,17 +35,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gecscore.counts import Counts, precision_recall_f
-from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
+from gecscore.m2 import M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
-    GoldEdit,
     ProposedEdit,
     annotator_weights,
     best_edit_sequence,
     matched_edits,
     prepare,
 )
-from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
+from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS, gold_edits_by_annotator
 from gecscore.ptm2 import (
     DEFAULT_CHUNK,
     LEVELS,
@@ -98,25 +97,6 @@ def apply_ptm2_edits(tokens: Sequence[str], edits: Sequence[ProposedEdit]) -> st
     return " ".join(out)
 
 
-def gold_annotators(block: M2Block) -> dict[int, list[GoldEdit]]:
-    """Gold edits per annotator, annotators in the order they first appear (PT-M2 and
-    m2scorer 3.2 read them into a dict in that order); a block with no A line has one empty
-    annotator 0, a ``noop`` or ``-1 -1`` line makes its annotator present with no edit."""
-    tokens = block.source_tokens
-    annotators: dict[int, list[GoldEdit]] = {}
-    for edit in block.edits:
-        edits = annotators.setdefault(edit.annotator, [])
-        if edit.type == NOOP_TYPE or edit.start < 0 or edit.end < 0:
-            continue
-        corrections = tuple(
-            "" if c == NONE_CORRECTION else c.strip() for c in edit.correction.split("||")
-        )
-        edits.append((edit.start, edit.end, " ".join(tokens[edit.start : edit.end]), corrections))
-    if not annotators:
-        annotators[0] = []
-    return annotators
-
-
 def lattice_sentences(
     hypotheses: Sequence[str],
     gold_blocks: Sequence[M2Block],
@@ -134,7 +114,7 @@ def lattice_sentences(
     for hypothesis, block in zip(hypotheses, gold_blocks, strict=True):
         source_tokens = block.source_tokens
         hypothesis_tokens = hypothesis.split()
-        gold = gold_annotators(block)
+        gold = gold_edits_by_annotator(block, order="appearance")
         weighted = None
         bounded = False
         if source_tokens != hypothesis_tokens:
