@@ -19,12 +19,12 @@ import re
 
 from gecscore.collector import collector_paused
 from gecscore.edits import apply_edits
-from gecscore.errors import InputFormatError, decode_utf8, strip_bom
+from gecscore.errors import GECError, InputFormatError, decode_utf8, first_nonblank_line, strip_bom
 
 TYPE_CHECKING = False  # typing and pathlib are not imported at run time: start-up of the CLI
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from typing import TextIO
+    from typing import Literal, TextIO
 
 NONE_CORRECTION = "-NONE-"
 NOOP_TYPE = "noop"
@@ -341,6 +341,28 @@ def parse_m2(
         lines = [line.rstrip("\r") for line in lines]
     with collector_paused():  # tens of thousands of acyclic objects (see collector.py)
         return _parse_lines(lines, name, beyond_source)
+
+
+class UnknownFormatError(GECError, ValueError):
+    """An input file that is neither M2 nor parallel text (``detect_format``)."""
+
+
+def detect_format(
+    path: str | os.PathLike[str], *, error: type[InputFormatError] = InputFormatError
+) -> Literal["m2", "text"]:
+    """What an input file holds, by content: ``"m2"`` when its first non-blank line is an ``S``
+    line, or when it has none (an empty corpus reads the same either way), ``"text"`` when
+    that line has a tab (``id<TAB>source<TAB>target...``); anything else is an
+    ``UnknownFormatError``. ``error`` is the class of a decoding error."""
+    line = first_nonblank_line(path, error=error)
+    if line is None or line.startswith("S ") or line == "S":
+        return "m2"
+    if "\t" in line:
+        return "text"
+    raise UnknownFormatError(
+        f"{os.fspath(path)}: cannot tell the format: expected an M2 file (first line 'S ...') "
+        "or 'id<TAB>source<TAB>target...' lines; pass the format explicitly"
+    )
 
 
 def read_m2(
