@@ -16,15 +16,15 @@ from __future__ import annotations
 import io
 import os
 import re
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from gecscore.collector import collector_paused
 from gecscore.edits import apply_edits
 from gecscore.errors import GECError, InputFormatError, decode_utf8, first_nonblank_line, strip_bom
 
-TYPE_CHECKING = False  # typing and pathlib are not imported at run time: start-up of the CLI
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pathlib is not imported at run time: start-up of the CLI
     from collections.abc import Iterable, Sequence
-    from typing import Literal, TextIO
+    from typing import TextIO
 
 NONE_CORRECTION = "-NONE-"
 NOOP_TYPE = "noop"
@@ -54,29 +54,15 @@ class M2FormatError(InputFormatError):
     """An M2 file that cannot be read; carries the file name and 1-based line."""
 
 
-if TYPE_CHECKING:
-    from typing import NamedTuple
-
-    class _M2EditFields(NamedTuple):
-        start: int  # source token index, end exclusive; -1, -1 for noop / NA
-        end: int
-        type: str  # "M"/"R"/"S"/"W"/"noop"/"NA" or ERRANT types such as "R:NOUN"
-        correction: str  # correction tokens joined by single spaces; "-NONE-" when none
-        annotator: int
-
-else:
-    # At run time the same fields from collections.namedtuple: typing.NamedTuple would import
-    # typing, ~3 ms of every command that reads M2 (issue #17). A test checks both lists agree.
-    from collections import namedtuple
-
-    _M2EditFields = namedtuple("M2Edit", ["start", "end", "type", "correction", "annotator"])
-
-
-class M2Edit(_M2EditFields):
+class M2Edit(NamedTuple):
     """One ``A`` line. A named tuple rather than a frozen dataclass: a corpus has tens of
     thousands of edits and tuple construction is about three times cheaper (issue #17)."""
 
-    __slots__ = ()
+    start: int  # source token index, end exclusive; -1, -1 for noop / NA
+    end: int
+    type: str  # "M"/"R"/"S"/"W"/"noop"/"NA" or ERRANT types such as "R:NOUN"
+    correction: str  # correction tokens joined by single spaces; "-NONE-" when none
+    annotator: int
 
     def to_line(self) -> str:
         return (

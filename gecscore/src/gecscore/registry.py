@@ -14,8 +14,7 @@ names, titles and where a scored system's summary keeps each number).
 from __future__ import annotations
 
 import importlib
-
-TYPE_CHECKING = False  # not imported from typing: see compare.py's result types
+from typing import NamedTuple
 
 # Command -> the module that registers it (one module per metric family), in the order of
 # ``python -m gecscore --help``. Only the module of the command being run is imported.
@@ -35,28 +34,18 @@ COMMANDS: dict[str, str] = {
     "imeasure": "gecscore.commands.imeasure",
 }
 
-if TYPE_CHECKING:
-    from typing import NamedTuple
 
-    class Metric(NamedTuple):
-        name: str  # the registry key
-        title: str  # how pages and reports label its headline number
-        language: str  # "zh", "en" or "any" (M2 input in any language)
-        scorer: str  # "module:function" computing it
-        config: str | None  # "module:Class" of its options, when it has a config type
-        commands: tuple[str, ...]  # CLI commands that compute it (keys of COMMANDS)
-        meta: str | None  # "module:function" for ``meta system --compute``, if offered
-        # Where a scored system's summary keeps it: (entry of summary["extra"], number key);
-        # None for the numbers that are not under "extra".
-        summary: tuple[str, str] | None
-
-else:
-    from collections import namedtuple
-
-    Metric = namedtuple(
-        "Metric",
-        ["name", "title", "language", "scorer", "config", "commands", "meta", "summary"],
-    )
+class Metric(NamedTuple):
+    name: str  # the registry key
+    title: str  # how pages and reports label its headline number
+    language: str  # "zh", "en" or "any" (M2 input in any language)
+    scorer: str  # "module:function" computing it
+    config: str | None  # "module:Class" of its options, when it has a config type
+    commands: tuple[str, ...]  # CLI commands that compute it (keys of COMMANDS)
+    meta: str | None  # "module:function" for ``meta system --compute``, if offered
+    # Where a scored system's summary keeps it: (entry of summary["extra"], number key);
+    # None for the numbers that are not under "extra".
+    summary: tuple[str, str] | None
 
 
 def _metrics(*entries: Metric) -> dict[str, Metric]:

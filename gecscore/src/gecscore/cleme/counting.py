@@ -7,14 +7,10 @@ recorded by chunk index, so weights (length, similarity) can be applied afterwar
 
 from __future__ import annotations
 
+from typing import Literal, NamedTuple
+
 from gecscore.cleme.model import Tokens
 from gecscore.cleme.partition import Partition
-
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
-if TYPE_CHECKING:
-    from typing import Literal, NamedTuple
-else:
-    from gecscore.records import Literal, NamedTuple
 
 Assumption = Literal["dependent", "independent"]
 ASSUMPTIONS: tuple[Assumption, ...] = ("dependent", "independent")

@@ -8,6 +8,7 @@ mean length ``b`` of the references' changed chunks is measured for length weigh
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from gecscore.cleme.counting import (
     Assumption,
@@ -30,12 +31,6 @@ from gecscore.cleme.weighting import (
     weighted_length_counts,
 )
 from gecscore.collector import collector_paused
-
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:
-    from gecscore.records import NamedTuple
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and

@@ -14,6 +14,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+# The extractor is imported only where raw text is read: M2 input does not need it
+# (nor its resource loading), and `cleme` from M2 is meant to be quick.
+from typing import TYPE_CHECKING, Literal
+
 from gecscore.cleme.model import (
     ClemeInputError,
     Sentence,
@@ -33,12 +37,7 @@ from gecscore.m2 import (
     parse_m2,
 )
 
-# The extractor is imported only where raw text is read: M2 input does not need it
-# (nor its resource loading), and `cleme` from M2 is meant to be quick.
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
-    from typing import Literal
-
     from gecscore.extract import ParallelLine
     from gecscore.resources import Resources
 

@@ -9,6 +9,7 @@ takes part in choosing the best reference.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from gecscore.cleme.counting import Assumption
 from gecscore.cleme.evaluate import ChunkEvaluation, LengthEvaluation, evaluate_lengths
@@ -25,11 +26,8 @@ from gecscore.cleme.weighting import (
 from gecscore.counts import f_key
 from gecscore.signature import COLON_V, Field, Signature
 
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
-    from typing import Any, Literal, NamedTuple
-else:
-    from gecscore.records import Literal, NamedTuple
+    from typing import Any
 
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
 

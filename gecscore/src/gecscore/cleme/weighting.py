@@ -9,17 +9,14 @@ mean of that length over every changed chunk of every reference (``mean_correcte
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from gecscore.cleme.counting import Assumption, ChunkTally, LengthTally
 from gecscore.cleme.partition import Partition
 from gecscore.counts import precision_recall_f
 
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Literal, NamedTuple
-else:
-    from gecscore.records import Literal, NamedTuple
 
 Level = Literal["corpus", "sentence"]
 LEVELS: tuple[Level, ...] = ("corpus", "sentence")
