@@ -51,7 +51,7 @@ import torch  # noqa: E402
 from gecscore.m2 import read_m2  # noqa: E402
 from gecscore.ptm2 import prepare_sentences, weight_requests  # noqa: E402
 from gecscore.weights import BertScoreConfig, BertScoreWeights, resolve_model  # noqa: E402
-from gecscore.weights.bertscore import resolve_device  # noqa: E402
+from gecscore.weights.device import resolve_device  # noqa: E402
 
 SHARED = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data"
 DATASETS = {

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gecscore.cleme.inputs import detect_format
 from gecscore.cli import main
 from gecscore.errors import InputFormatError, decode_utf8, first_nonblank_line
-from gecscore.m2 import M2FormatError
+from gecscore.m2 import M2FormatError, UnknownFormatError, detect_format
 from gecscore.meta.judgments import (
     Comparison,
     JudgmentFormatError,
@@ -106,3 +105,15 @@ def test_a_resource_file_that_is_not_utf8_names_line_and_offset(
         ResourceError, match=r"confusion_dict.txt, line 2: not UTF-8 \(byte 0xff at offset 12\)"
     ):
         load_resources(tmp_path)
+
+
+def test_one_format_detector_reads_an_empty_file_as_an_empty_m2(tmp_path: Path) -> None:
+    # cleme and ptm2 share gecscore.m2.detect_format (they disagreed on empty files).
+    path = tmp_path / "empty.txt"
+    path.write_text("\n  \n", encoding="utf-8")
+    assert detect_format(path) == "m2"
+    path.write_text("1\tsource\ttarget\n", encoding="utf-8")
+    assert detect_format(path) == "text"
+    path.write_text("just words\n", encoding="utf-8")
+    with pytest.raises(UnknownFormatError, match="cannot tell the format"):
+        detect_format(path)

@@ -21,7 +21,7 @@ import pytest
 from gecscore.cli import main
 from gecscore.m2 import M2Block, read_m2
 from gecscore.maxmatch import score as m2_score
-from gecscore.ptm2_m2 import apply_m2_edits, lattice_sentences, score_ptm2_m2
+from gecscore.ptm2_m2 import apply_ptm2_edits, lattice_sentences, score_ptm2_m2
 from gecscore.weights import BertScoreConfig, BertScoreWeights, SelfWeights
 from gecscore.weights.random_model import build_random_bert
 
@@ -140,11 +140,11 @@ def test_references_are_the_gold_edits_applied_as_pt_m2_reads_them(
 
 def test_one_edit_is_applied_at_its_span_and_insertions_at_their_start() -> None:
     tokens = ["a", "b", "c", "d"]
-    assert apply_m2_edits(tokens, [(1, 2, "b", "x y")]) == "a x y c d"
-    assert apply_m2_edits(tokens, [(2, 2, "", "z")]) == "a b z c d"
-    assert apply_m2_edits(tokens, [(3, 4, "d", ""), (0, 1, "a", "A")]) == "A b c"
+    assert apply_ptm2_edits(tokens, [(1, 2, "b", "x y")]) == "a x y c d"
+    assert apply_ptm2_edits(tokens, [(2, 2, "", "z")]) == "a b z c d"
+    assert apply_ptm2_edits(tokens, [(3, 4, "d", ""), (0, 1, "a", "A")]) == "A b c"
     # m2scorer's row-0 insertion span (j-1, j-1): PT-M2 inserts at the start offset.
-    assert apply_m2_edits(tokens, [(1, 2, "", "q")]) == "a q b c d"
+    assert apply_ptm2_edits(tokens, [(1, 2, "", "q")]) == "a q b c d"
 
 
 # --------------------------------------------------------------- reference side by side

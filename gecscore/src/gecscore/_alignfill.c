@@ -1,17 +1,19 @@
 /*
- * Optional compiled core of gecscore/src/gecscore/align.py (ChERRANT's weighted Damerau-Levenshtein).
+ * Optional compiled core of the package gecscore/src/gecscore/align/ (ChERRANT's weighted
+ * Damerau-Levenshtein).
  *
  * Why: in pure Python the banded fill and the back-track were ~80% of the extractor's CPU time
  * (issue #5: a first M2 export of 100,000 x 3 references on 2 cores). This file is a
- * line-for-line port of align._fill, align._cell_ops / Grid.transposition, align._backtrack,
- * align._certified and align()'s band-widening loop: the same band layout, the same order of
- * floating-point additions and comparisons (IEEE doubles, as Python floats; no -ffast-math), the
- * same transposition filter, the same depth-first order and path bound. Its tables and paths
- * are identical to the Python ones (gecscore/tests/char/test_align_native.py compares them on
- * real data and on transposition-heavy inputs); align.py uses the Python code when this module
+ * line-for-line port of align.table._fill, align.backtrack._cell_ops / _Grid.transposition,
+ * align.backtrack._backtrack, align.backtrack._certified and align()'s band-widening loop: the
+ * same band layout, the same order of floating-point additions and comparisons (IEEE doubles,
+ * as Python floats; no -ffast-math), the same transposition filter, the same depth-first order
+ * and path bound. Its tables and paths are identical to the Python ones
+ * (gecscore/tests/char/test_align_native.py compares them on real data and on
+ * transposition-heavy inputs); align/native.py falls back to the Python code when this module
  * is not built or GEC_PURE_PYTHON=1.
  *
- * Substitution costs are defined in Python (align.substitution_costs); they are memoised here,
+ * Substitution costs are defined in Python (align.costs.substitution_costs); they are memoised here,
  * in a PairCosts hash table keyed by (source token id << 32 | target token id). fill() and
  * align() return the list of keys they miss; the caller computes them, adds them and calls again.
  * At char level char_costs() computes the missing costs here from per-token features that
@@ -201,7 +203,7 @@ static PyTypeObject PairCostsType = {
 /* ---------------------------------------------------- CharFeatures: the char cost model */
 
 /* The features of each token id that ChERRANT's char-level substitution cost reads
- * (align.substitution_costs): Cilin class parts (interned ids, -1 without a class), punctuation,
+ * (align.costs.substitution_costs): Cilin class parts (interned ids, -1 without a class), punctuation,
  * all-CJK, single character, pinyin reading ids (sorted) and, for a single character, its code
  * point and the sorted code points of the one-character members of its confusion set. char_costs() computes
  * the costs the fill reported missing with the same arithmetic as the Python cost model; pairs of
@@ -861,7 +863,7 @@ static double outside_bound(const Band *band, Py_ssize_t d) {
     return bound;
 }
 
-/* The first condition of certified(), which needs no back-track (align.py _corner_exact). */
+/* The first condition of certified(), which needs no back-track (align/backtrack.py _corner_exact). */
 static int corner_exact(const Band *band) {
     const Py_ssize_t n = band->n, m = band->m;
     if (band->low <= -m && band->high >= n) return 1;

@@ -15,6 +15,7 @@ Semantics kept exactly, because the published MuCGEC numbers depend on them:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from gecscore.compare_options import edit_filter, filter_fields
 from gecscore.counts import Counts, precision_recall_f
@@ -22,7 +23,6 @@ from gecscore.errors import GECError, OptionError
 from gecscore.m2 import M2Block, M2Edit
 from gecscore.signature import Field, Signature
 
-TYPE_CHECKING = False  # not imported from typing, see the result types below
 if TYPE_CHECKING:
     from gecscore.compare_options import PairTracer
 
@@ -61,64 +61,46 @@ class CompareError(GECError, ValueError):
 
 
 # Result types are named tuples, not frozen dataclasses: importing dataclasses costs ~12 ms
-# of each `compare` run, which issue #17 times against ChERRANT's whole script. Type checkers
-# read the NamedTuple classes; at run time the same fields come from collections.namedtuple
-# (typing.NamedTuple would import typing, ~3 ms). A test checks both field lists agree.
-if TYPE_CHECKING:
-    from typing import NamedTuple
+# of each `compare` run, which issue #17 times against ChERRANT's whole script.
+class Scores(NamedTuple):
+    tp: int
+    fp: int
+    fn: int
+    p: float  # rounded to 4 decimals, as ChERRANT prints
+    r: float
+    f: float
 
-    class Scores(NamedTuple):
-        tp: int
-        fp: int
-        fn: int
-        p: float  # rounded to 4 decimals, as ChERRANT prints
-        r: float
-        f: float
 
-    class SentenceResult(NamedTuple):
-        # The field shadows tuple.index(), which has no use on a result.
-        index: int  # type: ignore[assignment]  # 0-based block index
-        line: int  # 1-based line of the hypothesis S line (0 if unknown)
-        tp: int
-        fp: int
-        fn: int
-        hyp_annotator: int | None  # chosen pair; None when the sentence was skipped
-        ref_annotator: int | None
-        skipped: str | None  # "not-annotatable" / "reference-count" or None
-        # TP/FP/FN per category of the chosen pair; empty when skipped or when ``cat`` was not
-        # given (as CompareResult.categories: counting them is a third of the comparison).
-        categories: dict[str, tuple[int, int, int]]
+class SentenceResult(NamedTuple):
+    # The field shadows tuple.index(), which has no use on a result.
+    index: int  # type: ignore[assignment]  # 0-based block index
+    line: int  # 1-based line of the hypothesis S line (0 if unknown)
+    tp: int
+    fp: int
+    fn: int
+    hyp_annotator: int | None  # chosen pair; None when the sentence was skipped
+    ref_annotator: int | None
+    skipped: str | None  # "not-annotatable" / "reference-count" or None
+    # TP/FP/FN per category of the chosen pair; empty when skipped or when ``cat`` was not
+    # given (as CompareResult.categories: counting them is a third of the comparison).
+    categories: dict[str, tuple[int, int, int]]
 
-    class CompareResult(NamedTuple):
-        tp: int
-        fp: int
-        fn: int
-        p: float
-        r: float
-        f: float
-        beta: float
-        mode: str
-        max_refs: int | None
-        reference_num: int | None
-        categories: dict[str, Scores]  # empty unless cat was given
-        sentences: list[SentenceResult]
-        signature: str
-        source_mismatches: list[int]  # block indices, 0-based
 
-else:
-    from collections import namedtuple
-
-    Scores = namedtuple("Scores", ["tp", "fp", "fn", "p", "r", "f"])
-    SentenceResult = namedtuple(
-        "SentenceResult",
-        ["index", "line", "tp", "fp", "fn", "hyp_annotator", "ref_annotator", "skipped"]
-        + ["categories"],
-    )
-    CompareResult = namedtuple(
-        "CompareResult",
-        ["tp", "fp", "fn", "p", "r", "f", "beta", "mode", "max_refs", "reference_num"]
-        + ["categories", "sentences", "signature", "source_mismatches"],
-    )
+class CompareResult(NamedTuple):
+    tp: int
+    fp: int
+    fn: int
+    p: float
+    r: float
+    f: float
+    beta: float
+    mode: str
+    max_refs: int | None
+    reference_num: int | None
+    categories: dict[str, Scores]  # empty unless cat was given
+    sentences: list[SentenceResult]
+    signature: str
+    source_mismatches: list[int]  # block indices, 0-based
 
 
 def scores(tp: int, fp: int, fn: int, beta: float = 0.5) -> Scores:

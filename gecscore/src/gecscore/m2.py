@@ -16,13 +16,13 @@ from __future__ import annotations
 import io
 import os
 import re
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from gecscore.collector import collector_paused
 from gecscore.edits import apply_edits
-from gecscore.errors import InputFormatError, decode_utf8, strip_bom
+from gecscore.errors import GECError, InputFormatError, decode_utf8, first_nonblank_line, strip_bom
 
-TYPE_CHECKING = False  # typing and pathlib are not imported at run time: start-up of the CLI
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pathlib is not imported at run time: start-up of the CLI
     from collections.abc import Iterable, Sequence
     from typing import TextIO
 
@@ -73,29 +73,15 @@ class M2FormatError(InputFormatError):
     """An M2 file that cannot be read; carries the file name and 1-based line."""
 
 
-if TYPE_CHECKING:
-    from typing import NamedTuple
-
-    class _M2EditFields(NamedTuple):
-        start: int  # source token index, end exclusive; -1, -1 for noop / NA
-        end: int
-        type: str  # "M"/"R"/"S"/"W"/"noop"/"NA" or ERRANT types such as "R:NOUN"
-        correction: str  # correction tokens joined by single spaces; "-NONE-" when none
-        annotator: int
-
-else:
-    # At run time the same fields from collections.namedtuple: typing.NamedTuple would import
-    # typing, ~3 ms of every command that reads M2 (issue #17). A test checks both lists agree.
-    from collections import namedtuple
-
-    _M2EditFields = namedtuple("M2Edit", ["start", "end", "type", "correction", "annotator"])
-
-
-class M2Edit(_M2EditFields):
+class M2Edit(NamedTuple):
     """One ``A`` line. A named tuple rather than a frozen dataclass: a corpus has tens of
     thousands of edits and tuple construction is about three times cheaper (issue #17)."""
 
-    __slots__ = ()
+    start: int  # source token index, end exclusive; -1, -1 for noop / NA
+    end: int
+    type: str  # "M"/"R"/"S"/"W"/"noop"/"NA" or ERRANT types such as "R:NOUN"
+    correction: str  # correction tokens joined by single spaces; "-NONE-" when none
+    annotator: int
 
     def to_line(self) -> str:
         return (
@@ -360,6 +346,28 @@ def parse_m2(
         lines = [line.rstrip("\r") for line in lines]
     with collector_paused():  # tens of thousands of acyclic objects (see collector.py)
         return _parse_lines(lines, name, beyond_source)
+
+
+class UnknownFormatError(GECError, ValueError):
+    """An input file that is neither M2 nor parallel text (``detect_format``)."""
+
+
+def detect_format(
+    path: str | os.PathLike[str], *, error: type[InputFormatError] = InputFormatError
+) -> Literal["m2", "text"]:
+    """What an input file holds, by content: ``"m2"`` when its first non-blank line is an ``S``
+    line, or when it has none (an empty corpus reads the same either way), ``"text"`` when
+    that line has a tab (``id<TAB>source<TAB>target...``); anything else is an
+    ``UnknownFormatError``. ``error`` is the class of a decoding error."""
+    line = first_nonblank_line(path, error=error)
+    if line is None or line.startswith("S ") or line == "S":
+        return "m2"
+    if "\t" in line:
+        return "text"
+    raise UnknownFormatError(
+        f"{os.fspath(path)}: cannot tell the format: expected an M2 file (first line 'S ...') "
+        "or 'id<TAB>source<TAB>target...' lines; pass the format explicitly"
+    )
 
 
 def read_m2(

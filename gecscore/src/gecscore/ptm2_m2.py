@@ -36,17 +36,16 @@ from dataclasses import dataclass
 
 from gecscore.counts import Counts, precision_recall_f
 from gecscore.errors import OptionError
-from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
+from gecscore.m2 import M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
-    GoldEdit,
     ProposedEdit,
     annotator_weights,
     best_edit_sequence,
     matched_edits,
     prepare,
 )
-from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
+from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS, gold_edits_by_annotator
 from gecscore.ptm2 import (
     DEFAULT_CHUNK,
     LEVELS,
@@ -59,13 +58,12 @@ from gecscore.signature import Signature
 from gecscore.weights.base import EditWeightProvider, ProgressCallback, WeightRequest
 
 __all__ = [
-    "BASES",
-    "VERSION",
     "AnnotatorPath",
+    "BASES",
     "LatticeSentence",
-    "apply_m2_edits",
+    "VERSION",
+    "apply_ptm2_edits",
     "compute_weights",
-    "gold_annotators",
     "lattice_sentences",
     "score_lattice_sentences",
     "score_ptm2_m2",
@@ -96,10 +94,10 @@ class LatticeSentence:
     bounded: bool  # the lattice hit the arc budget (the path may differ from m2scorer's)
 
 
-def apply_m2_edits(tokens: Sequence[str], edits: Sequence[ProposedEdit]) -> str:
+def apply_ptm2_edits(tokens: Sequence[str], edits: Sequence[ProposedEdit]) -> str:
     """The tokens with (start, end, original, correction) edits applied, joined by spaces.
 
-    PT-M2's reading of an edit: an insertion (empty original) goes in at ``start`` whatever
+    Not ``m2.apply_m2_edits`` (M2 ``A``-line edits, a token list): PT-M2's reading of an edit: an insertion (empty original) goes in at ``start`` whatever
     its end says, and later offsets shift by the token counts of correction and original.
     Gold edits and the lattice path are non-overlapping, so this is the corrected text; it is
     also how a single edit is applied for its weight.
@@ -113,25 +111,6 @@ def apply_m2_edits(tokens: Sequence[str], edits: Sequence[ProposedEdit]) -> str:
         out[shift + start : shift + end] = replacement
         shift += len(replacement) - len(original.split())
     return " ".join(out)
-
-
-def gold_annotators(block: M2Block) -> dict[int, list[GoldEdit]]:
-    """Gold edits per annotator, annotators in the order they first appear (PT-M2 and
-    m2scorer 3.2 read them into a dict in that order); a block with no A line has one empty
-    annotator 0, a ``noop`` or ``-1 -1`` line makes its annotator present with no edit."""
-    tokens = block.source_tokens
-    annotators: dict[int, list[GoldEdit]] = {}
-    for edit in block.edits:
-        edits = annotators.setdefault(edit.annotator, [])
-        if edit.type == NOOP_TYPE or edit.start < 0 or edit.end < 0:
-            continue
-        corrections = tuple(
-            "" if c == NONE_CORRECTION else c.strip() for c in edit.correction.split("||")
-        )
-        edits.append((edit.start, edit.end, " ".join(tokens[edit.start : edit.end]), corrections))
-    if not annotators:
-        annotators[0] = []
-    return annotators
 
 
 def lattice_sentences(
@@ -151,7 +130,7 @@ def lattice_sentences(
     for hypothesis, block in zip(hypotheses, gold_blocks, strict=True):
         source_tokens = block.source_tokens
         hypothesis_tokens = hypothesis.split()
-        gold = gold_annotators(block)
+        gold = gold_edits_by_annotator(block, order="appearance")
         weighted = None
         bounded = False
         if source_tokens != hypothesis_tokens:
@@ -164,7 +143,7 @@ def lattice_sentences(
             if weighted is not None:
                 proposed = best_edit_sequence(weighted.lattice, annotator_weights(weighted, edits))
             first = [(s, e, original, corrections[0]) for s, e, original, corrections in edits]
-            reference = apply_m2_edits(source_tokens, first)
+            reference = apply_ptm2_edits(source_tokens, first)
             paths.append(
                 AnnotatorPath(annotator, proposed, matched_edits(proposed, edits), first, reference)
             )
@@ -187,7 +166,7 @@ def weight_requests(
         tokens = sentence.source.split()
         for position, path in enumerate(sentence.annotators):
             for edit in _union(path):
-                edited = apply_m2_edits(tokens, [edit])
+                edited = apply_ptm2_edits(tokens, [edit])
                 requests.append(WeightRequest(sentence.source, edited, path.reference))
                 slots.append((index, position, edit))
     return requests, slots

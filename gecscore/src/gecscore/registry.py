@@ -16,6 +16,9 @@ summary keeps each number is the app's business: ``scoring/services/meta/catalog
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, NamedTuple
+
+from gecscore.errors import GECError
 
 __all__ = [
     "COMMANDS",
@@ -29,8 +32,6 @@ __all__ = [
     "meta_metrics",
     "metric_names",
 ]
-
-TYPE_CHECKING = False  # not imported from typing: see compare.py's result types
 
 # Command -> the module that registers it (one module per metric family), in the order of
 # ``python -m gecscore --help``. Only the module of the command being run is imported.
@@ -56,7 +57,7 @@ COMMANDS: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    from typing import Literal, NamedTuple, overload
+    from typing import Literal, overload
 
     from gecscore.cherrant import ChERRANT
     from gecscore.cleme.metric import CLEME, CLEME2
@@ -67,17 +68,13 @@ if TYPE_CHECKING:
     from gecscore.metric import Metric as MetricClass
     from gecscore.ptm2_metric import PTM2, PTM2M2
 
-    class Metric(NamedTuple):
-        name: str  # the registry key
-        title: str  # how pages and reports label its headline number
-        language: str  # "zh", "en" or "any" (M2 input in any language)
-        commands: tuple[str, ...]  # CLI commands that compute it (keys of COMMANDS)
-        meta: str | None  # "module:function" for ``meta system --compute``, if offered
 
-else:
-    from collections import namedtuple
-
-    Metric = namedtuple("Metric", ["name", "title", "language", "commands", "meta"])
+class Metric(NamedTuple):
+    name: str  # the registry key
+    title: str  # how pages and reports label its headline number
+    language: str  # "zh", "en" or "any" (M2 input in any language)
+    commands: tuple[str, ...]  # CLI commands that compute it (keys of COMMANDS)
+    meta: str | None  # "module:function" for ``meta system --compute``, if offered
 
 
 def _metrics(*entries: Metric) -> dict[str, Metric]:
@@ -177,7 +174,7 @@ def get(name: str) -> Metric:
     try:
         return METRICS[name]
     except KeyError:
-        raise ValueError(f"unknown metric {name!r} (known: {', '.join(METRICS)})") from None
+        raise GECError(f"unknown metric {name!r} (known: {', '.join(METRICS)})") from None
 
 
 def load(path: str) -> object:

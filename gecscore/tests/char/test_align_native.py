@@ -18,6 +18,8 @@ import pytest
 
 from gecscore import align as align_module
 from gecscore.align import make_grid
+from gecscore.align import native as align_native
+from gecscore.align import table as align_table
 from gecscore.extract import parallel_to_m2, parse_parallel
 from gecscore.m2 import read_m2, write_m2
 from gecscore.resources import Resources
@@ -48,8 +50,8 @@ def _tables(
     src: list[str], tgt: list[str], resources: Resources, low: int, high: int, *, native: bool
 ) -> tuple[list[list[float]], list[list[int]]]:
     if native:
-        return align_module._compiled_tables(src, tgt, resources, "char", low, high)
-    table = align_module._fill(make_grid(src, tgt, resources, "char"), low, high)
+        return align_native._compiled_tables(src, tgt, resources, "char", low, high)
+    table = align_table._fill(make_grid(src, tgt, resources, "char"), low, high)
     return [list(row) for row in table.cost], [list(row) for row in table.run]
 
 
@@ -186,7 +188,7 @@ def test_compiled_alignment_equals_python_alignment_on_reordered_sentences(
 def test_compiled_alignment_rejects_oversize_pairs_like_python(
     cherrant_resources: Resources, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(align_module, "MAX_TABLE_SLOTS", 200)
+    monkeypatch.setattr(align_table, "MAX_TABLE_SLOTS", 200)
     src, tgt = list("我们今天去学校上课了吗"), list("他说明天不想去公司上班")
     messages = []
     for pure in ("1", "0"):
@@ -218,7 +220,7 @@ def test_the_package_build_compiles_the_aligner_or_falls_back(tmp_path: Path) ->
     compiled = sorted((tmp_path / "cc" / "lib").rglob("_alignfill*"))
     assert built.returncode == 0, built.stderr
     if os.environ.get("GEC_REQUIRE_NATIVE") == "1":  # CI: this machine has a compiler
-        assert [p.name for p in compiled] == [Path(align_module._alignfill.__file__).name]
+        assert [p.name for p in compiled] == [Path(align_native._alignfill.__file__).name]
     lenient = _build_ext(tmp_path / "none", CC="/nonexistent/cc")
     assert lenient.returncode == 0, lenient.stderr
     assert 'building extension "gecscore._alignfill" failed' in lenient.stderr
@@ -231,11 +233,11 @@ def test_the_package_build_compiles_the_aligner_or_falls_back(tmp_path: Path) ->
 
 def _compiled_costs(tokens: list[str], resources: Resources) -> dict[tuple[str, str], float]:
     """Every ordered pair of different tokens costed by the compiled char cost model."""
-    native = align_module._NativeCosts()
+    native = align_native._NativeCosts()
     ids = native.token_ids(tokens)
     keys = [(a << 32) | b for a in ids for b in ids if a != b]
     native.describe_new_tokens(resources)
-    left = align_module._alignfill.char_costs(native.table, native.char_features, keys)
+    left = align_native._alignfill.char_costs(native.table, native.char_features, keys)
     assert left == []  # char tokens are single CJK characters or not all CJK
     return {(tokens[key >> 32], tokens[key & 0xFFFFFFFF]): native.table.get(key) for key in keys}
 

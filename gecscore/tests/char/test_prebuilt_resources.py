@@ -1,4 +1,4 @@
-"""The prebuilt form of the char metric's resources (gecscore/src/gecscore/resources.py).
+"""The prebuilt form of the char metric's resources (gecscore/src/gecscore/resources/).
 
 Cilin, the confusion sets and the pinyin readings are parsed once, written to the cache folder
 ($GEC_CACHE_DIR) and read back by later processes; they must give exactly what parsing the

@@ -7,13 +7,14 @@ import math
 import pytest
 
 from gecscore.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
-from gecscore.cleme.scorers import cleme, precision_recall_f
+from gecscore.cleme.scorers import cleme
 from gecscore.cleme.v2 import Factors, aspects, cleme2
 from gecscore.cleme.weighting import (
     CORPUS_WEIGHTING,
     SENTENCE_DEPENDENT_WEIGHTING,
     SENTENCE_INDEPENDENT_WEIGHTING,
     LengthWeight,
+    WeightedCounts,
     default_weighting,
 )
 
@@ -44,8 +45,8 @@ def test_default_tables_follow_spec_section_4() -> None:
 
 
 def test_precision_and_recall_are_one_without_fp_or_fn() -> None:
-    assert precision_recall_f(0, 0, 0) == (1.0, 1.0, 1.0)
-    assert precision_recall_f(0, 1, 0) == (0.0, 1.0, 0.0)
+    assert WeightedCounts().prf() == (1.0, 1.0, 1.0)
+    assert WeightedCounts(fp=1.0).prf() == (0.0, 1.0, 0.0)
 
 
 def test_sentence_level_prefers_the_lower_accuracy_on_ties_like_v1() -> None:

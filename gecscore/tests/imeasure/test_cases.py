@@ -18,9 +18,6 @@ import pytest
 
 from gecscore.english.imeasure import (
     GoldSentence,
-    _column_counts,
-    _threeway_backtrace,
-    _threeway_tables,
     align_counts,
     align_counts_many,
     candidate_references,
@@ -29,6 +26,7 @@ from gecscore.english.imeasure import (
     score_corpus,
     tokenise_correction,
 )
+from gecscore.english.imeasure.aligner import _column_counts, _threeway_backtrace, _threeway_tables
 from gecscore.m2 import parse_m2
 
 DATA = Path(__file__).parent / "data"

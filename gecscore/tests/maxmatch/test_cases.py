@@ -14,6 +14,8 @@ from gecscore.counts import Counts
 from gecscore.m2 import parse_m2
 from gecscore.maxmatch import format_m2scorer, score
 from gecscore.maxmatch.lattice import build_lattice
+from gecscore.maxmatch.scorer import gold_edits_by_annotator
+from gecscore.ptm2_m2 import lattice_sentences
 
 CORNERS_M2 = """\
 S He go to school .
@@ -206,3 +208,16 @@ def test_lattice_has_both_matrices_edges_twice() -> None:
     lattice = build_lattice(["a", "b"], ["a", "c"])
     entries = [lattice.edit[arc][:5] for arc in lattice.entries]
     assert entries.count(("sub", 1, 2, "b", "c")) == 2
+
+
+def test_annotators_by_id_for_m2scorer_and_by_appearance_for_ptm2() -> None:
+    # Annotator 2 is written first: m2scorer 3.2 (a Python 2 dict of small ints) tries 0 then
+    # 2, PT-M2 (a Python 3 dict) 2 then 0; the first of equally good annotators is kept.
+    block = parse_m2(
+        "S a b c\nA 1 2|||R|||x|||REQUIRED|||-NONE-|||2\nA 0 1|||R|||y|||REQUIRED|||-NONE-|||0\n"
+    )[0]
+    assert list(gold_edits_by_annotator(block)) == [0, 2]
+    assert list(gold_edits_by_annotator(block, order="appearance")) == [2, 0]
+    assert gold_edits_by_annotator(block)[2] == [(1, 2, "b", ("x",))]
+    paths = lattice_sentences(["a b c"], [block])[0].annotators
+    assert [path.annotator for path in paths] == [2, 0]

@@ -319,7 +319,7 @@ def test_fp16_autocast_path_states_its_measured_error(
 
 
 def test_device_is_auto_detected_and_cuda_without_a_gpu_is_a_clear_error() -> None:
-    from gecscore.weights.bertscore import resolve_device
+    from gecscore.weights.device import resolve_device
 
     expected = "cuda" if torch.cuda.is_available() else "cpu"
     assert resolve_device(None).type == resolve_device("auto").type == expected

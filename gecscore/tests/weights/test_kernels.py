@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from gecscore.weights import BertScoreConfig, BertScoreWeights, kernels
-from gecscore.weights.bertscore import _length_batches
+from gecscore.weights.encoding import _length_batches
 
 pytestmark = pytest.mark.skipif(not kernels.onednn_available(), reason="torch without oneDNN")
 
@@ -58,7 +58,7 @@ def test_embeddings_are_unit_rows(tiny_bert: Path) -> None:
     provider = BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cpu"))
     sentences = ["abc def", "abd deg", "x", "", "一个句子。"]
     provider.encode(sentences)
-    store = provider._store
+    store = provider.encoder.store
     assert store is not None
     for sentence in sentences:
         vectors = store.rows([sentence])
@@ -73,7 +73,7 @@ def test_partial_sentences_are_dropped_and_the_rest_keep_their_vectors(tiny_bert
     kept = ["我们今天去北京。", "what is genetic risk ?", "一个句子。"]
     partial = [f"{sentence} {i}" for sentence in kept for i in range(6)]
     provider.encode(kept)
-    store = provider._store
+    store = provider.encoder.store
     assert store is not None
     before = {sentence: store.rows([sentence]).clone() for sentence in kept}
     pairs = [(p, kept[i // 6]) for i, p in enumerate(partial)]

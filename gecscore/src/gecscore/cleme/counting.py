@@ -7,15 +7,11 @@ recorded by chunk index, so weights (length, similarity) can be applied afterwar
 
 from __future__ import annotations
 
+from typing import Literal, NamedTuple
+
 from gecscore.cleme.model import Tokens
 from gecscore.cleme.partition import Partition
 from gecscore.errors import OptionError
-
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
-if TYPE_CHECKING:
-    from typing import Literal, NamedTuple
-else:
-    from gecscore.records import Literal, NamedTuple
 
 __all__ = [
     "ASSUMPTIONS",

@@ -8,6 +8,7 @@ mean length ``b`` of the references' changed chunks is measured for length weigh
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from gecscore.cleme.counting import (
     Assumption,
@@ -24,18 +25,12 @@ from gecscore.cleme.model import (
 )
 from gecscore.cleme.partition import Partition, correction_cells, merged_intervals, partition
 from gecscore.cleme.weighting import (
-    Counts,
     LengthWeigher,
+    WeightedCounts,
     length_weighted_counts,
     weighted_length_counts,
 )
 from gecscore.collector import collector_paused
-
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:
-    from gecscore.records import NamedTuple
 
 __all__ = [
     "ChunkEvaluation",
@@ -62,7 +57,7 @@ class ChunkEvaluation(NamedTuple):
     mean_corrected_length: float  # b: mean max(|src|, |tgt|) of the references' changed chunks
     max_refs: int | None
 
-    def weighted_counts(self, weigher: LengthWeigher) -> list[list[Counts]]:
+    def weighted_counts(self, weigher: LengthWeigher) -> list[list[WeightedCounts]]:
         """Per sentence, the length-weighted counts against each reference."""
         return [
             [length_weighted_counts(s.partition, tally, weigher) for tally in s.tallies]
@@ -78,7 +73,7 @@ class LengthEvaluation(NamedTuple):
     mean_corrected_length: float  # b, as in ChunkEvaluation
     max_refs: int | None
 
-    def weighted_counts(self, weigher: LengthWeigher) -> list[list[Counts]]:
+    def weighted_counts(self, weigher: LengthWeigher) -> list[list[WeightedCounts]]:
         """Per sentence, the length-weighted counts against each reference."""
         return [[weighted_length_counts(tally, weigher) for tally in s] for s in self.sentences]
 

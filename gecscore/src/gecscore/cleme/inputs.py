@@ -14,6 +14,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+# The extractor is imported only where raw text is read: M2 input does not need it
+# (nor its resource loading), and `cleme` from M2 is meant to be quick.
+from typing import TYPE_CHECKING, Literal
+
 from gecscore.cleme.model import (
     ClemeInputError,
     Sentence,
@@ -22,22 +26,18 @@ from gecscore.cleme.model import (
     make_sentence,
 )
 from gecscore.collector import collector_paused
-from gecscore.errors import OptionError, decode_utf8, first_nonblank_line
+from gecscore.errors import OptionError, decode_utf8
 from gecscore.m2 import (
     NA_TYPE,
     NONE_CORRECTION,
     NOOP_TYPE,
     M2Block,
     M2FormatError,
+    detect_format,
     parse_m2,
 )
 
-# The extractor is imported only where raw text is read: M2 input does not need it
-# (nor its resource loading), and `cleme` from M2 is meant to be quick.
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
-    from typing import Literal
-
     from gecscore.extract import ParallelLine
     from gecscore.resources import Resources
 
@@ -287,20 +287,6 @@ def sentences_from_texts(
 
 if TYPE_CHECKING:
     InputFormat = Literal["auto", "m2", "text"]
-
-
-def detect_format(path: str | os.PathLike[str]) -> Literal["m2", "text"]:
-    """M2 when the first non-blank line is an ``S`` line, parallel text when it has a tab."""
-    stripped = first_nonblank_line(path)
-    if stripped is not None:
-        if stripped.startswith("S ") or stripped == "S":
-            return "m2"
-        if "\t" in stripped:
-            return "text"
-    raise ClemeInputError(
-        f"{path}: cannot tell the format: expected an M2 file (first line 'S ...') or "
-        "'id<TAB>source<TAB>target...' lines; pass the format explicitly"
-    )
 
 
 def read_sentences(

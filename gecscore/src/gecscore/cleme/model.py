@@ -8,14 +8,9 @@ Readers (M2, raw text) live in ``inputs.py``; this module only defines and check
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from gecscore.errors import GECError
-
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:
-    from gecscore.records import NamedTuple
 
 __all__ = [
     "ClemeInputError",

@@ -18,14 +18,9 @@ column (the review grid).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, NamedTuple
 
 from gecscore.cleme.model import SpanEdit, Tokens
-
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
-if TYPE_CHECKING:
-    from typing import Literal, NamedTuple
-else:
-    from gecscore.records import Literal, NamedTuple
 
 __all__ = [
     "ChunkKind",

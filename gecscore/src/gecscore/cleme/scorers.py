@@ -9,29 +9,26 @@ takes part in choosing the best reference.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from gecscore.cleme.counting import Assumption
 from gecscore.cleme.evaluate import ChunkEvaluation, LengthEvaluation, evaluate_lengths
 from gecscore.cleme.model import Sentence
 from gecscore.cleme.weighting import (
     NO_WEIGHTING,
-    Counts,
     LengthWeigher,
     LengthWeighting,
     Level,
+    WeightedCounts,
     default_weighting,
     length_weighted_counts,
 )
 from gecscore.counts import f_key
-from gecscore.counts import precision_recall_f as shared_precision_recall_f
 from gecscore.errors import OptionError
 from gecscore.signature import COLON_V, Field, Signature
 
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
-    from typing import Any, Literal, NamedTuple
-else:
-    from gecscore.records import Literal, NamedTuple
+    from typing import Any
 
 __all__ = [
     "CLEME_VERSION",
@@ -44,19 +41,11 @@ __all__ = [
     "cleme",
     "corpus_totals",
     "numpy_mean",
-    "precision_recall_f",
     "score_evaluation",
     "sentence_scores",
 ]
 
 CLEME_VERSION = "1.0(THUKElab/CLEME@5fc7617)"
-
-
-def precision_recall_f(
-    tp: float, fp: float, fn: float, beta: float = 0.5
-) -> tuple[float, float, float]:
-    """CLEME's P/R/F: ChERRANT's conventions (``gecscore.counts``), rounded to 4 decimals."""
-    return shared_precision_recall_f(tp, tp + fp, tp + fn, beta, digits=4)
 
 
 def accuracy(tp: float, fp: float, fn: float, tn: float) -> float:
@@ -83,8 +72,8 @@ SELECTIONS: tuple[Selection, ...] = ("f", "accuracy")
 
 
 def corpus_totals(
-    per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5, select: Selection = "f"
-) -> Counts:
+    per_sentence: Sequence[Sequence[WeightedCounts]], beta: float = 0.5, select: Selection = "f"
+) -> WeightedCounts:
     """Greedy best reference per sentence: max F (or, ``select="accuracy"``, accuracy) of
     (totals + candidate) rounded to 4 decimals, then more TP, fewer FP, fewer FN, more TN;
     the first reference wins ties.
@@ -92,15 +81,13 @@ def corpus_totals(
     The accuracy variant is v1.0's ``CorpusScorerForAccuracy`` as intended: that code never
     updates its best accuracy, so it always ends up with the LAST reference.
     """
-    total = Counts()
+    total = WeightedCounts()
     for candidates in per_sentence:
-        best: Counts | None = None
+        best: WeightedCounts | None = None
         best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
         for counts in candidates:
             if select == "f":
-                goal = precision_recall_f(
-                    total.tp + counts.tp, total.fp + counts.fp, total.fn + counts.fn, beta
-                )[2]
+                goal = (total + counts).prf(beta)[2]
             else:
                 goal = accuracy(
                     total.tp + counts.tp,
@@ -194,7 +181,7 @@ def score_evaluation(
     n = len(per_sentence)
     if level == "corpus":
         total = corpus_totals(per_sentence, beta, select)
-        p, r, f = precision_recall_f(total.tp, total.fp, total.fn, beta)
+        p, r, f = total.prf(beta)
         acc = accuracy(total.tp, total.fp, total.fn, total.tn)
         return ClemeScore(
             total.tp,
@@ -216,7 +203,7 @@ def score_evaluation(
     if level != "sentence":
         raise OptionError(f"level must be 'corpus' or 'sentence', got {level!r}")
     details = best_per_sentence(per_sentence, beta, select)
-    total = Counts()
+    total = WeightedCounts()
     for detail in details:
         total = total + detail.counts
 
@@ -248,7 +235,7 @@ class SentenceCleme(NamedTuple):
     0 under the independent assumption), its counts and the rounded P/R/F/Acc."""
 
     reference: int
-    counts: Counts
+    counts: WeightedCounts
     p: float
     r: float
     f: float
@@ -256,7 +243,7 @@ class SentenceCleme(NamedTuple):
 
 
 def best_per_sentence(
-    per_sentence: Sequence[Sequence[Counts]], beta: float = 0.5, select: Selection = "f"
+    per_sentence: Sequence[Sequence[WeightedCounts]], beta: float = 0.5, select: Selection = "f"
 ) -> list[SentenceCleme]:
     """v1.0's sentence-level choice: max F, then P, then R, then the LOWER accuracy (HEAD
     prefers the higher; we follow v1.0); the first reference wins a full tie. With
@@ -266,7 +253,7 @@ def best_per_sentence(
         best: SentenceCleme | None = None
         best_key: tuple[float, ...] = (-1.0, -1.0, -1.0, 1.0)
         for k, counts in enumerate(candidates):
-            sp, sr, sf = precision_recall_f(counts.tp, counts.fp, counts.fn, beta)
+            sp, sr, sf = counts.prf(beta)
             sacc = accuracy(counts.tp, counts.fp, counts.fn, counts.tn)
             key = (sf, sp, sr, -sacc) if select == "f" else (sacc, 0.0, 0.0, 0.0)
             if key > best_key:  # lexicographic on signed keys

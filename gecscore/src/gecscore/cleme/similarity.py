@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from gecscore.cleme.evaluate import ChunkEvaluation
 from gecscore.cleme.partition import Partition
-from gecscore.cleme.weighting import Counts
+from gecscore.cleme.weighting import WeightedCounts
 
 if TYPE_CHECKING:
     # The weights package imports torch on import (seconds); only the weighted path needs it.
@@ -57,7 +57,7 @@ def similarity_counts(
     provider: EditWeightProvider,
     *,
     progress: ProgressCallback | None = None,
-) -> list[list[Counts]]:
+) -> list[list[WeightedCounts]]:
     """Per sentence, per reference: counts with similarity weights (one provider call)."""
     from gecscore.weights.base import WeightRequest
 
@@ -107,7 +107,7 @@ def similarity_counts(
             cell[2] += weight
     return [
         [
-            Counts(tp, fp, fn, float(tn), ne, un)
+            WeightedCounts(tp, fp, fn, float(tn), ne, un)
             for (tp, fp, fn, ne, un), tn in zip(row_sums, tn_row, strict=True)
         ]
         for row_sums, tn_row in zip(sums, shape, strict=True)

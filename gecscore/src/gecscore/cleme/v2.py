@@ -23,7 +23,7 @@ from gecscore.cleme.evaluate import ChunkEvaluation, evaluate_chunks
 from gecscore.cleme.model import Sentence
 from gecscore.cleme.scorers import numpy_mean
 from gecscore.cleme.similarity import similarity_counts
-from gecscore.cleme.weighting import Counts, Level, unweighted_counts
+from gecscore.cleme.weighting import Level, WeightedCounts, unweighted_counts
 from gecscore.errors import OptionError
 from gecscore.signature import COLON_V, Signature
 
@@ -141,12 +141,12 @@ class SentenceCleme2:
     its counts and aspects."""
 
     reference: int
-    counts: Counts
+    counts: WeightedCounts
     aspects: Aspects
 
 
 def best_per_sentence2(
-    per_sentence: Sequence[Sequence[Counts]], factors: Factors
+    per_sentence: Sequence[Sequence[WeightedCounts]], factors: Factors
 ) -> list[SentenceCleme2]:
     """HEAD's sentence-level choice: max by (score, hit, -wrong, -under, -over); the first
     reference wins a full tie."""
@@ -182,7 +182,7 @@ def _counts(
     evaluation: ChunkEvaluation,
     weights: EditWeightProvider | None,
     progress: ProgressCallback | None,
-) -> list[list[Counts]]:
+) -> list[list[WeightedCounts]]:
     if weights is None:
         return [
             [unweighted_counts(tally) for tally in sentence.tallies]
@@ -210,12 +210,14 @@ def _signature2(
     ).text
 
 
-def corpus_totals2(per_sentence: Sequence[Sequence[Counts]], used: Factors) -> Counts:
+def corpus_totals2(
+    per_sentence: Sequence[Sequence[WeightedCounts]], used: Factors
+) -> WeightedCounts:
     """Greedy best reference per sentence: max score of (totals + candidate), then more TP,
     fewer FP, fewer FN, more TN; the first reference wins ties."""
-    total = Counts()
+    total = WeightedCounts()
     for candidates in per_sentence:
-        best: Counts | None = None
+        best: WeightedCounts | None = None
         best_key: tuple[float, ...] = (-1.0, 0.0, 0.0, 0.0, 0.0)
         for c in candidates:
             running = aspects(
@@ -234,7 +236,7 @@ def corpus_totals2(per_sentence: Sequence[Sequence[Counts]], used: Factors) -> C
 
 
 def _result2(
-    total: Counts,
+    total: WeightedCounts,
     values: Sequence[float],  # hit, wrong, under, over, score
     n: int,
     level: Level,
@@ -288,7 +290,7 @@ def score_evaluation2(
         raise OptionError(f"level must be 'corpus' or 'sentence', got {level!r}")
     details = best_per_sentence2(per_sentence, used)
     chosen = [detail.aspects for detail in details]
-    total = Counts()
+    total = WeightedCounts()
     for detail in details:
         total = total + detail.counts
     means = (

@@ -9,29 +9,27 @@ mean of that length over every changed chunk of every reference (``mean_correcte
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from gecscore.cleme.counting import Assumption, ChunkTally, LengthTally
 from gecscore.cleme.partition import Partition
+from gecscore.counts import precision_recall_f
 from gecscore.errors import OptionError
 
-TYPE_CHECKING = False  # typing is not imported at run time: gecscore/src/gecscore/records.py
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Literal, NamedTuple
-else:
-    from gecscore.records import Literal, NamedTuple
 
 __all__ = [
     "CORPUS_WEIGHTING",
     "LEVELS",
-    "NO_WEIGHTING",
-    "SENTENCE_DEPENDENT_WEIGHTING",
-    "SENTENCE_INDEPENDENT_WEIGHTING",
-    "Counts",
     "LengthWeigher",
     "LengthWeight",
     "LengthWeighting",
     "Level",
+    "NO_WEIGHTING",
+    "SENTENCE_DEPENDENT_WEIGHTING",
+    "SENTENCE_INDEPENDENT_WEIGHTING",
+    "WeightedCounts",
     "default_weighting",
     "length_weighted_counts",
     "unweighted_counts",
@@ -98,7 +96,7 @@ def default_weighting(level: Level, assumption: Assumption) -> LengthWeighting:
     raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
 
 
-class Counts(NamedTuple):
+class WeightedCounts(NamedTuple):
     """Weighted sufficient statistics of one sentence against one reference (or a total)."""
 
     tp: float = 0.0
@@ -108,8 +106,8 @@ class Counts(NamedTuple):
     fp_ne: float = 0.0
     fp_un: float = 0.0
 
-    def __add__(self, other: Counts) -> Counts:  # type: ignore[override]  # sum, not concat
-        return Counts(
+    def __add__(self, other: WeightedCounts) -> WeightedCounts:  # type: ignore[override]  # sum, not concat
+        return WeightedCounts(
             self.tp + other.tp,
             self.fp + other.fp,
             self.fn + other.fn,
@@ -118,11 +116,15 @@ class Counts(NamedTuple):
             self.fp_un + other.fp_un,
         )
 
+    def prf(self, beta: float = 0.5) -> tuple[float, float, float]:
+        """CLEME's P/R/F: ChERRANT's conventions (``gecscore.counts``), rounded to 4 decimals."""
+        return precision_recall_f(self.tp, self.tp + self.fp, self.tp + self.fn, beta, digits=4)
 
-def unweighted_counts(tally: ChunkTally) -> Counts:
+
+def unweighted_counts(tally: ChunkTally) -> WeightedCounts:
     """Plain chunk counts (what CLEME2.0 reports as 'unweighted')."""
     ne = sum(1 for flag in tally.fp_necessary if flag)
-    return Counts(
+    return WeightedCounts(
         float(len(tally.tp)),
         float(len(tally.fp)),
         float(len(tally.fn)),
@@ -163,7 +165,7 @@ class LengthWeigher:
 
 def length_weighted_counts(
     partition: Partition, tally: ChunkTally, weigher: LengthWeigher
-) -> Counts:
+) -> WeightedCounts:
     """Counts with every TP/FP/FN chunk weighted by the hypothesis chunk's length.
 
     Sums run in chunk order, as the reference adds them, so totals match it to the last bit.
@@ -181,7 +183,7 @@ def length_weighted_counts(
     return weighted_length_counts(by_length, weigher)
 
 
-def weighted_length_counts(tally: LengthTally, weigher: LengthWeigher) -> Counts:
+def weighted_length_counts(tally: LengthTally, weigher: LengthWeigher) -> WeightedCounts:
     """``length_weighted_counts`` of a tally that already holds the chunk lengths (the same
     sums in the same order, so the same totals to the last bit)."""
     tp_weights, fp_weights, fn_weights = weigher._tp, weigher._fp, weigher._fn
@@ -203,4 +205,4 @@ def weighted_length_counts(tally: LengthTally, weigher: LengthWeigher) -> Counts
     for length in tally.fn:
         weight = fn_weights.get(length)
         fn += weigher.fn(length) if weight is None else weight
-    return Counts(tp, fp, fn, float(tally.tn), fp_ne, fp_un)
+    return WeightedCounts(tp, fp, fn, float(tally.tn), fp_ne, fp_un)

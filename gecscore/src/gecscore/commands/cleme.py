@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import argparse
 
-from gecscore.cleme.inputs import detect_format, read_sentences
+from gecscore.cleme.inputs import read_sentences
 from gecscore.collector import collector_paused
 from gecscore.commands import arguments
+from gecscore.m2 import detect_format
 
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:

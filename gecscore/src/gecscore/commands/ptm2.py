@@ -36,8 +36,7 @@ from gecscore.cli import CommandError
 from gecscore.commands import arguments
 from gecscore.counts import f_key, f_label
 from gecscore.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
-from gecscore.errors import first_nonblank_line
-from gecscore.m2 import M2Block, M2FormatError, read_m2
+from gecscore.m2 import M2Block, M2FormatError, detect_format, read_m2
 from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
 from gecscore.ptm2 import PTM2Result, score_ptm2
 from gecscore.weights.base import EditWeightProvider
@@ -102,15 +101,10 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run_ptm2)
 
 
-def _is_m2(path: str) -> bool:
-    line = first_nonblank_line(path, error=M2FormatError)
-    return line is None or line.startswith("S ")
-
-
 def _load(path: str, args: argparse.Namespace) -> list[M2Block]:
     if not Path(path).is_file():
         raise OSError(f"{path}: no such file")
-    if _is_m2(path):
+    if detect_format(path, error=M2FormatError) == "m2":
         return read_m2(path)
     from gecscore.extract import parallel_to_m2, read_parallel
     from gecscore.resources import load_resources, resources_from_env

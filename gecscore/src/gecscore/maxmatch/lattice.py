@@ -28,15 +28,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "Edit",
     "Lattice",
+    "LatticeEdit",
     "build_lattice",
     "merge_edits",
 ]
 
 # An edit: (kind, start, end, original, correction, unchanged_tokens); kind is one of
 # "ins", "del", "sub", "noop". Offsets are source token offsets.
-Edit = tuple[str, int, int, str, str, int]
+LatticeEdit = tuple[str, int, int, str, str, int]
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Lattice:
     src: list[int]
     dst: list[int]
     dist: list[int]
-    edit: list[Edit]
+    edit: list[LatticeEdit]
     entries: list[int]
     bounded: bool = False  # True when the closure stopped at the arc budget (not exact)
 
@@ -149,7 +149,7 @@ def _back_pointers(
 
 def _base_edit(
     i0: int, j0: int, i1: int, j1: int, source: list[str], hypothesis: list[str]
-) -> Edit:
+) -> LatticeEdit:
     if i1 == i0:  # insertion of hypothesis token j0
         start = j0 if i0 == 0 else i0  # m2scorer 3.2's row-0 span (see the module docstring)
         return ("ins", start, start, "", hypothesis[j0], 0)
@@ -160,7 +160,7 @@ def _base_edit(
     return ("sub", i0, i1, source[i0], hypothesis[j0], 0)
 
 
-def merge_edits(first: Edit, second: Edit) -> Edit:
+def merge_edits(first: LatticeEdit, second: LatticeEdit) -> LatticeEdit:
     """One edit for two adjacent ones (m2scorer's ``merge_edits``, joiner ' ')."""
     kind1, kind2 = first[0], second[0]
     kind = kind1 if kind1 == kind2 and kind1 in ("ins", "del", "noop") else "sub"
@@ -208,7 +208,7 @@ class _ArcTable:
     src: list[int]
     dst: list[int]
     dist: list[int]
-    edit: list[Edit]
+    edit: list[LatticeEdit]
     arc_of: dict[int, int]
     entries: list[int]
     preds: list[list[tuple[int, int]]]  # (u, arc u -> v)
@@ -297,7 +297,9 @@ def _add_transitive_arcs(table: _ArcTable, max_unchanged_words: int, max_arcs: i
     return bounded
 
 
-def _without_transitive_noops(entries: list[int], edit: list[Edit], dist: list[int]) -> list[int]:
+def _without_transitive_noops(
+    entries: list[int], edit: list[LatticeEdit], dist: list[int]
+) -> list[int]:
     """Remove transitive noop arcs exactly as `for edge in E: ... E.remove(edge)` does: the
     entry after a removed one is never looked at."""
     kept: list[int] = []

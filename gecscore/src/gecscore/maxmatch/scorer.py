@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from gecscore.counts import ZERO, Counts
 from gecscore.errors import GECError, InputError
@@ -46,6 +46,7 @@ from gecscore.signature import COLON, Signature
 __all__ = [
     "DEFAULT_MAX_ARCS",
     "M2",
+    "AnnotatorOrder",
     "M2Config",
     "M2Result",
     "SentM2",
@@ -58,6 +59,8 @@ __all__ = [
     "sentence_counts",
     "sentence_sequences",
 ]
+
+AnnotatorOrder = Literal["id", "appearance"]
 
 METRIC_NAME = "m2score"
 METRIC_VERSION = "m2scorer-3.2"
@@ -133,12 +136,19 @@ class M2Result:
         ).text
 
 
-def gold_edits_by_annotator(block: M2Block) -> dict[int, list[GoldEdit]]:
+def gold_edits_by_annotator(
+    block: M2Block, *, order: AnnotatorOrder = "id"
+) -> dict[int, list[GoldEdit]]:
     """The gold edits of one block per annotator id, as m2scorer reads them.
 
     As m2scorer 3.2's ``load_annotation``: an edit whose span lies beyond the sentence
     (``read_m2(..., beyond_source=[...])`` keeps such edits) is left out, and its annotator
-    stays, with no edit if it had no other (so it asks for the source unchanged).
+    stays, with no edit if it had no other (so it asks for the source unchanged); a ``noop``
+    or ``-1 -1`` line makes its annotator present with no edit; a block with no ``A`` line has
+    one empty annotator 0. ``order``: annotators by increasing id (m2scorer 3.2, whose Python 2
+    dict of small ints iterates that way), or ``"appearance"``, in the order they first appear
+    in the block (PT-M2, a Python 3 dict). The first of equally good annotators is chosen, so
+    the order is part of each metric.
     """
     tokens = block.source.split()
     n_tokens = len(tokens)
@@ -153,7 +163,7 @@ def gold_edits_by_annotator(block: M2Block) -> dict[int, list[GoldEdit]]:
         edits.append((edit.start, edit.end, " ".join(tokens[edit.start : edit.end]), corrections))
     if not annotators:
         annotators[0] = []
-    return dict(sorted(annotators.items()))
+    return annotators if order == "appearance" else dict(sorted(annotators.items()))
 
 
 def _changes_more_than_whitespace_case(edit: ProposedEdit) -> bool:

@@ -30,7 +30,7 @@ from gecscore.meta.judgments import Comparison
 
 __all__ = [
     "MissingScoreError",
-    "SentenceResult",
+    "SentenceAgreement",
     "seeda_accuracy_kendall",
     "seeda_segment_map",
     "wmt_kendall",
@@ -64,7 +64,7 @@ _KENDALL_VARIANTS: dict[str, dict[tuple[str, str], int | None]] = {
 
 
 @dataclass(frozen=True)
-class SentenceResult:
+class SentenceAgreement:
     """Sentence-level agreement of one metric with the judges."""
 
     variant: str
@@ -98,7 +98,7 @@ def wmt_kendall(
     scores: Mapping[str, Mapping[str, float]],
     *,
     segment_map: Mapping[str, str] | None = None,
-) -> SentenceResult:
+) -> SentenceAgreement:
     """WMT Kendall's tau (``hties`` and ``noties``) and pairwise accuracy."""
     numerators = {"hties": 0, "noties": 0}
     denominators = {"hties": 0, "noties": 0}
@@ -125,7 +125,7 @@ def wmt_kendall(
         for variant in ("hties", "noties")
     }
     values["accuracy"] = correct / decided if decided else float("nan")
-    return SentenceResult("wmt", values, len(comparisons))
+    return SentenceAgreement("wmt", values, len(comparisons))
 
 
 def seeda_accuracy_kendall(
@@ -134,7 +134,7 @@ def seeda_accuracy_kendall(
     *,
     segment_map: Mapping[str, str] | None = None,
     tie_aware: bool = False,
-) -> SentenceResult:
+) -> SentenceAgreement:
     """SEEDA's sentence-level accuracy and Kendall (``corr_sentence.py --order higher``);
     with ``tie_aware`` a metric tie is counted as neither agreement nor disagreement."""
     agree = disagree = total = 0
@@ -160,7 +160,7 @@ def seeda_accuracy_kendall(
     if not total:
         raise InputError("no pair of systems was ranked differently by the judges")
     variant = "seeda-ties" if tie_aware else "seeda"
-    return SentenceResult(
+    return SentenceAgreement(
         variant, {"accuracy": agree / total, "kendall": (agree - disagree) / total}, total
     )
 
