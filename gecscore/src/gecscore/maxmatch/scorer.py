@@ -241,6 +241,27 @@ def _sentence_f(counts: Counts[int], beta: float) -> float:
     return counts.f_score(beta, convention="m2scorer")
 
 
+def _best_annotator(total: Counts[int], counts: Sequence[Counts[int]], beta: float) -> int:
+    """m2scorer's choice of annotator for a sentence: the highest cumulative F, then the most
+    TP, then the fewest proposed + beta^2 gold edits; the first on a full tie."""
+    sq_beta = beta * beta
+    best_index = -1
+    best_f = -1.0
+    best_tp = -1
+    best_size = float("inf")
+    for index, c in enumerate(counts):
+        tp, proposed, n_gold = total.tp + c.tp, total.proposed + c.proposed, total.gold + c.gold
+        f = _cumulative_f(tp, proposed, n_gold, beta)
+        size = proposed + sq_beta * n_gold
+        if (
+            best_f < f
+            or (best_f == f and best_tp < tp)
+            or (best_f == f and best_tp == tp and best_size > size)
+        ):
+            best_index, best_f, best_tp, best_size = index, f, tp, size
+    return best_index
+
+
 def score(
     hypotheses: Sequence[str],
     gold_blocks: Sequence[M2Block],
@@ -267,7 +288,6 @@ def score(
     total = ZERO
     sentences: list[SentenceM2] = []
     sentence_f: list[float] = []
-    sq_beta = beta * beta
     for hypothesis, block, block_gold in zip(hypotheses, gold_blocks, gold, strict=True):
         hypothesis = hypothesis.strip()
         sequences, bounded = sentence_sequences(
@@ -283,20 +303,7 @@ def score(
             Counts.from_totals(count_matches(seq, block_gold[a]), len(seq), len(block_gold[a]))
             for a, seq in sequences.items()
         )
-        best_index = -1
-        best_f = -1.0
-        best_tp = -1
-        best_size = float("inf")
-        for index, c in enumerate(counts):
-            tp, proposed, n_gold = total.tp + c.tp, total.proposed + c.proposed, total.gold + c.gold
-            f = _cumulative_f(tp, proposed, n_gold, beta)
-            size = proposed + sq_beta * n_gold
-            if (
-                best_f < f
-                or (best_f == f and best_tp < tp)
-                or (best_f == f and best_tp == tp and best_size > size)
-            ):
-                best_index, best_f, best_tp, best_size = index, f, tp, size
+        best_index = _best_annotator(total, counts, beta)
         if observer is not None:
             observer(
                 len(sentences),

@@ -198,9 +198,9 @@ def cleme_metric(extraction: Extraction, assumption: str) -> MetricRun:
 
 
 def cleme2_metric(extraction: Extraction) -> MetricRun:
-    from gecscore.cleme.cleme2 import score_evaluation2, sentence_scores2
     from gecscore.cleme.evaluate import evaluate_chunks
     from gecscore.cleme.inputs import sentences_from_m2
+    from gecscore.cleme.v2 import score_evaluation2, sentence_scores2
 
     refs = sentences_from_m2(extraction.blocks("reference"))
     scores: dict[str, float] = {}
