@@ -101,10 +101,27 @@ def test_reference_free_metrics_run_on_the_gpu_task_when_configured(  # type: ig
         expected = Metric(config).score_corpus(SOURCES, HYPS)
         assert extra[name] == {"score": expected.score, "signature": expected.signature}
 
+    # SOME (three regressors), queued directly for itself: the other entries stay.
+    for seed, aspect in enumerate("GFM", start=6):
+        folder = build_random_bert(tmp_path / aspect, texts, seed=seed, head="regression")
+        setattr(settings, f"GEC_SOME_MODEL_{aspect}", str(folder))
+    score = services.run_reffree_scoring(score_id=score.pk, metrics=["some"])
+    extra = score.summary["extra"]
+    SOME = get_metric("some")
+    some_config = SOME.Config(  # type: ignore[call-arg]
+        model_g=settings.GEC_SOME_MODEL_G,
+        model_f=settings.GEC_SOME_MODEL_F,
+        model_m=settings.GEC_SOME_MODEL_M,
+        device="cpu",
+    )
+    expected = SOME(some_config).score_corpus(SOURCES, HYPS)
+    assert extra["some"] == {"score": expected.score, "signature": expected.signature}
+    assert {"impara", "scribendi", "m2"} <= set(extra)
+
     shown = client.get(page).content.decode()
     assert 'data-testid="reffree-metrics"' in shown and extra["scribendi"]["signature"] in shown
     keys = [choice.key for choice in available_metrics(version)]
-    assert {"impara", "scribendi"} <= set(keys) and "some" not in keys
+    assert {"some", "impara", "scribendi"} <= set(keys)
     values, signatures = stored_metric_scores(version, ["scribendi"])
     assert values["scribendi"] == {"sys": extra["scribendi"]["score"]}
     assert signatures["scribendi"] == [extra["scribendi"]["signature"]]
