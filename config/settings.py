@@ -334,6 +334,14 @@ GEC_BERT_BATCH_SIZE = env_int("GEC_BERT_BATCH_SIZE", 64)
 GEC_BERT_DEVICE = env_str("GEC_BERT_DEVICE", "auto")
 # fp16 forward passes on cuda, opt-in; the score's signature states the measured weight error.
 GEC_BERT_FP16 = env_bool("GEC_BERT_FP16", False)
+# Reference-free metrics (scoring/services/reffree.py), offered when every model of one is set:
+# local folders (config.json, weights, tokenizer); see docs/metrics/reference-free.md.
+GEC_SOME_MODEL_G = env_str("GEC_SOME_MODEL_G")
+GEC_SOME_MODEL_F = env_str("GEC_SOME_MODEL_F")
+GEC_SOME_MODEL_M = env_str("GEC_SOME_MODEL_M")
+GEC_IMPARA_MODEL_QE = env_str("GEC_IMPARA_MODEL_QE")
+GEC_IMPARA_MODEL_SE = env_str("GEC_IMPARA_MODEL_SE")
+GEC_SCRIBENDI_MODEL = env_str("GEC_SCRIBENDI_MODEL")
 GEC_WEIGHT_CACHE_DIR = Path(env_str("GEC_WEIGHT_CACHE_DIR", str(VAR_DIR / "weights-cache")))
 
 # --- Logging: one JSON object per line ------------------------------------------------------

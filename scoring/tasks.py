@@ -71,6 +71,20 @@ def gpu_weighted_score(
     return _with_job(job_id, work)
 
 
+@shared_task(name="scoring.gpu_reffree_score")
+def gpu_reffree_score(
+    score_id: int, job_id: int | None = None, metrics: list[str] | None = None
+) -> dict[str, Any] | None:
+    def work(claimed_job_id: int | None) -> dict[str, Any]:
+        score = services.run_reffree_scoring(
+            score_id=score_id, job_id=claimed_job_id, metrics=metrics
+        )
+        extra = score.summary.get("extra", {})
+        return {"score": score.pk, **{name: extra.get(name) for name in metrics or ()}}
+
+    return _with_job(job_id, work)
+
+
 @shared_task(name="scoring.meta_evaluate")
 def meta_evaluate(evaluation_id: int, job_id: int | None = None) -> dict[str, Any] | None:
     def work(claimed_job_id: int | None) -> dict[str, Any]:

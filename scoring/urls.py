@@ -15,6 +15,7 @@ urlpatterns = [
     path("scoring/systems/<int:system_id>/rescore/", views.rescore, name="rescore"),
     path("scoring/systems/<int:system_id>/cancel/", views.cancel, name="cancel"),
     path("scoring/systems/<int:system_id>/weighted/", views.weighted, name="weighted"),
+    path("scoring/systems/<int:system_id>/reffree/", views.reffree, name="reffree"),
     path("scoring/systems/<int:system_id>/delete/", views.delete, name="delete"),
     path(
         "scoring/datasets/<int:dataset_id>/annotators/", people_views.annotators, name="annotators"

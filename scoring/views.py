@@ -229,6 +229,12 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         context["weighted_model"] = services.weighted_model(
             language=system.version.dataset.language
         )
+        context["reffree_metrics"] = services.configured_reffree_metrics()
+        context["reffree_scores"] = [
+            (name, extra[name])
+            for name in services.REFFREE_METRICS
+            if isinstance(extra.get(name), dict)
+        ]
         if context["cleme2"]:
             aspects = ("hit", "wrong", "under", "over")
             context["cleme2_chart"] = bar_chart(
@@ -279,6 +285,15 @@ def weighted(request: HttpRequest, system_id: int) -> HttpResponse:
     system = lookup(selectors.get_system, system_id)
     if call_service(request, services.request_weighted_scoring, system=system, user=request.user):
         messages.success(request, "weighted scoring (PT-M2) queued on the gpu queue")
+    return redirect("scoring:system", system_id=system.pk)
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def reffree(request: HttpRequest, system_id: int) -> HttpResponse:
+    system = lookup(selectors.get_system, system_id)
+    if call_service(request, services.request_reffree_scoring, system=system, user=request.user):
+        messages.success(request, "reference-free scoring queued on the gpu queue")
     return redirect("scoring:system", system_id=system.pk)
 
 

@@ -5,6 +5,7 @@ scoring/metric.py); these modules load rows, call it, and store the results.
 
 * `systems`: system outputs, scoring jobs (`upload_system_output` -> `request_scoring` ->
   `run_scoring`, idempotent and cancellable).
+* `reffree`: SOME, IMPARA, Scribendi (when their models are configured) on the `gpu` queue.
 * `weighted`: PT-M2 and other BERTScore-weighted scores on the `gpu` queue.
 * `ensembles`: edit-wise voting over stored outputs.
 * `annotators`: annotator quality samples, rescored when golden references change.
@@ -30,6 +31,13 @@ from scoring.services.annotators import (
 )
 from scoring.services.ensembles import create_ensemble
 from scoring.services.pay import set_pay_rates
+from scoring.services.reffree import (
+    JOB_KIND_REFFREE,
+    REFFREE_METRICS,
+    configured_reffree_metrics,
+    request_reffree_scoring,
+    run_reffree_scoring,
+)
 from scoring.services.systems import (
     JOB_KIND_SYSTEM,
     MAX_NAME_LENGTH,
@@ -51,6 +59,11 @@ from scoring.services.weighted import (
 )
 
 __all__ = [
+    "JOB_KIND_REFFREE",
+    "REFFREE_METRICS",
+    "configured_reffree_metrics",
+    "request_reffree_scoring",
+    "run_reffree_scoring",
     "INLINE_REFRESH_LIMIT",
     "JOB_KIND_ANNOTATORS",
     "JOB_KIND_SYSTEM",

@@ -57,6 +57,10 @@ SUMMARY_EXTRA: dict[str, tuple[str, str]] = {
     "cleme": ("cleme", "f05"),
     "cleme2": ("cleme2", "score"),
     "ptm2": ("ptm2", "f05"),
+    # Reference-free, added on the `gpu` queue when configured (scoring/services/reffree.py).
+    "some": ("some", "score"),
+    "impara": ("impara", "score"),
+    "scribendi": ("scribendi", "score"),
 }
 
 

@@ -12,7 +12,8 @@ Every sentence is turned into pairwise comparisons of the systems by their sente
   ``(i, j), i < j`` of the systems in the order given (``itertools.combinations``); a tie is
   a draw. Deterministic: no sampling. The score is the final mu. The matches are played in
   the same order per system, batched over pairs of disjoint systems, by
-  :func:`gecscore.meta.rankings.trueskill_update` (equal to ``trueskill.rate``).
+  :func:`gecscore.meta.rankings.trueskill_update` (equal to ``trueskill.rate``);
+  :func:`play_trueskill` plays any such list of matches (the LLM judges' pairwise tables).
 * ``ew``: Expected Wins (Bojar et al. 2013), the paper's second rating method: for system i
   the mean over the other systems j of wins(i, j) / (wins(i, j) + wins(j, i)) over the
   sentences, ties ignored, a pair never decided counting 0 --
@@ -44,6 +45,7 @@ __all__ = [
     "TS_SIGMA",
     "aggregate",
     "expected_wins_scores",
+    "play_trueskill",
     "sentence_comparisons",
     "trueskill_scores",
 ]
@@ -72,48 +74,50 @@ def _score_table(sentence_scores: Mapping[str, Sequence[float]]) -> FloatArray:
 
 
 def _layers(
-    pairs: Sequence[tuple[int, int]], sentences: int, systems: int
+    first: npt.NDArray[np.int64], second: npt.NDArray[np.int64], systems: int
 ) -> list[npt.NDArray[np.int64]]:
-    """The matches (indices into sentence-major ``pairs`` x ``sentences``) grouped into layers
-    of matches between disjoint systems, each system's matches kept in their order: playing
-    the layers one after the other gives the same ratings as playing the matches in order."""
+    """The matches (indices into ``first``/``second``) grouped into layers of matches between
+    disjoint systems, each system's matches kept in their order: playing the layers one after
+    the other gives the same ratings as playing the matches in order."""
     last = [0] * systems
     layer_of: list[int] = []
-    for _ in range(sentences):
-        for i, j in pairs:
-            layer = max(last[i], last[j])
-            layer_of.append(layer)
-            last[i] = last[j] = layer + 1
+    for i, j in zip(first.tolist(), second.tolist(), strict=True):
+        layer = max(last[i], last[j])
+        layer_of.append(layer)
+        last[i] = last[j] = layer + 1
+    if not layer_of:
+        return []
     order = np.argsort(np.array(layer_of, dtype=np.int64), kind="stable")
     bounds = np.cumsum(np.bincount(np.array(layer_of, dtype=np.int64)))
     return np.split(order, bounds[:-1])
 
 
-def trueskill_scores(sentence_scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
-    """gec-metrics' TrueSkill aggregation: the final mu of each system (see the module)."""
+def play_trueskill(
+    systems: int,
+    first: Sequence[int] | npt.NDArray[np.int64],
+    second: Sequence[int] | npt.NDArray[np.int64],
+    outcome: Sequence[int] | npt.NDArray[np.int64],
+) -> list[float]:
+    """gec-metrics' TrueSkill over matches played in the order given: match m is system
+    ``first[m]`` against ``second[m]`` (indices below ``systems``), ``outcome[m]`` 1 when the
+    first won, -1 when the second won, 0 a draw (``trueskill.rate`` with ranks (0, 1), (1, 0)
+    or (0, 0)). Returns the final mu of each system."""
     import trueskill  # the reference implementation; only its draw margin here
 
-    table = _score_table(sentence_scores)
-    systems, sentences = table.shape
-    pairs = list(itertools.combinations(range(systems), 2))
-    first = np.array([i for i, _ in pairs], dtype=np.int64)
-    second = np.array([j for _, j in pairs], dtype=np.int64)
-    # Sentence-major, as the reference loops: match m is pair m % P of sentence m // P.
-    a_scores = table[first].T.reshape(-1)
-    b_scores = table[second].T.reshape(-1)
-    a = np.tile(first, sentences)
-    b = np.tile(second, sentences)
-    a_won = a_scores >= b_scores  # on a tie the first of the pair stands as "winner" of a draw
+    a = np.asarray(first, dtype=np.int64)
+    b = np.asarray(second, dtype=np.int64)
+    result = np.asarray(outcome, dtype=np.int64)
+    a_won = result >= 0  # on a draw the first stands as "winner" (the update is symmetric)
     winner = np.where(a_won, a, b)
     loser = np.where(a_won, b, a)
-    draw = a_scores == b_scores
+    draw = result == 0
     env = trueskill.TrueSkill(
         mu=TS_MU, sigma=TS_SIGMA, beta=TS_BETA, tau=0.0, draw_probability=TS_DRAW_PROBABILITY
     )
     draw_margin = float(trueskill.calc_draw_margin(TS_DRAW_PROBABILITY, 2, env))
     mu = np.full((systems, 1), TS_MU)
     var = np.full((systems, 1), TS_SIGMA * TS_SIGMA)
-    for layer in _layers(pairs, sentences, systems):
+    for layer in _layers(a, b, systems):
         trueskill_update(
             mu,
             var,
@@ -123,7 +127,23 @@ def trueskill_scores(sentence_scores: Mapping[str, Sequence[float]]) -> dict[str
             beta=TS_BETA,
             draw_margin=draw_margin,
         )
-    return {system: float(mu[k, 0]) for k, system in enumerate(sentence_scores)}
+    return [float(value) for value in mu[:, 0]]
+
+
+def trueskill_scores(sentence_scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
+    """gec-metrics' TrueSkill aggregation: the final mu of each system (see the module)."""
+    table = _score_table(sentence_scores)
+    systems, sentences = table.shape
+    pairs = list(itertools.combinations(range(systems), 2))
+    first = np.array([i for i, _ in pairs], dtype=np.int64)
+    second = np.array([j for _, j in pairs], dtype=np.int64)
+    # Sentence-major, as the reference loops: match m is pair m % P of sentence m // P.
+    a_scores = table[first].T.reshape(-1)
+    b_scores = table[second].T.reshape(-1)
+    # The higher score wins, equal scores draw (and, as before, a NaN loses to anything).
+    outcome = np.where(a_scores >= b_scores, np.where(a_scores == b_scores, 0, 1), -1)
+    mu = play_trueskill(systems, np.tile(first, sentences), np.tile(second, sentences), outcome)
+    return {system: mu[k] for k, system in enumerate(sentence_scores)}
 
 
 def sentence_comparisons(sentence_scores: Mapping[str, Sequence[float]]) -> list[Comparison]:

@@ -33,9 +33,13 @@ def _expected_wins_of(wins: FloatArray, present: npt.NDArray[np.bool_]) -> Float
     return ew
 
 
-def expected_wins(pairs: Sequence[Comparison]) -> dict[str, float]:
-    """Deterministic Expected Wins of every system in ``pairs`` (ties ignored)."""
-    systems = _systems_of(pairs)
+def expected_wins(
+    pairs: Sequence[Comparison], systems: Sequence[str] | None = None
+) -> dict[str, float]:
+    """Deterministic Expected Wins of every system in ``pairs`` (ties ignored). ``systems``:
+    all the systems, when some may appear in no judgment (they score 0 and still count in the
+    divisor ``len(systems) - 1``); by default those of ``pairs``."""
+    systems = _systems_of(pairs) if systems is None else list(systems)
     index = {s: i for i, s in enumerate(systems)}
     ew = _expected_wins_of(_win_matrix(pairs, index), np.ones(len(systems), dtype=bool))
     return {s: float(ew[i]) for i, s in enumerate(systems)}
