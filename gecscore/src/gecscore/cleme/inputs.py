@@ -111,7 +111,9 @@ def read_m2_sentences(path: str | os.PathLike[str]) -> list[Sentence]:
         blocks = read_m2(name)
         if not blocks:
             raise ClemeInputError(f"{path}: no M2 block found (empty file?)")
-        return sentences_from_m2(blocks, name)
+        sentences = sentences_from_m2(blocks, name)
+        del blocks  # freed before the collector runs again: it need not scan them
+    return sentences
 
 
 def sentences_from_parallel(
