@@ -117,3 +117,48 @@ def test_one_format_detector_reads_an_empty_file_as_an_empty_m2(tmp_path: Path) 
     path.write_text("just words\n", encoding="utf-8")
     with pytest.raises(UnknownFormatError, match="cannot tell the format"):
         detect_format(path)
+
+
+# One line reader (gecscore.errors.split_lines / read_lines, issue #24): a BOM removed, the
+# final newline opening no line, CR before LF dropped, a blank line inside kept.
+LINES_TEXT = "\ufeffone\r\ntwo \n\nfour\r\n"
+LINES = ["one", "two ", "", "four"]
+
+
+@pytest.mark.parametrize(
+    ("text", "lines", "crlf"),
+    [
+        (LINES_TEXT, LINES, [1, 4]),
+        (LINES_TEXT.rstrip("\n"), LINES, [1, 4]),  # a last line's CR goes too
+        ("", [], []),
+        ("\n", [""], []),
+        ("a", ["a"], []),
+        ("a\n\n", ["a", ""], []),
+    ],
+)
+def test_split_lines(text: str, lines: list[str], crlf: list[int]) -> None:
+    from gecscore.errors import split_lines
+
+    found: list[int] = []
+    assert split_lines(text, crlf=found) == lines
+    assert found == crlf
+
+
+def test_every_line_reader_reads_the_same_lines(tmp_path: Path) -> None:
+    from gecscore.english.textfiles import read_text_lines
+    from gecscore.errors import read_lines
+    from gecscore.meta.compute import read_outputs
+    from gecscore.meta.scorefiles import read_system_list
+
+    folder = tmp_path / "outputs"
+    folder.mkdir()
+    path = folder / "SYS.txt"
+    path.write_bytes(LINES_TEXT.encode("utf-8"))
+    text_file = read_text_lines(path)
+    assert read_lines(path) == text_file.lines == read_outputs(folder)["SYS"] == LINES
+    assert text_file.crlf == [1, 4]
+    assert read_system_list(path) == [line.strip() for line in LINES if line.strip()]
+    bad = tmp_path / "bad"
+    bad.write_bytes(b"ok\n\xff\n")
+    with pytest.raises(M2FormatError, match=r"bad, line 2: not UTF-8"):
+        read_lines(bad, error=M2FormatError)

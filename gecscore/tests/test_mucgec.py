@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from gecscore.errors import InputFormatError
+from gecscore.errors import InputFormatError, split_lines
 from gecscore.extract import ParallelFormatError, parse_parallel
-from gecscore.mucgec import ParallelLine, parallel_rows, text_lines
+from gecscore.mucgec import ParallelLine, parallel_rows
 
 
 def test_rows_keep_id_source_targets_and_line() -> None:
     text = "\ufeff1\t他去\t他去了\t他走了\r\n2\t我来\t没有错误\n\n \n"
-    rows = list(parallel_rows(text_lines(text), name="f.txt"))
+    rows = parse_parallel(text, name="f.txt")  # trailing blank lines ignored
     assert rows == [
         ParallelLine("1", "他去", ("他去了", "他走了"), 1),
         ParallelLine("2", "我来", ("没有错误",), 2),
@@ -28,7 +28,9 @@ def test_references_may_be_optional() -> None:
 
 def test_a_blank_line_inside_is_an_error_with_its_line() -> None:
     with pytest.raises(ParallelFormatError, match=r"f, line 2: empty line"):
-        list(parallel_rows(text_lines("1\ta\tb\n\n2\tc\td\n"), name="f", error=ParallelFormatError))
+        list(
+            parallel_rows(split_lines("1\ta\tb\n\n2\tc\td\n"), name="f", error=ParallelFormatError)
+        )
 
 
 def test_rows_come_lazily_so_the_first_bad_line_is_reported_first() -> None:

@@ -46,7 +46,7 @@ class ChERRANTConfig(MetricConfig):
     """``compare`` / ``score``'s options; the defaults are ChERRANT's."""
 
     beta: float = 0.5
-    mode: str = "correction"  # correction, ds, dt or cse
+    mode: str = "cs"  # cs (span-based correction), cse, ds or dt
     max_refs: int | None = None  # keep reference annotators 0..k-1
     reference_num: int | None = None  # score only sentences with this many references
     cat: int | None = None  # 1/2/3: per-category table in details["categories"]

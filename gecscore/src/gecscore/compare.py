@@ -48,7 +48,7 @@ __all__ = [
     "signature",
 ]
 
-MODES = ("correction", "ds", "dt", "cse")
+MODES = ("cs", "cse", "ds", "dt")
 CAT_LEVELS = (1, 2, 3)
 METRIC_VERSION = "1"
 
@@ -137,7 +137,7 @@ def edit_dicts(
         edits = [edit for edit in edits if keep(edit)]
     keyed: EditDict | None
     key: Key
-    if mode == "correction":
+    if mode == "cs":
         for start, end, cat, cor, coder in edits:
             keyed = by_annotator.get(coder)
             if keyed is None:
@@ -388,7 +388,8 @@ def signature(
         f"cherrant-f{beta:g}",
         METRIC_VERSION,
         (
-            ("mode", mode),
+            # "correction": the spelling first published for cs (stored signatures)
+            ("mode", "correction" if mode == "cs" else mode),
             ("refs", "all" if max_refs is None else f"first{max_refs}"),
             ("refnum", "any" if reference_num is None else str(reference_num)),
             *fields,
@@ -402,7 +403,7 @@ def compare_m2(
     *,
     max_refs: int | None = None,
     reference_num: int | None = None,
-    mode: str = "correction",
+    mode: str = "cs",
     beta: float = 0.5,
     cat: int | None = None,
     signature_fields: Sequence[Field] = (),
@@ -415,7 +416,7 @@ def compare_m2(
 
     ``max_refs`` keeps reference (and hypothesis) annotators 0..k-1 (MuCGEC's "first k
     references"); ``reference_num`` scores only sentences with exactly that many reference
-    annotators. ``mode``: correction (default), ds (span detection), dt (token detection),
+    annotators. ``mode``: cs (span-based correction, the default), ds (span detection), dt (token detection),
     cse (correction + type). ``cat`` 1/2/3 fills the per-category table.
     ``signature_fields`` end the signature (e.g. ``(("input", "m2"),)``).
     ``single`` / ``multi`` / ``filt``: ChERRANT's edit filters (``edit_filter``); ``tracer``

@@ -13,7 +13,7 @@ __all__ = ["TITLES", "format_table"]
 
 # The titles of ChERRANT's and errant_compare's tables, by mode.
 TITLES = {
-    "correction": " Span-Based Correction ",
+    "cs": " Span-Based Correction ",
     "ds": " Span-Based Detection ",
     "dt": " Token-Based Detection ",
     "cse": " Span-Based Correction + Classification ",

@@ -1,7 +1,7 @@
 """The error root of the library (``GECError``) and its general kinds: ``OptionError`` (an
 option out of range), ``InputError`` (input that cannot be scored) and ``InputFormatError``
 (a line of an input file, naming the file and the 1-based line); and the one UTF-8 decoding
-policy of every reader."""
+policy and line reader of every reader."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ __all__ = [
     "InputFormatError",
     "decode_utf8",
     "first_nonblank_line",
+    "read_lines",
+    "split_lines",
     "strip_bom",
 ]
 
@@ -110,3 +112,31 @@ def first_nonblank_line(
             if line.strip():
                 return line
     return None
+
+
+def split_lines(text: str, *, crlf: list[int] | None = None) -> list[str]:
+    """The lines of a text file's text, the one way every reader splits: a leading BOM
+    removed, split at ``\\n``, the newline that ends the last line opening no line of its
+    own, a ``\\r`` that ends a line dropped. ``crlf``: a list to which the 1-based numbers of the
+    lines that ended in ``\\r\\n`` are appended (for a reader that reports them)."""
+    lines = strip_bom(text).split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if "\r" in text:
+        if crlf is not None:
+            crlf.extend(n for n, line in enumerate(lines, start=1) if line[-1:] == "\r")
+        lines = [line[:-1] if line[-1:] == "\r" else line for line in lines]
+    return lines
+
+
+def read_lines(
+    path: str | os.PathLike[str],
+    *,
+    error: type[InputFormatError] = InputFormatError,
+    crlf: list[int] | None = None,
+) -> list[str]:
+    """The lines of a UTF-8 text file: ``split_lines`` of its ``decode_utf8`` text."""
+    name = os.fspath(path)
+    with open(name, "rb") as handle:
+        data = handle.read()
+    return split_lines(decode_utf8(data, name=name, error=error), crlf=crlf)

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from gecscore.align import DEFAULT_MAX_PATHS, align
 from gecscore.classify import TypedEdit, classify
-from gecscore.errors import GECError, InputError, InputFormatError, OptionError, decode_utf8
+from gecscore.errors import (
+    GECError,
+    InputError,
+    InputFormatError,
+    OptionError,
+    decode_utf8,
+    split_lines,
+)
 from gecscore.m2 import (
     NA_TYPE,
     NO_ERROR_TEXT,
@@ -31,7 +38,7 @@ from gecscore.merge import merge
 from gecscore.mucgec import (
     ParallelLine as ParallelLine,  # re-exported: the rows read_parallel gives
 )
-from gecscore.mucgec import parallel_rows, text_lines
+from gecscore.mucgec import parallel_rows
 from gecscore.resources import Resources, default_resources, load_resources
 from gecscore.tokenize import normalize_source, normalize_target, tokenize
 
@@ -257,7 +264,10 @@ def parse_parallel(text: str, *, name: str = "<text>") -> list[ParallelLine]:
     drop the line, shifting every following sentence).
     """
     lines: list[ParallelLine] = []
-    for row in parallel_rows(text_lines(text), name=name, error=ParallelFormatError):
+    rows = split_lines(text)
+    while rows and not rows[-1].strip():
+        rows.pop()  # trailing blank lines
+    for row in parallel_rows(rows, name=name, error=ParallelFormatError):
         if not normalize_source(row.source):
             raise ParallelFormatError(name, row.line, "empty source (field 2)")
         for index, target in enumerate(row.targets, start=3):

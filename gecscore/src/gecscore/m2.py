@@ -20,7 +20,13 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from gecscore.collector import collector_paused
 from gecscore.edits import apply_edits
-from gecscore.errors import GECError, InputFormatError, decode_utf8, first_nonblank_line, strip_bom
+from gecscore.errors import (
+    GECError,
+    InputFormatError,
+    decode_utf8,
+    first_nonblank_line,
+    split_lines,
+)
 
 if TYPE_CHECKING:  # pathlib is not imported at run time: start-up of the CLI
     from collections.abc import Iterable, Sequence
@@ -340,10 +346,7 @@ def parse_m2(
     read such files (JFLEG's official ``dev.ref.m2`` has 19 such edits), each in its own
     way: ``maxmatch.scorer.gold_edits_by_annotator`` and ``english.imeasure`` follow them.
     """
-    text = strip_bom(text)
-    lines = text.split("\n")
-    if "\r" in text:
-        lines = [line.rstrip("\r") for line in lines]
+    lines = split_lines(text)
     with collector_paused():  # tens of thousands of acyclic objects (see collector.py)
         return _parse_lines(lines, name, beyond_source)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gecscore.errors import InputFormatError, strip_bom
+from gecscore.errors import InputFormatError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ParallelLine",
     "parallel_rows",
-    "text_lines",
 ]
 
 
@@ -26,14 +25,6 @@ class ParallelLine:
     source: str
     targets: tuple[str, ...]
     line: int  # 1-based line number in its file
-
-
-def text_lines(text: str) -> list[str]:
-    """The lines of a parallel file's text: a BOM removed, trailing blank lines dropped."""
-    lines = strip_bom(text).split("\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return lines
 
 
 def parallel_rows(

@@ -1,8 +1,8 @@
-"""CLEME's lean M2 reader gives what the validating reader gives, sentence for sentence.
+"""CLEME reads M2 through ``gecscore.m2.read_m2`` (one parser) and picks its corrections.
 
-``read_m2_sentences`` builds sentences straight from the lines and leaves any file it does
-not take to ``read_m2`` + ``sentences_from_m2``; both ways must give equal sentences, or the
-same error, on every kind of M2 (issue #17).
+``sentence_from_m2_block`` builds a well-formed block's ``Sentence`` directly and leaves any
+other to ``make_sentence`` (which sorts edits or names an overlap); both ways must give what
+``make_sentence`` gives for the block's corrections, or the same error (issues #17, #24).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gecscore.cleme.inputs import _lean_sentences, read_m2_sentences, sentences_from_m2
-from gecscore.m2 import read_m2
+from gecscore.cleme.inputs import read_m2_sentences
+from gecscore.cleme.model import Sentence, SpanEdit, make_sentence
+from gecscore.m2 import NONE_CORRECTION, read_m2
 
 CHERRANT = """S 因 为 在 冰 箱 里
 T0-A0 即 使 在 冰 箱 里
@@ -49,9 +50,8 @@ S A second block without a blank line before it
 A 0 1|||R:DET|||The|||REQUIRED|||-NONE-|||0
 """
 
-# Inputs the lean reader must decline (so the validating reader decides), each with what
-# it changes in a well-formed file.
-DECLINED = {
+# Inputs off the direct path (make_sentence decides) or that read_m2 rejects.
+UNUSUAL = {
     "unsorted edits (sorted by make_sentence)": PLAIN.replace(
         "A 4 4|||M:DET|||the|||REQUIRED|||-NONE-|||0\n", ""
     ).replace(
@@ -75,13 +75,36 @@ DECLINED = {
 }
 
 
+def _plainly(path: Path) -> list[Sentence]:
+    """What CLEME must read, written the plain way: per block, the first alignment of each
+    annotator without noop / NA edits, through ``make_sentence``."""
+    sentences = []
+    for block in read_m2(path):
+        corrections: list[list[SpanEdit]] = []
+        seen: set[int] = set()
+        for target in block.targets:
+            if target.alternative or target.annotator in seen:
+                continue
+            seen.add(target.annotator)
+            corrections.append(
+                [
+                    SpanEdit(e.start, e.end, tuple(e.correction.split()), e.type)
+                    if e.correction != NONE_CORRECTION
+                    else SpanEdit(e.start, e.end, (), e.type)
+                    for e in target.edits
+                    if e.start >= 0 and e.type not in ("noop", "NA")
+                ]
+            )
+        sentences.append(
+            make_sentence(block.source.split(), corrections, f"{path}, line {block.line}")
+        )
+    return sentences
+
+
 def _both(path: Path) -> tuple[object, object]:
-    """(lean or fallback, validating): sentences, or the error's type and message."""
+    """(read_m2_sentences, the plain way): sentences, or the error's type and message."""
     results: list[object] = []
-    for read in (
-        lambda: read_m2_sentences(path),
-        lambda: sentences_from_m2(read_m2(path), str(path)),
-    ):
+    for read in (lambda: read_m2_sentences(path), lambda: _plainly(path)):
         try:
             results.append(read())
         except ValueError as exc:
@@ -89,25 +112,25 @@ def _both(path: Path) -> tuple[object, object]:
     return results[0], results[1]
 
 
-def _lean(text: str) -> object:
-    return _lean_sentences(text.split("\n"), "x.m2")
+def _read(tmp_path: Path, text: str) -> list[Sentence]:
+    path = tmp_path / "x.m2"
+    path.write_text(text, encoding="utf-8")
+    return read_m2_sentences(path)
 
 
 @pytest.mark.parametrize("text", [CHERRANT, PLAIN, CHERRANT + "\n" + PLAIN])
 @pytest.mark.parametrize("variant", ["lf", "crlf", "bom"])
-def test_lean_reader_equals_the_validating_reader(tmp_path: Path, text: str, variant: str) -> None:
+def test_reader_equals_the_plain_way(tmp_path: Path, text: str, variant: str) -> None:
     data = {"lf": text, "crlf": text.replace("\n", "\r\n"), "bom": "\ufeff" + text}[variant]
     path = tmp_path / "in.m2"
     path.write_bytes(data.encode("utf-8"))
-    assert _lean(text) is not None  # the lean reader takes these files
-    lean, validating = _both(path)
-    assert lean == validating
-    assert isinstance(lean, list) and lean
+    read, plain = _both(path)
+    assert read == plain
+    assert isinstance(read, list) and read
 
 
-def test_lean_reader_keeps_first_alignment_and_skips_noop() -> None:
-    sentences = _lean(CHERRANT)
-    assert isinstance(sentences, list)
+def test_reader_keeps_first_alignment_and_skips_noop(tmp_path: Path) -> None:
+    sentences = _read(tmp_path, CHERRANT)
     first = sentences[0]
     # T0-A0 (not T0-A1), T1 没有错误 (no edit), the first T2-A0 (not the second)
     assert [[(e.start, e.end, e.tokens) for e in row] for row in first.corrections] == [
@@ -115,13 +138,12 @@ def test_lean_reader_keeps_first_alignment_and_skips_noop() -> None:
         [],
         [(5, 6, ("中",))],
     ]
-    assert first.origin == "x.m2, line 1"
+    assert first.origin == f"{tmp_path / 'x.m2'}, line 1"
     assert sentences[1].corrections == ((),)  # T1-A1 without T1-A0: no correction
 
 
-def test_lean_reader_groups_plain_m2_by_annotator_in_order_of_appearance() -> None:
-    sentences = _lean(PLAIN)
-    assert isinstance(sentences, list)
+def test_reader_groups_plain_m2_by_annotator_in_order_of_appearance(tmp_path: Path) -> None:
+    sentences = _read(tmp_path, PLAIN)
     assert [[(e.start, e.end, e.tokens) for e in row] for row in sentences[0].corrections] == [
         [(4, 4, ("the",)), (4, 5, ("the", "mat"))],
         [(1, 2, ("dog",)), (5, 5, ("!",))],
@@ -133,30 +155,39 @@ def test_lean_reader_groups_plain_m2_by_annotator_in_order_of_appearance() -> No
     ]
 
 
-@pytest.mark.parametrize("case", sorted(DECLINED))
-def test_lean_reader_declines_what_the_validating_reader_decides(tmp_path: Path, case: str) -> None:
-    text = DECLINED[case]
-    assert _lean(text) is None
+@pytest.mark.parametrize("case", sorted(UNUSUAL))
+def test_unusual_input_reads_as_the_plain_way(tmp_path: Path, case: str) -> None:
     path = tmp_path / "in.m2"
-    path.write_text(text, encoding="utf-8")
-    lean, validating = _both(path)
-    assert lean == validating or (case == "empty file" and validating == [])
+    path.write_text(UNUSUAL[case], encoding="utf-8")
+    read, plain = _both(path)
+    if case == "empty file":
+        assert plain == [] and read == (
+            "ClemeInputError",
+            f"{path}: no M2 block found (empty file?)",
+        )
+    else:
+        assert read == plain
 
 
 def test_non_utf8_file_names_its_line(tmp_path: Path) -> None:
     path = tmp_path / "in.m2"
     path.write_bytes(PLAIN.encode("utf-8").replace(b"dog", b"d\xffg"))
-    lean, validating = _both(path)
-    assert lean == validating
-    assert lean == ("M2FormatError", f"{path}, line 3: not UTF-8 (byte 0xff at offset 85)")
+    read, plain = _both(path)
+    assert read == plain
+    assert read == ("M2FormatError", f"{path}, line 3: not UTF-8 (byte 0xff at offset 85)")
 
 
 @pytest.mark.parametrize(
     "name", ["MuCGEC_dev.m2", "example_pred_dev.m2", "oracle1_pred_dev.m2", "noop_pred_dev.m2"]
 )
-def test_lean_reader_takes_the_mucgec_files_whole(mucgec_dir: Path, name: str) -> None:
-    path = mucgec_dir / name
-    text = path.read_text(encoding="utf-8")
-    lean = _lean_sentences(text.split("\n"), str(path))
-    assert lean is not None
-    assert lean == sentences_from_m2(read_m2(path), str(path))
+def test_reader_equals_the_plain_way_on_the_mucgec_files(mucgec_dir: Path, name: str) -> None:
+    read, plain = _both(mucgec_dir / name)
+    assert isinstance(read, list) and read
+    assert read == plain
+
+
+def test_reader_equals_the_plain_way_on_conll14(conll_dir: Path) -> None:
+    for path in sorted(conll_dir.glob("conll14*.errant")):
+        read, plain = _both(path)
+        assert isinstance(read, list) and read
+        assert read == plain, path.name

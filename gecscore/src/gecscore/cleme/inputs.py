@@ -26,15 +26,14 @@ from gecscore.cleme.model import (
     make_sentence,
 )
 from gecscore.collector import collector_paused
-from gecscore.errors import OptionError, decode_utf8
+from gecscore.errors import OptionError
 from gecscore.m2 import (
     NA_TYPE,
     NONE_CORRECTION,
     NOOP_TYPE,
     M2Block,
-    M2FormatError,
     detect_format,
-    parse_m2,
+    read_m2,
 )
 
 if TYPE_CHECKING:
@@ -62,9 +61,15 @@ def sentence_from_m2_block(
 
     ``tokens_of`` memoises correction text -> tokens across the blocks of a file (the same
     short corrections recur thousands of times; the tuples are immutable, so shared).
+    A block whose kept edits are in order, inside the source and apart (what our extractor
+    and well-formed files give) becomes a ``Sentence`` directly; any other goes through
+    ``make_sentence``, which sorts the edits or names the overlap.
     """
     if tokens_of is None:
         tokens_of = {}
+    source = block.source.split()
+    n_source = len(source)
+    in_order = True
     seen: set[int] = set()
     corrections: list[list[SpanEdit]] = []
     new_edit = tuple.__new__  # SpanEdit(...) without its keyword handling: the hot path
@@ -73,9 +78,13 @@ def sentence_from_m2_block(
             continue  # T<r>-A<k>, k >= 1: another alignment of a correction we already have
         seen.add(target.annotator)
         edits: list[SpanEdit] = []
+        previous_end = 0
         for start, end, edit_type, correction, _ in target.edits:
             if start < 0 or edit_type in _SKIPPED_TYPES:
                 continue
+            if not previous_end <= start <= end <= n_source:
+                in_order = False
+            previous_end = end
             tokens = tokens_of.get(correction)
             if tokens is None:
                 tokens = () if correction == NONE_CORRECTION else tuple(correction.split())
@@ -83,7 +92,10 @@ def sentence_from_m2_block(
             edits.append(new_edit(SpanEdit, (start, end, tokens, edit_type)))
         corrections.append(edits)
     origin = f"{name}, line {block.line}" if name else f"line {block.line}"
-    return make_sentence(block.source.split(), corrections, origin)
+    if in_order:  # what make_sentence returns for these edits, without its checks
+        rows = tuple([tuple(edits) for edits in corrections])
+        return tuple.__new__(Sentence, (tuple(source), rows, origin))
+    return make_sentence(source, corrections, origin)
 
 
 def sentences_from_m2(blocks: Sequence[M2Block], name: str = "") -> list[Sentence]:
@@ -93,120 +105,15 @@ def sentences_from_m2(blocks: Sequence[M2Block], name: str = "") -> list[Sentenc
 
 
 def read_m2_sentences(path: str | os.PathLike[str]) -> list[Sentence]:
-    """Read an M2 file; errors name the file and line.
-
-    Well-formed files are read by the lean reader below, which builds the sentences straight
-    from the lines (no M2 blocks, targets or edits in between: half the time of ``cleme``'s
-    reading, issue #17); a file it declines goes through ``read_m2``, which names the line.
-    """
+    """Read an M2 file with ``gecscore.m2.read_m2``; errors name the file and line."""
     name = os.fspath(path)  # not pathlib: ~4 ms of start-up
-    with open(path, "rb") as handle:
-        data = handle.read()
-    text = decode_utf8(data, name=name, error=M2FormatError)
-    lines = (text[1:] if text.startswith("\ufeff") else text).split("\n")  # as parse_m2
-    if "\r" in text:
-        lines = [line.rstrip("\r") for line in lines]
-    with collector_paused():
-        sentences = _lean_sentences(lines, name)
-        if sentences is None:
-            blocks = parse_m2(text, name=name)
-            if not blocks:
-                raise ClemeInputError(f"{path}: no M2 block found (empty file?)")
-            sentences = sentences_from_m2(blocks, name)
+    with collector_paused():  # read_m2 pauses it too; this covers the sentences as well
+        blocks = read_m2(name)
+        if not blocks:
+            raise ClemeInputError(f"{path}: no M2 block found (empty file?)")
+        sentences = sentences_from_m2(blocks, name)
+        del blocks  # freed before the collector runs again: it need not scan them
     return sentences
-
-
-def _lean_sentences(lines: list[str], name: str) -> list[Sentence] | None:
-    """``sentences_from_m2(parse_m2(lines))`` for well-formed M2, else None.
-
-    None for every line that reader would reject or treat specially (an A line with other
-    than six fields or a span it checks further, unsorted or overlapping edits, which
-    ``make_sentence`` sorts or rejects, T lines its regular expression decides, stray
-    lines) and for a file without blocks; the caller then reads the validating way.
-    """
-    try:
-        sentences = _lean_lines(lines, name)
-    except (ValueError, _Declined):  # ValueError: int() of a field
-        return None
-    return sentences or None
-
-
-class _Declined(Exception):
-    """A line the lean M2 reader leaves to the validating one."""
-
-
-def _lean_lines(lines: list[str], name: str) -> list[Sentence]:
-    sentences: list[Sentence] = []
-    new = tuple.__new__  # SpanEdit / Sentence without their keyword handling: the hot path
-    tokens_of: dict[str, Tokens] = {}  # correction text -> tokens (see sentence_from_m2_block)
-    source: Tokens | None = None  # of the open block
-    n_tokens = 0
-    corrections: list[list[SpanEdit]] = []  # first alignment of each annotator, in order
-    plain: dict[int, list[SpanEdit]] | None = None  # annotator -> edits; None after a T line
-    seen: set[int] = set()  # annotators of the block's T lines
-    edits: list[SpanEdit] = []  # of the last T line (or of an alignment CLEME skips)
-    origin = ""
-    for line_no, line in enumerate(lines, start=1):
-        if line[:2] == "A ":
-            fields = line.split("|||")
-            span = fields[0].split()  # ["A", start, end]
-            if source is None or len(fields) != 6 or len(span) != 3:
-                raise _Declined
-            start, end, annotator = int(span[1]), int(span[2]), int(fields[5])
-            if plain is not None:  # plain M2: the annotator id says whose edit it is
-                row = plain.get(annotator)
-                if row is None:
-                    row = plain[annotator] = []
-                edits = row
-            if not 0 <= start <= end <= n_tokens:
-                if start == end == -1:
-                    continue
-                raise _Declined
-            if fields[1] in _SKIPPED_TYPES:
-                continue
-            if edits and start < edits[-1][1]:
-                raise _Declined
-            tokens = tokens_of.get(fields[2])
-            if tokens is None:
-                correction = fields[2]
-                tokens = () if correction == NONE_CORRECTION else tuple(correction.split())
-                tokens_of[correction] = tokens
-            edits.append(new(SpanEdit, (start, end, tokens, fields[1])))
-        elif line[:2] == "S " or line == "S":
-            if source is not None:
-                sentences.append(_lean_sentence(source, corrections, plain, origin))
-            source = tuple(line[2:].split())
-            n_tokens = len(source)
-            corrections, plain, seen = [], {}, set()
-            origin = f"{name}, line {line_no}" if name else f"line {line_no}"
-        elif line[:1] == "T" and source is not None:
-            head, _, _ = line.partition(" ")
-            reference, dash, alternative = head[1:].partition("-A")
-            if plain or not reference.isdecimal() or (dash and not alternative.isdecimal()):
-                raise _Declined
-            plain, edits, annotator = None, [], int(reference)
-            if int(alternative or 0) == 0 and annotator not in seen:
-                seen.add(annotator)
-                corrections.append(edits)
-        elif not line.strip():
-            if source is not None:
-                sentences.append(_lean_sentence(source, corrections, plain, origin))
-            source = None
-        else:
-            raise _Declined
-    if source is not None:
-        sentences.append(_lean_sentence(source, corrections, plain, origin))
-    return sentences
-
-
-def _lean_sentence(
-    source: Tokens,
-    corrections: list[list[SpanEdit]],
-    plain: dict[int, list[SpanEdit]] | None,
-    origin: str,
-) -> Sentence:
-    rows = plain.values() if plain is not None else corrections
-    return tuple.__new__(Sentence, (source, tuple([tuple(row) for row in rows]), origin))
 
 
 def sentences_from_parallel(

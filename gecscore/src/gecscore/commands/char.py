@@ -3,7 +3,7 @@
     python -m gecscore m2 INPUT [-o OUTPUT] [--granularity char|word] [--strategy all|first]
                              [--no-simplified] [--resources DIR] [--workers N]
     python -m gecscore compare --hyp HYP.m2 [--hyp HYP2.m2 ...] --ref REF.m2 [--max-refs K]
-                             [--reference-num N] [--mode correction|ds|dt|cse] [--cat 1|2|3]
+                             [--reference-num N] [--mode cs|cse|ds|dt] [--cat 1|2|3]
                              [--beta B] [--json]
     python -m gecscore score --ref REF.txt --hyp HYP.txt [--hyp HYP2.txt ...] [--max-refs K]
                              [--no-simplified] [--resources DIR] [--workers N] [--json]
@@ -37,13 +37,6 @@ if TYPE_CHECKING:
 
 # Each command imports what its input needs when it runs: `compare` reads M2 and never loads
 # the extractor, the aligner or the resources (gecscore/tests/char/test_startup.py).
-
-TITLES = {
-    "correction": " Span-Based Correction ",
-    "ds": " Span-Based Detection ",
-    "dt": " Token-Based Detection ",
-    "cse": " Span-Based Correction + Classification ",
-}
 
 
 def _resources(args: argparse.Namespace) -> Resources:
@@ -90,10 +83,10 @@ def register(subparsers: Any) -> None:
     _add_compare_options(compare)
     compare.add_argument(
         "--mode",
-        choices=("correction", "ds", "dt", "cse"),
-        default="correction",
-        help="span-based correction (default), span- or token-based detection, or correction "
-        "with error types",
+        choices=("cs", "cse", "ds", "dt"),
+        default="cs",
+        help="span-based correction (default), correction with error types, or span- or "
+        "token-based detection",
     )
     compare.set_defaults(func=run_compare)
 
@@ -102,7 +95,7 @@ def register(subparsers: Any) -> None:
     arguments.add_hyp(score, "HYP.txt", "hypothesis parallel file (id, source, target)")
     _add_compare_options(score)
     _add_extraction_options(score)
-    score.set_defaults(func=run_score, mode="correction")
+    score.set_defaults(func=run_score, mode="cs")
 
 
 def _add_compare_options(parser: argparse.ArgumentParser) -> None:
@@ -184,6 +177,8 @@ def _print_result(result: CompareResult, args: argparse.Namespace, system: str) 
             payload["source_mismatches"] = [i + 1 for i in result.source_mismatches]
         print(json.dumps(payload, ensure_ascii=False))
         return
+    from gecscore.compare_table import TITLES
+
     title = TITLES[result.mode]
     if args.cat:
         print("")

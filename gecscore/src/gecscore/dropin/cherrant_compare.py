@@ -78,7 +78,7 @@ def mode_of(args: argparse.Namespace) -> str:
         return "ds"
     if args.cse:
         return "cse"
-    return "correction"
+    return "cs"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -217,10 +217,9 @@ def compare_blocks(
 def format_result(result: ErrantResult) -> str:
     """The text errant_compare prints (category table first when ``cat`` is set)."""
     options = result.options
-    mode = "correction" if options.mode == "cs" else options.mode
     values = (result.tp, result.fp, result.fn, result.p, result.r, result.f)
     categories = result.categories if options.cat is not None else None
-    return format_table(mode, options.beta, values, categories)
+    return format_table(options.mode, options.beta, values, categories)
 
 
 @dataclass(frozen=True)

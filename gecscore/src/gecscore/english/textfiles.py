@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from gecscore.errors import InputFormatError, decode_utf8, strip_bom
+from gecscore.errors import InputFormatError, read_lines, split_lines
 
 __all__ = [
     "TextFile",
@@ -55,32 +54,27 @@ class TextFile:
 
 
 def parse_text_lines(text: str, *, name: str) -> TextFile:
-    text = strip_bom(text)
-    raw = text.split("\n")
-    if raw and raw[-1] == "":
-        raw.pop()  # the newline that ends the last line
-    lines: list[str] = []
+    """The lines of a text (``errors.split_lines``) and its tolerated irregularities."""
     crlf: list[int] = []
-    spaced: list[int] = []
-    empty: list[int] = []
-    for number, line in enumerate(raw, start=1):
-        if line.endswith("\r"):
-            line = line[:-1]
-            crlf.append(number)
-        if not line.strip():
-            empty.append(number)
-        elif line != line.strip():
-            spaced.append(number)
-        lines.append(line)
-    return TextFile(name, lines, crlf, spaced, empty)
+    return _text_file(split_lines(text, crlf=crlf), name, crlf)
 
 
 def read_text_lines(path: str | os.PathLike[str]) -> TextFile:
     """The lines of a UTF-8 text file; non-UTF-8 bytes raise TextFormatError with the line."""
-    data = Path(path).read_bytes()
-    return parse_text_lines(
-        decode_utf8(data, name=str(path), error=TextFormatError), name=str(path)
-    )
+    crlf: list[int] = []
+    lines = read_lines(path, error=TextFormatError, crlf=crlf)
+    return _text_file(lines, os.fspath(path), crlf)
+
+
+def _text_file(lines: list[str], name: str, crlf: list[int]) -> TextFile:
+    spaced: list[int] = []
+    empty: list[int] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            empty.append(number)
+        elif line != line.strip():
+            spaced.append(number)
+    return TextFile(name, lines, crlf, spaced, empty)
 
 
 def check_same_length(expected: TextFile, other: TextFile) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gecscore import registry
-from gecscore.errors import InputError, InputFormatError, OptionError, decode_utf8
+from gecscore.errors import InputError, InputFormatError, OptionError, read_lines
 from gecscore.m2 import M2Block, read_m2
 
 if TYPE_CHECKING:
@@ -188,14 +188,6 @@ METRICS: dict[str, MetricFunction] = {
 }
 
 
-def _read_lines(path: Path) -> list[str]:
-    text = decode_utf8(path.read_bytes(), name=str(path))
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.rstrip("\r") for line in lines]
-
-
 def read_outputs(folder: str | Path, systems: Sequence[str] | None = None) -> dict[str, list[str]]:
     """System outputs of a folder: ``<SYSTEM>`` or ``<SYSTEM>.txt`` files."""
     root = Path(folder)
@@ -208,7 +200,7 @@ def read_outputs(folder: str | Path, systems: Sequence[str] | None = None) -> di
         name = file.name[: -len(".txt")] if file.name.endswith(".txt") else file.name
         if systems is not None and name not in systems:
             continue
-        outputs[name] = _read_lines(file)
+        outputs[name] = read_lines(file)
     if systems is not None:
         missing = [s for s in systems if s not in outputs]
         if missing:
@@ -228,7 +220,7 @@ def load_inputs(
     blocks = read_m2(str(gold))
     if lines is not None:
         numbers: list[int] = []
-        for n, text in enumerate(_read_lines(Path(lines)), 1):
+        for n, text in enumerate(read_lines(Path(lines)), 1):
             if not text.strip():
                 continue
             try:
@@ -246,7 +238,7 @@ def load_inputs(
             raise InputError(
                 f"{outputs}/{system}: {len(hyp)} lines for {len(blocks)} gold sentences"
             )
-    refs = [_read_lines(Path(r)) for r in references]
+    refs = [read_lines(Path(r)) for r in references]
     return Inputs(outputs=outs, gold=blocks, references=refs)
 
 

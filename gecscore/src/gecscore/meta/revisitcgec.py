@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gecscore.errors import GECError, InputFormatError, decode_utf8
+from gecscore.errors import GECError, InputFormatError, read_lines
 from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT
 from gecscore.meta.judgments import RankingItem, read_judgments_xml
 from gecscore.meta.report import human_ranking
@@ -122,10 +122,7 @@ class Corpus:
 def _lines(path: Path) -> list[str]:
     if not path.is_file():
         raise RevisitDataError(f"{path}: missing (see the RevisitCGEC folder layout)")
-    lines = decode_utf8(path.read_bytes(), name=str(path)).split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.rstrip("\r") for line in lines]
+    return read_lines(path)
 
 
 def _parallel(path: Path) -> dict[str, ParallelLine]:

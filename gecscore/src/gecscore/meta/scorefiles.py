@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gecscore.boundedio import DEFAULT_LIMITS, ReadLimits, read_bounded
-from gecscore.errors import InputFormatError, OptionError, decode_utf8
+from gecscore.errors import InputFormatError, OptionError, decode_utf8, split_lines
 
 __all__ = [
     "SEEDA_SYSTEMS",
@@ -98,7 +98,7 @@ def _number(text: str, path: str, line: int) -> float:
 
 def _lines(path: str | Path, limits: ReadLimits = DEFAULT_LIMITS) -> list[tuple[int, str]]:
     text = _read_text(path, limits)
-    return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    return [(n, line.strip()) for n, line in enumerate(split_lines(text), 1) if line.strip()]
 
 
 def read_system_scores(
