@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, NamedTuple
 
-from gecscore.errors import GECError
+from gecscore.errors import OptionError
 
 __all__ = [
     "COMMANDS",
@@ -158,9 +158,7 @@ def get_metric(name: str) -> type[MetricClass]:
     a GECError naming the known ones otherwise. Imports that metric's module only."""
     path = METRIC_CLASSES.get(name)
     if path is None:
-        from gecscore.errors import GECError
-
-        raise GECError(f"unknown metric {name!r} (known: {', '.join(sorted(METRIC_CLASSES))})")
+        raise OptionError(f"unknown metric {name!r} (known: {', '.join(sorted(METRIC_CLASSES))})")
     return load(path)  # type: ignore[return-value]  # the registry names Metric subclasses
 
 
@@ -174,7 +172,7 @@ def get(name: str) -> Metric:
     try:
         return METRICS[name]
     except KeyError:
-        raise GECError(f"unknown metric {name!r} (known: {', '.join(METRICS)})") from None
+        raise OptionError(f"unknown metric {name!r} (known: {', '.join(METRICS)})") from None
 
 
 def load(path: str) -> object:

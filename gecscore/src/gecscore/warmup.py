@@ -6,6 +6,9 @@ from __future__ import annotations
 from gecscore.align import char_pinyin
 from gecscore.tokenize import normalize_target
 
+__all__ = []
+
+
 char_pinyin("中")
 normalize_target("中", simplified=True)
 normalize_target("中", simplified=False)

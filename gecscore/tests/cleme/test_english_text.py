@@ -76,4 +76,6 @@ def test_cleme_on_english_text_equals_cleme_on_errant_parallel_m2(
         "errant",
     )
     from_m2 = _run(command, "--hyp", str(hyp_m2), "--ref", str(ref_m2))
+    # The same scores; only the `system` field (the hypothesis file's name) differs.
+    assert from_text.pop("system").endswith("hyp.txt") and from_m2.pop("system").endswith("hyp.m2")
     assert from_text == from_m2

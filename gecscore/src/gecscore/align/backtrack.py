@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from gecscore.align.table import INF, Op, _Grid, _Table
 
+__all__ = []
+
 
 def _cell_ops(grid: _Grid, table: _Table, a: int, b: int) -> tuple[tuple[str, ...], int]:
     """ChERRANT's kept operations of cell (a, b), in order T, S, I, D, and how far back along

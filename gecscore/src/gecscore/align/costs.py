@@ -13,6 +13,16 @@ from gecscore.resources import (
     pypinyin_readings,
 )
 
+__all__ = [
+    "ALIGN_PUNCTUATION",
+    "SemanticClassOrNone",
+    "char_pinyin",
+    "substitution_cost",
+    "substitution_costs",
+    "word_pinyin",
+]
+
+
 SemanticClassOrNone = SemanticClass | None
 
 # ChERRANT's alignment punctuation: its full-width list followed by string.punctuation.

@@ -13,6 +13,11 @@ from gecscore.align.costs import _features, substitution_costs
 from gecscore.align.table import AlignmentTooLarge, Op
 from gecscore.resources import ConfusionSets, Resources
 
+__all__ = [
+    "native_enabled",
+]
+
+
 try:  # the optional compiled core (_alignfill.c; built by the package's setup.py)
     from gecscore import _alignfill
 

@@ -9,6 +9,15 @@ from gecscore.align.costs import substitution_cost, substitution_costs
 from gecscore.errors import GECError
 from gecscore.resources import Resources
 
+__all__ = [
+    "AlignmentTooLarge",
+    "INF",
+    "MAX_TABLE_SLOTS",
+    "Op",
+    "make_grid",
+]
+
+
 INF = float("inf")
 
 Op = tuple[str, int, int, int, int]  # (label, src_start, src_end, tgt_start, tgt_end)

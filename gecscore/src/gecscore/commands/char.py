@@ -24,6 +24,14 @@ from gecscore.cli import CommandError
 from gecscore.commands import arguments
 from gecscore.counts import f_key, f_label
 
+__all__ = [
+    "register",
+    "run_compare",
+    "run_m2",
+    "run_score",
+]
+
+
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
     from collections.abc import Sequence

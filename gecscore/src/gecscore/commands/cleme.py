@@ -24,6 +24,14 @@ from gecscore.collector import collector_paused
 from gecscore.commands import arguments
 from gecscore.m2 import detect_format
 
+__all__ = [
+    "register",
+    "run_chunks",
+    "run_cleme",
+    "run_cleme2",
+]
+
+
 TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
     from typing import Any

@@ -28,6 +28,12 @@ from gecscore.english.errant_compare import (
 from gecscore.english.textfiles import check_same_length, read_text_lines
 from gecscore.m2 import M2Block, read_m2
 
+__all__ = [
+    "register",
+    "run_compare",
+    "run_m2",
+]
+
 
 def register(subparsers: Any) -> None:
     compare = subparsers.add_parser(

@@ -19,6 +19,11 @@ from gecscore.commands import arguments
 from gecscore.english.gleu import ITERATIONS, GleuCorpus
 from gecscore.english.textfiles import check_same_length, read_text_lines
 
+__all__ = [
+    "register",
+    "run_gleu",
+]
+
 
 def register(subparsers: Any) -> None:
     gleu = subparsers.add_parser("gleu", help="GLEU (gec-ranking compute_gleu) of system outputs")

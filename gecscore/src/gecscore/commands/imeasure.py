@@ -29,6 +29,13 @@ from gecscore.english.imeasure import (
 from gecscore.english.textfiles import TextFormatError, read_text_lines
 from gecscore.m2 import beyond_source_warning, read_m2
 
+__all__ = [
+    "format_table",
+    "payload",
+    "register",
+    "run_imeasure",
+]
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(

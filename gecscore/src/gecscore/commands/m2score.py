@@ -31,6 +31,11 @@ from gecscore.maxmatch.scorer import (
     score,
 )
 
+__all__ = [
+    "register",
+    "run_m2score",
+]
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(

@@ -40,6 +40,16 @@ from gecscore.meta.scorefiles import (
 )
 from gecscore.meta.sentence import seeda_segment_map
 
+__all__ = [
+    "add_sentence_intervals",
+    "register",
+    "register_revisitcgec",
+    "run_rank",
+    "run_revisitcgec",
+    "run_sentence",
+    "run_system",
+]
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("meta", help="meta-evaluation: metrics vs human judgments")

@@ -41,6 +41,13 @@ from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
 from gecscore.ptm2 import PTM2Result, score_ptm2
 from gecscore.weights.base import EditWeightProvider
 
+__all__ = [
+    "register",
+    "run_ptm2",
+    "run_ptm2_lattice",
+]
+
+
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 

@@ -31,6 +31,18 @@ import numpy as np
 from gecscore.meta.judgments import ADMIN_USER, RankedEntry, RankingItem
 from gecscore.meta.rankings import Agreement, pooled_kappa
 
+__all__ = [
+    "CONFIDENCE",
+    "EditPrecision",
+    "edit_agreement",
+    "edit_precision",
+    "edit_report",
+    "judged_items",
+    "net_correct",
+    "verdict_rankings",
+]
+
+
 CONFIDENCE = 0.95
 
 

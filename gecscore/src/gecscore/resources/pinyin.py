@@ -7,6 +7,13 @@ from collections.abc import Mapping
 
 from gecscore.resources.prebuilt import _distribution_folder, _interner, prebuilt
 
+__all__ = [
+    "PYPINYIN_PACKAGE",
+    "char_readings",
+    "pypinyin_readings",
+]
+
+
 # --- pinyin readings of the CJK characters ---------------------------------------------------
 
 # The characters the aligner treats as CJK (align.costs._all_cjk): the only ones it asks readings of

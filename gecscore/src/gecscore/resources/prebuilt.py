@@ -12,6 +12,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+__all__ = [
+    "CACHE_ENV_VAR",
+    "cache_directory",
+    "prebuilt",
+]
+
+
 CACHE_ENV_VAR = "GEC_CACHE_DIR"
 
 # --- the prebuilt form ----------------------------------------------------------------------

@@ -11,6 +11,14 @@ from typing import Any
 from gecscore.errors import GECError, InputFormatError, decode_utf8
 from gecscore.resources.prebuilt import _interner
 
+__all__ = [
+    "ConfusionSets",
+    "ResourceError",
+    "SemanticClass",
+    "SemanticClasses",
+    "SemanticParts",
+]
+
 
 class ResourceError(GECError, ValueError):
     """A resources directory or file that cannot be used; names the file and line."""

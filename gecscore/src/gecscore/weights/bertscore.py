@@ -50,6 +50,15 @@ from gecscore.weights.model import (
     resolve_model,
 )
 
+__all__ = [
+    "BertScoreConfig",
+    "BertScoreWeights",
+    "FP16_SAMPLE",
+    "Triple",
+    "read_baseline",
+]
+
+
 Triple = tuple[float, float, float]
 
 # Requests sampled to measure the fp16 error (weights with fp16 vs fp32 forward passes).

@@ -8,6 +8,14 @@ import torch
 
 from gecscore.errors import OptionError
 
+__all__ = [
+    "DEVICE_CHOICES",
+    "DEVICE_DEFAULTS",
+    "DeviceDefaults",
+    "resolve_device",
+]
+
+
 DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
 

@@ -19,6 +19,14 @@ from gecscore.weights.cache import DiskCache
 from gecscore.weights.device import DEVICE_DEFAULTS
 from gecscore.weights.model import ResolvedModel
 
+__all__ = [
+    "EncodingStats",
+    "SentenceEncoder",
+    "TokenStore",
+    "Tokenized",
+]
+
+
 if TYPE_CHECKING:
     from gecscore.weights.bertscore import BertScoreConfig
 

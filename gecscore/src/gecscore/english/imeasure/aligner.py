@@ -12,6 +12,15 @@ import numpy.typing as npt
 
 from gecscore.english.imeasure.counts import AspectCounts, SentenceCounts
 
+__all__ = [
+    "IntArray",
+    "Triple",
+    "align_counts",
+    "align_counts_many",
+    "alignment_columns",
+]
+
+
 _GAP = ""  # the gap symbol of the reference's alignments (no token is empty)
 _GAP_COST = 2
 _MISMATCH_COST = 3

@@ -7,6 +7,14 @@ from dataclasses import dataclass
 
 from gecscore.counts import precision_recall_f
 
+__all__ = [
+    "AspectCounts",
+    "AspectScores",
+    "SentenceCounts",
+    "ZERO",
+    "improvement",
+]
+
 
 @dataclass(frozen=True)
 class AspectCounts:

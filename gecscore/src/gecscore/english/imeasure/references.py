@@ -11,6 +11,15 @@ from gecscore.english.imeasure.aligner import align_counts_many
 from gecscore.english.imeasure.counts import SentenceCounts
 from gecscore.m2 import NOOP_TYPE, M2Block
 
+__all__ = [
+    "GoldSentence",
+    "candidate_references",
+    "gold_sentences",
+    "python2_order",
+    "tokenise_correction",
+]
+
+
 # NLTK word_tokenize rules (nltk 3.4.5, as run by m2_to_ixml.py) that can split an already
 # tokenised correction, in NLTK's order. Quote conversion and contraction splitting are not
 # reproduced (no CoNLL-2014 correction has a double quote or an unsplit contraction).

@@ -14,6 +14,19 @@ from gecscore.errors import InputError, OptionError
 from gecscore.m2 import M2Block
 from gecscore.signature import COLON, Signature
 
+__all__ = [
+    "Cache",
+    "IMeasureConfig",
+    "IMeasureResult",
+    "IMeasureSentence",
+    "METRIC_VERSION",
+    "OPTIMISE",
+    "Optimise",
+    "score_corpus",
+    "score_systems",
+]
+
+
 METRIC_VERSION = "imeasure-fc79fdf-nomix"
 Optimise = Literal["sentence", "corpus"]
 OPTIMISE: tuple[Optimise, ...] = ("sentence", "corpus")

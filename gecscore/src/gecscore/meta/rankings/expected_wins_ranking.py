@@ -11,6 +11,12 @@ import numpy.typing as npt
 from gecscore.meta.judgments import Comparison
 from gecscore.meta.rankings.ranking import FloatArray, Ranking, _ranking, _systems_of
 
+__all__ = [
+    "expected_wins",
+    "expected_wins_bootstrap",
+    "rank_expected_wins",
+]
+
 
 def _win_matrix(pairs: Sequence[Comparison], index: dict[str, int]) -> FloatArray:
     wins = np.zeros((len(index), len(index)))

@@ -9,6 +9,14 @@ from dataclasses import dataclass
 
 from gecscore.meta.judgments import ADMIN_USER, RankingItem
 
+__all__ = [
+    "Agreement",
+    "MIN_OVERLAP",
+    "agreement",
+    "pooled_kappa",
+]
+
+
 MIN_OVERLAP = 50  # agreement.pl leaves out judge pairs with fewer common comparisons
 
 

@@ -11,6 +11,15 @@ import numpy.typing as npt
 
 from gecscore.meta.judgments import Comparison
 
+__all__ = [
+    "CONFIDENCE",
+    "FloatArray",
+    "Ranking",
+    "SystemRank",
+    "rank_ranges",
+]
+
+
 FloatArray = npt.NDArray[np.float64]
 
 CONFIDENCE = 0.95

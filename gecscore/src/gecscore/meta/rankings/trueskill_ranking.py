@@ -15,6 +15,19 @@ from gecscore.errors import InputError
 from gecscore.meta.judgments import Comparison
 from gecscore.meta.rankings.ranking import FloatArray, Ranking, _ranking, _systems_of
 
+__all__ = [
+    "TS_CHUNK",
+    "TS_DRAW_PROBABILITY",
+    "TS_SIGMA",
+    "TrueSkillTrace",
+    "rank_trueskill",
+    "trueskill_mu",
+    "trueskill_parameters",
+    "trueskill_runs",
+    "trueskill_update",
+]
+
+
 TS_SIGMA = 0.5
 TS_DRAW_PROBABILITY = 0.25
 
