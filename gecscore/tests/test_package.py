@@ -3,6 +3,7 @@ command and ``python -m gecscore`` as one command line."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -57,10 +58,16 @@ def test_console_command_runs_a_subcommand(tmp_path: Path) -> None:
     assert usage.returncode == 2 and usage.stderr.startswith("usage: gecscore compare ")
 
 
-def test_version_from_an_uninstalled_source_tree_is_a_message() -> None:
-    # -S: no site-packages, so no installed distribution's metadata; the source tree is on
-    # PYTHONPATH. The version exists only in an installed distribution.
-    source = PACKAGE_DIR / "src"
+def test_version_from_an_uninstalled_source_tree_is_a_message(tmp_path: Path) -> None:
+    # -S: no site-packages, so no installed distribution's metadata; a copy of the source
+    # package is on PYTHONPATH (the checkout's src/ holds the egg-info of an editable
+    # install, which is metadata). The version exists only in an installed distribution.
+    source = tmp_path / "src"
+    shutil.copytree(
+        PACKAGE_DIR / "src" / "gecscore",
+        source / "gecscore",
+        ignore=shutil.ignore_patterns("__pycache__", "*.so"),
+    )
     done = subprocess.run(
         [sys.executable, "-S", "-m", "gecscore", "--version"],
         env={"PYTHONPATH": str(source), "PATH": "/usr/bin:/bin"},
