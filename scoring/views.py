@@ -221,29 +221,7 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
             )
         )
         context["detection"] = summary.get("detection", {})
-        extra = summary.get("extra", {})
-        context["cleme"] = extra.get("cleme")
-        context["cleme2"] = extra.get("cleme2")
-        context["ptm2"] = extra.get("ptm2")
-        context["errant_types"] = _errant_types(extra)
-        context["weighted_model"] = services.weighted_model(
-            language=system.version.dataset.language
-        )
-        context["reffree_metrics"] = services.configured_reffree_metrics()
-        context["reffree_scores"] = [
-            (name, extra[name])
-            for name in services.REFFREE_METRICS
-            if isinstance(extra.get(name), dict)
-        ]
-        if context["cleme2"]:
-            aspects = ("hit", "wrong", "under", "over")
-            context["cleme2_chart"] = bar_chart(
-                title="CLEME2.0 aspects (corpus, unweighted)",
-                labels=list(aspects),
-                values=[context["cleme2"][a] for a in aspects],
-                y_label="rate",
-                box=ChartBox(width=480, height=280),
-            )
+        context.update(_extra_metrics(system, summary.get("extra", {})))
         context["by_source"] = summary.get("by_source", {})
         sentences, total = selectors.sentence_results(
             score,
@@ -260,6 +238,33 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
             members=list(system.ensemble_of.all()),
         )
     return render(request, "scoring/system.html", context)
+
+
+def _extra_metrics(system: Any, extra: dict[str, Any]) -> dict[str, Any]:
+    """The system page's context from the score's later metrics (summary["extra"])."""
+    context: dict[str, Any] = {
+        "cleme": extra.get("cleme"),
+        "cleme2": extra.get("cleme2"),
+        "ptm2": extra.get("ptm2"),
+        "errant_types": _errant_types(extra),
+        "weighted_model": services.weighted_model(language=system.version.dataset.language),
+        "reffree_metrics": services.configured_reffree_metrics(),
+        "reffree_scores": [
+            (name, extra[name])
+            for name in services.REFFREE_METRICS
+            if isinstance(extra.get(name), dict)
+        ],
+    }
+    if context["cleme2"]:
+        aspects = ("hit", "wrong", "under", "over")
+        context["cleme2_chart"] = bar_chart(
+            title="CLEME2.0 aspects (corpus, unweighted)",
+            labels=list(aspects),
+            values=[context["cleme2"][a] for a in aspects],
+            y_label="rate",
+            box=ChartBox(width=480, height=280),
+        )
+    return context
 
 
 def _errant_types(extra: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

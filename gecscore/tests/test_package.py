@@ -82,3 +82,13 @@ def test_version_from_an_uninstalled_source_tree_is_a_message(tmp_path: Path) ->
         done.stderr.startswith("error: gecscore is not installed")
         and "Traceback" not in done.stderr
     )
+
+
+def test_no_module_of_the_package_is_over_500_lines() -> None:
+    """Modules are split by concern (issue #24); this keeps them so."""
+    long = {
+        str(path.relative_to(PACKAGE_DIR)): n
+        for path in (PACKAGE_DIR / "src" / "gecscore").rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 500
+    }
+    assert long == {}

@@ -15,11 +15,8 @@ item into pairs of systems, as Grundkiewicz et al.'s (2015) ``EW.pl`` / ``print_
 
 from __future__ import annotations
 
-import csv
-import io
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
@@ -30,19 +27,35 @@ from gecscore.boundedio import (
     Source,
     iter_chunks,
     iter_xml,
-    read_bounded,
 )
-from gecscore.errors import GECError, InputFormatError, decode_utf8
+from gecscore.errors import InputFormatError
+from gecscore.meta.judgment_records import (
+    ADMIN_USER,
+    EDIT_TAG,
+    ENTRY_TAG,
+    ITEM_TAG,
+    RESULT_TAG,
+    Comparison,
+    EditVerdict,
+    JudgmentFormatError,
+    JudgmentSet,
+    RankedEntry,
+    RankingItem,
+    RankingResult,
+)
+from gecscore.meta.pairwise_csv import CSV_FIELDS, read_pairwise_csv, write_pairwise_csv
 
 __all__ = [
     "ADMIN_USER",
     "CSV_FIELDS",
-    "ENTRY_TAG",
-    "ITEM_TAG",
-    "RESULT_TAG",
     "Comparison",
+    "EDIT_TAG",
+    "ENTRY_TAG",
+    "EditVerdict",
+    "ITEM_TAG",
     "JudgmentFormatError",
     "JudgmentSet",
+    "RESULT_TAG",
     "RankedEntry",
     "RankingItem",
     "RankingResult",
@@ -56,109 +69,6 @@ __all__ = [
     "write_judgments_xml",
     "write_pairwise_csv",
 ]
-
-RESULT_TAG = "error-correction-ranking-result"
-ITEM_TAG = "ranking-item"
-ENTRY_TAG = "translation"
-EDIT_TAG = "edit"  # our extension: <edit index= correct= source= target=/> in a <translation>
-ADMIN_USER = "admin"  # Appraise's own account; the reference scripts drop its items
-
-
-class JudgmentFormatError(GECError, ValueError):
-    """A judgment file that cannot be used, naming the file and the place (line or element)."""
-
-    def __init__(self, path: str, place: str, message: str) -> None:
-        self.path = path
-        self.place = place
-        self.message = message
-        super().__init__(f"{path}, {place}: {message}")
-
-    def __reduce__(self) -> tuple[type, tuple[str, str, str]]:
-        return (type(self), (self.path, self.place, self.message))
-
-
-@dataclass(frozen=True)
-class EditVerdict:
-    """A judge's verdict on one edit of a shown output (SEEDA-E's first step): the edit's
-    index in the output's edits, whether it is correct, and (for a reader) the text it
-    replaces and the text it puts in."""
-
-    edit: int
-    correct: bool
-    source: str = ""
-    target: str = ""
-
-
-@dataclass(frozen=True)
-class RankedEntry:
-    """One shown output: the systems that produced it (several if collapsed), its rank and,
-    when its edits were judged, one verdict per edit."""
-
-    systems: tuple[str, ...]
-    rank: int
-    edits: tuple[EditVerdict, ...] = ()
-
-
-@dataclass(frozen=True)
-class RankingItem:
-    """One judge's ranking of the outputs for one source sentence."""
-
-    item_id: str
-    src_id: str
-    user: str
-    entries: tuple[RankedEntry, ...]
-    doc_id: str = ""
-    duration: str = ""
-    extra: tuple[tuple[str, str], ...] = ()  # other attributes, e.g. ("skipped", "true")
-
-    @property
-    def skipped(self) -> bool:
-        return dict(self.extra).get("skipped") == "true"
-
-    @property
-    def systems(self) -> tuple[str, ...]:
-        return tuple(name for entry in self.entries for name in entry.systems)
-
-
-@dataclass(frozen=True)
-class RankingResult:
-    """One ``<error-correction-ranking-result>`` block: its attributes and its items."""
-
-    attributes: tuple[tuple[str, str], ...]
-    items: tuple[RankingItem, ...]
-
-
-@dataclass(frozen=True)
-class JudgmentSet:
-    """All ranking results of one file."""
-
-    results: tuple[RankingResult, ...]
-
-    @property
-    def items(self) -> tuple[RankingItem, ...]:
-        return tuple(item for result in self.results for item in result.items)
-
-    @property
-    def systems(self) -> tuple[str, ...]:
-        """Every system named, sorted."""
-        return tuple(sorted({name for item in self.items for name in item.systems}))
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """A pairwise judgment: ``system_a`` < ``system_b`` alphabetically; ``relation`` is ``<``
-    (a is better), ``>`` (b is better) or ``=`` (tie). ``rank_a``/``rank_b`` are the dense ranks
-    of the two systems within the item (1 = best), as ``print_pairs.pl -r`` prints them."""
-
-    segment: str
-    user: str
-    system_a: str
-    system_b: str
-    relation: str
-    rank_a: int
-    rank_b: int
-    item: int = field(default=-1, compare=False)  # index of the item in the file, -1 if unknown
-
 
 _ITEM_ATTRIBUTES = frozenset({"id", "src-id", "user", "doc-id", "duration"})
 
@@ -455,92 +365,6 @@ def unexpanded_comparisons(items: Sequence[RankingItem]) -> list[Comparison]:
 
 
 # --- WMT pairwise CSV -------------------------------------------------------------------------
-
-CSV_FIELDS = (
-    "srclang",
-    "trglang",
-    "srcIndex",
-    "segmentId",
-    "judgeID",
-    "system1Id",
-    "system1rank",
-    "system2Id",
-    "system2rank",
-    "rankingID",
-)
-
-
-def _csv_system(value: str) -> str:
-    """``conll14st-test.AMU.src-trg`` -> ``AMU`` (WMT's TESTSET.SYSTEM.LANGPAIR ids)."""
-    parts = value.split(".")
-    return ".".join(parts[1:-1]) if len(parts) >= 3 else value
-
-
-def read_pairwise_csv(path: str | Path, *, limits: ReadLimits = DEFAULT_LIMITS) -> list[Comparison]:
-    """Read a WMT pairwise CSV (``expanded`` or ``unexpanded``; gzipped or not).
-
-    Each row gives one pair; ``relation`` compares the two ranks as given (``<`` = system1
-    better). Rows with rank -1 (not ranked) are skipped, as the WMT scripts do.
-    """
-    name = str(path)
-    pairs: list[Comparison] = []
-    try:
-        text = decode_utf8(read_bounded(name, name=name, limits=limits), name=name)
-    except InputFormatError as exc:  # not UTF-8, unreadable gzip, a limit passed
-        raise JudgmentFormatError(name, f"line {exc.line}", exc.message) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = [f for f in CSV_FIELDS[2:-1] if f not in (reader.fieldnames or [])]
-    if missing:
-        raise JudgmentFormatError(name, "line 1", f"missing CSV columns {missing}")
-    for row in reader:
-        line = reader.line_num
-        try:
-            rank1 = int(row["system1rank"])
-            rank2 = int(row["system2rank"])
-        except (TypeError, ValueError):
-            raise JudgmentFormatError(name, f"line {line}", "rank is not an integer") from None
-        if rank1 == -1 or rank2 == -1:
-            continue
-        relation = "<" if rank1 < rank2 else ">" if rank1 > rank2 else "="
-        pairs.append(
-            Comparison(
-                segment=row["segmentId"],
-                user=row["judgeID"],
-                system_a=_csv_system(row["system1Id"]),
-                system_b=_csv_system(row["system2Id"]),
-                relation=relation,
-                rank_a=rank1,
-                rank_b=rank2,
-                item=line,
-            )
-        )
-    return pairs
-
-
-def write_pairwise_csv(
-    pairs: Iterable[Comparison], *, testset: str = "test", langpair: str = "src-trg"
-) -> str:
-    """WMT pairwise CSV text of ``pairs`` (one row per pair, the ``expanded`` layout)."""
-    src, _, trg = langpair.partition("-")
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
-    for number, pair in enumerate(pairs, start=1):
-        writer.writerow(
-            (
-                src,
-                trg,
-                pair.segment,
-                pair.segment,
-                pair.user,
-                f"{testset}.{pair.system_a}.{langpair}",
-                pair.rank_a,
-                f"{testset}.{pair.system_b}.{langpair}",
-                pair.rank_b,
-                pair.item if pair.item >= 0 else number,
-            )
-        )
-    return out.getvalue()
 
 
 def read_judgments(path: str | Path) -> JudgmentSet | list[Comparison]:

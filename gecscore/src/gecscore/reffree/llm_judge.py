@@ -31,13 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import os
-import re
-import time
-import urllib.error
-import urllib.request
-from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,6 +43,20 @@ from gecscore.meta.judgments import Comparison
 from gecscore.meta.rankings import expected_wins
 from gecscore.metric import MetricConfig, References, Result, SentenceScore
 from gecscore.reffree.base import ReferenceFreeMetric, cache_key
+from gecscore.reffree.llm_clients import _HFClient, _HTTPClient
+from gecscore.reffree.llm_prompts import (
+    AGGREGATIONS,
+    BACKENDS,
+    EDIT_CRITERIA,
+    EDIT_TEMPLATE,
+    PROMPT_VERSION,
+    SENT_CRITERIA,
+    SENT_TEMPLATE,
+    SYSTEM_MESSAGE,
+    parse_scores,
+    response_schema,
+    sample_targets,
+)
 from gecscore.signature import Signature
 
 __all__ = [
@@ -75,67 +83,6 @@ __all__ = [
     "trueskill_scores",
 ]
 
-
-PROMPT_VERSION = "kobayashi24-gec-metrics-0.1.1"
-BACKENDS = ("http", "hf")
-AGGREGATIONS = ("trueskill", "expected-wins")
-SYSTEM_MESSAGE = "You are a helpful assistant."
-
-SENT_TEMPLATE = """The goal of this task is to rank the presented targets based on the quality of the sentences.
-After reading the source sentence and target sentences, please assign a score from a minimum of 1 point to a maximum of 5 points to each target based on the quality of the sentence (note that you can assign the same score multiple times).
-
-# source
-[SOURCE]
-
-# targets
-[CORRECTION]
-
-# output format
-The output should be a markdown code snippet formatted in the following schema, including the leading and trailing "```json" and "```":
-```json
-{
-"target1_score": int // assigned score for target 1
-...
-"targetN_score": int // assigned score for target N
-}
-```
-"""
-
-EDIT_TEMPLATE = """The goal of this task is to rank the presented targets based on the quality of the sentences.
-After reading the source sentence and target sentences, please assign a score from a minimum of 1 point to a maximum of 5 points to each target based on the quality of the sentence (note that you can assign the same score multiple times).
-For targets without any edits, if the sentence is correct, they will be awarded 5 points; if there is an error, they will receive 1 point.
-The edits in each target are indicated as follows:
-Insert "the": [→the]
-Delete "the": [the→]
-Replace "the" with "a": [the→a]
-
-# context
-[SOURCE]
-
-# targets
-[CORRECTION]
-
-# output format
-The output should be a markdown code snippet formatted in the
-following schema, including the leading and trailing "```json" and "```":
-```json
-{
-"target1_score": int // assigned score for target 1
-...
-"targetN_score": int // assigned score for target N
-}
-```
-"""
-
-SENT_CRITERIA = {
-    "grammaticality": "Please evaluate each target with a focus on the grammaticality of the sentence.",
-    "fluency": "Please evaluate each target with a focus on the fluency of the sentence.",
-    "meaning": "Please evaluate each target with a focus on preserving the meaning between each target and the source, which is the middle sentence in the context.",
-}
-EDIT_CRITERIA = {
-    "difficulty": "Please evaluate each edit in the target with a focus on the difficulty of corrections.",
-    "impact": "Please evaluate each edit in the target with a focus on its impact on the sentence.",
-}
 
 PairwiseTable = list[list[int | None]]
 
@@ -191,76 +138,6 @@ class JudgeResult:
     scores: tuple[tuple[float | None, ...], ...]  # per system, per sentence (None: not shown)
     signature: str
     details: dict[str, Any] = field(default_factory=dict)
-
-
-def sample_targets(hypotheses: Sequence[str], max_n: int = 5) -> list[str]:
-    """The distinct hypotheses shown to the LLM: the ``max_n`` most frequent (a stable sort,
-    so ties keep first-seen order), then sorted as strings."""
-    frequency = Counter(hypotheses)
-    if len(frequency) <= max_n:
-        chosen = list(frequency)
-    else:
-        chosen = [h for h, _ in sorted(frequency.items(), key=lambda x: x[1], reverse=True)]
-        chosen = chosen[:max_n]
-    return sorted(chosen)
-
-
-def response_schema(n_targets: int) -> dict[str, Any]:
-    """The JSON-schema response format gec-metrics sends (its pydantic output model)."""
-    keys = [f"target_score{i + 1}" for i in range(n_targets)]
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": f"LLMSentOutputFormat{n_targets}",
-            "schema": {
-                "properties": {
-                    key: {"title": f"Target Score{i + 1}", "type": "integer"}
-                    for i, key in enumerate(keys)
-                },
-                "required": keys,
-                "title": f"LLMSentOutputFormat{n_targets}",
-                "type": "object",
-                "additionalProperties": False,
-            },
-            "strict": True,
-        },
-    }
-
-
-_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.DOTALL)
-_OBJECT = re.compile(r"\{.*?\}", re.DOTALL)
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return value
-    if isinstance(value, str):
-        try:
-            return float(value) if "." in value else int(value)
-        except ValueError:
-            return None
-    return None
-
-
-def parse_scores(content: str, n_targets: int) -> tuple[float, ...] | None:
-    """The ``n_targets`` scores of an answer, or None when it cannot be read (see module)."""
-    candidates = [content]
-    candidates += [m.group(1) for m in _FENCE.finditer(content)]
-    candidates += [m.group(0) for m in _OBJECT.finditer(content)]
-    for text in candidates:
-        try:
-            obj = json.loads(text)
-        except (json.JSONDecodeError, ValueError):
-            continue
-        if not isinstance(obj, dict):
-            continue
-        for pattern in ("target_score{}", "target{}_score"):
-            values = [_number(obj.get(pattern.format(i + 1))) for i in range(n_targets)]
-            if all(value is not None for value in values):
-                return tuple(value for value in values if value is not None)
-    return None
 
 
 def pairwise_table(
@@ -328,108 +205,6 @@ def expected_wins_scores(tables: Sequence[PairwiseTable]) -> list[float]:
         return [0.0] * n
     scores = expected_wins(comparisons, systems=names)
     return [scores[name] for name in names]
-
-
-class _HTTPClient:
-    """An OpenAI-compatible chat-completions endpoint, standard library only."""
-
-    def __init__(self, config: LLMJudgeConfig, model: str, url: str) -> None:
-        self.config = config
-        self.model = model
-        self.endpoint = url.rstrip("/") + "/chat/completions"
-        self.api_key = config.api_key or os.environ.get("GEC_LLM_API_KEY", "")
-
-    def request_body(self, prompt: str, n_targets: int) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": [
-                {"role": "system", "content": SYSTEM_MESSAGE},
-                {"role": "user", "content": prompt},
-            ],
-            "response_format": response_schema(n_targets),
-        }
-        if "gemini" not in self.model:  # gec-metrics sends no seed to Gemini
-            body["seed"] = self.config.seed
-        return body
-
-    def complete(self, prompt: str, n_targets: int) -> str:
-        """The content of the first choice; retried on transport errors and 429/5xx."""
-        data = json.dumps(self.request_body(prompt, n_targets)).encode()
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        wait = self.config.retry_wait
-        failure = ""
-        for attempt in range(self.config.retries + 1):
-            if attempt:
-                time.sleep(wait)
-                wait *= 2
-            request = urllib.request.Request(self.endpoint, data=data, headers=headers)
-            try:
-                with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
-                    payload = json.loads(response.read().decode("utf-8"))
-                return str(payload["choices"][0]["message"]["content"] or "")
-            except urllib.error.HTTPError as exc:
-                failure = f"HTTP {exc.code}"
-                if exc.code != 429 and exc.code < 500:
-                    raise GECError(
-                        f"LLM endpoint {self.endpoint} refused the request ({failure}: "
-                        f"{exc.read()[:200]!r}); check url, model and api_key"
-                    ) from None
-            except (urllib.error.URLError, TimeoutError, OSError) as exc:
-                failure = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
-            except (ValueError, KeyError, IndexError, TypeError) as exc:
-                failure = f"not a chat-completions response ({exc!r})"
-        raise GECError(
-            f"LLM endpoint {self.endpoint} failed {self.config.retries + 1} times "
-            f"(last: {failure}); check that the server runs (url / $GEC_LLM_URL) and the "
-            "timeout"
-        )
-
-
-class _HFClient:
-    """A local Hugging Face causal LM, greedy decoding of the chat-templated prompt."""
-
-    def __init__(self, config: LLMJudgeConfig, model: Any) -> None:
-        from gecscore.reffree.models import load_model, load_tokenizer, resolve_device
-
-        self.config = config
-        self.device = resolve_device(config.device)
-        self.tokenizer = load_tokenizer(model)
-        self.model = load_model(model, "causal-lm", self.device)
-
-    def prompt_text(self, prompt: str) -> str:
-        if getattr(self.tokenizer, "chat_template", None):
-            return str(
-                self.tokenizer.apply_chat_template(
-                    [{"role": "user", "content": prompt}], tokenize=False
-                )
-            )
-        return prompt
-
-    def complete(self, prompt: str, n_targets: int) -> str:
-        import torch
-
-        inputs = self.tokenizer(self.prompt_text(prompt), return_tensors="pt").to(self.device)
-        limit = getattr(self.model.config, "max_position_embeddings", None)
-        needed = inputs["input_ids"].shape[1] + self.config.max_new_tokens
-        if limit is not None and needed > limit:
-            raise GECError(
-                f"the judge's prompt ({inputs['input_ids'].shape[1]} tokens) plus max_new_tokens "
-                f"({self.config.max_new_tokens}) exceeds the model's {limit} positions"
-            )
-        with torch.inference_mode():
-            output = self.model.generate(
-                **inputs,
-                max_new_tokens=self.config.max_new_tokens,
-                do_sample=False,
-                pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
-            )
-        return str(
-            self.tokenizer.decode(
-                output[0, inputs["input_ids"].shape[1] :], skip_special_tokens=True
-            )
-        )
 
 
 class LLMJudge(ReferenceFreeMetric):

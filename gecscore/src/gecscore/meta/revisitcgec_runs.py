@@ -1,0 +1,288 @@
+"""One metric on a RevisitCGEC corpus: the system scores, the sentence statistics the
+intervals resample and the sentence scores the aggregations rank, through the library's one
+extractor and scorers (used by :mod:`gecscore.meta.revisitcgec_metrics`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gecscore.errors import GECError
+from gecscore.meta.revisitcgec import SYSTEMS, Corpus
+
+__all__ = [
+    "Extraction",
+    "FloatArray",
+    "METRIC_NAMES",
+    "MetricRun",
+    "MetricUnavailable",
+    "char_split",
+    "cherrant",
+    "cleme2_metric",
+    "cleme_metric",
+    "length_metric",
+    "ptm2_metric",
+    "run_metric",
+]
+
+
+FloatArray = npt.NDArray[np.float64]
+
+METRIC_NAMES = (
+    "cherrant-char",
+    "cherrant-word",
+    "cleme-dependent",
+    "cleme-independent",
+    "cleme2",
+    "gleu-char",
+    "green",
+    "ptm2",
+    "length",
+)
+
+
+class MetricUnavailable(GECError):
+    """A metric that cannot run here (no model configured, not in the registry yet)."""
+
+
+@dataclass(frozen=True)
+class MetricRun:
+    """One metric on one corpus: system scores, per-sentence scores, and for the bootstrap
+    over sentences the per-sentence statistics and how they make the system score."""
+
+    name: str
+    signature: str
+    scores: dict[str, float]
+    sentence_scores: dict[str, list[float]]
+    sentence_stats: dict[str, FloatArray] | None = None
+    aggregate: Callable[[FloatArray, int], float] | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+class Extraction:
+    """The M2 blocks of a corpus's references and outputs, extracted once per granularity."""
+
+    def __init__(self, corpus: Corpus, resources: Any = None) -> None:
+        from gecscore.resources import resources_from_env
+
+        self.corpus = corpus
+        self.resources = resources if resources is not None else resources_from_env()
+        self._blocks: dict[tuple[str, str], list[Any]] = {}
+
+    def fields(self, granularity: str) -> tuple[tuple[str, str], ...]:
+        """The extraction part of a signature, as ``python -m gecscore score`` writes it."""
+        return (
+            ("granularity", granularity + ("-jieba" if granularity == "word" else "")),
+            ("strategy", "all"),
+            ("simplified", "yes"),
+            ("resources", self.resources.signature),
+            ("data", f"revisitcgec-{self.corpus.name}({self.corpus.reference_set})"),
+        )
+
+    def blocks(self, who: str, granularity: str = "char") -> list[Any]:
+        """``who`` = ``"reference"`` or a system name."""
+        key = (who, granularity)
+        if key not in self._blocks:
+            from gecscore.extract import parallel_to_m2
+
+            lines = (
+                self.corpus.reference_lines()
+                if who == "reference"
+                else self.corpus.hypothesis_lines(who)
+            )
+            blocks, _ = parallel_to_m2(
+                lines,
+                resources=self.resources,
+                granularity=granularity,
+                name=f"revisitcgec/{self.corpus.name}/{who}",
+            )
+            self._blocks[key] = blocks
+        return self._blocks[key]
+
+
+def _f_half(sums: FloatArray, sentences: int) -> float:
+    from gecscore.counts import Counts
+
+    tp, fp, fn = (int(v) for v in sums.tolist())
+    return Counts(tp, fp, fn).f_score(0.5)
+
+
+def _mean(sums: FloatArray, sentences: int) -> float:
+    return float(sums[0]) / sentences
+
+
+def cherrant(extraction: Extraction, granularity: str) -> MetricRun:
+    from gecscore.compare import compare_m2
+    from gecscore.counts import Counts
+
+    ref = extraction.blocks("reference", granularity)
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    stats: dict[str, FloatArray] = {}
+    signature = ""
+    for system in SYSTEMS:
+        result = compare_m2(
+            extraction.blocks(system, granularity),
+            ref,
+            signature_fields=extraction.fields(granularity),
+        )
+        scores[system] = result.f
+        counts = [(s.tp, s.fp, s.fn) for s in result.sentences]
+        sentence[system] = [Counts(*c).f_score(0.5) for c in counts]
+        stats[system] = np.array(counts, dtype=float)
+        signature = result.signature
+    return MetricRun(f"cherrant-{granularity}", signature, scores, sentence, stats, _f_half)
+
+
+def cleme_metric(extraction: Extraction, assumption: str) -> MetricRun:
+    from gecscore.cleme.evaluate import evaluate_lengths
+    from gecscore.cleme.inputs import sentences_from_m2
+    from gecscore.cleme.scorers import best_per_sentence, score_evaluation
+    from gecscore.cleme.weighting import LengthWeigher, default_weighting
+
+    refs = sentences_from_m2(extraction.blocks("reference"))
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    signature = ""
+    for system in SYSTEMS:
+        hyps = sentences_from_m2(extraction.blocks(system))
+        evaluation = evaluate_lengths(hyps, refs, assumption=assumption)  # type: ignore[arg-type]
+        corpus = score_evaluation(evaluation, level="corpus")
+        scores[system] = corpus.f
+        weigher = LengthWeigher(
+            default_weighting("sentence", evaluation.assumption), evaluation.mean_corrected_length
+        )
+        sentence[system] = [s.f for s in best_per_sentence(evaluation.weighted_counts(weigher))]
+        signature = corpus.signature
+    return MetricRun(f"cleme-{assumption}", _with_data(signature, extraction), scores, sentence)
+
+
+def cleme2_metric(extraction: Extraction) -> MetricRun:
+    from gecscore.cleme.evaluate import evaluate_chunks
+    from gecscore.cleme.inputs import sentences_from_m2
+    from gecscore.cleme.v2 import score_evaluation2, sentence_scores2
+
+    refs = sentences_from_m2(extraction.blocks("reference"))
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    signature = ""
+    for system in SYSTEMS:
+        evaluation = evaluate_chunks(sentences_from_m2(extraction.blocks(system)), refs)
+        corpus = score_evaluation2(evaluation, level="corpus")
+        scores[system] = corpus.score
+        sentence[system] = [s.aspects.score for s in sentence_scores2(evaluation)]
+        signature = corpus.signature
+    return MetricRun("cleme2", _with_data(signature, extraction), scores, sentence)
+
+
+def _with_data(signature: str, extraction: Extraction) -> str:
+    """A CLEME signature plus how its edits were extracted (char, resources, data)."""
+    return signature + "|" + "|".join(f"{k}:{v}" for k, v in extraction.fields("char"))
+
+
+def char_split(text: str) -> str:
+    """Characters separated by spaces (whitespace removed): char units for word-unit metrics."""
+    from gecscore.tokenize import char_tokens, remove_whitespace
+
+    return " ".join(char_tokens(remove_whitespace(text)))
+
+
+def _text_metric(corpus: Corpus, name: str, registry_name: str) -> MetricRun:
+    """A ``gecscore.metric`` metric on char-split text (GLEU, GREEN)."""
+    from gecscore.registry import get_metric, metric_names
+
+    if registry_name not in metric_names():
+        raise MetricUnavailable(
+            f"{registry_name}: not in this library's registry (get_metric knows "
+            f"{', '.join(metric_names())})"
+        )
+    from gecscore.metric import Metric
+
+    cls: type[Metric] = get_metric(registry_name)
+    metric = cls(cls.Config())
+    sources = [char_split(s) for s in corpus.sources]
+    references = [[char_split(r) for r in refs] for refs in corpus.reference_sets()]
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    signature = ""
+    for system in SYSTEMS:
+        hyps = [char_split(h) for h in corpus.outputs[system]]
+        result = metric.score_corpus(sources, hyps, references)
+        scores[system] = result.score
+        sentence[system] = [s.score for s in result.sentences]
+        signature = result.signature
+    signature += f"|units:char(split)|data:revisitcgec-{corpus.name}({corpus.reference_set})"
+    return MetricRun(name, signature, scores, sentence)
+
+
+def ptm2_metric(extraction: Extraction, model: str | None) -> MetricRun:
+    if not model:
+        raise MetricUnavailable(
+            "ptm2: no Chinese BERT configured (pass --ptm2-model PATH, e.g. a local "
+            "bert-base-chinese, as RevisitCGEC's paper used)"
+        )
+    from gecscore.ptm2 import score_ptm2
+    from gecscore.weights import make_provider
+
+    provider = make_provider(model)
+    ref = extraction.blocks("reference")
+    scores: dict[str, float] = {}
+    sentence: dict[str, list[float]] = {}
+    signature = ""
+    for system in SYSTEMS:
+        result = score_ptm2(extraction.blocks(system), ref, provider, granularity="char")
+        scores[system] = result.f
+        sentence[system] = [s.f for s in result.sentences]
+        signature = result.signature
+    return MetricRun("ptm2", _with_data(signature, extraction), scores, sentence)
+
+
+def length_metric(corpus: Corpus) -> MetricRun:
+    from gecscore.tokenize import char_tokens, remove_whitespace
+
+    sentence = {
+        system: [float(len(char_tokens(remove_whitespace(h)))) for h in corpus.outputs[system]]
+        for system in SYSTEMS
+    }
+    scores = {system: float(np.mean(values)) for system, values in sentence.items()}
+    stats = {system: np.array(values)[:, None] for system, values in sentence.items()}
+    return MetricRun(
+        "length",
+        "length|units:char|score:mean characters per output",
+        scores,
+        sentence,
+        stats,
+        _mean,
+    )
+
+
+def run_metric(
+    name: str,
+    corpus: Corpus,
+    extraction: Extraction,
+    *,
+    ptm2_model: str | None = None,
+) -> MetricRun:
+    """One of :data:`METRIC_NAMES` on the corpus; :class:`MetricUnavailable` when it cannot
+    run here."""
+    if name == "cherrant-char":
+        return cherrant(extraction, "char")
+    if name == "cherrant-word":
+        return cherrant(extraction, "word")
+    if name in ("cleme-dependent", "cleme-independent"):
+        return cleme_metric(extraction, name.split("-", 1)[1])
+    if name == "cleme2":
+        return cleme2_metric(extraction)
+    if name == "gleu-char":
+        return _text_metric(corpus, name, "gleu")
+    if name == "green":
+        return _text_metric(corpus, name, "green")
+    if name == "ptm2":
+        return ptm2_metric(extraction, ptm2_model)
+    if name == "length":
+        return length_metric(corpus)
+    raise GECError(f"unknown metric {name!r} (known: {', '.join(METRIC_NAMES)})")
