@@ -107,14 +107,23 @@ def test_the_package_exports_what_it_loads_lazily() -> None:
 def test_public_modules_declare_what_they_export() -> None:
     """Every module of the package that is not private names its public names in __all__,
     and every name there exists."""
+    # In the core install (no extras) a module or lazy name that needs an extra's package is
+    # left out here; the full install (the platform's venv) checks it.
     probe = (
         "import importlib, pkgutil, json, gecscore\n"
+        "EXTRAS = {'torch', 'transformers', 'bert_score', 'spacy', 'errant'}\n"
+        "def optional(error):\n"
+        "    if (error.name or '').split('.')[0] not in EXTRAS: raise error\n"
+        "def present(module, name):\n"
+        "    try: return hasattr(module, name)\n"
+        "    except ModuleNotFoundError as error: optional(error); return True\n"
         "out = {}\n"
         "for info in pkgutil.walk_packages(gecscore.__path__, 'gecscore.'):\n"
         "    if info.name.split('.')[-1].startswith('_'): continue\n"
-        "    module = importlib.import_module(info.name)\n"
+        "    try: module = importlib.import_module(info.name)\n"
+        "    except ModuleNotFoundError as error: optional(error); continue\n"
         "    names = getattr(module, '__all__', None)\n"
-        "    out[info.name] = None if names is None else [n for n in names if not hasattr(module, n)]\n"
+        "    out[info.name] = None if names is None else [n for n in names if not present(module, n)]\n"
         "print(json.dumps(out))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
