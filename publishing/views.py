@@ -122,28 +122,28 @@ def card_preview(request: HttpRequest, version_id: int) -> HttpResponse:
     )
 
 
-@role_required(Role.ADMIN)
-@require_POST
-def run_report(request: HttpRequest, version_id: int) -> HttpResponse:
+def _start_job(request: HttpRequest, version_id: int, request_job: Any) -> HttpResponse:
+    """Queue a release's job (the report or a publish) and open its page; a refusal goes back
+    to the release page as a message."""
     version = _version(version_id)
     try:
-        job = jobs.request_report(version=version, user=request.user)
+        job = request_job(version=version, user=request.user)
     except ServiceError as exc:
         messages.error(request, exc.message)
         return redirect("publishing:release", version_id=version.pk)
     return redirect("publishing:job", job_id=job.pk)
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def run_report(request: HttpRequest, version_id: int) -> HttpResponse:
+    return _start_job(request, version_id, jobs.request_report)
 
 
 @role_required(Role.ADMIN)
 @require_POST
 def publish(request: HttpRequest, version_id: int) -> HttpResponse:
-    version = _version(version_id)
-    try:
-        job = jobs.request_publish(version=version, user=request.user)
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-        return redirect("publishing:release", version_id=version.pk)
-    return redirect("publishing:job", job_id=job.pk)
+    return _start_job(request, version_id, jobs.request_publish)
 
 
 @role_required(Role.ADMIN)
