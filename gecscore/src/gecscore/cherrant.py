@@ -26,8 +26,9 @@ from gecscore.metric import (
     MetricConfig,
     References,
     Result,
-    SentenceScore,
     check_corpus,
+    counted_result,
+    counts_sentence,
 )
 
 if TYPE_CHECKING:
@@ -173,20 +174,11 @@ class ChERRANT(Metric):
             cat=config.cat,
             signature_fields=fields,
         )
-        from gecscore.counts import Counts
-
-        return Result(
-            metric=self.name,
-            score=result.f,
-            signature=result.signature,
-            precision=result.p,
-            recall=result.r,
+        return counted_result(
+            self.name,
+            result,
             beta=config.beta,
-            counts=(result.tp, result.fp, result.fn),
-            sentences=tuple(
-                SentenceScore(Counts(s.tp, s.fp, s.fn).f_score(config.beta), (s.tp, s.fp, s.fn))
-                for s in result.sentences
-            ),
+            sentences=(counts_sentence(s.tp, s.fp, s.fn, config.beta) for s in result.sentences),
             details={
                 "mode": config.mode,
                 "categories": {name: tuple(c) for name, c in result.categories.items()},

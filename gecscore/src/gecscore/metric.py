@@ -31,10 +31,11 @@ its module is imported, and names the missing setting in a :class:`~gecscore.err
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from gecscore.counts import Counts
 from gecscore.errors import GECError
 
 if TYPE_CHECKING:
@@ -48,7 +49,10 @@ __all__ = [
     "References",
     "Result",
     "SentenceScore",
+    "CountedScore",
     "check_corpus",
+    "counted_result",
+    "counts_sentence",
 ]
 
 
@@ -91,6 +95,53 @@ class Result:
         out["sentences"] = [asdict(sentence) for sentence in self.sentences]
         out["details"] = dict(self.details)
         return out
+
+
+class CountedScore(Protocol):
+    """What an edit metric's own result has (a compare, M2, CLEME or PT-M2 result)."""
+
+    @property
+    def tp(self) -> float: ...
+    @property
+    def fp(self) -> float: ...
+    @property
+    def fn(self) -> float: ...
+    @property
+    def p(self) -> float: ...
+    @property
+    def r(self) -> float: ...
+    @property
+    def f(self) -> float: ...
+    @property
+    def signature(self) -> str: ...
+
+
+def counted_result(
+    metric: str,
+    scored: CountedScore,
+    *,
+    beta: float,
+    sentences: Iterable[SentenceScore] = (),
+    details: Mapping[str, Any] | None = None,
+) -> Result:
+    """The :class:`Result` of a metric that counts edits: F-beta as the score, P/R and the
+    summed (TP, FP, FN) from its own result (one builder for every such metric)."""
+    return Result(
+        metric=metric,
+        score=scored.f,
+        signature=scored.signature,
+        precision=scored.p,
+        recall=scored.r,
+        beta=beta,
+        counts=(scored.tp, scored.fp, scored.fn),
+        sentences=tuple(sentences),
+        details={} if details is None else details,
+    )
+
+
+def counts_sentence(tp: float, fp: float, fn: float, beta: float) -> SentenceScore:
+    """A sentence scored by its counts alone: their F-beta (ChERRANT's and ERRANT's F)."""
+    return SentenceScore(Counts(tp, fp, fn).f_score(beta), (tp, fp, fn))
 
 
 class Gold(tuple):  # type: ignore[type-arg]

@@ -30,7 +30,7 @@ __all__ = [
     "LEVELS",
     "PTM2InputError",
     "PTM2Result",
-    "SentenceScore",
+    "PTM2Sentence",
     "compute_weights",
     "prepare_sentences",
     "score_ptm2",
@@ -67,7 +67,7 @@ class SentenceEdits:
 
 
 @dataclass(frozen=True)
-class SentenceScore:
+class PTM2Sentence:
     index: int  # 0-based block index
     hypothesis: int  # chosen hypothesis annotator
     reference: int  # chosen reference annotator (-1 for a skipped sentence)
@@ -89,7 +89,7 @@ class PTM2Result:
     f: float  # F-beta (F0.5 by default)
     beta: float
     signature: str
-    sentences: list[SentenceScore]
+    sentences: list[PTM2Sentence]
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -309,14 +309,14 @@ def score_sentences(
     *,
     level: str = "corpus",
     beta: float = 0.5,
-) -> tuple[Counts[float], list[SentenceScore]]:
+) -> tuple[Counts[float], list[PTM2Sentence]]:
     if level not in LEVELS:
         raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
     total = WEIGHTED_ZERO
-    scores: list[SentenceScore] = []
+    scores: list[PTM2Sentence] = []
     for index, sentence in enumerate(sentences):
         if sentence.skipped:
-            scores.append(SentenceScore(index, 0, -1, WEIGHTED_ZERO, 1.0, 1.0, 1.0, skipped=True))
+            scores.append(PTM2Sentence(index, 0, -1, WEIGHTED_ZERO, 1.0, 1.0, 1.0, skipped=True))
             continue
         best = WEIGHTED_ZERO
         best_f = -1.0
@@ -334,7 +334,7 @@ def score_sentences(
                     best, best_f, best_ids = counts, f, (hyp_id, ref_id)
         total = total + best
         p, r, f = best.prf(beta)
-        scores.append(SentenceScore(index, best_ids[0], best_ids[1], best, p, r, f))
+        scores.append(PTM2Sentence(index, best_ids[0], best_ids[1], best, p, r, f))
     return total, scores
 
 

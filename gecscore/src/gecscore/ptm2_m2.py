@@ -51,7 +51,7 @@ from gecscore.ptm2 import (
     LEVELS,
     PTM2InputError,
     PTM2Result,
-    SentenceScore,
+    PTM2Sentence,
     chunked_weights,
 )
 from gecscore.signature import Signature
@@ -258,11 +258,11 @@ def score_lattice_sentences(
     *,
     level: str = "corpus",
     beta: float = 0.5,
-) -> tuple[_Sums, list[SentenceScore]]:
+) -> tuple[_Sums, list[PTM2Sentence]]:
     if level not in LEVELS:
         raise OptionError(f"level must be one of {LEVELS}, got {level!r}")
     total = _Sums(0.0, 0.0, 0.0)
-    scores: list[SentenceScore] = []
+    scores: list[PTM2Sentence] = []
     for index, sentence in enumerate(sentences):
         if level == "sentence":
             table = [_sentence_level(w) for w in weights[index]]
@@ -276,7 +276,7 @@ def score_lattice_sentences(
             own.correct, own.proposed, own.gold, beta, convention="m2scorer"
         )
         scores.append(
-            SentenceScore(
+            PTM2Sentence(
                 index,
                 0,
                 sentence.annotators[chosen].annotator,

@@ -19,6 +19,7 @@ from gecscore.metric import (
     Result,
     SentenceScore,
     check_corpus,
+    counted_result,
 )
 from gecscore.ptm2 import DEFAULT_CHUNK, GRANULARITIES, LEVELS, PTM2Result, score_ptm2
 from gecscore.ptm2_m2 import score_ptm2_m2
@@ -61,15 +62,11 @@ def required_provider(weights: EditWeightProvider | None, metric: str) -> EditWe
 
 def ptm2_result(name: str, result: PTM2Result, details: dict[str, object]) -> Result:
     """A weighted result in the calling convention (sentences: F with weighted counts)."""
-    return Result(
-        metric=name,
-        score=result.f,
-        signature=result.signature,
-        precision=result.p,
-        recall=result.r,
+    return counted_result(
+        name,
+        result,
         beta=result.beta,
-        counts=(result.tp, result.fp, result.fn),
-        sentences=tuple(
+        sentences=(
             SentenceScore(s.f, (s.counts.tp, s.counts.fp, s.counts.fn)) for s in result.sentences
         ),
         details={"level": result.level, **details},

@@ -29,6 +29,7 @@ from gecscore.metric import (
     Result,
     SentenceScore,
     check_corpus,
+    counted_result,
 )
 
 if TYPE_CHECKING:
@@ -172,14 +173,10 @@ class CLEME(_ChunkMetric):
                     evaluation.weighted_counts(weigher), config.beta, config.select
                 )
             )
-        return Result(
-            metric=self.name,
-            score=score.f,
-            signature=score.signature,
-            precision=score.p,
-            recall=score.r,
+        return counted_result(
+            self.name,
+            score,
             beta=score.beta,
-            counts=(score.tp, score.fp, score.fn),
             sentences=sentences,
             details={
                 "tn": score.tn,

@@ -40,8 +40,9 @@ from gecscore.metric import (
     MetricConfig,
     References,
     Result,
-    SentenceScore,
     check_corpus,
+    counted_result,
+    counts_sentence,
 )
 from gecscore.signature import Field, Signature
 
@@ -282,18 +283,11 @@ class ERRANT(Metric):
             references if isinstance(references, Gold) else _errant_blocks(sources, references)
         )
         result = compare_blocks(hyp_blocks, ref_blocks, options)
-        return Result(
-            metric=self.name,
-            score=result.f,
-            signature=result.signature,
-            precision=result.p,
-            recall=result.r,
+        return counted_result(
+            self.name,
+            result,
             beta=options.beta,
-            counts=(result.tp, result.fp, result.fn),
-            sentences=tuple(
-                SentenceScore(Counts(s.tp, s.fp, s.fn).f_score(options.beta), (s.tp, s.fp, s.fn))
-                for s in result.sentences
-            ),
+            sentences=(counts_sentence(s.tp, s.fp, s.fn, options.beta) for s in result.sentences),
             details={
                 "mode": options.mode,
                 "categories": {

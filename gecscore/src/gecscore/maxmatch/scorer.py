@@ -40,6 +40,7 @@ from gecscore.metric import (
     Result,
     SentenceScore,
     check_corpus,
+    counted_result,
 )
 from gecscore.signature import COLON, Signature
 
@@ -440,14 +441,10 @@ class M2(Metric):
         references: References = (),
     ) -> Result:
         result = self._score(sources, hypotheses, references)
-        return Result(
-            metric=self.name,
-            score=result.f,
-            signature=result.signature,
-            precision=result.p,
-            recall=result.r,
+        return counted_result(
+            self.name,
+            result,
             beta=result.beta,
-            counts=(result.tp, result.fp, result.fn),
             sentences=self._sentences(result),
             details={
                 "bounded_sentences": result.bounded_sentences,
