@@ -17,68 +17,31 @@ import sys
 from collections.abc import Sequence
 
 from gecscore.dropin import Unsupported, run
+from gecscore.dropin._compare_flags import compare_parser, mode_of
 
 __all__ = ["entry", "main", "mode_of", "parse_args"]
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    # The reference's parser, flag for flag (help texts shortened).
-    parser = argparse.ArgumentParser(
-        description="Calculate F-scores for error detection and/or correction.\n"
-        "Flags let you evaluate at different levels of granularity.",
-        formatter_class=argparse.RawTextHelpFormatter,
-        usage="%(prog)s [options] -hyp HYP -ref REF",
-    )
-    parser.add_argument("-hyp", help="A hypothesis M2 file.", required=True)
-    parser.add_argument("-ref", help="A reference M2 file.", required=True)
+def _cherrant_range_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", type=int, default=None)
     parser.add_argument("--end", type=int, default=None)
     parser.add_argument("--max_answer_num", type=int, default=None)
     parser.add_argument("--reference_num", type=int, default=None)
-    parser.add_argument(
-        "-b", "--beta", help="Value of beta in F-score. (default: 0.5)", default=0.5, type=float
-    )
-    parser.add_argument("-v", "--verbose", help="Print verbose output.", action="store_true")
-    eval_type = parser.add_mutually_exclusive_group()
-    eval_type.add_argument(
-        "-dt", help="Evaluate Detection in terms of Tokens.", action="store_true"
-    )
-    eval_type.add_argument("-ds", help="Evaluate Detection in terms of Spans.", action="store_true")
-    eval_type.add_argument(
-        "-cs", help="Evaluate Correction in terms of Spans. (default)", action="store_true"
-    )
-    eval_type.add_argument(
-        "-cse", help="Evaluate Correction in terms of Spans and Error types.", action="store_true"
-    )
-    parser.add_argument("-single", help="Only evaluate single token edits", action="store_true")
-    parser.add_argument("-multi", help="Only evaluate multi token edits", action="store_true")
+
+
+def _cherrant_multi_hyp_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-multi_hyp_avg", help="Accepted; no effect (as in ChERRANT).", action="store_true"
     )
     parser.add_argument(
         "-multi_hyp_max", help="Accepted; no effect (as in ChERRANT).", action="store_true"
     )
-    parser.add_argument(
-        "-filt", help="Do not evaluate the specified error types.", nargs="+", default=[]
-    )
-    parser.add_argument(
-        "-cat",
-        help="Show error category scores.\n1: operation tier; 2: main tier; 3: all.",
-        choices=[1, 2, 3],
-        type=int,
-    )
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    # The reference's parser, flag for flag: errant_compare's with ChERRANT's additions.
+    parser = compare_parser(after_ref=_cherrant_range_flags, after_multi=_cherrant_multi_hyp_flags)
     return parser.parse_args(argv)
-
-
-def mode_of(args: argparse.Namespace) -> str:
-    """The comparison mode of the mutually exclusive -dt / -ds / -cs / -cse flags."""
-    if args.dt:
-        return "dt"
-    if args.ds:
-        return "ds"
-    if args.cse:
-        return "cse"
-    return "cs"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

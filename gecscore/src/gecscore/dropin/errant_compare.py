@@ -14,47 +14,14 @@ import sys
 from collections.abc import Sequence
 
 from gecscore.dropin import run
+from gecscore.dropin._compare_flags import compare_parser, mode_of
 
 __all__ = ["entry", "main", "parse_args"]
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    # errant_compare's parser, flag for flag (help texts shortened).
-    parser = argparse.ArgumentParser(
-        description="Calculate F-scores for error detection and/or correction.\n"
-        "Flags let you evaluate at different levels of granularity.",
-        formatter_class=argparse.RawTextHelpFormatter,
-        usage="%(prog)s [options] -hyp HYP -ref REF",
-    )
-    parser.add_argument("-hyp", help="A hypothesis M2 file.", required=True)
-    parser.add_argument("-ref", help="A reference M2 file.", required=True)
-    parser.add_argument(
-        "-b", "--beta", help="Value of beta in F-score. (default: 0.5)", default=0.5, type=float
-    )
-    parser.add_argument("-v", "--verbose", help="Print verbose output.", action="store_true")
-    eval_type = parser.add_mutually_exclusive_group()
-    eval_type.add_argument(
-        "-dt", help="Evaluate Detection in terms of Tokens.", action="store_true"
-    )
-    eval_type.add_argument("-ds", help="Evaluate Detection in terms of Spans.", action="store_true")
-    eval_type.add_argument(
-        "-cs", help="Evaluate Correction in terms of Spans. (default)", action="store_true"
-    )
-    eval_type.add_argument(
-        "-cse", help="Evaluate Correction in terms of Spans and Error types.", action="store_true"
-    )
-    parser.add_argument("-single", help="Only evaluate single token edits", action="store_true")
-    parser.add_argument("-multi", help="Only evaluate multi token edits", action="store_true")
-    parser.add_argument(
-        "-filt", help="Do not evaluate the specified error types.", nargs="+", default=[]
-    )
-    parser.add_argument(
-        "-cat",
-        help="Show error category scores.\n1: operation tier; 2: main tier; 3: all.",
-        choices=[1, 2, 3],
-        type=int,
-    )
-    return parser.parse_args(argv)
+    # errant_compare's parser, flag for flag.
+    return compare_parser().parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from gecscore.m2 import read_m2
 
     args = parse_args(argv)
-    mode = "dt" if args.dt else "ds" if args.ds else "cse" if args.cse else "cs"
+    mode = mode_of(args)
     try:
         options = CompareOptions(
             mode=mode,
