@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "gecscore" / "src"))
 
 from gecscore.meta.judgments import pairwise  # noqa: E402
-from gecscore.meta.rankings.trueskill_ranking import rank_trueskill  # noqa: E402
+from gecscore.meta.rankings.trueskill_ranking import trueskill_mu  # noqa: E402
 from gecscore.meta.revisitcgec import SYSTEMS, load_corpus  # noqa: E402
 
 TS_DIR = Path("data/scripts/wmt-trueskill")
@@ -123,25 +123,37 @@ def reference_mu(folder: Path) -> dict[str, list[float]]:
     return mus
 
 
-def compare(mus: dict[str, list[float]], ours: dict[str, float]) -> dict[str, dict[str, float]]:
-    """Per system: the reference's mean mu and its standard error, ours, and the difference
-    in standard errors (NaN with fewer than two reference runs)."""
+def mean_se(values: list[float]) -> tuple[float, float, float]:
+    """Mean, sample standard deviation and standard error of the mean (NaN where undefined)."""
+    n = len(values)
+    mean = sum(values) / n if n else math.nan
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else math.nan
+    return mean, sd, sd / math.sqrt(n) if n > 1 else math.nan
+
+
+def compare(
+    mus: dict[str, list[float]], ours: dict[str, list[float]]
+) -> dict[str, dict[str, float]]:
+    """Per system: the reference's mean mu and its standard error, ours (mean over our runs,
+    = rank_trueskill's score) and the difference in the reference's standard errors and in
+    the standard error of the difference (both means' errors)."""
     rows: dict[str, dict[str, float]] = {}
-    for system in sorted(SYSTEMS, key=lambda s: -ours[s]):
-        values = mus[system]
-        n = len(values)
-        mean = sum(values) / n if n else math.nan
-        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else math.nan
-        se = sd / math.sqrt(n) if n > 1 else math.nan
-        diff = ours[system] - mean
+    for system in sorted(SYSTEMS, key=lambda s: -sum(ours[s])):
+        mean, sd, se = mean_se(mus[system])
+        our_mean, _, our_se = mean_se(ours[system])
+        diff = our_mean - mean
+        both = math.hypot(se, our_se)
         rows[system] = {
             "reference": mean,
             "reference_se": se,
             "reference_sd": sd,
-            "runs": n,
-            "ours": ours[system],
+            "runs": len(mus[system]),
+            "ours": our_mean,
+            "ours_se": our_se,
+            "ours_runs": len(ours[system]),
             "difference": diff,
             "standard_errors": diff / se if se else math.nan,
+            "standard_errors_of_difference": diff / both if both else math.nan,
         }
     return rows
 
@@ -160,14 +172,22 @@ def check_corpus(args: argparse.Namespace, corpus: str) -> dict[str, Any]:
     if args.runs:
         run_reference(args, folder, pairs)
     items = load_corpus(args.data, corpus).items
-    ranking = rank_trueskill(pairwise(items, systems=SYSTEMS), runs=args.ours_runs, seed=0)
-    rows = compare(reference_mu(folder), ranking.scores())
-    print("| system | reference mean mu +- s.e. | ours | ours - reference | in s.e. |")
+    # rank_trueskill's score is the mean of these runs' mu (the same call, seed 0).
+    pairs_ours = pairwise(items, systems=SYSTEMS)
+    mu = trueskill_mu(pairs_ours, runs=args.ours_runs, seed=0)
+    systems = sorted({p.system_a for p in pairs_ours} | {p.system_b for p in pairs_ours})
+    ours = {s: [float(v) for v in mu[:, i]] for i, s in enumerate(systems)}
+    rows = compare(reference_mu(folder), ours)
+    print(
+        "| system | reference mean mu +- s.e. | ours +- s.e. | ours - reference "
+        "| in reference s.e. | in s.e. of the difference |"
+    )
     for system, row in rows.items():
         print(
             f"| {system} | {row['reference']:.4f} +- {row['reference_se']:.4f} "
-            f"({row['runs']} runs) | {row['ours']:.4f} | {row['difference']:+.4f} "
-            f"| {row['standard_errors']:+.1f} |"
+            f"({row['runs']} runs) | {row['ours']:.4f} +- {row['ours_se']:.4f} "
+            f"| {row['difference']:+.4f} | {row['standard_errors']:+.1f} "
+            f"| {row['standard_errors_of_difference']:+.1f} |"
         )
     return {"pairs": len(lines), "same_as_print_pairs": same_as_perl, "systems": rows}
 
