@@ -5,39 +5,33 @@ lines (`../shared/data/conll14/errant302/`)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from gecscore.cli import main
 from gecscore.m2 import read_m2, write_m2
 
 pytestmark = pytest.mark.slow
 
 N = 80
-REPO = Path(__file__).resolve().parents[3]
 
 
 def _lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
 
-def _run(*args: str) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-m", "gecscore", *args, "--json"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    """The command line in this process (``python -m gecscore`` is ``main``; a subprocess per
+    call paid Python's, the library's and spaCy's start-up each time)."""
+    assert main([*args, "--json"]) == 0
+    out: dict[str, object] = json.loads(capsys.readouterr().out)
+    return out
 
 
 @pytest.mark.parametrize("command", ["cleme", "cleme2"])
 def test_cleme_on_english_text_equals_cleme_on_errant_parallel_m2(
-    shared_data: Path, tmp_path: Path, command: str
+    shared_data: Path, tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     conll = shared_data / "conll14"
     source = _lines(conll / "conll14st-test.tok.src")
@@ -64,7 +58,9 @@ def test_cleme_on_english_text_equals_cleme_on_errant_parallel_m2(
         encoding="utf-8",
     )
 
+    capsys.readouterr()
     from_text = _run(
+        capsys,
         command,
         "--hyp",
         str(hyp_text),
@@ -75,7 +71,7 @@ def test_cleme_on_english_text_equals_cleme_on_errant_parallel_m2(
         "--granularity",
         "errant",
     )
-    from_m2 = _run(command, "--hyp", str(hyp_m2), "--ref", str(ref_m2))
+    from_m2 = _run(capsys, command, "--hyp", str(hyp_m2), "--ref", str(ref_m2))
     # The same scores; only the `system` field (the hypothesis file's name) differs.
     assert from_text.pop("system").endswith("hyp.txt") and from_m2.pop("system").endswith("hyp.m2")
     assert from_text == from_m2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -9,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from gecscore.cli import main
 
 
 def _meta(*args: str) -> subprocess.CompletedProcess[str]:
@@ -18,9 +22,13 @@ def _meta(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _json(*args: str) -> Any:
-    done = _meta(*args, "--json")
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    """``python -m gecscore meta ... --json`` in this process (``main`` is what ``-m gecscore``
+    runs; a subprocess per call paid the interpreter's and the library's start-up). The
+    exit-status and stderr checks below keep their real subprocess."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["meta", *args, "--json"]) == 0
+    return json.loads(out.getvalue())
 
 
 def test_system_json_with_williams_bootstrap_and_window(conll14: Path) -> None:

@@ -17,6 +17,7 @@ from gecscore.weights import (
     WeightRequest,
     make_provider,
 )
+from tests.weights.naive_bert_score import PairF
 
 TOLERANCE = 1e-6
 
@@ -39,13 +40,10 @@ def requests_from_m2(blocks: list, limit: int) -> list[WeightRequest]:  # type: 
 
 
 def naive_weights(scorer, requests: list[WeightRequest]) -> list[float]:  # type: ignore[no-untyped-def]
-    """What PT-M2's reference does: two bert-score calls per edit."""
-    out = []
-    for request in requests:
-        before = scorer.score([request.source], [request.reference])[2][0].item()
-        after = scorer.score([request.edited], [request.reference])[2][0].item()
-        out.append(abs(after - before))
-    return out
+    """What PT-M2's reference does: two bert-score calls per edit (a repeated pair, such as
+    the source against its reference, scored once: see tests/weights/naive_bert_score.py)."""
+    f = PairF(scorer)
+    return [abs(f(r.edited, r.reference) - f(r.source, r.reference)) for r in requests]
 
 
 @pytest.fixture(scope="module")
@@ -55,16 +53,24 @@ def requests(mucgec_blocks: list) -> list[WeightRequest]:  # type: ignore[type-a
     return found
 
 
-@pytest.mark.parametrize("onednn", [True, False], ids=["onednn-linears", "torch-linears"])
-def test_batched_weights_equal_per_edit_bert_score(
-    tiny_bert: Path, requests: list[WeightRequest], onednn: bool
-) -> None:
+@pytest.fixture(scope="module")
+def plain_expected(tiny_bert: Path, requests: list[WeightRequest]) -> list[float]:
+    """bert-score's per-edit weights of every request (2 layers, no IDF, no rescaling), computed
+    once for the tests that compare a batching path with them. Each weight depends on its own
+    request only, so a test on ``requests[:k]`` compares with ``plain_expected[:k]``."""
     from bert_score import BERTScorer
 
+    reference = BERTScorer(model_type=str(tiny_bert), num_layers=2, device="cpu")
+    return naive_weights(reference, requests)
+
+
+@pytest.mark.parametrize("onednn", [True, False], ids=["onednn-linears", "torch-linears"])
+def test_batched_weights_equal_per_edit_bert_score(
+    tiny_bert: Path, requests: list[WeightRequest], plain_expected: list[float], onednn: bool
+) -> None:
     from gecscore.weights.kernels import onednn_available
 
-    reference = BERTScorer(model_type=str(tiny_bert), num_layers=2, device="cpu")
-    expected = naive_weights(reference, requests)
+    expected = plain_expected
     provider = BertScoreWeights(
         BertScoreConfig(
             model=str(tiny_bert), num_layers=2, device="cpu", batch_size=16, onednn=onednn
@@ -100,7 +106,7 @@ def test_idf_and_baseline_rescaling_match_bert_score(
         device="cpu",
         idf=True,
         idf_sents=idf_sentences,
-        nthreads=1,
+        nthreads=0,  # the same IDF counts without a process pool (seconds of start-up)
         lang="zh",
         rescale_with_baseline=True,
         baseline_path=str(baseline),
@@ -217,7 +223,12 @@ def test_the_equality_check_catches_a_wrong_weight(
     subset = requests[:80]
     idf_sentences = [r.reference for r in subset]
     scorer = BERTScorer(
-        model_type=str(tiny_bert), num_layers=2, device="cpu", idf=True, idf_sents=idf_sentences
+        model_type=str(tiny_bert),
+        num_layers=2,
+        device="cpu",
+        idf=True,
+        idf_sents=idf_sentences,
+        nthreads=0,  # the same IDF counts without a process pool (seconds of start-up)
     )
     expected = naive_weights(scorer, subset)
     config = BertScoreConfig(
@@ -260,14 +271,11 @@ def test_the_equality_check_catches_a_wrong_weight(
 
 
 def test_gpu_batching_path_on_the_cpu_equals_per_edit_bert_score(
-    tiny_bert: Path, requests: list[WeightRequest]
+    tiny_bert: Path, requests: list[WeightRequest], plain_expected: list[float]
 ) -> None:
     """The GPU's length buckets (padded, masked) and token-budget batches, run on the CPU."""
-    from bert_score import BERTScorer
-
     subset = requests[:120]
-    scorer = BERTScorer(model_type=str(tiny_bert), num_layers=2, device="cpu")
-    expected = naive_weights(scorer, subset)
+    expected = plain_expected[:120]
     provider = BertScoreWeights(
         BertScoreConfig(
             model=str(tiny_bert), num_layers=2, device="cpu", length_bucket=8, batch_tokens=512

@@ -15,12 +15,15 @@ from gecscore.ptm2 import (
     score_sentences,
 )
 from gecscore.weights import BertScoreConfig, BertScoreWeights, SelfWeights
+from tests.weights.naive_bert_score import PairF
 
 TOLERANCE = 1e-6
 
 
 def naive_weight_table(scorer, sentences, joiner: str):  # type: ignore[no-untyped-def]
-    """PT-M2's reference procedure: per sentence, per reference, per edit of the union."""
+    """PT-M2's reference procedure: per sentence, per reference, per edit of the union (the
+    unedited source's F against a reference scored once: tests/weights/naive_bert_score.py)."""
+    f = PairF(scorer)
     table = []
     for sentence in sentences:
         per_ref = {}
@@ -40,11 +43,11 @@ def naive_weight_table(scorer, sentences, joiner: str):  # type: ignore[no-untyp
                         weights[key] = (
                             0.0
                             if not reference.text.strip()
-                            else abs(0.0 - scorer.score([source], [reference.text])[2][0].item())
+                            else abs(0.0 - f(source, reference.text))
                         )
                         continue
-                    before = scorer.score([source], [reference.text])[2][0].item()
-                    after = scorer.score([edited], [reference.text])[2][0].item()
+                    before = f(source, reference.text)
+                    after = f(edited, reference.text)
                     weights[key] = abs(after - before)
                 per_ref[annotator] = weights
         table.append(per_ref)

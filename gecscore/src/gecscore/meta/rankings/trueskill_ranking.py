@@ -46,13 +46,15 @@ _ERFC_COEFFICIENTS = (
 
 def _erfc(x: FloatArray) -> FloatArray:
     """The ``trueskill`` package's default erfc (a Chebyshev fit, fractional error < 1.2e-7):
-    the same approximation, so the vectorised update gives the package's numbers."""
+    the same approximation, so the vectorised update gives the package's numbers. Every step
+    writes in place (numpy's per-call cost, not the arithmetic, dominates at 1,000 runs)."""
     z = np.abs(x)
     t = z / 2.0
     t += 1.0
     np.reciprocal(t, out=t)
-    poly = np.full_like(t, _ERFC_COEFFICIENTS[0])
-    for coefficient in _ERFC_COEFFICIENTS[1:]:
+    poly = t * _ERFC_COEFFICIENTS[0]  # the same bits as a constant times t
+    poly += _ERFC_COEFFICIENTS[1]
+    for coefficient in _ERFC_COEFFICIENTS[2:]:
         poly *= t
         poly += coefficient
     poly *= t
@@ -61,16 +63,20 @@ def _erfc(x: FloatArray) -> FloatArray:
     poly -= z
     np.exp(poly, out=poly)
     poly *= t
-    out: FloatArray = np.where(x < 0, 2.0 - poly, poly)
-    return out
+    np.subtract(2.0, poly, out=poly, where=x < 0)
+    return poly
 
 
 def _cdf(x: FloatArray) -> FloatArray:
-    return 0.5 * _erfc(x * -(1 / math.sqrt(2)))
+    out = _erfc(x * -(1 / math.sqrt(2)))
+    out *= 0.5
+    return out
 
 
 def _pdf(x: FloatArray) -> FloatArray:
-    out: FloatArray = np.exp(x * x * -0.5)
+    out: FloatArray = x * x
+    out *= -0.5
+    np.exp(out, out=out)
     out *= 1 / math.sqrt(2 * math.pi)
     return out
 
@@ -84,14 +90,41 @@ def _v_w(
     abs_t = np.abs(t)
     x = t - eps  # win: v = pdf(x)/cdf(x) (or -x where cdf(x) == 0), w = v (v + x)
     a = eps - abs_t  # draw: v = (pdf(b) - pdf(a)) / (cdf(a) - cdf(b)), signed by t
-    b = -eps - abs_t
-    first = np.where(draw, a, x)
-    points = np.concatenate((first, b))
+    points = np.empty(2 * size)
+    np.copyto(points[:size], x)
+    np.copyto(points[:size], a, where=draw)
+    b = np.subtract(-eps, abs_t, out=points[size:])
     cdf = _cdf(points)
     pdf = _pdf(points)
     cdf_1, cdf_b = cdf[:size], cdf[size:]
     pdf_1, pdf_b = pdf[:size], pdf[size:]
-    denom = np.where(draw, cdf_1 - cdf_b, cdf_1)
+    denom = np.subtract(cdf_1, cdf_b, out=cdf_1, where=draw)
+    if not denom.all():  # a cdf that underflowed to 0: the package's fallbacks
+        return _v_w_fallback(t, x, a, b, denom, pdf_1, pdf_b, draw)
+    w_draw = a * pdf_1
+    w_draw -= b * pdf_b
+    w_draw /= denom
+    u = np.subtract(pdf_b, pdf_1, out=pdf_1, where=draw)  # v where not draw, |v| where draw
+    u /= denom
+    w = u + x
+    np.copyto(w, u, where=draw)
+    w *= u
+    np.add(w, w_draw, out=w, where=draw)
+    np.negative(u, out=u, where=draw & (t < 0))
+    return u, w
+
+
+def _v_w_fallback(
+    t: FloatArray,
+    x: FloatArray,
+    a: FloatArray,
+    b: FloatArray,
+    denom: FloatArray,
+    pdf_1: FloatArray,
+    pdf_b: FloatArray,
+    draw: npt.NDArray[np.bool_],
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`_v_w` where some denominator is 0 (v = -x on a win, a on a draw, as the package)."""
     ok = denom != 0
     safe = np.where(ok, denom, 1.0)
     v_win = np.where(ok, pdf_1 / safe, -x)
@@ -127,20 +160,44 @@ def trueskill_update(
     systems x runs, C order; in run r, system ``winner[r]`` beat ``loser[r]``, or they drew
     where ``draw[r]``. Equals ``trueskill.rate`` with tau = 0 (checked against the package)."""
     runs = mu.shape[1]
-    column = np.arange(runs)
-    at_w = winner * runs + column
-    at_l = loser * runs + column
-    mu_flat = mu.reshape(-1)
-    var_flat = var.reshape(-1)
-    mu_w, mu_l = mu_flat[at_w], mu_flat[at_l]
-    var_w, var_l = var_flat[at_w], var_flat[at_l]
-    c2 = var_w + var_l + 2 * beta * beta
+    at = np.stack((winner, loser)) * runs
+    at += np.arange(runs)
+    _update_at(mu.reshape(-1), var.reshape(-1), at, draw, beta=beta, draw_margin=draw_margin)
+
+
+_SIGNS = np.array([[1.0], [-1.0]])
+
+
+def _update_at(
+    mu_flat: FloatArray,
+    var_flat: FloatArray,
+    at: npt.NDArray[np.int64],
+    draw: npt.NDArray[np.bool_],
+    *,
+    beta: float,
+    draw_margin: float,
+) -> None:
+    """:func:`trueskill_update` on flat ``mu`` and ``var`` with ``at`` = (winner's, loser's flat
+    index) x matches: both sides in one array op each. mu_l - x equals mu_l + (-x) and products
+    commute, bit for bit, so the numbers are those of the side-by-side formulas."""
+    mu2 = mu_flat[at]
+    var2 = var_flat[at]
+    c2 = var2[0] + var2[1]
+    c2 += 2 * beta * beta
     c = np.sqrt(c2)
-    v, w = _v_w((mu_w - mu_l) / c, draw_margin / c, draw)
-    mu_flat[at_w] = mu_w + var_w / c * v
-    mu_flat[at_l] = mu_l - var_l / c * v
-    var_flat[at_w] = var_w * (1 - var_w / c2 * w)
-    var_flat[at_l] = var_l * (1 - var_l / c2 * w)
+    t = mu2[0] - mu2[1]
+    t /= c
+    v, w = _v_w(t, draw_margin / c, draw)
+    new_mu = var2 / c
+    new_mu *= v
+    new_mu *= _SIGNS
+    new_mu += mu2
+    new_var = var2 / c2
+    new_var *= w
+    np.subtract(1.0, new_var, out=new_var)
+    new_var *= var2
+    mu_flat[at] = new_mu  # the loser's row last, as when written one side after the other
+    var_flat[at] = new_var
 
 
 @dataclass(frozen=True)
@@ -166,94 +223,142 @@ def trueskill_runs(
     sigma^2 (runs x systems, systems sorted) and, with ``trace_run``, that run's matches.
     ``matches`` shortens the runs (tests); by default each plays len(pairs) + 1 matches.
     A pair of systems never judged together is never drawn as a match (``TS.py`` would fail)."""
+    return _play(pairs, [(runs, seed)], trace_run=trace_run, matches=matches)
+
+
+class _Table:
+    """The judgments of each pair of systems as lookup tables for :func:`_play`."""
+
+    def __init__(self, pairs: Sequence[Comparison], systems: Sequence[str]) -> None:
+        n = len(systems)
+        winners, losers, draws, offsets, counts = _pair_outcomes(
+            pairs, {s: i for i, s in enumerate(systems)}
+        )
+        self.offsets = offsets.reshape(-1)  # symmetric: [first * n + second] is the pair's run
+        self.counts = counts.reshape(-1).astype(np.float64)  # u * count as in int * float
+        self.sides = np.stack((winners, losers))  # a draw keeps the lower index as "winner"
+        self.draws = draws
+        judged = counts > 0
+        self.judged = None if bool(judged.sum() == n * (n - 1)) else judged
+
+
+def _play(
+    pairs: Sequence[Comparison],
+    chunks: Sequence[tuple[int, int]],
+    *,
+    trace_run: int | None = None,
+    matches: int | None = None,
+) -> tuple[FloatArray, FloatArray, TrueSkillTrace | None]:
+    """:func:`trueskill_runs` for several (runs, seed) chunks played side by side: each chunk
+    draws from its own generator, column for column the numbers of the chunk played alone
+    (every step is per column), at a fraction of numpy's per-call cost."""
     systems = _systems_of(pairs)
     n = len(systems)
     if n < 2:
         raise InputError("TrueSkill needs judgments of at least two systems")
-    index = {s: i for i, s in enumerate(systems)}
     beta, draw_margin, default_matches = trueskill_parameters(len(pairs))
     total_matches = default_matches if matches is None else matches
-    offsets, counts, flat_outcomes = _pair_outcomes(pairs, index)
-    judged = counts > 0
-    # Largest sigma first, ties to the alphabetically last name: argmax returns the first
-    # maximum, so columns are searched in reverse name order.
-    all_judged = bool(judged.sum() == n * (n - 1))
-    rng = np.random.default_rng(seed)
+    table = _Table(pairs, systems)
+    rngs = [(np.random.default_rng(seed), size) for size, seed in chunks]
+    runs = sum(size for size, _ in chunks)
     # systems x runs: every per-system step is a contiguous row operation.
     mu = np.zeros((n, runs))
     var = np.full((n, runs), TS_SIGMA * TS_SIGMA)
-    mu_flat = mu.reshape(-1)
+    mu_flat, var_flat = mu.reshape(-1), var.reshape(-1)
     column = np.arange(runs)
-    row_index = np.arange(n, dtype=np.int64)[:, None]
-    weight = np.empty((n, runs))
-    running = np.empty(runs)
-    largest = np.empty(runs)
-    trace_w: list[int] = []
-    trace_l: list[int] = []
-    trace_d: list[bool] = []
+    scratch = _Scratch(n, runs)
+    trace: list[tuple[int, int, bool]] = []
     block = 256
-    uniforms = rng.random((0, 2, runs))
+    uniforms = np.empty((0, 2, runs))
     for step in range(total_matches):
         if step % block == 0:
-            uniforms = rng.random((min(block, total_matches - step), 2, runs))
+            size = min(block, total_matches - step)
+            uniforms = np.concatenate([rng.random((size, 2, r)) for rng, r in rngs], axis=2)
         u_opponent, u_judgment = uniforms[step % block]
-        # The largest sigma, ties to the alphabetically last name (TS.py sorts (sigma, name)).
-        np.max(var, axis=0, out=largest)
-        first = np.where(var == largest, row_index, -1).max(axis=0)
-        at_first = first * runs + column
+        first = scratch.largest_sigma(var)
+        at_first = np.multiply(first, runs, dtype=np.int64)
+        at_first += column
+        weight = scratch.weight
         np.subtract(mu, mu_flat[at_first], out=weight)
         np.abs(weight, out=weight)
         np.negative(weight, out=weight)
         np.exp(weight, out=weight)
-        if all_judged:
+        if table.judged is None:
             weight.reshape(-1)[at_first] = 0.0
         else:
-            weight *= judged[:, first]
-        second = _opponents(weight, u_opponent, running)
-        low = np.minimum(first, second)
-        high = np.maximum(first, second)
-        pick = offsets[low, high] + (u_judgment * counts[low, high]).astype(np.int64)
-        outcome = flat_outcomes[pick]
-        won = outcome >= 0
-        winner = np.where(won, low, high)
-        loser = np.where(won, high, low)
-        draw = outcome == 0
+            weight *= table.judged[:, first]
+        pair = scratch.opponents(u_opponent)
+        pair += np.multiply(first, n, dtype=np.int64)
+        pick = (u_judgment * table.counts[pair]).astype(np.int64)
+        pick += table.offsets[pair]
+        at = table.sides[:, pick]
+        draw = table.draws[pick]
         if trace_run is not None:
-            trace_w.append(int(winner[trace_run]))
-            trace_l.append(int(loser[trace_run]))
-            trace_d.append(bool(draw[trace_run]))
-        trueskill_update(mu, var, winner, loser, draw, beta=beta, draw_margin=draw_margin)
-    trace = None
+            trace.append((int(at[0, trace_run]), int(at[1, trace_run]), bool(draw[trace_run])))
+        at *= runs
+        at += column
+        _update_at(mu_flat, var_flat, at, draw, beta=beta, draw_margin=draw_margin)
+    played = None
     if trace_run is not None:
-        trace = TrueSkillTrace(
+        won, lost, drew = zip(*trace, strict=True) if trace else ((), (), ())
+        played = TrueSkillTrace(
             tuple(systems),
-            np.array(trace_w, dtype=np.int64),
-            np.array(trace_l, dtype=np.int64),
-            np.array(trace_d, dtype=bool),
+            np.array(won, dtype=np.int64),
+            np.array(lost, dtype=np.int64),
+            np.array(drew, dtype=bool),
         )
-    return mu.T.copy(), var.T.copy(), trace
+    return mu.T.copy(), var.T.copy(), played
 
 
-def _opponents(weight: FloatArray, u: FloatArray, running: FloatArray) -> npt.NDArray[np.int64]:
-    """Per run, the opponent: the first k whose cumulative weight (systems x runs) exceeds
-    u * total (random_sample.choose); a row loop, because numpy's cumsum along axis 0 is
-    several times slower. ``running`` is scratch space of one row."""
-    n = weight.shape[0]
-    threshold = u * np.add.reduce(weight, axis=0)
-    np.copyto(running, weight[0])
-    second: npt.NDArray[np.int64] = (running <= threshold).astype(np.int64)
-    for k in range(1, n):
-        running += weight[k]
-        second += running <= threshold
-    np.minimum(second, n - 1, out=second)
-    return second
+class _Scratch:
+    """Buffers of the per-step selections (systems x runs), reused across steps."""
+
+    def __init__(self, n: int, runs: int) -> None:
+        self.n = n
+        small = np.int8 if n < 128 else np.int64  # row indices and counts fit in int8
+        self.rows = np.arange(n, dtype=small)[:, None]
+        self.largest = np.empty(runs)
+        self.mask = np.empty((n, runs), dtype=bool)
+        self.index = np.empty((n, runs), dtype=small)
+        self.weight = np.empty((n, runs))
+        self.second = np.empty(runs, dtype=np.int64)
+
+    def largest_sigma(self, var: FloatArray) -> npt.NDArray[np.integer]:
+        """Per run, the system with the largest sigma, ties to the alphabetically last name
+        (``TS.py`` sorts (sigma, name)): the largest row index among the maxima."""
+        np.max(var, axis=0, out=self.largest)
+        np.equal(var, self.largest, out=self.mask)
+        np.multiply(self.mask, self.rows, out=self.index)
+        out: npt.NDArray[np.integer] = np.max(self.index, axis=0)
+        return out
+
+    def opponents(self, u: FloatArray) -> npt.NDArray[np.int64]:
+        """Per run, the opponent: the first k whose cumulative weight exceeds u * total
+        (random_sample.choose). The cumulative sums are built row by row in place (numpy's
+        cumsum along axis 0 is several times slower); they add in the same order, so the
+        last row is the total bit for bit."""
+        cumulative = self.weight
+        for k in range(1, self.n):
+            np.add(cumulative[k - 1], cumulative[k], out=cumulative[k])
+        threshold = u * cumulative[-1]
+        np.less_equal(cumulative, threshold, out=self.mask)
+        below = np.add.reduce(self.mask, axis=0, dtype=self.index.dtype)
+        np.minimum(below, self.n - 1, out=self.second)
+        return self.second
 
 
 def _pair_outcomes(
     pairs: Sequence[Comparison], index: dict[str, int]
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The outcomes of each pair of systems (i < j): +1 i won, 0 draw, -1 j won, stored flat
-    per pair; ``offsets[i, j]`` and ``counts[i, j]`` (symmetric) locate a pair's run."""
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]:
+    """The judgments of each pair of systems (i < j) stored flat per pair as winner, loser
+    and draw (on a draw i stands as winner); ``offsets[i, j]`` and ``counts[i, j]``
+    (symmetric) locate a pair's run."""
     n = len(index)
     outcomes: dict[tuple[int, int], list[int]] = defaultdict(list)
     for p in pairs:
@@ -264,20 +369,32 @@ def _pair_outcomes(
         outcomes[(i, j)].append(value)
     offsets = np.zeros((n, n), dtype=np.int64)
     counts = np.zeros((n, n), dtype=np.int64)
-    flat: list[int] = []
+    winners: list[int] = []
+    losers: list[int] = []
+    draws: list[bool] = []
     for (i, j), values in sorted(outcomes.items()):
-        offsets[i, j] = offsets[j, i] = len(flat)
+        offsets[i, j] = offsets[j, i] = len(winners)
         counts[i, j] = counts[j, i] = len(values)
-        flat.extend(values)
-    return offsets, counts, np.array(flat, dtype=np.int64)
+        winners.extend(i if value >= 0 else j for value in values)
+        losers.extend(j if value >= 0 else i for value in values)
+        draws.extend(value == 0 for value in values)
+    return (
+        np.array(winners, dtype=np.int64),
+        np.array(losers, dtype=np.int64),
+        np.array(draws, dtype=bool),
+        offsets,
+        counts,
+    )
 
 
 TS_CHUNK = 500  # runs per independent seeded chunk: the same numbers for any worker count
 
 
-def _trueskill_chunk(job: tuple[list[Comparison], int, int, int | None]) -> FloatArray:
-    pairs, runs, seed, matches = job
-    mu, _, _ = trueskill_runs(pairs, runs=runs, seed=seed, matches=matches)
+def _trueskill_chunks(
+    job: tuple[list[Comparison], list[tuple[int, int]], int | None],
+) -> FloatArray:
+    pairs, chunks, matches = job
+    mu, _, _ = _play(pairs, chunks, matches=matches)
     return mu
 
 
@@ -291,22 +408,26 @@ def trueskill_mu(
 ) -> FloatArray:
     """Final mu of ``runs`` runs (runs x systems). The runs are played in chunks of
     :data:`TS_CHUNK`, chunk k seeded with the k-th child of ``SeedSequence(seed)``, so the
-    result does not depend on ``workers`` (processes from the product's worker context)."""
+    result does not depend on ``workers`` (processes from the product's worker context).
+    Each process plays its share of the chunks side by side (one process: all of them), which
+    costs less CPU than a process per chunk; more workers give a shorter wall time."""
     sizes = [min(TS_CHUNK, runs - start) for start in range(0, runs, TS_CHUNK)]
     seeds = [
         int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(len(sizes))
     ]
+    chunks = list(zip(sizes, seeds, strict=True))
+    groups = min(max(workers, 1), len(chunks))
     jobs = [
-        (list(pairs), size, chunk_seed, matches)
-        for size, chunk_seed in zip(sizes, seeds, strict=True)
+        (list(pairs), [chunks[k] for k in part.tolist()], matches)
+        for part in np.array_split(np.arange(len(chunks)), groups)
     ]
-    if workers > 1 and len(jobs) > 1:
+    if len(jobs) > 1:
         from gecscore.processes import worker_context
 
-        with worker_context().Pool(min(workers, len(jobs))) as pool:
-            parts = pool.map(_trueskill_chunk, jobs)
+        with worker_context().Pool(len(jobs)) as pool:
+            parts = pool.map(_trueskill_chunks, jobs)
     else:
-        parts = [_trueskill_chunk(job) for job in jobs]
+        parts = [_trueskill_chunks(job) for job in jobs]
     out: FloatArray = np.concatenate(parts, axis=0)
     return out
 
