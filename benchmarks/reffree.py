@@ -1,22 +1,27 @@
-"""Benchmark: SOME, IMPARA and Scribendi, ours beside gec-metrics 0.1.1's, in the same run.
+"""Benchmark: SOME, IMPARA and Scribendi, ours beside gec-metrics 0.1.1's, interleaved runs.
 
-    .venv/bin/python benchmarks/reffree.py [--shared ../shared] [--lines 26] [--systems 3]
-        [--gec-metrics /work/refs/gec-metrics] [--size tiny] [--json]
+    .venv/bin/python benchmarks/reffree.py [--shared ../shared] [--lines 16] [--systems 2]
+        [--gec-metrics /work/refs/gec-metrics] [--size base] [--runs 3] [--metrics some,...]
+        [--json]
 
 Both sides score the same (source, hypothesis) pairs (the first ``--lines`` lines of SEEDA's
 ``outputs/subset``, INPUT against the first ``--systems`` of REF-F, GECToR-BERT, TemplateGEC,
-PIE, BART, GPT-3.5) with the same tiny random models, built here the way the tests build them
+PIE, BART, GPT-3.5) with the same random models, built here the way the tests build them
 (``gecscore.weights.random_model``: SOME's three regressors, IMPARA's quality estimator and
-similarity encoder, Scribendi's GPT-2), on the CPU. Each metric on each side is one fresh
-process (ours: this virtualenv's python; reference: the gec-metrics virtualenv's, with
-``torch.nn.Module.cuda`` made a no-op, as the equality tests do, since 0.1.1's SOME moves its
-models to CUDA whatever ``no_cuda`` says); the two sides of a metric run one after the other.
-Reported per side: the whole process's wall time, and inside it the time to build the metric
-and score the pairs (sentence scores; gec-metrics' ``score_sentence``; torch and
-transformers' Auto classes imported before the clock on both sides), then, for ours, a
-second scoring of the same pairs in the same process (served from its on-disk cache,
-``cache_dir``, empty before the first). ``max |diff|`` compares the sentence
-scores. Without the reference virtualenv our times are printed alone, with a message.
+similarity encoder at ``--size``, default ``base`` = bert-base's shape; Scribendi's GPT-2 at
+GPT-2 small's shape, 12 layers x 768, for ``base``, else the tests' 2 x 32), on the CPU.
+
+Per metric, ``--runs`` rounds, each: ours cold (a fresh process, an empty ``cache_dir``; it
+times building the metric + the first scoring, then a second scoring of the same pairs in the
+same process, served from the cache), then gec-metrics' (a fresh process in its virtualenv,
+``torch.nn.Module.cuda`` made a no-op as in the equality tests, since 0.1.1's SOME moves its
+models to CUDA whatever ``no_cuda`` says; it times building + ``score_sentence``), then ours
+again from the now warm cache in a fresh process. Both sides import torch and transformers'
+Auto classes before their clock. Each process's 1-minute load average is read from
+``/proc/loadavg`` before and after it. Reported: medians over the rounds, the ratios
+theirs/ours (in process and whole process) and cold/cache, and the max |diff| of sentence
+scores. Interleaving puts both sides under the same load on a shared machine. Without the
+reference virtualenv our times are printed alone, with a message.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,6 +37,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+GPT2_SMALL = {"n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 1024, "vocab_size": 2000}
 SYSTEMS = ("REF-F", "GECToR-BERT", "TemplateGEC", "PIE", "BART", "GPT-3.5")
 
 OURS_SCRIPT = """
@@ -52,6 +59,7 @@ metric.score_corpus(request["sources"], request["hypotheses"])
 again = time.perf_counter() - start
 json.dump({"seconds": cold, "again": again,
            "sentences": [s.score for s in first.sentences]}, sys.stdout)
+metric.cache.close()
 """
 
 REFERENCE_SCRIPT = """
@@ -92,7 +100,7 @@ def read_pairs(shared: Path, lines: int, systems: int) -> tuple[list[str], list[
 
 
 def build_models(root: Path, texts: list[str], size: str) -> dict[str, dict[str, str]]:
-    """The metrics' configurations (model folders) on tiny random models, as the tests do."""
+    """The metrics' configurations (model folders) on random models, as the tests build them."""
     sys.path.insert(0, str(REPO / "gecscore" / "src"))
     from gecscore.weights.random_model import build_random_bert, build_random_gpt2
 
@@ -101,7 +109,8 @@ def build_models(root: Path, texts: list[str], size: str) -> dict[str, dict[str,
         for seed, name in enumerate(("g", "f", "m", "qe"), start=1)
     }
     bert["se"] = str(build_random_bert(root / "se", texts, size=size, seed=5))
-    gpt2 = str(build_random_gpt2(root / "gpt2", texts, seed=3))
+    shape = GPT2_SMALL if size == "base" else {}
+    gpt2 = str(build_random_gpt2(root / "gpt2", texts, seed=3, **shape))
     return {
         "some": {f"model_{k}": bert[k] for k in ("g", "f", "m")},
         "impara": {"model_qe": bert["qe"], "model_se": bert["se"]},
@@ -109,7 +118,13 @@ def build_models(root: Path, texts: list[str], size: str) -> dict[str, dict[str,
     }
 
 
+def load_average() -> float:
+    path = Path("/proc/loadavg")
+    return float(path.read_text().split()[0]) if path.exists() else float("nan")
+
+
 def run(python: str, script: str, request: dict[str, object], env: dict[str, str]) -> dict:  # type: ignore[type-arg]
+    load_before = load_average()
     start = time.perf_counter()
     done = subprocess.run(
         [python, "-c", script],
@@ -124,72 +139,143 @@ def run(python: str, script: str, request: dict[str, object], env: dict[str, str
         raise SystemExit(f"{python} failed on {request['metric']}:\n{done.stderr[-2000:]}")
     answer: dict = json.loads(done.stdout)  # type: ignore[type-arg]
     answer["wall"] = wall
+    answer["load"] = [load_before, load_average()]
     return answer
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def measure_metric(
+    metric: str,
+    config: dict[str, str],
+    pairs: tuple[list[str], list[str]],
+    args: argparse.Namespace,
+    envs: tuple[dict[str, str], dict[str, str]],
+    tmp: Path,
+) -> dict:  # type: ignore[type-arg]
+    """``args.runs`` rounds of ours cold, theirs, ours warm (fresh processes), summarised."""
+    reference = args.gec_metrics / "bin" / "python"
+    request = {"metric": metric, "config": config, "sources": pairs[0], "hypotheses": pairs[1]}
+    rounds = []
+    for index in range(args.runs):
+        cache = str(tmp / f"cache-{metric}-{index}")
+        one: dict = {
+            "ours": run(sys.executable, OURS_SCRIPT, {**request, "cache_dir": cache}, envs[0])
+        }  # type: ignore[type-arg]
+        if reference.is_file():
+            one["theirs"] = run(str(reference), REFERENCE_SCRIPT, request, envs[1])
+        if args.warm_process:
+            one["warm"] = run(sys.executable, OURS_SCRIPT, {**request, "cache_dir": cache}, envs[0])
+        rounds.append(one)
+        print(
+            f"  {metric} round {index + 1}: "
+            + ", ".join(
+                f"{side} {r['seconds']:.2f}s/{r['wall']:.2f}s load {r['load'][0]:.1f}-{r['load'][1]:.1f}"
+                for side, r in one.items()
+            )
+            + (
+                f", max|diff| {max(abs(a - b) for a, b in zip(one['ours']['sentences'], one['theirs']['sentences'], strict=True)):.1e}"
+                if "theirs" in one
+                else ""
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
+    row: dict = {"metric": metric, "pairs": len(pairs[0]), "rounds": rounds}  # type: ignore[type-arg]
+    for side in ("ours", "theirs", "warm"):
+        taken = [one[side] for one in rounds if side in one]
+        if taken:
+            row[side] = {
+                "seconds": median([r["seconds"] for r in taken]),
+                "wall": median([r["wall"] for r in taken]),
+                "again": median([r["again"] for r in taken]) if "again" in taken[0] else None,
+            }
+    loads = [x for one in rounds for r in one.values() for x in r["load"]]
+    row["load"] = [min(loads), median(loads), max(loads)]
+    if "theirs" in row:
+        row["max_diff"] = max(
+            abs(a - b)
+            for one in rounds
+            for a, b in zip(one["ours"]["sentences"], one["theirs"]["sentences"], strict=True)
+        )
+    return row
+
+
+def print_table(rows: list[dict], args: argparse.Namespace) -> None:  # type: ignore[type-arg]
+    print(
+        f"{rows[0]['pairs']} pairs, {args.size} random models, CPU, medians of {args.runs} interleaved rounds"
+    )
+    print(
+        "metric     ours in/proc      theirs in/proc    ratio in/proc  "
+        "2nd scoring (ratio)   warm process in/proc (ratio)  load min/med/max  max|diff|"
+    )
+    for row in rows:
+        ours = row["ours"]
+        line = f"{row['metric']:<10} {ours['seconds']:6.2f}s/{ours['wall']:6.2f}s "
+        if "theirs" in row:
+            theirs = row["theirs"]
+            line += (
+                f"{theirs['seconds']:7.2f}s/{theirs['wall']:6.2f}s "
+                f"{theirs['seconds'] / ours['seconds']:6.2f}x/{theirs['wall'] / ours['wall']:.2f}x "
+            )
+        line += (
+            f"{ours['again']:8.4f}s ({ours['seconds'] / ours['again']:7.0f}x) "
+            + (
+                f"{row['warm']['seconds']:6.3f}s/{row['warm']['wall']:6.2f}s "
+                f"({ours['wall'] / row['warm']['wall']:.1f}x) "
+                if "warm" in row
+                else "(not run)                    "
+            )
+            + f"{row['load'][0]:5.1f}/{row['load'][1]:.1f}/{row['load'][2]:.1f}"
+        )
+        if "max_diff" in row:
+            line += f"  {row['max_diff']:.1e}"
+        print(line)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared")
-    parser.add_argument("--lines", type=int, default=26)
-    parser.add_argument("--systems", type=int, default=3)
-    parser.add_argument("--size", default="tiny", help="random model size (random_model.SHAPES)")
+    parser.add_argument("--lines", type=int, default=16)
+    parser.add_argument("--systems", type=int, default=2)
+    parser.add_argument("--size", default="base", help="random model size (random_model.SHAPES)")
+    parser.add_argument("--runs", type=int, default=3, help="interleaved rounds per metric")
+    parser.add_argument("--metrics", default="some,impara,scribendi")
     parser.add_argument("--gec-metrics", type=Path, default=Path("/work/refs/gec-metrics"))
+    parser.add_argument(
+        "--warm-process",
+        action="store_true",
+        help="also score from the warm cache in a fresh process (ours), once per round",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
     sources, hypotheses, texts = read_pairs(args.shared, args.lines, args.systems)
-    reference = args.gec_metrics / "bin" / "python"
-    if not reference.is_file():
+    if not (args.gec_metrics / "bin" / "python").is_file():
         print(f"gec-metrics 0.1.1 virtualenv absent ({args.gec_metrics}): our times only")
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     base_env["HF_HUB_OFFLINE"] = "1"
     ours_env = {**base_env, "PYTHONPATH": f"{REPO / 'gecscore' / 'src'}:{REPO}"}
-    reference_env = {**base_env, "PYTHONPATH": ""}
-    rows = []
+    envs = (ours_env, {**base_env, "PYTHONPATH": ""})
+    started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     with tempfile.TemporaryDirectory(prefix="reffree-bench-") as tmp:
         configs = build_models(Path(tmp), texts, args.size)
-        for metric, config in configs.items():
-            request = {
-                "metric": metric,
-                "config": config,
-                "sources": sources,
-                "hypotheses": hypotheses,
-            }
-            ours_request = {**request, "cache_dir": str(Path(tmp) / f"cache-{metric}")}
-            ours = run(sys.executable, OURS_SCRIPT, ours_request, ours_env)
-            row = {"metric": metric, "pairs": len(sources), "ours": ours}
-            if reference.is_file():
-                theirs = run(str(reference), REFERENCE_SCRIPT, request, reference_env)
-                row["gec-metrics"] = theirs
-                row["max_diff"] = max(
-                    abs(a - b) for a, b in zip(ours["sentences"], theirs["sentences"], strict=True)
-                )
-            rows.append(row)
-    load = Path("/proc/loadavg").read_text().strip() if Path("/proc/loadavg").exists() else "?"
+        rows = [
+            measure_metric(name, configs[name], (sources, hypotheses), args, envs, Path(tmp))
+            for name in args.metrics.split(",")
+        ]
+    finished = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     if args.json:
         for row in rows:
-            for side in ("ours", "gec-metrics"):
-                if side in row:
-                    row[side].pop("sentences", None)
-        print(json.dumps({"load": load, "rows": rows}, indent=1))
+            for one in row["rounds"]:
+                for side in one.values():
+                    side.pop("sentences", None)
+        print(json.dumps({"started": started, "finished": finished, "rows": rows}, indent=1))
         return
-    print(f"{len(sources)} pairs, {args.size} random models, CPU; /proc/loadavg: {load}")
-    header = "metric      ours build+score  2nd score  process | gec-metrics build+score  process | ratio (theirs/ours)  max |diff|"
-    print(header)
-    for row in rows:
-        ours = row["ours"]
-        line = (
-            f"{row['metric']:<10}  {ours['seconds']:>15.2f}s {ours['again']:>9.3f}s"
-            f" {ours['wall']:>7.2f}s"
-        )
-        if "gec-metrics" in row:
-            theirs = row["gec-metrics"]
-            line += (
-                f" | {theirs['seconds']:>22.2f}s {theirs['wall']:>7.2f}s"
-                f" | {theirs['seconds'] / ours['seconds']:>6.2f}x in, "
-                f"{theirs['wall'] / ours['wall']:.2f}x process  {row['max_diff']:.1e}"
-            )
-        print(line)
+    print(f"{started} - {finished}")
+    print_table(rows, args)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,12 @@ no request is sent, and the numbers are the same."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from pathlib import Path
 
 from gecscore import get_metric
+from gecscore.reffree import models
 from tests.reffree.chat_server import ChatServer
 from tests.reffree.conftest import SYSTEMS
 
@@ -99,3 +101,38 @@ def test_signature_texts(tmp_path: Path) -> None:
         "metric=llm-e|prompt=kobayashi24-gec-metrics-0.1.1|backend=http|model=qwen|seed=777"
         "|targets=5|criteria=impact"
     )
+
+
+def test_model_hashes_are_kept_in_the_cache(tmp_path: Path) -> None:
+    # A process scoring from a warm cache must not hash the weights again (a bert-base model is
+    # ~0.4 GB); a cold one hashes while it loads; a rewritten weights file is hashed anew.
+    folders = {}
+    for name in ("g", "f", "m"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "config.json").write_text("{}", encoding="utf-8")
+        (folder / "model.safetensors").write_bytes(name.encode() * 7)
+        folders[f"model_{name}"] = str(folder)
+    SOME = get_metric("some")
+    config = SOME.Config(**folders, device="cpu", cache_dir=str(tmp_path / "cache"))
+    loads: list[int] = []
+
+    def expected(content: bytes) -> str:
+        return hashlib.sha256(b"config.json{}model.safetensors" + content).hexdigest()
+
+    first = SOME(config)
+    first.hash_models(first.models.values(), lambda: loads.append(1))
+    assert loads == [1]  # unknown hashes: the models load meanwhile
+    assert models.model_hash(tmp_path / "g") == expected(b"g" * 7)
+    models._KNOWN_HASHES.clear()  # as in a new process
+    second = SOME(config)
+    second.hash_models(second.models.values(), lambda: loads.append(2))
+    assert loads == [1]  # all three read from the cache's memo: nothing loaded
+    assert all(models.hash_known(model.path) for model in second.models.values())
+    (tmp_path / "g" / "model.safetensors").write_bytes(b"x" * 7)  # same size, new content
+    models._KNOWN_HASHES.clear()
+    third = SOME(config)
+    third.hash_models(third.models.values(), lambda: loads.append(3))
+    assert loads == [1, 3]
+    assert models.model_hash(tmp_path / "g") == expected(b"x" * 7)
+    assert models.model_hash(tmp_path / "f") == expected(b"f" * 7)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from gecscore.errors import GECError
 from gecscore.metric import Metric, References, Result, SentenceScore, check_corpus
 from gecscore.reffree.cache import ValueCache, cache_key
+from gecscore.reffree.models import LocalModel, hash_key, hash_known, model_hash, remember_hash
 
 __all__ = ["ReferenceFreeMetric", "cache_key", "length_batches"]
 
@@ -51,6 +53,31 @@ class ReferenceFreeMetric(Metric):
             self.cache.put_many(fresh.items())
             found.update(fresh)
         return [found[key] for key in keys]
+
+    def hash_models(self, models: Iterable[LocalModel], load: Callable[[], object]) -> None:
+        """Make each model's hash (its signature, the cache keys) known before the cache is
+        read: from the in-process memo, else the cache's memo of it, else hashed (~1 s per
+        bert-base model) in a thread while ``load()`` loads the models in this one, since a
+        model this cache has not hashed has, as a rule, no values in it either."""
+        unknown = []
+        for model in models:
+            if hash_known(model.path):
+                continue
+            memo_key = cache_key("model-hash", repr(hash_key(model.path)))
+            found = self.cache.get_many([memo_key]).get(memo_key)
+            if isinstance(found, str):
+                remember_hash(model.path, found)
+            else:
+                unknown.append((memo_key, model.path))
+        if not unknown:
+            return
+        with ThreadPoolExecutor(max_workers=1) as pool:  # hashlib and reads release the GIL
+            digests = pool.submit(lambda: [model_hash(path) for _, path in unknown])
+            load()
+            self.cache.put_many(
+                (memo_key, digest)
+                for (memo_key, _), digest in zip(unknown, digests.result(), strict=True)
+            )
 
     @property
     def signature(self) -> str:

@@ -7,7 +7,8 @@ text), so a different model or option never reads another's value. Values are JS
 
 What is kept: SOME's sentence score; IMPARA's quality and similarity (the threshold is applied
 after, so changing it reuses them); Scribendi's perplexity per sentence; the LLM judges' answer
-per prompt. A metric object reads the cache before it loads a model, so a rescoring served
+per prompt; and each model's SHA-256 (by its files' size, times and inode), so a process
+scoring from a warm cache does not hash the weights again. A metric object reads the cache before it loads a model, so a rescoring served
 from the cache loads none.
 """
 

@@ -119,6 +119,7 @@ class IMPARA(ReferenceFreeMetric):
         from the cache where they are there (the threshold is applied here)."""
         config = self.config
         assert isinstance(config, IMPARAConfig)
+        self.hash_models((self.model_qe, self.model_se), self._load)
         prefix = f"impara|{self.model_qe.id}|{self.model_se.id}|{config.max_length}"
         keys = [cache_key(prefix, s, h) for s, h in zip(sources, hypotheses, strict=True)]
 

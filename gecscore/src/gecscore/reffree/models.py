@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +32,12 @@ __all__ = [
     "import_torch",
     "load_model",
     "load_tokenizer",
+    "hash_key",
+    "hash_known",
     "model_hash",
     "model_id",
     "model_setting",
+    "remember_hash",
     "resolve_device",
 ]
 
@@ -105,10 +107,9 @@ def _weight_files(path: Path) -> list[Path]:
     return files
 
 
-@lru_cache(maxsize=64)
-def _hash_files(key: tuple[tuple[str, int, int], ...]) -> str:
+def _hash_files(key: tuple[tuple[str, int, int, int, int], ...]) -> str:
     digest = hashlib.sha256()
-    for name, _, _ in key:
+    for name, *_ in key:
         digest.update(Path(name).name.encode())
         with open(name, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
@@ -116,12 +117,35 @@ def _hash_files(key: tuple[tuple[str, int, int], ...]) -> str:
     return digest.hexdigest()
 
 
-def model_hash(path: Path) -> str:
-    """SHA-256 of the model's config and weight files (memoised per size and mtime)."""
-    key = tuple(
-        (str(file), file.stat().st_size, file.stat().st_mtime_ns) for file in _weight_files(path)
+def hash_key(path: Path) -> tuple[tuple[str, int, int, int, int], ...]:
+    """What a model's hash is memoised by: each file's name, size, mtime, ctime and inode
+    (a file rewritten in place or replaced gets a new ctime or inode, so it is hashed again)."""
+    stats = [(file, file.stat()) for file in _weight_files(path)]
+    return tuple(
+        (str(file), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) for file, st in stats
     )
-    return _hash_files(key)
+
+
+def model_hash(path: Path) -> str:
+    """SHA-256 of the model's config and weight files (memoised by :func:`hash_key`; a
+    bert-base model is ~0.4 GB, about a second of hashing)."""
+    key = hash_key(path)
+    if key not in _KNOWN_HASHES:
+        _KNOWN_HASHES[key] = _hash_files(key)
+    return _KNOWN_HASHES[key]
+
+
+def hash_known(path: Path) -> bool:
+    """Whether ``model_hash(path)`` is memoised (costs no hashing)."""
+    return hash_key(path) in _KNOWN_HASHES
+
+
+def remember_hash(path: Path, digest: str) -> None:
+    """Take a hash found in a persistent memo (the metrics' cache) as ``model_hash(path)``."""
+    _KNOWN_HASHES[hash_key(path)] = digest
+
+
+_KNOWN_HASHES: dict[tuple[tuple[str, int, int, int, int], ...], str] = {}
 
 
 def model_id(path: Path) -> str:

@@ -154,6 +154,7 @@ class Scribendi(ReferenceFreeMetric):
     def perplexities(self, sentences: Sequence[str]) -> list[float]:
         """Per sentence, ``exp`` of the mean cross-entropy of its tokens after the BOS (from
         the cache where it is there)."""
+        self.hash_models((self.model,), self._load)
         prefix = f"scribendi-ppl|{self.model.id}"
         keys = [cache_key(prefix, sentence) for sentence in sentences]
 

@@ -115,6 +115,7 @@ class SOME(ReferenceFreeMetric):
 
     def sentence_scores(self, sources: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
         """Each pair's score, from the cache where it is there."""
+        self.hash_models(self.models.values(), self._load)
         prefix = self.signature
         keys = [cache_key(prefix, s, h) for s, h in zip(sources, hypotheses, strict=True)]
 

@@ -141,6 +141,7 @@ def build_random_gpt2(
     n_layer: int = 2,
     n_embd: int = 32,
     n_positions: int = 256,
+    n_head: int = 4,
 ) -> Path:
     """Save a random GPT-2 and a byte-level BPE tokenizer trained on `texts` into `directory`.
 
@@ -164,7 +165,7 @@ def build_random_gpt2(
         n_positions=n_positions,
         n_embd=n_embd,
         n_layer=n_layer,
-        n_head=4,
+        n_head=n_head,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
     )
