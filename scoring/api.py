@@ -6,6 +6,7 @@
     POST /api/scoring/systems/<id>/cancel/
     GET  /api/scoring/releases/<id>/leaderboard/
     POST /api/scoring/ensembles/               {"systems": [ids], "name": ...}
+    POST /api/scoring/releases/<id>/judges/    {"metrics"?: ["llm-s", "llm-e"]} -> the job (202)
     GET  /api/scoring/datasets/<id>/annotators/
 
 Each endpoint parses, calls a service or selector and answers; ServiceError becomes
@@ -178,6 +179,35 @@ class LeaderboardView(APIView):
                 "signatures": selectors.leaderboard_signatures(rows),
                 "systems": [system_state(row.system, row.score) for row in rows],
             }
+        )
+
+
+class JudgeRunSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    metrics = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(services.JUDGE_METRICS)),
+        required=False,
+        min_length=1,
+    )
+
+
+class JudgeRunView(APIView):
+    """Start the LLM judges over the release's scored systems (the `gpu` queue); the job's
+    state is at /jobs/<id>/ (progress, cancel, retry), the scores, when done, in each
+    system's ``extra`` (GET /api/scoring/releases/<id>/leaderboard/)."""
+
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(request=JudgeRunSerializer, responses={202: serializers.DictField()})
+    def post(self, request: Request, version_id: int) -> Response:
+        version = release_by_id(version_id)
+        form = JudgeRunSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        job = services.request_judge_run(
+            version=version, user=request.user, metrics=form.validated_data.get("metrics")
+        )
+        return Response(
+            {"job_id": job.pk, "status": job.status, "metrics": job.params["metrics"]},
+            status=202,
         )
 
 
