@@ -299,7 +299,8 @@ class AnnotatorQualityView(APIView):
 #                                                   "campaign": id, "method"?, "bootstrap"?,
 #                                                   "sentence_bootstrap"?,
 #                                                   "window"?, "seed"?, "exclude"?: [system],
-#                                                   "wait"?} -> the run
+#                                                   "aggregation"?: default | trueskill |
+#                                                   expected-wins, "wait"?} -> the run
 #   POST /api/scoring/releases/<id>/human-scores/  multipart: file, name?, replace?
 #   GET  /api/scoring/meta/<id>/                   status + the stored report when done
 
@@ -373,6 +374,8 @@ class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg
     )
     seed = serializers.IntegerField(default=0, min_value=0, max_value=MAX_INT32)
     exclude = serializers.ListField(child=serializers.CharField(), default=list)
+    # The service answers an unknown aggregation with a message naming the choices.
+    aggregation = serializers.CharField(max_length=32, default="default")
     wait = serializers.BooleanField(default=False)
 
 
@@ -428,6 +431,7 @@ class MetaEvaluationListView(APIView):
             window=data.get("window"),
             seed=data["seed"],
             exclude=data["exclude"],
+            aggregation=data["aggregation"],
             queue=not data["wait"],
         )
         if data["wait"]:
