@@ -13,6 +13,7 @@ from types import ModuleType
 
 import pytest
 from django.test import Client
+from gecscore.meta.aggregation import aggregate
 from gecscore.reffree.llm_judge import trueskill_scores
 from rest_framework.test import APIClient
 
@@ -25,6 +26,7 @@ from datasets.services.imports import import_dataset
 from datasets.services.releases import release_dataset
 from gecscore import get_metric
 from scoring import services
+from scoring.services import meta
 from scoring.services.meta.catalogue import available_metrics, stored_metric_scores
 from tests.factories import make_user
 
@@ -147,6 +149,37 @@ def test_judges_run_on_the_gpu_task_and_equal_the_library(  # type: ignore[no-un
     page = client.get(f"/scoring/systems/{alpha.pk}/").content.decode()
     assert 'data-testid="judge-metrics"' in page
     assert alpha.score.summary["extra"]["llm-s"]["signature"] in page
+    _meta_evaluation_of_the_judges(version, expected)
+
+
+def _meta_evaluation_of_the_judges(version, expected) -> None:  # type: ignore[no-untyped-def]
+    """The judges correlate with human scores like any metric, by their TrueSkill (default)
+    or re-aggregated from their sentence scores: the library's numbers."""
+    names = sorted(SYSTEMS)
+    data = "".join(
+        f"HUMAN\ten\ttest\t{s}\t{v}\n" for s, v in zip(names, (0.9, 0.1, -0.5), strict=True)
+    )
+    human = meta.upload_human_scores(
+        version=version, name="h", data=data.encode(), file_name="h.tsv", user=None
+    )
+    for aggregation in ("default", "expected-wins"):
+        run = meta.request_meta_evaluation(
+            version=version,
+            user=None,
+            metrics=["llm-s", "llm-e"],
+            human_scores=human,
+            bootstrap=0,
+            aggregation=aggregation,
+            queue=False,
+        )
+        run = meta.run_meta_evaluation(evaluation_id=run.pk, job_id=run.background_job_id)
+        assert run.status == "done", run.error
+        for metric, (mu, sentence_scores, _signature) in expected.items():
+            if aggregation == "default":
+                wanted = dict(zip(names, mu, strict=True))
+            else:
+                wanted = aggregate("ew", dict(zip(names, map(list, sentence_scores), strict=True)))
+            assert run.report["metric_scores"][metric] == pytest.approx(wanted, abs=1e-12)
 
 
 def test_a_dead_endpoint_fails_the_job_as_retryable(  # type: ignore[no-untyped-def]
