@@ -197,7 +197,19 @@ class JudgeRunView(APIView):
 
     permission_classes = [IsPlatformAdmin]
 
-    @extend_schema(request=JudgeRunSerializer, responses={202: serializers.DictField()})
+    @extend_schema(
+        request=JudgeRunSerializer,
+        responses={
+            202: inline_serializer(
+                name="JudgeRunJob",
+                fields={
+                    "job_id": serializers.IntegerField(),
+                    "status": serializers.CharField(),
+                    "metrics": serializers.ListField(child=serializers.CharField()),
+                },
+            )
+        },
+    )
     def post(self, request: Request, version_id: int) -> Response:
         version = release_by_id(version_id)
         form = JudgeRunSerializer(data=request.data)
