@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0005_meta_evaluation_sentence_bootstrap'),
+        ("scoring", "0005_meta_evaluation_sentence_bootstrap"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='metaevaluation',
-            name='aggregation',
-            field=models.CharField(default='default', help_text='default / trueskill / expected-wins', max_length=16),
+            model_name="metaevaluation",
+            name="aggregation",
+            field=models.CharField(
+                default="default", help_text="default / trueskill / expected-wins", max_length=16
+            ),
         ),
     ]
