@@ -335,6 +335,7 @@ _META_STATE = inline_serializer(
         "job_id": serializers.IntegerField(allow_null=True),
         "error": serializers.CharField(),
         "metrics": serializers.ListField(child=serializers.CharField()),
+        "aggregation": serializers.CharField(),
         "systems": serializers.ListField(child=serializers.CharField(), required=False),
         "signatures": serializers.DictField(required=False),
         "report": serializers.DictField(required=False),

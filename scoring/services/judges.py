@@ -176,8 +176,10 @@ def run_judges(
     version = DatasetVersion.objects.filter(pk=version_id).first()
     if version is None:
         raise NotFound(f"no release {version_id}")
+    http = False
     try:
         chosen = _chosen(metrics)
+        http = judge_backend()["backend"] == "http"
         scored = _scored(version)
         if job_id is not None:
             mark_running(job_id, total=len(chosen), message=", ".join(chosen))
@@ -194,8 +196,9 @@ def run_judges(
     except (ServiceError, GECError, ValueError, OSError) as exc:
         message = exc.message if isinstance(exc, ServiceError) else str(exc)
         if job_id is not None:
-            # An endpoint down or overloaded is worth retrying as it is.
-            fail_job(job_id, message=message, retryable=isinstance(exc, GECError))
+            # An endpoint down or overloaded is worth retrying as it is (a local model that
+            # does not load is not).
+            fail_job(job_id, message=message, retryable=http and isinstance(exc, GECError))
         raise ServiceError(f"LLM judging failed: {message}") from None
     _store(scored, results)
     numbers = {
@@ -209,7 +212,9 @@ def run_judges(
 def _store(scored: list[SystemScore], results: dict[str, dict[str, dict[str, Any]]]) -> None:
     with transaction.atomic():
         for row in scored:
-            score = SystemScore.objects.select_for_update().get(pk=row.pk)
+            score = SystemScore.objects.select_for_update().filter(pk=row.pk).first()
+            if score is None:  # the system was deleted while the judges ran
+                continue
             summary = dict(score.summary)
             extra = dict(summary.get("extra", {}))
             for name, entries in results.items():
