@@ -6,6 +6,7 @@
     POST /api/scoring/systems/<id>/cancel/
     GET  /api/scoring/releases/<id>/leaderboard/
     POST /api/scoring/ensembles/               {"systems": [ids], "name": ...}
+    POST /api/scoring/releases/<id>/judges/    {"metrics"?: ["llm-s", "llm-e"]} -> the job (202)
     GET  /api/scoring/datasets/<id>/annotators/
 
 Each endpoint parses, calls a service or selector and answers; ServiceError becomes
@@ -181,6 +182,47 @@ class LeaderboardView(APIView):
         )
 
 
+class JudgeRunSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    metrics = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(services.JUDGE_METRICS)),
+        required=False,
+        min_length=1,
+    )
+
+
+class JudgeRunView(APIView):
+    """Start the LLM judges over the release's scored systems (the `gpu` queue); the job's
+    state is at /jobs/<id>/ (progress, cancel, retry), the scores, when done, in each
+    system's ``extra`` (GET /api/scoring/releases/<id>/leaderboard/)."""
+
+    permission_classes = [IsPlatformAdmin]
+
+    @extend_schema(
+        request=JudgeRunSerializer,
+        responses={
+            202: inline_serializer(
+                name="JudgeRunJob",
+                fields={
+                    "job_id": serializers.IntegerField(),
+                    "status": serializers.CharField(),
+                    "metrics": serializers.ListField(child=serializers.CharField()),
+                },
+            )
+        },
+    )
+    def post(self, request: Request, version_id: int) -> Response:
+        version = release_by_id(version_id)
+        form = JudgeRunSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        job = services.request_judge_run(
+            version=version, user=request.user, metrics=form.validated_data.get("metrics")
+        )
+        return Response(
+            {"job_id": job.pk, "status": job.status, "metrics": job.params["metrics"]},
+            status=202,
+        )
+
+
 class EnsembleSerializer(serializers.Serializer):  # type: ignore[type-arg]
     systems = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=MAX_ID), min_length=2
@@ -269,7 +311,8 @@ class AnnotatorQualityView(APIView):
 #                                                   "campaign": id, "method"?, "bootstrap"?,
 #                                                   "sentence_bootstrap"?,
 #                                                   "window"?, "seed"?, "exclude"?: [system],
-#                                                   "wait"?} -> the run
+#                                                   "aggregation"?: default | trueskill |
+#                                                   expected-wins, "wait"?} -> the run
 #   POST /api/scoring/releases/<id>/human-scores/  multipart: file, name?, replace?
 #   GET  /api/scoring/meta/<id>/                   status + the stored report when done
 
@@ -292,6 +335,7 @@ _META_STATE = inline_serializer(
         "job_id": serializers.IntegerField(allow_null=True),
         "error": serializers.CharField(),
         "metrics": serializers.ListField(child=serializers.CharField()),
+        "aggregation": serializers.CharField(),
         "systems": serializers.ListField(child=serializers.CharField(), required=False),
         "signatures": serializers.DictField(required=False),
         "report": serializers.DictField(required=False),
@@ -343,6 +387,8 @@ class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg
     )
     seed = serializers.IntegerField(default=0, min_value=0, max_value=MAX_INT32)
     exclude = serializers.ListField(child=serializers.CharField(), default=list)
+    # The service answers an unknown aggregation with a message naming the choices.
+    aggregation = serializers.CharField(max_length=32, default="default")
     wait = serializers.BooleanField(default=False)
 
 
@@ -398,6 +444,7 @@ class MetaEvaluationListView(APIView):
             window=data.get("window"),
             seed=data["seed"],
             exclude=data["exclude"],
+            aggregation=data["aggregation"],
             queue=not data["wait"],
         )
         if data["wait"]:

@@ -98,6 +98,8 @@ def _meta_rows(evaluation: MetaEvaluation) -> list[dict[str, Any]]:
                 "measured_per_system": len(stored) > len(settings),
             }
         )
+    for key, entry in report.get("baseline", {}).items():
+        rows.append({"key": key, **entry, "baseline": True, "signatures": []})
     return rows
 
 
@@ -151,6 +153,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
                 method=request.POST.get("method", "ew"),
                 **_run_numbers(request),
                 exclude=request.POST.getlist("exclude"),
+                aggregation=request.POST.get("aggregation", "default"),
             )
         except ServiceError as exc:
             messages.error(request, exc.message)
@@ -178,6 +181,7 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         "runs": runs,
         "evaluation": shown,
         "default_bootstrap": meta_services.DEFAULT_BOOTSTRAP,
+        "aggregations": meta_services.AGGREGATIONS,
         "system_names": list(
             SystemOutput.objects.filter(version=version)
             .order_by("name")

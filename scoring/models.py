@@ -243,6 +243,11 @@ class MetaEvaluation(models.Model):
     # and the result should stay readable).
     campaign_id = models.PositiveBigIntegerField(null=True, blank=True)
     human_method = models.CharField(max_length=16, blank=True, help_text="ew / trueskill / file")
+    # How each metric becomes system scores: its stored corpus score, or TrueSkill / Expected
+    # Wins over its sentence scores (scoring/services/meta/aggregation.py).
+    aggregation = models.CharField(
+        max_length=16, default="default", help_text="default / trueskill / expected-wins"
+    )
     human_label = models.CharField(max_length=200, blank=True)
     metrics = models.JSONField(default=list, help_text="metric keys, in the order chosen")
     bootstrap = models.PositiveIntegerField(default=1000)

@@ -91,6 +91,20 @@ class LeaderboardRow:
     def scored(self) -> bool:
         return self.score is not None and self.score.status == ScoreStatus.DONE
 
+    def judge(self, name: str) -> dict[str, Any] | None:
+        entry = ((self.score.summary or {}).get("extra") or {}).get(name) if self.score else None
+        return entry if isinstance(entry, dict) else None
+
+    # The LLM judges' entries (scoring/services/judges.py); the keys' hyphens keep templates
+    # from reading them directly.
+    @property
+    def llm_s(self) -> dict[str, Any] | None:
+        return self.judge("llm-s")
+
+    @property
+    def llm_e(self) -> dict[str, Any] | None:
+        return self.judge("llm-e")
+
 
 def leaderboard(version: DatasetVersion) -> list[LeaderboardRow]:
     """Every output of the release: scored ones by F0.5 (then P), then the others by name."""

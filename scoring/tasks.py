@@ -85,6 +85,16 @@ def gpu_reffree_score(
     return _with_job(job_id, work)
 
 
+@shared_task(name="scoring.gpu_llm_judge")
+def gpu_llm_judge(
+    version_id: int, job_id: int | None = None, metrics: list[str] | None = None
+) -> dict[str, Any] | None:
+    def work(claimed_job_id: int | None) -> dict[str, Any]:
+        return services.run_judges(version_id=version_id, job_id=claimed_job_id, metrics=metrics)
+
+    return _with_job(job_id, work)
+
+
 @shared_task(name="scoring.meta_evaluate")
 def meta_evaluate(evaluation_id: int, job_id: int | None = None) -> dict[str, Any] | None:
     def work(claimed_job_id: int | None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("scoring/releases/<int:version_id>/", views.leaderboard, name="leaderboard"),
     path("scoring/releases/<int:version_id>/upload/", views.upload, name="upload"),
     path("scoring/releases/<int:version_id>/ensemble/", views.ensemble, name="ensemble"),
+    path("scoring/releases/<int:version_id>/judges/", views.judges, name="judges"),
     path("scoring/systems/<int:system_id>/", views.system_page, name="system"),
     path("scoring/systems/<int:system_id>/rescore/", views.rescore, name="rescore"),
     path("scoring/systems/<int:system_id>/cancel/", views.cancel, name="cancel"),
@@ -50,6 +51,11 @@ urlpatterns = [
         name="api-leaderboard",
     ),
     path("api/scoring/ensembles/", api.EnsembleView.as_view(), name="api-ensembles"),
+    path(
+        "api/scoring/releases/<int:version_id>/judges/",
+        api.JudgeRunView.as_view(),
+        name="api-judges",
+    ),
     path(
         "api/scoring/releases/<int:version_id>/meta/",
         api.MetaEvaluationListView.as_view(),

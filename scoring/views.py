@@ -34,7 +34,18 @@ from scoring.models import ScoreStatus, SystemOutput
 
 PAGE_SIZE = 50
 # Leaderboard columns beyond the char-level P/R/F0.5 (selectable with ?cols=...).
-OPTIONAL_COLUMNS = ("detection", "m2", "sentm2", "gleu", "green", "cleme", "cleme2", "ptm2")
+OPTIONAL_COLUMNS = (
+    "detection",
+    "m2",
+    "sentm2",
+    "gleu",
+    "green",
+    "cleme",
+    "cleme2",
+    "ptm2",
+    "llm-s",
+    "llm-e",
+)
 DEFAULT_COLUMNS = ("detection", "cleme")
 # English releases also report the classic metrics papers print beside ERRANT.
 DEFAULT_COLUMNS_EN = ("m2", "sentm2", "gleu", "cleme")
@@ -101,6 +112,8 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
     defaults = DEFAULT_COLUMNS_EN if english else DEFAULT_COLUMNS
     offered = [c for c in OPTIONAL_COLUMNS if english or c not in ENGLISH_ONLY_COLUMNS]
     columns = [c for c in offered if c in wanted] if "cols" in request.GET else list(defaults)
+    if "cols" not in request.GET:  # the judges' columns once a judge run stored them
+        columns += [c for c in services.JUDGE_METRICS if any(row.judge(c) for row in rows)]
     not_offered = [c for c in wanted if c in OPTIONAL_COLUMNS and c not in offered]
     context: dict[str, Any] = {
         "version": version,
@@ -115,6 +128,7 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
         "human": human,
         "can_manage": Role.ADMIN in _roles(request),
         "scored": [row for row in rows if row.scored],
+        "judge_setup": services.judge_setup(),
     }
     return render(request, "scoring/leaderboard.html", context)
 
@@ -254,6 +268,11 @@ def _extra_metrics(system: Any, extra: dict[str, Any]) -> dict[str, Any]:
             for name in services.REFFREE_METRICS
             if isinstance(extra.get(name), dict)
         ],
+        "judge_scores": [
+            (name, extra[name])
+            for name in services.JUDGE_METRICS
+            if isinstance(extra.get(name), dict)
+        ],
     }
     if context["cleme2"]:
         aspects = ("hit", "wrong", "under", "over")
@@ -300,6 +319,15 @@ def reffree(request: HttpRequest, system_id: int) -> HttpResponse:
     if call_service(request, services.request_reffree_scoring, system=system, user=request.user):
         messages.success(request, "reference-free scoring queued on the gpu queue")
     return redirect("scoring:system", system_id=system.pk)
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def judges(request: HttpRequest, version_id: int) -> HttpResponse:
+    version = lookup(release_by_id, version_id)
+    if call_service(request, services.request_judge_run, version=version, user=request.user):
+        messages.success(request, "LLM judges (LLM-S, LLM-E) queued on the gpu queue")
+    return redirect("scoring:leaderboard", version_id=version.pk)
 
 
 @role_required(Role.ADMIN)

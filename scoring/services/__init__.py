@@ -6,6 +6,8 @@ scoring/metric.py); these modules load rows, call it, and store the results.
 * `systems`: system outputs, scoring jobs (`upload_system_output` -> `request_scoring` ->
   `run_scoring`, idempotent and cancellable).
 * `reffree`: SOME, IMPARA, Scribendi (when their models are configured) on the `gpu` queue.
+* `judges`: the LLM judges (LLM-S, LLM-E) over all scored systems of a release, on the `gpu`
+  queue, when an LLM is configured (GEC_LLM_URL / GEC_LLM_MODEL).
 * `weighted`: PT-M2 and other BERTScore-weighted scores on the `gpu` queue.
 * `ensembles`: edit-wise voting over stored outputs.
 * `annotators`: annotator quality samples, rescored when golden references change.
@@ -30,6 +32,13 @@ from scoring.services.annotators import (
     start_annotator_rescoring,
 )
 from scoring.services.ensembles import create_ensemble
+from scoring.services.judges import (
+    JOB_KIND_JUDGE,
+    JUDGE_METRICS,
+    judge_setup,
+    request_judge_run,
+    run_judges,
+)
 from scoring.services.pay import set_pay_rates
 from scoring.services.reffree import (
     JOB_KIND_REFFREE,
@@ -59,6 +68,11 @@ from scoring.services.weighted import (
 )
 
 __all__ = [
+    "JOB_KIND_JUDGE",
+    "JUDGE_METRICS",
+    "judge_setup",
+    "request_judge_run",
+    "run_judges",
     "JOB_KIND_REFFREE",
     "REFFREE_METRICS",
     "configured_reffree_metrics",

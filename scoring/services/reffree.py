@@ -2,9 +2,10 @@
 
 Offered only where their model settings are configured (local folders; models are never
 downloaded): ``GEC_SOME_MODEL_G``/``_F``/``_M``, ``GEC_IMPARA_MODEL_QE``/``_SE``,
-``GEC_SCRIBENDI_MODEL``. Each adds ``summary["extra"][name] = {"score", "signature"}`` to a
-finished score (idempotent: a re-run overwrites those keys and nothing else), which the
-meta-evaluation catalogue reads.
+``GEC_SCRIBENDI_MODEL``. Each adds ``summary["extra"][name] = {"score", "signature",
+"sentences"}`` to a finished score (idempotent: a re-run overwrites those keys and nothing
+else), which the meta-evaluation catalogue reads (the sentence scores for its TrueSkill /
+Expected Wins aggregation).
 """
 
 from __future__ import annotations
@@ -112,7 +113,12 @@ def run_reffree_scoring(
                 cache_dir=str(cache_dir) if cache_dir else None,
             )
             result = Metric(config).score_corpus(sources, hypotheses)
-            results[name] = {"score": float(result.score), "signature": result.signature}
+            results[name] = {
+                "score": float(result.score),
+                "signature": result.signature,
+                # For TrueSkill / Expected Wins over sentence scores in meta-evaluation.
+                "sentences": [float(sentence.score) for sentence in result.sentences],
+            }
     except JobCancelled:
         return score
     except (ServiceError, GECError, ValueError, OSError) as exc:

@@ -99,7 +99,11 @@ def test_reference_free_metrics_run_on_the_gpu_task_when_configured(  # type: ig
         Metric = get_metric(name)
         config = Metric.Config(**models, device="cpu")  # type: ignore[call-arg]
         expected = Metric(config).score_corpus(SOURCES, HYPS)
-        assert extra[name] == {"score": expected.score, "signature": expected.signature}
+        assert extra[name] == {
+            "score": expected.score,
+            "signature": expected.signature,
+            "sentences": [s.score for s in expected.sentences],
+        }
 
     # SOME (three regressors), queued directly for itself: the other entries stay.
     for seed, aspect in enumerate("GFM", start=6):
@@ -115,7 +119,11 @@ def test_reference_free_metrics_run_on_the_gpu_task_when_configured(  # type: ig
         device="cpu",
     )
     expected = SOME(some_config).score_corpus(SOURCES, HYPS)
-    assert extra["some"] == {"score": expected.score, "signature": expected.signature}
+    assert extra["some"] == {
+        "score": expected.score,
+        "signature": expected.signature,
+        "sentences": [s.score for s in expected.sentences],
+    }
     assert {"impara", "scribendi", "m2"} <= set(extra)
 
     shown = client.get(page).content.decode()

@@ -11,10 +11,14 @@ against the best metric).
 
 ``upload_human_scores`` -> ``request_meta_evaluation`` (a BackgroundJob plus the Celery task
 ``scoring.meta_evaluate``, queued on commit) -> ``run_meta_evaluation`` (the work;
-idempotent: a re-run replaces the stored report; `runs`).
+idempotent: a re-run replaces the stored report; `runs`). A run may rank the systems of each
+metric by TrueSkill or Expected Wins over its stored sentence scores instead of its corpus
+score (`aggregation`, the library's ``meta system --aggregation``), and always reports the
+``length`` baseline beside the chosen metrics.
 """
 
 from judgments.selectors import EDIT_METHODS, HUMAN_METHODS
+from scoring.services.meta.aggregation import AGGREGATIONS
 from scoring.services.meta.catalogue import available_metrics
 from scoring.services.meta.human import campaigns_for_release, upload_human_scores
 from scoring.services.meta.runs import (
@@ -33,6 +37,7 @@ from scoring.services.meta.runs import (
 from scoring.services.meta.statistics import auto_window
 
 __all__ = [
+    "AGGREGATIONS",
     "DEFAULT_BOOTSTRAP",
     "EDIT_METHODS",
     "HUMAN_METHODS",

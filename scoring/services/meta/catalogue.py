@@ -61,6 +61,9 @@ SUMMARY_EXTRA: dict[str, tuple[str, str]] = {
     "some": ("some", "score"),
     "impara": ("impara", "score"),
     "scribendi": ("scribendi", "score"),
+    # The LLM judges, TrueSkill over all systems of a release (scoring/services/judges.py).
+    "llm-s": ("llm-s", "score"),
+    "llm-e": ("llm-e", "score"),
 }
 
 

@@ -32,6 +32,13 @@ from scoring.models import (
     SystemOutput,
 )
 from scoring.services.job_rows import run_job_backed
+from scoring.services.meta.aggregation import (
+    LENGTH_KEY,
+    LENGTH_LABEL,
+    aggregate_scores,
+    check_aggregation,
+    length_scores,
+)
 from scoring.services.meta.catalogue import available_metrics, metric_label, stored_metric_scores
 from scoring.services.meta.human import campaign_on_release, human_side, visible_campaigns
 from scoring.services.meta.statistics import (
@@ -62,6 +69,7 @@ def request_meta_evaluation(
     window: int | None = None,
     seed: int = 0,
     exclude: list[str] | tuple[str, ...] = (),
+    aggregation: str = "default",
     queue: bool = True,
 ) -> MetaEvaluation:
     """Check the request and queue the run (the Celery task is sent on commit). With
@@ -78,6 +86,7 @@ def request_meta_evaluation(
         raise ServiceError(
             f"sentence bootstrap samples must be 0 to {MAX_BOOTSTRAP}", field="sentence_bootstrap"
         )
+    aggregation = check_aggregation(version, metrics, aggregation, sentence_bootstrap)
     if window is not None and not 2 <= window <= MAX_WINDOW:
         raise ServiceError(f"the window must hold 2 to {MAX_WINDOW} systems", field="window")
     if not 0 <= seed <= MAX_INT32:
@@ -105,11 +114,17 @@ def request_meta_evaluation(
             window=window,
             seed=seed,
             excluded_systems=exclude,
+            aggregation=aggregation,
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         job.params = {**job.params, "evaluation": evaluation.pk}
         job.save(update_fields=["params"])
-        log_action(evaluation, user, "scoring.meta.request", {"job": job.pk, "metrics": metrics})
+        log_action(
+            evaluation,
+            user,
+            "scoring.meta.request",
+            {"job": job.pk, "metrics": metrics, "aggregation": aggregation},
+        )
         if queue:
             queue_job(job, tasks.meta_evaluate, evaluation.pk, job.pk)
     return evaluation
@@ -235,14 +250,11 @@ def settle_with_job(evaluation: MetaEvaluation) -> MetaEvaluation:
     return evaluation
 
 
-def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, Any]:
-    version = evaluation.version
-    english = version.dataset.language == Language.ENGLISH
-    human, human_label = human_side(evaluation)
-    report_progress(job_id, 1, message="reading stored metric scores")
-    keys = list(evaluation.metrics)
-    metric_scores, signatures = stored_metric_scores(version, keys)
-    excluded = set(evaluation.excluded_systems)
+def _evaluated_systems(
+    human: dict[str, float], metric_scores: dict[str, dict[str, float]], excluded: set[str]
+) -> list[str]:
+    """The systems with a human score and every chosen metric (at least 3), by name."""
+    keys = list(metric_scores)
     systems = sorted(
         s
         for s in human
@@ -257,6 +269,43 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
             f"{', '.join(scored) or 'none'}"
             + (f"; left out on request: {', '.join(sorted(excluded))}" if excluded else "")
         )
+    return systems
+
+
+def _baseline(
+    evaluation: MetaEvaluation, human: dict[str, float], systems: list[str], window: int
+) -> dict[str, Any]:
+    """The ``length`` row (the floor a metric should beat), under the run's aggregation."""
+    version = evaluation.version
+    lengths = length_scores(version, systems)
+    scores = aggregate_scores(version, LENGTH_KEY, lengths, systems, evaluation.aggregation)
+    one = system_report(
+        human,
+        {LENGTH_KEY: scores},
+        systems,
+        bootstrap=evaluation.bootstrap,
+        seed=evaluation.seed,
+        window=window,
+    )
+    entry = one["metrics"][LENGTH_KEY]
+    entry["label"] = LENGTH_LABEL
+    return {LENGTH_KEY: {**entry, "scores": scores}}
+
+
+def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, Any]:
+    version = evaluation.version
+    english = version.dataset.language == Language.ENGLISH
+    human, human_label = human_side(evaluation)
+    report_progress(job_id, 1, message="reading stored metric scores")
+    keys = list(evaluation.metrics)
+    metric_scores, signatures = stored_metric_scores(version, keys)
+    excluded = set(evaluation.excluded_systems)
+    systems = _evaluated_systems(human, metric_scores, excluded)
+    aggregation = evaluation.aggregation
+    metric_scores = {
+        key: aggregate_scores(version, key, metric_scores[key], systems, aggregation)
+        for key in keys
+    }
     window = evaluation.window if evaluation.window is not None else auto_window(len(systems))
     window = min(window, len(systems))
     report: dict[str, Any] = {
@@ -268,14 +317,14 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
         "bootstrap": evaluation.bootstrap,
         "sentence_bootstrap": evaluation.sentence_bootstrap,
         "seed": evaluation.seed,
+        "aggregation": aggregation,
     }
     sentence_stats = (
         sentence_counts(version, systems) if evaluation.sentence_bootstrap > 0 else None
     )
     for index, key in enumerate(keys):
-        report_progress(
-            job_id, 1 + index, message=f"correlating {metric_label(key, english=english)}"
-        )
+        label = metric_label(key, english=english)
+        report_progress(job_id, 1 + index, message=f"correlating {label}")
         one = system_report(
             human,
             {key: metric_scores[key]},
@@ -285,7 +334,7 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
             window=window,
         )
         entry = one["metrics"][key]
-        entry["label"] = metric_label(key, english=english)
+        entry["label"] = label if aggregation == "default" else f"{label} · {aggregation}"
         entry["pearson_ci_sentences"] = None
         if sentence_stats is not None and key in SENTENCE_COUNT_METRICS:
             entry["pearson_ci_sentences"] = sentence_interval(
@@ -295,6 +344,7 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
     report_progress(job_id, 1 + len(keys), message="Williams' tests")
     report.update(williams_tests(human, metric_scores, systems, report["metrics"]))
     report["metric_scores"] = {key: {s: metric_scores[key][s] for s in systems} for key in keys}
+    report["baseline"] = _baseline(evaluation, human, systems, window)
     report["human_label"] = human_label
     return {
         "human": {s: human[s] for s in sorted(human)},
@@ -347,6 +397,7 @@ def evaluation_state(evaluation: MetaEvaluation) -> dict[str, Any]:
         "human_method": evaluation.human_method,
         "metrics": evaluation.metrics,
         "excluded_systems": evaluation.excluded_systems,
+        "aggregation": evaluation.aggregation,
         "bootstrap": evaluation.bootstrap,
         "sentence_bootstrap": evaluation.sentence_bootstrap,
         "window": evaluation.window,

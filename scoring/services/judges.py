@@ -1,0 +1,224 @@
+"""The LLM judges (LLM-S, LLM-E; Kobayashi, Mita & Komachi 2024) of a release, on the `gpu`
+queue.
+
+Unlike the other metrics a judge compares all the systems of a release at once: per source
+sentence the LLM scores the distinct hypotheses side by side, and the library ranks the
+systems by TrueSkill over those pairwise outcomes (``gecscore.reffree.llm_judge``). So a run
+is per release: it judges every system with a finished score (in name order, the order
+TrueSkill plays its matches in) and writes, on each system's score,
+``summary["extra"][name] = {"score", "signature", "aggregation", "mean", "sentences",
+"unjudged", "systems"}``: ``score`` the system's TrueSkill mu (what the leaderboard and the
+meta-evaluation catalogue read), ``mean`` its mean 1-5 judge score over the sentences where
+its hypothesis was shown, ``sentences`` its 1-5 score per sentence (None: not shown to the
+LLM or no readable answer). A system scored (or re-scored) after the run has no entry until
+the judges run again: TrueSkill values only compare within one run.
+
+Offered when an LLM is configured: ``GEC_LLM_URL`` (an OpenAI-compatible endpoint the
+operator runs: vLLM, llama.cpp, Ollama) with ``GEC_LLM_MODEL`` the name it serves, or
+``GEC_LLM_MODEL`` alone, a local Hugging Face causal LM folder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from gecscore.errors import GECError
+from gecscore.reffree.llm_judge import LLMJudge, trueskill_scores
+
+from core.audit import log_action
+from core.exceptions import Conflict, NotFound, ServiceError
+from core.jobs import (
+    JobCancelled,
+    fail_job,
+    finish_job,
+    mark_running,
+    queue_job,
+    report_progress,
+    start_job,
+)
+from core.models import BackgroundJob
+from datasets.models import DatasetVersion
+from gecscore import get_metric
+from scoring import tasks
+from scoring.models import ScoreStatus, SystemScore
+from scoring.services.systems import released_rows
+
+JOB_KIND_JUDGE = "scoring.llm_judge"
+JUDGE_METRICS = ("llm-s", "llm-e")
+# How the judge's pairwise outcomes become a system score (the paper's and gec-metrics' way).
+JUDGE_AGGREGATION = "trueskill"
+
+
+def judge_backend() -> dict[str, str]:
+    """The judge's backend options from the settings; a ServiceError naming the setting to
+    fill when none (or only half of the HTTP pair) is set."""
+    url = str(getattr(settings, "GEC_LLM_URL", "") or "").strip()
+    model = str(getattr(settings, "GEC_LLM_MODEL", "") or "").strip()
+    if url and not model:
+        raise ServiceError(
+            "GEC_LLM_URL is set but GEC_LLM_MODEL is empty: set GEC_LLM_MODEL to the model "
+            "name the endpoint serves"
+        )
+    if url:
+        return {"backend": "http", "url": url, "model": model}
+    if model:
+        return {"backend": "hf", "model": model}
+    raise ServiceError(
+        "no LLM configured for the judges: set GEC_LLM_URL (an OpenAI-compatible endpoint, "
+        "e.g. http://127.0.0.1:8000/v1) and GEC_LLM_MODEL (the model name it serves), or "
+        "GEC_LLM_MODEL alone (a local Hugging Face causal LM folder)"
+    )
+
+
+def judge_setup() -> tuple[bool, str]:
+    """(configured, what to fill or which LLM) for the leaderboard page."""
+    try:
+        backend = judge_backend()
+    except ServiceError as exc:
+        return False, exc.message
+    where = backend.get("url") or "local model"
+    return True, f"{backend['model']} ({where})"
+
+
+def _chosen(metrics: list[str] | None) -> list[str]:
+    if metrics is None:
+        return list(JUDGE_METRICS)
+    metrics = list(dict.fromkeys(metrics))
+    unknown = [m for m in metrics if m not in JUDGE_METRICS]
+    if unknown or not metrics:
+        raise ServiceError(
+            f"judges must be among {', '.join(JUDGE_METRICS)} (got {', '.join(unknown) or 'none'})",
+            field="metrics",
+        )
+    return metrics
+
+
+def _scored(version: DatasetVersion) -> list[SystemScore]:
+    return list(
+        SystemScore.objects.filter(system__version=version, status=ScoreStatus.DONE)
+        .select_related("system")
+        .order_by("system__name")
+    )
+
+
+def request_judge_run(
+    *, version: DatasetVersion, user: Any, metrics: list[str] | None = None
+) -> BackgroundJob:
+    """Queue the LLM judges (both, or ``metrics``) over the release's scored systems on the
+    `gpu` queue (the task is sent on commit)."""
+    judge_backend()
+    chosen = _chosen(metrics)
+    scored = _scored(version)
+    if len(scored) < 2:
+        raise Conflict(
+            f"the LLM judges compare systems: {version.label} has {len(scored)} scored "
+            "system(s), at least 2 are needed"
+        )
+    with transaction.atomic():
+        job = start_job(
+            kind=JOB_KIND_JUDGE,
+            user=user,
+            params={"version": version.pk, "metrics": chosen},
+            message=f"{', '.join(chosen)} of {len(scored)} systems of {version.label}",
+        )
+        queue_job(job, tasks.gpu_llm_judge, version.pk, job.pk, chosen)
+        log_action(version, user, "scoring.llm_judge_request", {"job": job.pk, "metrics": chosen})
+    return job
+
+
+def make_judge(name: str) -> LLMJudge:
+    """The library's judge with the platform's settings."""
+    Judge = get_metric(name)
+    cache_dir = getattr(settings, "GEC_WEIGHT_CACHE_DIR", None)
+    config = Judge.Config(  # type: ignore[call-arg]
+        **judge_backend(),
+        api_key=str(getattr(settings, "GEC_LLM_API_KEY", "") or "") or None,
+        timeout=float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0)),
+        concurrency=int(getattr(settings, "GEC_LLM_CONCURRENCY", 4)),
+        device=settings.GEC_BERT_DEVICE,
+        cache_dir=str(cache_dir) if cache_dir else None,
+    )
+    judge = Judge(config)
+    assert isinstance(judge, LLMJudge)
+    return judge
+
+
+def judge_entries(
+    name: str, sources: list[str], systems: dict[str, list[str]]
+) -> dict[str, dict[str, Any]]:
+    """``{system: entry}`` of one judge over ``systems`` (in the dict's order)."""
+    result = make_judge(name).score_systems(sources, list(systems.values()))
+    mu = trueskill_scores(result.pairwise)
+    signature = f"{result.signature}|aggregate={JUDGE_AGGREGATION}|systems={len(systems)}"
+    entries: dict[str, dict[str, Any]] = {}
+    for k, system in enumerate(systems):
+        scores = list(result.scores[k])
+        judged = [s for s in scores if s is not None]
+        entries[system] = {
+            "score": float(mu[k]),
+            "signature": signature,
+            "aggregation": JUDGE_AGGREGATION,
+            "mean": sum(judged) / len(judged) if judged else None,
+            "sentences": scores,
+            "unjudged": sum(1 for s in scores if s is None),
+            "systems": list(systems),
+        }
+    return entries
+
+
+def run_judges(
+    *, version_id: int, job_id: int | None = None, metrics: list[str] | None = None
+) -> dict[str, dict[str, float]]:
+    """Judge the release's scored systems and store each system's entry; ``{metric: {system:
+    score}}``. Idempotent: a re-run overwrites the judges' entries and nothing else."""
+    version = DatasetVersion.objects.filter(pk=version_id).first()
+    if version is None:
+        raise NotFound(f"no release {version_id}")
+    http = False
+    try:
+        chosen = _chosen(metrics)
+        http = judge_backend()["backend"] == "http"
+        scored = _scored(version)
+        if job_id is not None:
+            mark_running(job_id, total=len(chosen), message=", ".join(chosen))
+        sources = [row.text for row in released_rows(version)]
+        systems = {score.system.name: list(score.system.hypotheses) for score in scored}
+        if len(systems) < 2:
+            raise ServiceError(f"{version.label} has fewer than 2 scored systems to compare")
+        results: dict[str, dict[str, dict[str, Any]]] = {}
+        for index, name in enumerate(chosen):
+            report_progress(job_id, index, message=f"{name}: judging {len(systems)} systems")
+            results[name] = judge_entries(name, sources, systems)
+    except JobCancelled:
+        return {}
+    except (ServiceError, GECError, ValueError, OSError) as exc:
+        message = exc.message if isinstance(exc, ServiceError) else str(exc)
+        if job_id is not None:
+            # An endpoint down or overloaded is worth retrying as it is (a local model that
+            # does not load is not).
+            fail_job(job_id, message=message, retryable=http and isinstance(exc, GECError))
+        raise ServiceError(f"LLM judging failed: {message}") from None
+    _store(scored, results)
+    numbers = {
+        name: {s: e["score"] for s, e in entries.items()} for name, entries in results.items()
+    }
+    if job_id is not None:
+        finish_job(job_id, result={"version": version.pk, **numbers}, message="done")
+    return numbers
+
+
+def _store(scored: list[SystemScore], results: dict[str, dict[str, dict[str, Any]]]) -> None:
+    with transaction.atomic():
+        for row in scored:
+            score = SystemScore.objects.select_for_update().filter(pk=row.pk).first()
+            if score is None:  # the system was deleted while the judges ran
+                continue
+            summary = dict(score.summary)
+            extra = dict(summary.get("extra", {}))
+            for name, entries in results.items():
+                extra[name] = entries[row.system.name]
+            summary["extra"] = extra
+            score.summary = summary
+            score.save(update_fields=["summary"])
