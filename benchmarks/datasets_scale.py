@@ -16,6 +16,17 @@ reference, timed on a sample and scaled linearly); for the M2 export, ChERRANT's
 as the spec records it (151 s for the 2,467 MuCGEC-dev references on one core).
 The benchmark database is created if missing and its datasets named `bench-*` are deleted
 before and after the run.
+
+`--publish` times `publish_release` (issue 29) instead of the exports: import, release, then
+the release report (every check, the MinHash near-duplicate check included, against an
+uploaded reference file: MuCGEC dev's sources), each export format, the Parquet files, the
+card, Croissant and the checksums, each phase's wall time with the 1-minute load average
+beside it. `--distinct-sources` makes every source different (sentence i joins two MuCGEC
+dev sentences, its references the matching references), so the report's normalising,
+shingling and near-duplicate search see N different sources rather than 1,137 repeated:
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/gec_bench_datasets \\
+        .venv/bin/python benchmarks/datasets_scale.py --sentences 100000 --publish --distinct-sources
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -60,27 +72,76 @@ def _cpu_since(before: os.times_result) -> float:
     )
 
 
-def build_input(n: int, path: Path) -> int:
-    rows = [
-        line.split("\t")
-        for line in (SHARED / "data" / "mucgec-dev" / "MuCGEC_dev.txt")
-        .read_text(encoding="utf-8")
-        .splitlines()
-    ]
+def _three_references(row: list[str]) -> tuple[str, list[str]]:
+    source, refs = row[1], list(row[2:5])
+    first = refs[0] if refs[0] not in ("没有错误", "无法标注") else source
+    while len(refs) < 3:
+        middle = len(first) // 2
+        candidate = first[:middle] + first[middle + 1 :]
+        first = candidate if candidate not in refs and candidate else first + "。"
+        refs.append(first)
+    return source, refs
+
+
+def _mucgec_rows() -> list[list[str]]:
+    path = SHARED / "data" / "mucgec-dev" / "MuCGEC_dev.txt"
+    return [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def build_input(n: int, path: Path, *, distinct: bool = False) -> int:
+    rows = _mucgec_rows()
     references = 0
     with path.open("w", encoding="utf-8") as out:
         for i in range(n):
-            row = rows[i % len(rows)]
-            source, refs = row[1], list(row[2:5])
-            first = refs[0] if refs[0] not in ("没有错误", "无法标注") else source
-            while len(refs) < 3:
-                middle = len(first) // 2
-                candidate = first[:middle] + first[middle + 1 :]
-                first = candidate if candidate not in refs and candidate else first + "。"
-                refs.append(first)
+            source, refs = _three_references(rows[i % len(rows)])
+            if distinct:
+                # A different second sentence for each repetition: pair (i mod n, b) is new
+                # for every i below n * n; markers become the sentence itself.
+                second, more = _three_references(
+                    rows[(i % len(rows) + 1 + i // len(rows)) % len(rows)]
+                )
+                refs = [
+                    (a if a not in ("没有错误", "无法标注") else source)
+                    + (b if b not in ("没有错误", "无法标注") else second)
+                    for a, b in zip(refs, more, strict=True)
+                ]
+                source = source + second
             references += len(refs)
             out.write("\t".join([f"b{i + 1}", source, *refs]) + "\n")
     return references
+
+
+def run_publish(version: Any, tmp: Path, phases: list[tuple[str, float, float]]) -> None:
+    """The release report, then publish_release (what `manage.py publish_release --report`
+    runs), each phase timed with the load average after it."""
+    from publishing.services import add_reference_file, compute_report, publish_release
+
+    known = "\n".join(row[1] for row in _mucgec_rows()) + "\n"
+    add_reference_file(
+        name="bench-mucgec-dev", upload=known.encode("utf-8"), file_name="dev.txt", user=None
+    )
+    started = time.perf_counter()
+    report = compute_report(version=version)
+    phases.append(
+        (
+            "report (all checks, near duplicates included)",
+            time.perf_counter() - started,
+            os.getloadavg()[0],
+        )
+    )
+    found = {f["check"]: f["count"] for f in report.findings}
+    print("  report findings: " + ", ".join(f"{k} {v}" for k, v in found.items()))
+    started = time.perf_counter()
+    result = publish_release(version=version, out=tmp / "published")
+    total = time.perf_counter() - started
+    load = os.getloadavg()[0]
+    for phase, seconds in result["timings"].items():
+        phases.append((phase, seconds, load))
+    phases.append(("publish_release after the report (all of the above)", total, load))
+    size = sum(p.stat().st_size for p in (tmp / "published").rglob("*") if p.is_file())
+    print(
+        f"  published {len(result['files'])} files, {size / 1e6:.1f} MB, splits {result['splits']}"
+    )
 
 
 def main() -> int:
@@ -98,6 +159,16 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--naive-sample", type=int, default=2000)
     parser.add_argument("--keep", action="store_true", help="keep the benchmark datasets")
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="time the release report and publish_release (each phase) instead of the exports",
+    )
+    parser.add_argument(
+        "--distinct-sources",
+        action="store_true",
+        help="every source different (two MuCGEC dev sentences joined), for the report",
+    )
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -127,6 +198,9 @@ def main() -> int:
     resources = SHARED / "data" / "cherrant-resources"
 
     def cleanup() -> None:
+        from publishing.models import ReferenceFile
+
+        ReferenceFile.objects.filter(name__startswith="bench-").delete()
         for dataset in Dataset.objects.filter(name__startswith="bench-"):
             ReleasedSentence.objects.filter(version__dataset=dataset).delete()
             DatasetVersion.objects.filter(dataset=dataset).delete()
@@ -140,7 +214,7 @@ def main() -> int:
     )
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "bench.txt"
-        n_refs = build_input(args.sentences, source)
+        n_refs = build_input(args.sentences, source, distinct=args.distinct_sources)
         print(
             f"input: {args.sentences:,} sentences, {n_refs:,} references, {source.stat().st_size / 1e6:.1f} MB"
         )
@@ -157,6 +231,25 @@ def main() -> int:
         import_seconds = time.perf_counter() - started
         import_cpu = _cpu_since(cpu)
         assert result.sentences == args.sentences and result.references == n_refs
+        if args.publish:
+            settings.GEC_CHERRANT_RESOURCES = str(resources)
+            phases = [("import", import_seconds, os.getloadavg()[0])]
+            started = time.perf_counter()
+            version = release_dataset(dataset=result.dataset, note="benchmark")
+            phases.append(("release", time.perf_counter() - started, os.getloadavg()[0]))
+            run_publish(version, Path(tmp), phases)
+            report_and_publish = phases[2][1] + phases[-1][1]
+            for phase, seconds, load in phases:
+                print(f"{phase:55s} {seconds:8.1f} s   load {load:.1f}")
+            print(
+                f"{'publish_release total (report + folder)':55s} {report_and_publish:8.1f} s   load {os.getloadavg()[0]:.1f}"
+            )
+            print(
+                f"{'total (import + release + report + folder)':55s} {phases[0][1] + phases[1][1] + report_and_publish:8.1f} s"
+            )
+            if not args.keep:
+                cleanup()
+            return 0
 
         # Naive import, for the ratio: one INSERT per row, in one transaction.
         sample = source.read_text(encoding="utf-8").splitlines()[: args.naive_sample]

@@ -62,6 +62,12 @@ class ImportRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
         choices=["", "dev", "test", "train"], required=False, default=""
     )
     language = serializers.ChoiceField(choices=["zh", "en"], required=False, default="zh")
+    reference_style = serializers.ChoiceField(
+        choices=["", "minimal", "fluency"],
+        required=False,
+        default="",
+        help_text="stored on every imported reference; empty: unspecified",
+    )
 
 
 class ReleaseRequestSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -136,7 +142,7 @@ class DatasetListAPI(AdminAPIView):
 
 class ImportAPI(AdminAPIView):
     """multipart: name, format, files (one or more; parallel: sources first), source, split,
-    language. Answers 202 with the job; poll /jobs/<id>/ (the quick start runs it at once)."""
+    language, reference_style (minimal / fluency / empty: stored on every imported reference). Answers 202 with the job; poll /jobs/<id>/ (the quick start runs it at once)."""
 
     parser_classes = [MultiPartParser, FormParser]
 
@@ -164,6 +170,7 @@ class ImportAPI(AdminAPIView):
             source_name=values["source"].strip(),
             split=values["split"],
             language=values["language"],
+            reference_style=values["reference_style"],
         )
         job.refresh_from_db()
         return Response(job_state(job), status=status.HTTP_202_ACCEPTED)

@@ -58,6 +58,7 @@ def request_import(
     source_name: str = "",
     split: str = "",
     language: str = Language.CHINESE,
+    reference_style: str = "",
 ) -> Any:
     """Store uploaded files and queue the import as a background job; returns the job.
 
@@ -82,6 +83,7 @@ def request_import(
                     "source_name": source_name,
                     "split": split,
                     "language": language,
+                    "reference_style": reference_style,
                     "files": [],
                 },
             )
@@ -121,6 +123,7 @@ def run_import_job(job_id: int) -> dict[str, Any] | None:
             source_name=params.get("source_name", ""),
             split=params.get("split", ""),
             language=params.get("language", Language.CHINESE),
+            reference_style=params.get("reference_style", ""),
             user=job.created_by,
             job_id=job_id,
         )

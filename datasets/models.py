@@ -27,6 +27,16 @@ class Split(models.TextChoices):
     TRAIN = "train", "train"
 
 
+class ReferenceStyle(models.TextChoices):
+    """How a reference corrects (MultiGEC and SEEDA label each reference): minimal edits or
+    a fluent rewrite. Stored per golden reference, set by the import or the annotator pool
+    it came from (docs/publishing.md, "Reference styles")."""
+
+    UNSPECIFIED = "", "unspecified"
+    MINIMAL = "minimal", "minimal edits"
+    FLUENCY = "fluency", "fluency edits"
+
+
 class Dataset(models.Model):
     name = models.SlugField(max_length=100, unique=True)
     description = models.TextField(blank=True)
@@ -40,6 +50,11 @@ class Dataset(models.Model):
     )
     reviewers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="review_datasets"
+    )
+    # The style of the references the annotator pool writes: a review stores it on every
+    # golden reference taken from an annotator's correction (accepted or edited).
+    annotator_reference_style = models.CharField(
+        max_length=8, blank=True, default="", choices=ReferenceStyle.choices
     )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
@@ -160,6 +175,11 @@ class ReleasedSentence(models.Model):
     text = models.TextField()
     judgement = models.CharField(max_length=16, blank=True)
     references = models.JSONField(default=list, help_text="list of reference texts, in order")
+    # Per reference, frozen with the release: its stored style ("" unspecified) and the
+    # user id of the annotator whose correction it is (None: imported or the reviewer's).
+    # Empty lists in releases made before these were recorded.
+    reference_styles = models.JSONField(default=list, blank=True)
+    reference_annotators = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["version", "position"]
@@ -193,6 +213,12 @@ class GoldenReference(models.Model):
     )
     text = models.TextField(help_text="the corrected sentence; for markers the marker text")
     origin = models.CharField(max_length=16, choices=ReferenceOrigin.choices)
+    style = models.CharField(max_length=8, blank=True, default="", choices=ReferenceStyle.choices)
+    # The annotator whose correction this reference is (a review accepted it as-is or
+    # edited it); None for imported references and ones the reviewer added.
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     is_current = models.BooleanField(default=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(

@@ -31,6 +31,10 @@ class DatasetRow:
     split: str
     sentence_id: int | None
     judgement: str = ""
+    # Per reference: its stored style ("" unspecified) and the id of the annotator whose
+    # correction it is (None: imported or the reviewer's). Empty for old releases.
+    reference_styles: tuple[str, ...] = ()
+    reference_annotators: tuple[int | None, ...] = ()
 
 
 def get_dataset(name: str, *, field: str = "name") -> Dataset:
@@ -91,13 +95,34 @@ def _released_rows(version: DatasetVersion) -> Iterator[DatasetRow]:
                 "split",
                 "sentence_id",
                 "judgement",
+                "reference_styles",
+                "reference_annotators",
             )[:READ_CHUNK]
         )
         if not chunk:
             return
-        for _position, external_id, text, references, source_name, split, sid, judgement in chunk:
+        for (
+            _position,
+            external_id,
+            text,
+            references,
+            source_name,
+            split,
+            sid,
+            judgement,
+            styles,
+            annotators,
+        ) in chunk:
             yield DatasetRow(
-                external_id, text, tuple(references), source_name, split, sid, judgement
+                external_id,
+                text,
+                tuple(references),
+                source_name,
+                split,
+                sid,
+                judgement,
+                tuple(styles),
+                tuple(annotators),
             )
         last = chunk[-1][0]
 
@@ -121,22 +146,25 @@ def _live_rows(
         )
         if not chunk:
             return
-        references: dict[int, list[str]] = {}
-        for sentence_id, text in (
+        references: dict[int, list[tuple[str, str, int | None]]] = {}
+        for sentence_id, text, style, annotator_id in (
             GoldenReference.objects.filter(sentence_id__in=[c[0] for c in chunk], is_current=True)
             .order_by("sentence_id", "position")
-            .values_list("sentence_id", "text")
+            .values_list("sentence_id", "text", "style", "annotator_id")
         ):
-            references.setdefault(sentence_id, []).append(text)
+            references.setdefault(sentence_id, []).append((text, style, annotator_id))
         for sid, _position, external_id, text, source_name, split_, judgement in chunk:
+            refs = references.get(sid, [])
             yield DatasetRow(
                 external_id,
                 text,
-                tuple(references.get(sid, ())),
+                tuple(ref[0] for ref in refs),
                 source_name or "",
                 split_,
                 sid,
                 judgement,
+                tuple(ref[1] for ref in refs),
+                tuple(ref[2] for ref in refs),
             )
         last = chunk[-1][1]
 

@@ -55,6 +55,7 @@ def dataset_import(request: HttpRequest) -> HttpResponse:
                 source_name=request.POST.get("source", "").strip(),
                 split=request.POST.get("split", ""),
                 language=request.POST.get("language", "zh"),
+                reference_style=request.POST.get("reference_style", ""),
             )
         except ServiceError as exc:
             context["error"] = exc.message

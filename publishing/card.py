@@ -133,11 +133,38 @@ def _annotation(facts: dict[str, Any]) -> list[str]:
             "- Agreement: the references were imported, not annotated on the platform; "
             "no agreement figure is available"
         )
-    styles = facts["metadata"].get("reference_styles") or {}
-    if styles:
+    lines += _styles(facts)
+    return lines
+
+
+def _styles(facts: dict[str, Any]) -> list[str]:
+    """Each reference's style as published (its import's or annotator pool's, else the
+    release's default for its position), counted."""
+    counts = facts.get("reference_style_counts") or {}
+    total = sum(counts.values())
+    lines = []
+    if total:
+        shown = [
+            f"{label} {counts[key]} ({counts[key] / total:.1%})"
+            for key, label in (("minimal", "minimal"), ("fluency", "fluency"), ("", "unspecified"))
+            if counts.get(key)
+        ]
         lines.append(
-            "- Reference styles: "
-            + ", ".join(f"reference {k}: {v or 'unspecified'}" for k, v in sorted(styles.items()))
+            "- Reference styles (per reference; the `reference_styles` column): " + ", ".join(shown)
+        )
+    defaults = facts["metadata"].get("reference_styles") or {}
+    if defaults:
+        lines.append(
+            "- Default style by position, for references without their own: "
+            + ", ".join(
+                f"reference {k}: {v or 'unspecified'}"
+                for k, v in sorted(defaults.items(), key=lambda kv: int(kv[0]))
+            )
+        )
+    if facts["annotation"].get("pseudonymised_annotators"):
+        lines.append(
+            f"- Annotator ids: {facts['annotation']['pseudonymised_annotators']} annotators, "
+            "pseudonymised per release (`annotator-N`, numbered by first appearance)"
         )
     return lines
 
@@ -193,7 +220,8 @@ def _uses_and_structure(facts: dict[str, Any]) -> list[str]:
         "## Dataset Structure",
         "",
         "One record per sentence: `id`, `source`, `references` (list), `reference_styles` "
-        "(list, minimal / fluency / empty), `edits` (per reference, a list of `{start, end, "
+        "(list, minimal / fluency / empty), `annotator_ids` (list, a per-release pseudonym "
+        "or null for imported and reviewer-added references), `edits` (per reference, a list of `{start, end, "
         f"correction, type}}` in the source's {unit}), `judgement`, `source_name`, `split`. "
         'Load with `datasets.load_dataset("parquet", data_dir="data")`.',
         "",

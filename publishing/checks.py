@@ -163,23 +163,55 @@ def _groups(rows: Sequence[ReleaseRow], key: Any) -> list[list[ReleaseRow]]:
     return [group for group in by_key.values() if len(group) > 1]
 
 
-def duplicate_findings(rows: Sequence[ReleaseRow]) -> list[Finding]:
+@dataclass
+class PreparedRows:
+    """What several checks need of the release's sources, computed once: each row's
+    normalised key, the rows of each key, and the shingles and MinHash of every key that
+    has shingles (normalising, shingling and hashing are most of the report's time)."""
+
+    rows: Sequence[ReleaseRow]
+    normalised: list[str]  # per row, in row order
+    by_key: dict[str, list[ReleaseRow]]  # normalised key -> its rows, keys in first-seen order
+    keys: list[str]  # the keys with shingles (shorter texts only match exactly)
+    sets: list[set[str]]  # shingles of keys[i]
+    minhashes: list[Any]  # MinHash of sets[i]
+
+
+def prepare(rows: Sequence[ReleaseRow]) -> PreparedRows:
+    normalised = [normalise(row.text) for row in rows]
+    by_key: dict[str, list[ReleaseRow]] = defaultdict(list)
+    for row, key in zip(rows, normalised, strict=True):
+        by_key[key].append(row)
+    keys: list[str] = []
+    sets: list[set[str]] = []
+    for key in by_key:
+        if shingled := shingles(key):
+            keys.append(key)
+            sets.append(shingled)
+    return PreparedRows(rows, normalised, dict(by_key), keys, sets, _minhashes(sets))
+
+
+def duplicate_findings(prepared: PreparedRows) -> list[Finding]:
     """Exact and normalised duplicates within a split, and sources shared across splits
     (each pair of sentences is reported by one of the three checks only)."""
+    rows = prepared.rows
     exact = Finding("duplicate_sources")
     exact_groups = _groups(rows, lambda row: f"{row.split}\t{row.text}")
     for group in exact_groups:
         exact.items.append({"text": group[0].text, "sentences": [_ref(r) for r in group]})
     normalised = Finding("normalised_duplicate_sources")
-    for group in _groups(rows, lambda row: f"{row.split}\t{normalise(row.text)}"):
-        if len({row.text for row in group}) > 1:
+    by_split_key: dict[str, list[ReleaseRow]] = defaultdict(list)
+    for row, key in zip(rows, prepared.normalised, strict=True):
+        by_split_key[f"{row.split}\t{key}"].append(row)
+    for group in by_split_key.values():
+        if len(group) > 1 and len({row.text for row in group}) > 1:
             normalised.items.append(
                 {"texts": sorted({r.text for r in group}), "sentences": [_ref(r) for r in group]}
             )
     cross = Finding("cross_split_sources")
-    for group in _groups(rows, lambda row: normalise(row.text)):
+    for group in prepared.by_key.values():
         splits = sorted({row.split for row in group})
-        if len(splits) > 1:
+        if len(group) > 1 and len(splits) > 1:
             cross.items.append(
                 {
                     "text": group[0].text,
@@ -228,15 +260,11 @@ def _lsh(threshold: float) -> Any:
     return MinHashLSH(threshold=threshold, num_perm=MINHASH_PERMUTATIONS)
 
 
-def near_duplicate_findings(rows: Sequence[ReleaseRow]) -> Finding:
+def near_duplicate_findings(prepared: PreparedRows) -> Finding:
     """Groups of different normalised sources joined by confirmed near-duplicate pairs
     (Jaccard >= the threshold); one item per group, listing every sentence in it."""
     finding = Finding("near_duplicate_sources")
-    keyed: dict[str, list[ReleaseRow]] = defaultdict(list)
-    for row in rows:
-        keyed[normalise(row.text)].append(row)
-    keys = [key for key in keyed if shingles(key)]
-    sets = [shingles(key) for key in keys]
+    keyed, keys, sets = prepared.by_key, prepared.keys, prepared.sets
     parent = list(range(len(keys)))
 
     def root(index: int) -> int:
@@ -246,7 +274,7 @@ def near_duplicate_findings(rows: Sequence[ReleaseRow]) -> Finding:
         return index
 
     lsh = _lsh(NEAR_DUPLICATE_JACCARD)
-    for index, minhash in enumerate(_minhashes(sets)):
+    for index, minhash in enumerate(prepared.minhashes):
         # One confirmed match joins this source to a group; later members of a large group
         # need not be compared with all earlier ones.
         for other in lsh.query(minhash):
@@ -272,17 +300,13 @@ def near_duplicate_findings(rows: Sequence[ReleaseRow]) -> Finding:
     return finding
 
 
-def overlap_findings(rows: Sequence[ReleaseRow], others: Iterable[OtherText]) -> list[Finding]:
+def overlap_findings(prepared: PreparedRows, others: Iterable[OtherText]) -> list[Finding]:
     """Release sources that occur (normalised) or nearly occur in other corpora."""
     exact = Finding("overlap_exact")
     near = Finding("overlap_near")
-    by_key: dict[str, list[ReleaseRow]] = defaultdict(list)
-    for row in rows:
-        by_key[normalise(row.text)].append(row)
-    keys = [key for key in by_key if shingles(key)]
-    sets = [shingles(key) for key in keys]
+    by_key, keys, sets = prepared.by_key, prepared.keys, prepared.sets
     lsh = _lsh(NEAR_DUPLICATE_JACCARD)
-    for index, minhash in enumerate(_minhashes(sets)):
+    for index, minhash in enumerate(prepared.minhashes):
         lsh.insert(index, minhash)
     other_list = list(others)
     other_keys = [normalise(other.text) for other in other_list]
@@ -368,11 +392,13 @@ def reference_findings(rows: Sequence[ReleaseRow], skipped: int = 0) -> list[Fin
 def release_findings(
     rows: Sequence[ReleaseRow], others: Iterable[OtherText] = (), *, skipped: int = 0
 ) -> list[Finding]:
-    """Every check, in the order of ``CHECKS``."""
+    """Every check, in the order of ``CHECKS``. The sources are normalised, shingled and
+    MinHashed once (``prepare``) for the duplicate, near-duplicate and overlap checks."""
+    prepared = prepare(rows)
     findings = [
-        *duplicate_findings(rows),
-        near_duplicate_findings(rows),
-        *overlap_findings(rows, others),
+        *duplicate_findings(prepared),
+        near_duplicate_findings(prepared),
+        *overlap_findings(prepared, others),
         *reference_findings(rows, skipped),
     ]
     order = list(CHECKS)

@@ -2,8 +2,12 @@
 the Croissant 1.1 metadata, and the checksum list.
 
 One record per released sentence, the same fields in Parquet and Croissant:
-``id, source, references (list), reference_styles (list), edits (list per reference of
-{start, end, correction, type}), judgement, source_name, split``. Edits are those of the
+``id, source, references (list), reference_styles (list), annotator_ids (list), edits (list
+per reference of {start, end, correction, type}), judgement, source_name, split``.
+
+A reference's style is its own stored style (set by its import or its annotator pool), else
+the release metadata's default for its position, else "" (unspecified): ``reference_style``.
+Annotator ids are pseudonyms numbered by first appearance in the release (``Pseudonyms``). Edits are those of the
 release's stored reference M2 (the one extractor's output, as every export uses), token
 offsets into the source as M2 writes them (characters for Chinese, words for English).
 Markers (没有错误 / 无法标注) stay in ``references`` as MuCGEC writes them and are also
@@ -32,6 +36,7 @@ class PublishedRecord:
     source: str
     references: tuple[str, ...]
     reference_styles: tuple[str, ...]
+    annotator_ids: tuple[str | None, ...]
     edits: tuple[tuple[dict[str, Any], ...], ...]  # per reference
     judgement: str
     source_name: str
@@ -43,6 +48,7 @@ class PublishedRecord:
             "source": self.source,
             "references": list(self.references),
             "reference_styles": list(self.reference_styles),
+            "annotator_ids": list(self.annotator_ids),
             "edits": [list(edits) for edits in self.edits],
             "judgement": self.judgement,
             "source_name": self.source_name,
@@ -74,22 +80,61 @@ def edits_per_reference(m2_block: str, references: Sequence[str]) -> list[list[d
     return [first.get(references.index(reference), []) for reference in references]
 
 
-def records(rows: Iterable[Any], m2_text: str, styles: dict[str, str]) -> Iterator[PublishedRecord]:
+def reference_style(stored: str, number: int, defaults: dict[str, str]) -> str:
+    """The published style of reference ``number`` (1-based): its own stored style wins (the
+    import's or the annotator pool's), then the release metadata's default for that
+    position, then "" (unspecified)."""
+    return stored or defaults.get(str(number), "")
+
+
+class Pseudonyms:
+    """Annotator pseudonyms of one release: ``annotator-1``, ``annotator-2``, ... in order of
+    first appearance (release order, then reference order). Stable within the release and
+    across re-publishing it (the same release gives byte-identical files); the numbers say
+    nothing of the account, so only the database maps them back. Chosen over an HMAC with
+    a per-release secret, which would need that secret stored and kept, and would give the
+    same guarantees with longer ids."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[int, str] = {}
+
+    def of(self, user_id: int | None) -> str | None:
+        if user_id is None:
+            return None
+        if user_id not in self._numbers:
+            self._numbers[user_id] = f"annotator-{len(self._numbers) + 1}"
+        return self._numbers[user_id]
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+
+def records(
+    rows: Iterable[Any],
+    m2_text: str,
+    styles: dict[str, str],
+    pseudonyms: Pseudonyms | None = None,
+) -> Iterator[PublishedRecord]:
     """Records of released rows (datasets.selectors.DatasetRow) in release order; ``styles``
-    maps reference number ("1", "2", ...) to its style."""
+    maps reference number ("1", "2", ...) to its default style (``reference_style``)."""
+    pseudonyms = pseudonyms if pseudonyms is not None else Pseudonyms()
     blocks = (block for block in m2_text.split("\n\n") if block.strip())
     for row in rows:
         block = next(blocks, None)
         if block is None:
             raise ValueError("the reference M2 has fewer blocks than the release has sentences")
         references = tuple(row.references)
+        stored = tuple(row.reference_styles) or ("",) * len(references)
+        annotators = tuple(row.reference_annotators) or (None,) * len(references)
         yield PublishedRecord(
             id=row.external_id,
             source=row.text,
             references=references,
             reference_styles=tuple(
-                styles.get(str(number), "") for number in range(1, len(references) + 1)
+                reference_style(style, number, styles)
+                for number, style in enumerate(stored, start=1)
             ),
+            annotator_ids=tuple(pseudonyms.of(user_id) for user_id in annotators),
             edits=tuple(tuple(e) for e in edits_per_reference(block, references)),
             judgement=row.judgement,
             source_name=row.source_name,
@@ -114,6 +159,7 @@ def _schema() -> Any:
             ("source", pa.string()),
             ("references", pa.list_(pa.string())),
             ("reference_styles", pa.list_(pa.string())),
+            ("annotator_ids", pa.list_(pa.string())),
             ("edits", pa.list_(pa.list_(edit))),
             ("judgement", pa.string()),
             ("source_name", pa.string()),
@@ -246,7 +292,22 @@ def croissant(
                 field(split, "id", "the sentence's id in the dataset"),
                 field(split, "source", "the learner's sentence"),
                 field(split, "references", "corrected sentences (markers kept)", array=True),
-                field(split, "reference_styles", "minimal / fluency / empty", array=True),
+                field(
+                    split,
+                    "reference_styles",
+                    "per reference: minimal / fluency / empty (unspecified); the reference's "
+                    "own style (its import or annotator pool), else the release's default "
+                    "for its position",
+                    array=True,
+                ),
+                field(
+                    split,
+                    "annotator_ids",
+                    "per reference: a pseudonym (annotator-N, numbered within this release) "
+                    "of the annotator whose correction it is; null when imported or added "
+                    "by the reviewer",
+                    array=True,
+                ),
                 field(split, "judgement", "annotatable / error_free / not_annotatable"),
                 field(split, "source_name", "where the sentence came from"),
                 field(split, "split", "train / dev / test / all"),

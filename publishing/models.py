@@ -12,13 +12,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from datasets.models import DatasetVersion
+from datasets.models import DatasetVersion, ReferenceStyle
 
-
-class ReferenceStyle(models.TextChoices):
-    UNSPECIFIED = "", "unspecified"
-    MINIMAL = "minimal", "minimal edits"
-    FLUENCY = "fluency", "fluency edits"
+__all__ = ["ReferenceStyle", "ReleaseMetadata", "ReferenceFile", "ReleaseReport"]
 
 
 class ReleaseMetadata(models.Model):
@@ -37,7 +33,8 @@ class ReleaseMetadata(models.Model):
     citation = models.TextField(blank=True, help_text="BibTeX")
     contact = models.CharField(max_length=200, blank=True)
     homepage = models.URLField(blank=True)
-    # Style of reference k (1-based, as text keys) for every sentence: "minimal" / "fluency".
+    # Default style of reference k (1-based, as text keys) for references that carry no
+    # style of their own (a reference's stored style wins; docs/publishing.md).
     reference_styles = models.JSONField(default=dict, blank=True)
     # Checks whose findings block publishing (names from publishing.checks.CHECKS).
     blocking_checks = models.JSONField(default=list, blank=True)

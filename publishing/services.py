@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -259,7 +262,27 @@ def blocking_findings(version: DatasetVersion, report: ReleaseReport) -> list[di
 # --- the card and the folder ----------------------------------------------------------------
 
 
-def card_facts(version: DatasetVersion, report: ReleaseReport | None) -> dict[str, Any]:
+def reference_style_counts(version: DatasetVersion) -> dict[str, int]:
+    """References of the release by published style (``formats.reference_style``), with
+    "" for unspecified; the card's "Reference styles" line."""
+    defaults = metadata_of(version).reference_styles
+    counts: dict[str, int] = {}
+    for row in export_rows(dataset=version.dataset, version=version):
+        stored = row.reference_styles or ("",) * len(row.references)
+        for number, style in enumerate(stored, start=1):
+            published = formats.reference_style(style, number, defaults)
+            counts[published] = counts.get(published, 0) + 1
+    return counts
+
+
+def card_facts(
+    version: DatasetVersion,
+    report: ReleaseReport | None,
+    *,
+    style_counts: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """What the card states; ``style_counts`` when the caller has counted them already
+    (publishing tallies them while writing the Parquet files)."""
     dataset = version.dataset
     metadata = metadata_of(version)
     statistics = dataset_statistics(dataset=dataset, version=version)
@@ -286,6 +309,9 @@ def card_facts(version: DatasetVersion, report: ReleaseReport | None) -> dict[st
             "contact": metadata.contact,
             "reference_styles": metadata.reference_styles,
         },
+        "reference_style_counts": style_counts
+        if style_counts is not None
+        else reference_style_counts(version),
         "statistics": statistics,
         "splits": splits,
         "by_source": version.counts.get("by_source", {}),
@@ -324,7 +350,11 @@ def publish_release(
     folder = Path(out)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ServiceError(f"{folder} exists and is not an empty folder", field="out")
-    report = latest_report(version) or compute_report(version=version, user=user, job_id=job_id)
+    timings: dict[str, float] = {}
+    report = latest_report(version)
+    if report is None:
+        with _timed(timings, "report"):
+            report = compute_report(version=version, user=user, job_id=job_id)
     blocked = blocking_findings(version, report)
     if blocked and not allow_blocked:
         raise Conflict(
@@ -335,7 +365,7 @@ def publish_release(
     created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        return _write_folder(version, folder, report, user=user, job_id=job_id)
+        return _write_folder(version, folder, report, user=user, job_id=job_id, timings=timings)
     except BaseException:
         if created:
             shutil.rmtree(folder, ignore_errors=True)
@@ -345,37 +375,50 @@ def publish_release(
         raise
 
 
+@contextmanager
+def _timed(timings: dict[str, float], phase: str) -> Iterator[None]:
+    """Add the phase's wall time to ``timings`` (publish_release reports them; the scale
+    benchmark prints them)."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[phase] = round(timings.get(phase, 0.0) + time.perf_counter() - started, 3)
+
+
 def _write_folder(
-    version: DatasetVersion, folder: Path, report: ReleaseReport, *, user: Any, job_id: int | None
+    version: DatasetVersion,
+    folder: Path,
+    report: ReleaseReport,
+    *,
+    user: Any,
+    job_id: int | None,
+    timings: dict[str, float],
 ) -> dict[str, Any]:
     dataset = version.dataset
     exports = folder / "formats"
     exports.mkdir()
     for fmt in ExportFormat:
-        export_dataset(
-            dataset=dataset,
-            fmt=fmt.value,
-            out=exports / export_filename(dataset, version, fmt.value),
-            version=version,
-            user=user,
-        )
+        with _timed(timings, f"format {fmt.value}"):
+            export_dataset(
+                dataset=dataset,
+                fmt=fmt.value,
+                out=exports / export_filename(dataset, version, fmt.value),
+                version=version,
+                user=user,
+            )
     m2_path = exports / export_filename(dataset, version, ExportFormat.M2.value)
-    metadata = metadata_of(version)
-    counts = formats.write_parquet(
-        formats.records(
-            export_rows(dataset=dataset, version=version),
-            m2_path.read_text(encoding="utf-8"),
-            metadata.reference_styles,
-        ),
-        folder,
-    )
-    facts = card_facts(version, report)
-    (folder / "figures").mkdir()
-    (folder / "figures" / "reference_counts.svg").write_text(
-        charts.reference_count_svg(facts["statistics"].get("refs_per_sentence_histogram", {})),
-        encoding="utf-8",
-    )
-    (folder / "README.md").write_text(card.render_card(facts), encoding="utf-8")
+    with _timed(timings, "parquet"):
+        counts, style_counts, annotators = _write_parquet(version, folder, m2_path)
+    with _timed(timings, "card"):
+        facts = card_facts(version, report, style_counts=style_counts)
+        facts["annotation"]["pseudonymised_annotators"] = annotators
+        (folder / "figures").mkdir()
+        (folder / "figures" / "reference_counts.svg").write_text(
+            charts.reference_count_svg(facts["statistics"].get("refs_per_sentence_histogram", {})),
+            encoding="utf-8",
+        )
+        (folder / "README.md").write_text(card.render_card(facts), encoding="utf-8")
     formats.write_json(
         folder / "report.json",
         {
@@ -385,7 +428,63 @@ def _write_folder(
             "findings": report.findings,
         },
     )
-    parquet_files = {split: folder / "data" / f"{split}.parquet" for split in counts}
+    with _timed(timings, "croissant"):
+        _write_croissant(
+            version,
+            folder,
+            facts,
+            {split: folder / "data" / f"{split}.parquet" for split in counts},
+        )
+    with _timed(timings, "checksums"):
+        formats.write_checksums(folder)
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    log_action(
+        version,
+        user,
+        "release.publish",
+        {"folder": str(folder), "files": files, "splits": counts, "report": report.pk},
+    )
+    return {
+        "folder": str(folder),
+        "files": files,
+        "splits": counts,
+        "report": report.pk,
+        "timings": timings,
+    }
+
+
+def _write_parquet(
+    version: DatasetVersion, folder: Path, m2_path: Path
+) -> tuple[dict[str, int], dict[str, int], int]:
+    """The Parquet files; records per split, references per published style, and how many
+    annotators were pseudonymised (counted while the records stream past)."""
+    style_counts: dict[str, int] = {}
+    pseudonyms = formats.Pseudonyms()
+
+    def tallied(records: Any) -> Any:
+        for record in records:
+            for style in record.reference_styles:
+                style_counts[style] = style_counts.get(style, 0) + 1
+            yield record
+
+    counts = formats.write_parquet(
+        tallied(
+            formats.records(
+                export_rows(dataset=version.dataset, version=version),
+                m2_path.read_text(encoding="utf-8"),
+                metadata_of(version).reference_styles,
+                pseudonyms,
+            )
+        ),
+        folder,
+    )
+    return counts, style_counts, len(pseudonyms)
+
+
+def _write_croissant(
+    version: DatasetVersion, folder: Path, facts: dict[str, Any], parquet_files: dict[str, Path]
+) -> None:
+    metadata = metadata_of(version)
     formats.write_json(
         folder / "croissant.json",
         formats.croissant(
@@ -396,21 +495,12 @@ def _write_folder(
             citation=metadata.citation,
             url=metadata.homepage,
             date_published=facts["released_at"],
-            language=dataset.language,
+            language=version.dataset.language,
             parquet_files=parquet_files,
             folder=folder,
             rai=rai_fields(facts),
         ),
     )
-    formats.write_checksums(folder)
-    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    log_action(
-        version,
-        user,
-        "release.publish",
-        {"folder": str(folder), "files": files, "splits": counts, "report": report.pk},
-    )
-    return {"folder": str(folder), "files": files, "splits": counts, "report": report.pk}
 
 
 def rai_fields(facts: dict[str, Any]) -> dict[str, Any]:

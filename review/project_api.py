@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -25,6 +26,7 @@ from datasets.services.projects import (
     add_to_pool,
     parse_pool,
     remove_from_pool,
+    set_annotator_reference_style,
     update_project_settings,
 )
 from review import selectors
@@ -36,6 +38,7 @@ def project_body(dataset: Dataset) -> dict[str, Any]:
         "dataset": dataset.name,
         "annotators_per_sentence": dataset.annotators_per_sentence,
         "stale_after_hours": dataset.stale_after_hours,
+        "annotator_reference_style": dataset.annotator_reference_style,
         "annotators": [m.user.username for m in members if m.in_annotator_pool],
         "reviewers": [m.user.username for m in members if m.in_reviewer_pool],
         "members": [
@@ -64,22 +67,31 @@ class ProjectAPI(APIView):
     @extend_schema(
         request=OpenApiTypes.OBJECT,
         responses=OpenApiTypes.OBJECT,
-        description="Set annotators_per_sentence (k) and/or stale_after_hours.",
+        description="Set annotators_per_sentence (k), stale_after_hours and/or "
+        "annotator_reference_style (minimal / fluency / empty: the style of the references "
+        "taken from the annotator pool's corrections).",
     )
     def patch(self, request: Request, name: str) -> Response:
         dataset = get_dataset(name)
         data = request.data if isinstance(request.data, dict) else {}
-        unknown = sorted(set(data) - {"annotators_per_sentence", "stale_after_hours"})
+        fields = {"annotators_per_sentence", "stale_after_hours", "annotator_reference_style"}
+        unknown = sorted(set(data) - fields)
         if unknown:
             raise ServiceError(f"unknown field(s): {', '.join(unknown)}", field=unknown[0])
-        dataset = update_project_settings(
-            dataset=dataset,
-            by=request.user,
-            annotators_per_sentence=data.get(
-                "annotators_per_sentence", dataset.annotators_per_sentence
-            ),
-            stale_after_hours=data.get("stale_after_hours", dataset.stale_after_hours),
-        )
+        with transaction.atomic():  # all the fields or none
+            dataset = update_project_settings(
+                dataset=dataset,
+                by=request.user,
+                annotators_per_sentence=data.get(
+                    "annotators_per_sentence", dataset.annotators_per_sentence
+                ),
+                stale_after_hours=data.get("stale_after_hours", dataset.stale_after_hours),
+            )
+            if "annotator_reference_style" in data:
+                set_annotator_reference_style(
+                    dataset=dataset, by=request.user, style=data["annotator_reference_style"]
+                )
+                dataset.refresh_from_db()
         return Response(project_body(dataset))
 
 

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from core.permissions import role_required
 from core.roles import Role
 from core.web import call_service, lookup
+from datasets.models import ReferenceStyle
 from datasets.selectors import get_dataset
 from datasets.services.projects import (
     MAX_ANNOTATORS_PER_SENTENCE,
@@ -21,6 +22,7 @@ from datasets.services.projects import (
     add_to_pool,
     add_users_to_pool,
     remove_from_pool,
+    set_annotator_reference_style,
     update_project_settings,
     users_with_role,
 )
@@ -64,6 +66,7 @@ def project_page(request: HttpRequest, name: str) -> HttpResponse:
             "sentences_shown": SENTENCES_SHOWN,
             "max_k": MAX_ANNOTATORS_PER_SENTENCE,
             "max_hours": MAX_STALE_AFTER_HOURS,
+            "reference_styles": list(ReferenceStyle.choices),
         },
     )
 
@@ -85,6 +88,23 @@ def project_settings(request: HttpRequest, name: str) -> HttpResponse:
             request,
             f"{updated.name}: k = {updated.annotators_per_sentence}, assignments count as "
             f"stale after {updated.stale_after_hours} h.",
+        )
+    return redirect("review:project", name=name)
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def project_reference_style(request: HttpRequest, name: str) -> HttpResponse:
+    dataset = lookup(get_dataset, name)
+    style = request.POST.get("annotator_reference_style", "")
+    changed = call_service(
+        request, set_annotator_reference_style, dataset=dataset, by=request.user, style=style
+    )
+    if changed is not None:
+        messages.success(
+            request,
+            f"References from the annotator pool: {style or 'unspecified'} "
+            f"({changed} current references restamped).",
         )
     return redirect("review:project", name=name)
 

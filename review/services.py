@@ -27,6 +27,7 @@ from core.models import Notification
 from core.roles import Role, has_role
 from core.services import mark_notifications_done
 from datasets.models import (
+    Dataset,
     GoldenReference,
     Judgement,
     ReferenceKind,
@@ -181,13 +182,38 @@ def next_revision(sentence_id: int) -> int:
 
 
 def write_references(
-    *, sentence: Sentence, rows: list[tuple[str, str, str]], user: Any
+    *,
+    sentence: Sentence,
+    rows: list[tuple[str, str, str]],
+    user: Any,
+    annotators: dict[str, int | None] | None = None,
 ) -> list[GoldenReference]:
-    """A new revision of the sentence's golden references; older rows stay, not current."""
+    """A new revision of the sentence's golden references; older rows stay, not current.
+
+    ``annotators`` maps a reference text to the annotator whose correction it is (a review
+    knows; None for the reviewer's own). Without it (a complaint's revision) a text that
+    was already a current reference keeps its annotator and style. A reference from an
+    annotator gets the dataset's annotator-pool style; any other keeps the style of the
+    current reference with the same text (an imported one keeps its import's style)."""
     revision = next_revision(sentence.pk)
-    GoldenReference.objects.filter(sentence=sentence, is_current=True).update(is_current=False)
-    return GoldenReference.objects.bulk_create(
-        [
+    current = {
+        ref.text: ref for ref in GoldenReference.objects.filter(sentence=sentence, is_current=True)
+    }
+    pool_style = (
+        Dataset.objects.filter(pk=sentence.dataset_id)
+        .values_list("annotator_reference_style", flat=True)
+        .first()
+        or ""
+    )
+    written = []
+    for position, (kind, text, origin) in enumerate(rows):
+        before = current.get(text)
+        if annotators is not None and text in annotators:
+            annotator_id = annotators[text]
+        else:
+            annotator_id = before.annotator_id if before is not None else None
+        style = pool_style if annotator_id is not None else (before.style if before else "")
+        written.append(
             GoldenReference(
                 sentence=sentence,
                 revision=revision,
@@ -195,11 +221,13 @@ def write_references(
                 kind=kind,
                 text=text,
                 origin=origin,
+                style=style,
+                annotator_id=annotator_id,
                 created_by=user if user.is_authenticated else None,
             )
-            for position, (kind, text, origin) in enumerate(rows)
-        ]
-    )
+        )
+    GoldenReference.objects.filter(sentence=sentence, is_current=True).update(is_current=False)
+    return GoldenReference.objects.bulk_create(written)
 
 
 # --- self-study ----------------------------------------------------------------------------

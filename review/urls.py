@@ -22,6 +22,11 @@ urlpatterns = [
         name="project-settings",
     ),
     path(
+        "annotate/admin/projects/<slug:name>/reference-style/",
+        project_views.project_reference_style,
+        name="project-reference-style",
+    ),
+    path(
         "annotate/admin/projects/<slug:name>/pool/add/",
         project_views.project_pool_add,
         name="project-pool-add",

@@ -17,7 +17,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from annotate.models import SubmissionTag
+from annotate.models import Submission, SubmissionTag
 from annotate.services import clean_text, clean_time_spent
 from core.audit import log_action
 from core.exceptions import Conflict, ServiceError
@@ -159,7 +159,12 @@ def save_review(
     by_candidate = {c.position: c for c in candidates}
     for row in verdict_rows:
         row.submissions.set(by_candidate[row.position].submission_ids)
-    references = write_references(sentence=sentence, rows=rows, user=user)
+    references = write_references(
+        sentence=sentence,
+        rows=rows,
+        user=user,
+        annotators=_annotator_of_each(rows, stored, candidates),
+    )
     Sentence.objects.filter(pk=sentence.pk).update(
         status=SentenceStatus.REVIEWED, judgement=judgement
     )
@@ -177,6 +182,31 @@ def save_review(
         action="review.amended" if amending else "review.submitted",
     )
     return ReviewOutcome(task=task, references=references, study_items=study_items, notes=notes)
+
+
+def _annotator_of_each(
+    rows: list[ReferenceRow], verdicts: list[Verdict], candidates: list[Candidate]
+) -> dict[str, int | None]:
+    """Reference text -> the annotator whose correction (or tag, for a marker) it is: the
+    first to submit it when several wrote the same text (the candidate's earliest
+    submission); an edited correction stays its annotator's. None for the reviewer's own."""
+    by_position = {c.position: c for c in candidates}
+    submissions: dict[str, list[int]] = {}
+    for verdict in verdicts:
+        candidate = by_position[verdict.position]
+        if verdict.edited_text:
+            submissions.setdefault(verdict.edited_text, candidate.submission_ids)
+        elif verdict.is_correct and candidate.is_correction:
+            submissions.setdefault(candidate.text, candidate.submission_ids)
+    for kind, text, origin in rows:
+        if origin == ReferenceOrigin.ANNOTATORS and kind != ReferenceKind.CORRECTION:
+            tagged = [c for c in candidates if c.kind == kind]
+            submissions.setdefault(text, [i for c in tagged for i in c.submission_ids])
+    first = {text: min(ids) for text, ids in submissions.items() if ids}
+    annotator = dict(
+        Submission.objects.filter(pk__in=first.values()).values_list("pk", "assignment__annotator")
+    )
+    return {text: annotator.get(first[text]) if text in first else None for _kind, text, _o in rows}
 
 
 def _check_request(task: ReviewTask, version: Any, judgement: Any) -> int:

@@ -29,6 +29,7 @@ from datasets.models import (
     Language,
     ReferenceKind,
     ReferenceOrigin,
+    ReferenceStyle,
     Sentence,
     SentenceStatus,
     Source,
@@ -72,6 +73,7 @@ REFERENCE_COLUMNS = (
     "kind",
     "text",
     "origin",
+    "style",
     "is_current",
     "created_by_id",
 )
@@ -120,7 +122,10 @@ def judgement_for(source: str, references: Sequence[str]) -> str:
 
 
 def _check_choice(
-    value: str, choices: type[Split] | type[Language], field_name: str, where: str
+    value: str,
+    choices: type[Split] | type[Language] | type[ReferenceStyle],
+    field_name: str,
+    where: str,
 ) -> str:
     allowed = [c.value for c in choices]
     if value not in allowed:
@@ -139,6 +144,7 @@ def import_dataset(
     source_name: str = "",
     split: str = "",
     language: str = Language.CHINESE,
+    reference_style: str = ReferenceStyle.UNSPECIFIED,
     user: Any = None,
     job_id: int | None = None,
 ) -> ImportResult:
@@ -146,9 +152,11 @@ def import_dataset(
 
     The dataset is created when it does not exist; otherwise the sentences are appended
     after the existing ones and their ids must not clash. Raises ServiceError naming the
-    file, line and field; nothing is written then.
+    file, line and field; nothing is written then. ``reference_style`` (minimal / fluency /
+    "" unspecified) is stored on every imported reference.
     """
     _check_request(name=name, split=split, language=language, source_name=source_name)
+    _check_choice(reference_style, ReferenceStyle, "reference_style", "")
     rows = parse_files(files, fmt=fmt, language=language)
     file_name = files[0].name
     _check_rows(rows, file_name)
@@ -165,6 +173,7 @@ def import_dataset(
                 sources=sources,
                 default_source=source_name,
                 split=split,
+                style=reference_style,
                 user=user,
                 job_id=job_id,
             )
@@ -186,6 +195,7 @@ def import_dataset(
                     "references": n_references,
                     "source": source_name,
                     "split": split,
+                    "reference_style": reference_style,
                 },
             )
             # The job turns "done" in this transaction, its row locked and its claim checked:
@@ -246,7 +256,10 @@ def _number_rows(
 ) -> int:
     """Give rows without ids the next numbers of the dataset and refuse ids that clash with
     the dataset or with each other; returns the position of the first new sentence."""
-    start = (Sentence.objects.filter(dataset=dataset).aggregate(m=Max("position"))["m"] or -1) + 1
+    # `is None`, not `or`: a dataset of one sentence has max position 0 (appending to it
+    # started at 0 again and failed on the unique position).
+    last = Sentence.objects.filter(dataset=dataset).aggregate(m=Max("position"))["m"]
+    start = (last if last is not None else -1) + 1
     for index, row in enumerate(rows):
         if row.auto_id:
             row.external_id = str(start + index + 1)
@@ -294,6 +307,7 @@ def _write_rows(
     sources: dict[str, Source],
     default_source: str,
     split: str,
+    style: str,
     user: Any,
     job_id: int | None,
 ) -> int:
@@ -335,6 +349,7 @@ def _write_rows(
                 reference_kind(text),
                 text,
                 ReferenceOrigin.IMPORTED,
+                style,
                 True,
                 actor_id,
             )

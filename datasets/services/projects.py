@@ -20,7 +20,7 @@ from core.exceptions import ServiceError
 from core.models import User
 from core.params import bounded_int
 from core.roles import Role
-from datasets.models import Dataset
+from datasets.models import Dataset, GoldenReference, ReferenceStyle
 
 MAX_ANNOTATORS_PER_SENTENCE = 20
 # A year: long enough for any project, short enough that the cutoff date stays representable.
@@ -132,6 +132,39 @@ def _check_can_join(users: list[User], pool: Pool) -> None:
             f"{', '.join(refused)}; give them the {role.value} role on the users page first",
             field=pool.value,
         )
+
+
+@transaction.atomic
+def set_annotator_reference_style(*, dataset: Dataset, by: Any, style: Any) -> int:
+    """The style of the references the annotator pool writes (minimal / fluency / "" for
+    unspecified). A review stores it on each golden reference taken from an annotator's
+    correction; setting it also restamps the dataset's current references that came from
+    its annotators (released versions keep what they froze). Returns how many changed."""
+    allowed = [choice.value for choice in ReferenceStyle]
+    if style not in allowed:
+        raise ServiceError(
+            f"reference style {style!r} is not minimal, fluency or empty (unspecified)",
+            field="annotator_reference_style",
+        )
+    dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
+    before = dataset.annotator_reference_style
+    dataset.annotator_reference_style = style
+    dataset.save(update_fields=["annotator_reference_style"])
+    changed = (
+        GoldenReference.objects.filter(
+            sentence__dataset=dataset, is_current=True, annotator__isnull=False
+        )
+        .exclude(style=style)
+        .update(style=style)
+    )
+    if before != style or changed:
+        log_action(
+            dataset,
+            by,
+            "project.reference_style",
+            {"before": before, "after": style, "references_restamped": changed},
+        )
+    return changed
 
 
 @dataclass(frozen=True)

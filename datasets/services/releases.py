@@ -34,6 +34,8 @@ RELEASE_COLUMNS = (
     "text",
     "judgement",
     "references",
+    "reference_styles",
+    "reference_annotators",
 )
 
 
@@ -136,6 +138,8 @@ def _freeze_rows(version: DatasetVersion, *, job_id: int | None) -> tuple[str, d
                 row.text,
                 row.judgement,
                 list(row.references),
+                list(row.reference_styles),
+                list(row.reference_annotators),
             )
         )
         digest.update(mucgec_line(row).encode("utf-8") + b"\n")

@@ -318,6 +318,15 @@ def test_files_without_ids_continue_the_numbering_when_appended() -> None:
     assert rows == [("1", 0, "nlpcc18"), ("2", 1, "nlpcc18"), ("3", 2, "lang8")]
 
 
+def test_appending_to_a_one_sentence_dataset_continues_after_it() -> None:
+    # The first sentence has position 0: the next import starts at 1 (it started at 0 again
+    # and failed on the unique position when the maximum was read with `or`).
+    import_dataset(name="one", fmt="mucgec", files=[f("a.txt", "a\t他去。\t他去了。\n")])
+    import_dataset(name="one", fmt="mucgec", files=[f("b.txt", "b\t我来。\t我来了。\n")])
+    rows = list(Sentence.objects.order_by("position").values_list("external_id", "position"))
+    assert rows == [("a", 0), ("b", 1)]
+
+
 def test_jsonl_auto_ids_may_not_clash_with_explicit_ones(assert_nothing_written) -> None:
     text = '{"source": "他去。"}\n{"id": "1", "source": "我来。"}\n'
     with pytest.raises(ServiceError) as info:

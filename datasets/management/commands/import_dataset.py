@@ -1,5 +1,6 @@
 """python manage.py import_dataset FILE [FILE ...] --name NAME --format mucgec|text|parallel|jsonl|m2
 [--source SOURCE_NAME] [--split dev|test] [--language zh|en]
+[--reference-style minimal|fluency]
 
 All or nothing: on any problem the command prints the file, line and field and writes nothing.
 For --format parallel give the source file first, then one file per reference.
@@ -46,6 +47,12 @@ class Command(BaseCommand):
         parser.add_argument("--source", default="", help="source name (NLPCC18, Lang8, ...)")
         parser.add_argument("--split", default="", choices=["", "dev", "test", "train"])
         parser.add_argument("--language", default="zh", choices=["zh", "en"])
+        parser.add_argument(
+            "--reference-style",
+            default="",
+            choices=["", "minimal", "fluency"],
+            help="style stored on every imported reference (default: unspecified)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         job = start_job(kind="datasets.import", total=0, params={"files": options["files"]})
@@ -60,6 +67,7 @@ class Command(BaseCommand):
                     source_name=options["source"],
                     split=options["split"],
                     language=options["language"],
+                    reference_style=options["reference_style"],
                     job_id=job.pk,
                 )
         except (ServiceError, JobCancelled) as exc:

@@ -2,11 +2,13 @@
 
 Writes the release's publishable folder (every export format, Parquet per split, the dataset
 card, Croissant metadata, the release report and SHA256SUMS) into DIR, which must not exist
-or be empty. Prints the folder's files on stdout; progress and the summary go to stderr.
+or be empty. Prints the folder's files on stdout; progress, the summary and each phase's
+wall time (report, each format, parquet, card, croissant, checksums) go to stderr.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -41,9 +43,12 @@ class Command(BaseCommand):
         try:
             version = get_version(get_dataset(name), number)
             assert version is not None
+            report_seconds = None
             if options["report"]:
                 self.stderr.write(f"checking {version.label} ...")
+                started = time.perf_counter()
                 compute_report(version=version)
+                report_seconds = time.perf_counter() - started
             self.stderr.write(f"publishing {version.label} to {options['out']} ...")
             result = publish_release(
                 version=version, out=options["out"], allow_blocked=options["allow_blocked"]
@@ -52,5 +57,10 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from None
         splits = ", ".join(f"{split} {n}" for split, n in sorted(result["splits"].items()))
         self.stderr.write(f"wrote {len(result['files'])} files ({splits}) to {result['folder']}")
+        timings = dict(result["timings"])
+        if report_seconds is not None:
+            timings["report"] = round(report_seconds, 3)
+        for phase, seconds in timings.items():
+            self.stderr.write(f"  {phase}: {seconds:.1f} s")
         for name in result["files"]:
             self.stdout.write(name)
