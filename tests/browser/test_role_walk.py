@@ -45,11 +45,15 @@ DEFAULT_SIZE = {"width": 1280, "height": 900}
 
 
 @pytest.fixture
-def tasks(request: pytest.FixtureRequest) -> None:
+def tasks(request: pytest.FixtureRequest, settings: Any, tmp_path: Path) -> None:
     """A real Celery worker (through Redis) where the services are configured; in-process
-    tasks on the embedded default."""
+    tasks on the embedded default, with uploads and exports in the test's own folder (the
+    worker process writes exports under the MEDIA_ROOT it was started with, which the web
+    side must read: there the setting is left as it is)."""
     if services_configured():
         request.getfixturevalue("celery_worker")
+    else:
+        settings.MEDIA_ROOT = tmp_path / "media"
 
 
 @pytest.fixture
@@ -291,7 +295,6 @@ def _campaign(admin: Any, judge_pk: int) -> Campaign:
 def test_every_role_walks_the_whole_flow(  # type: ignore[no-untyped-def]
     walk, tasks, shared_data: Path, tmp_path: Path, settings
 ) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
     # A fast hasher (as tests/annotate, review and judgments use): PBKDF2 cost 2 s per login
     # and 9 s per batch of accounts on a loaded 2-core machine, and is not what is walked.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
