@@ -320,6 +320,9 @@ CACHES = {
 # ChERRANT's `data/` folder (cilin.txt + confusion_dict.txt) for official-compatible numbers;
 # empty means the library's documented default resources.
 GEC_CHERRANT_RESOURCES = env_str("GEC_CHERRANT_RESOURCES")
+# Web and worker processes load the English spaCy model (ERRANT) in a background thread at
+# start when an English dataset exists (datasets/warmup.py; docs/operations.md). 0 turns it off.
+GEC_WARM_ENGLISH_MODEL = env_bool("GEC_WARM_ENGLISH_MODEL", True)
 # Local path (or installed package name) of the model used for BERTScore edit weights.
 GEC_BERT_MODEL = env_str("GEC_BERT_MODEL")
 # The same for English releases (PT-M2 on the MaxMatch lattice); a Chinese BERT never weighs

@@ -6,4 +6,7 @@ class DatasetsConfig(AppConfig):
     verbose_name = "Datasets, releases, imports and exports"
 
     def ready(self) -> None:
-        from datasets import jobs  # noqa: F401  (connects discard_export_leftovers)
+        from datasets import (
+            jobs,  # noqa: F401  (connects discard_export_leftovers)
+            warmup,  # noqa: F401  (connects the Celery worker's English model warm-up)
+        )

@@ -22,6 +22,7 @@ from gecscore.tokenize import char_tokens, normalize_source
 from core.exceptions import ServiceError
 from datasets.models import Language
 from datasets.textrules import text_problem
+from datasets.warmup import wait_for_english_warmup
 
 
 def resources_dir_setting(override: str | None = None) -> str | None:
@@ -64,6 +65,7 @@ def edits_between(source: str, target: str, *, language: str = "zh") -> list[dic
 def _extract(source: str, target: str, language: str) -> list[Any]:
     """The one extractor of `language` (the one the M2 export and the scorer use)."""
     if language == Language.ENGLISH:
+        wait_for_english_warmup()  # a load under way finishes sooner than a second one
         try:
             return extract_edits_en(source, target)
         except EnglishModelMissing as missing:
