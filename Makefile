@@ -41,9 +41,12 @@ run: demo
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # The platform's suite (tests/), then the library's own (gecscore/tests, from its directory).
+# `--dist worksteal`: a worker that runs out of tests takes half of the other's queue, so the
+# run does not end with one worker alone on its share (with `-n 0` no xdist option is passed).
+DIST := $(if $(filter 0,$(TEST_WORKERS)),,--dist worksteal)
 test: install
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
-	cd gecscore && ../$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(DIST)
+	cd gecscore && ../$(BIN)/python -m pytest -n $(TEST_WORKERS) $(DIST)
 
 lint: install
 	$(BIN)/ruff check .

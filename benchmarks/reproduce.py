@@ -680,17 +680,23 @@ def revisitcgec_section(
     return results
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def generate(
+    argv: Sequence[str] | None = None,
+) -> tuple[int, Report, dict[tuple[str, str], dict[str, Any]]]:
+    """What ``main`` does, plus the RevisitCGEC section on its own (its lines and the library's
+    reports it shows): the suite builds the quick report once and holds both to the library
+    (tests/benchmarks/test_reproduce.py)."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "reproduction.md")
     parser.add_argument("--trueskill-runs", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2, help="processes for TrueSkill")
     parser.add_argument("--quick", action="store_true", help="skip TrueSkill and full CoNLL-14 M2")
     args = parser.parse_args(argv)
+    revisit = Report()
     if not (args.data / "conll14").is_dir() or not (args.data / "seeda").is_dir():
         print(f"error: {args.data} has no conll14/ and seeda/ data folders", file=sys.stderr)
-        return 2
+        return 2, revisit, {}
     report = Report()
     report.add(
         "# Reproduction report",
@@ -710,14 +716,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     gjg15_correlations(report, args.data, m2, gleu)
     seeda_section(report, args.data)
     mucgec_section(report, args.data)
-    revisitcgec_section(
-        report, args.data, 0 if args.quick else args.trueskill_runs, max(1, args.workers)
+    results = revisitcgec_section(
+        revisit, args.data, 0 if args.quick else args.trueskill_runs, max(1, args.workers)
     )
+    report.add(*revisit.lines)
     report.add(f"_Whole report: {time.perf_counter() - start:.0f} s._", "")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text("\n".join(report.lines), encoding="utf-8")
     print(f"wrote {args.output}")
-    return 0
+    return 0, revisit, results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return generate(argv)[0]
 
 
 if __name__ == "__main__":

@@ -73,20 +73,22 @@ def test_bootstrap_gives_ew_rank_ranges_and_clusters(cases) -> None:  # type: ig
     assert rows[0]["cluster"] == 1 and rows[-1]["cluster"] >= rows[0]["cluster"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", CASE_IDS)
-def test_trueskill_over_1000_orders_is_within_0_003_of_the_published(cases, case) -> None:  # type: ignore[no-untyped-def]
-    path, _, published_ts, _, _ = cases[case]
+def test_imported_campaign_gives_the_librarys_trueskill_pairs(cases, case) -> None:  # type: ignore[no-untyped-def]
+    """What the platform adds to the published TrueSkill numbers: an imported campaign holds
+    exactly the pairwise judgments the library reads from the same XML, in the same order, so
+    its TrueSkill is the library's on the same pairs (`human_ranking` hands them, the seed and
+    the runs to `rank_trueskill`: test_trueskill_and_rank_ranges_of_a_campaign_are_the_librarys
+    holds the command to the library). The comparison with the published values over 1,000
+    orders lives in the library's test (gecscore/tests/meta/test_rankings.py::
+    test_trueskill_over_1000_orders_equals_the_published_within_0_003); it ran here too, on the
+    same function and the same pairs, for 130 s of the suite (docs/benchmarks.md)."""
+    path = cases[case][0]
     call_command("import_judgments", str(path), "--campaign", case, stdout=io.StringIO())
-    report = _human_ranking("--campaign", case, "--method", "trueskill", "--workers", "2")
-    for system, value in published_ts.items():
-        assert abs(report["systems"][system]["trueskill"] - value) <= 0.003, system
-    # the published order, except pairs closer than 0.001 (values printed to 3 decimals)
-    order = list(report["systems"])
-    for i, a in enumerate(order):
-        for b in order[i + 1 :]:
-            if abs(published_ts[a] - published_ts[b]) > 0.001 + 1e-9:
-                assert published_ts[a] > published_ts[b], (a, b)
+    library = pairwise(read_judgments_xml(path).items)
+    ours = pairwise(campaign_judgment_set(Campaign.objects.get(name=case)).items)
+    assert len(ours) == len(library) > 30000
+    assert ours == library
 
 
 @pytest.mark.parametrize("case", CASE_IDS)
