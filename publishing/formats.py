@@ -239,6 +239,37 @@ def _license_url(spdx: str) -> str:
     return f"https://spdx.org/licenses/{spdx}.html"
 
 
+def _field(split: str, column: str, description_: str, *, array: bool = False) -> dict[str, Any]:
+    """A Croissant field read from one column of a split's Parquet file."""
+    out: dict[str, Any] = {
+        "@type": "cr:Field",
+        "@id": f"{split}/{column}",
+        "name": column,
+        "description": description_,
+        "dataType": "sc:Text",
+        "source": {"fileObject": {"@id": f"{split}.parquet"}, "extract": {"column": column}},
+    }
+    if array:
+        out["isArray"] = True
+        out["arrayShape"] = "-1"
+    return out
+
+
+def _distribution(parquet_files: dict[str, Path], folder: Path) -> list[dict[str, Any]]:
+    """One Croissant FileObject per split's Parquet file, with its checksum."""
+    return [
+        {
+            "@type": "cr:FileObject",
+            "@id": f"{split}.parquet",
+            "name": f"{split}.parquet",
+            "contentUrl": path.relative_to(folder).as_posix(),
+            "encodingFormat": "application/x-parquet",
+            "sha256": sha256_of(path),
+        }
+        for split, path in sorted(parquet_files.items())
+    ]
+
+
 def croissant(
     *,
     name: str,
@@ -255,31 +286,7 @@ def croissant(
 ) -> dict[str, Any]:
     """Croissant 1.1 JSON-LD of the Parquet files (a record set per split, a field per column),
     with the Responsible-AI fields the platform can state (``rai``)."""
-    distribution = [
-        {
-            "@type": "cr:FileObject",
-            "@id": f"{split}.parquet",
-            "name": f"{split}.parquet",
-            "contentUrl": path.relative_to(folder).as_posix(),
-            "encodingFormat": "application/x-parquet",
-            "sha256": sha256_of(path),
-        }
-        for split, path in sorted(parquet_files.items())
-    ]
-
-    def field(split: str, column: str, description_: str, *, array: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "@type": "cr:Field",
-            "@id": f"{split}/{column}",
-            "name": column,
-            "description": description_,
-            "dataType": "sc:Text",
-            "source": {"fileObject": {"@id": f"{split}.parquet"}, "extract": {"column": column}},
-        }
-        if array:
-            out["isArray"] = True
-            out["arrayShape"] = "-1"
-        return out
+    distribution = _distribution(parquet_files, folder)
 
     # One record set per split file (the same fields in each), as a split is read alone.
     record_sets = [
@@ -289,10 +296,10 @@ def croissant(
             "name": split,
             "description": f"the {split} sentences, one record each",
             "field": [
-                field(split, "id", "the sentence's id in the dataset"),
-                field(split, "source", "the learner's sentence"),
-                field(split, "references", "corrected sentences (markers kept)", array=True),
-                field(
+                _field(split, "id", "the sentence's id in the dataset"),
+                _field(split, "source", "the learner's sentence"),
+                _field(split, "references", "corrected sentences (markers kept)", array=True),
+                _field(
                     split,
                     "reference_styles",
                     "per reference: minimal / fluency / empty (unspecified); the reference's "
@@ -300,7 +307,7 @@ def croissant(
                     "for its position",
                     array=True,
                 ),
-                field(
+                _field(
                     split,
                     "annotator_ids",
                     "per reference: a pseudonym (annotator-N, numbered within this release) "
@@ -308,9 +315,9 @@ def croissant(
                     "by the reviewer",
                     array=True,
                 ),
-                field(split, "judgement", "annotatable / error_free / not_annotatable"),
-                field(split, "source_name", "where the sentence came from"),
-                field(split, "split", "train / dev / test / all"),
+                _field(split, "judgement", "annotatable / error_free / not_annotatable"),
+                _field(split, "source_name", "where the sentence came from"),
+                _field(split, "split", "train / dev / test / all"),
             ],
         }
         for split in sorted(parquet_files)

@@ -18,6 +18,7 @@ from core.permissions import role_required
 from core.roles import Role
 from datasets.selectors import release_by_id
 from publishing import card, charts, checks, jobs, services
+from publishing import facts as facts_of
 from publishing.models import ReferenceFile, ReferenceStyle
 
 # A finding lists every sentence in the JSON; the page shows this many items per check and
@@ -111,7 +112,7 @@ def release_page(request: HttpRequest, version_id: int) -> HttpResponse:
 @role_required(Role.ADMIN)
 def card_preview(request: HttpRequest, version_id: int) -> HttpResponse:
     version = _version(version_id)
-    facts = services.card_facts(version, services.latest_report(version))
+    facts = facts_of.card_facts(version, services.latest_report(version))
     text = card.render_card(facts)
     # The front matter is for the Hub, not for readers.
     body = text.split("---\n", 2)[2] if text.startswith("---\n") else text
@@ -207,6 +208,6 @@ def card_figure(request: HttpRequest, version_id: int) -> HttpResponse:
     """The card's figure at the path the card links (figures/reference_counts.svg), so the
     preview shows what the published folder shows."""
     version = _version(version_id)
-    facts = services.card_facts(version, services.latest_report(version))
+    facts = facts_of.card_facts(version, services.latest_report(version))
     svg = charts.reference_count_svg(facts["statistics"].get("refs_per_sentence_histogram", {}))
     return HttpResponse(svg, content_type="image/svg+xml")

@@ -1,0 +1,127 @@
+"""What a release's card and Croissant file state, gathered from the platform's records
+(annotation, review, scoring and the release report)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Sum
+
+from annotate.models import Assignment, Guideline
+from datasets.models import DatasetVersion
+from datasets.selectors import export_rows
+from datasets.statistics import dataset_statistics
+from publishing import formats
+from publishing.models import ReleaseMetadata, ReleaseReport
+from scoring.selectors import human_scores
+
+
+def metadata_of(version: DatasetVersion) -> ReleaseMetadata:
+    metadata, _ = ReleaseMetadata.objects.get_or_create(version=version)
+    return metadata
+
+
+def reference_style_counts(version: DatasetVersion) -> dict[str, int]:
+    """References of the release by published style (``formats.reference_style``), with
+    "" for unspecified; the card's "Reference styles" line."""
+    defaults = metadata_of(version).reference_styles
+    counts: dict[str, int] = {}
+    for row in export_rows(dataset=version.dataset, version=version):
+        stored = row.reference_styles or ("",) * len(row.references)
+        for number, style in enumerate(stored, start=1):
+            published = formats.reference_style(style, number, defaults)
+            counts[published] = counts.get(published, 0) + 1
+    return counts
+
+
+def card_facts(
+    version: DatasetVersion,
+    report: ReleaseReport | None,
+    *,
+    style_counts: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """What the card states; ``style_counts`` when the caller has counted them already
+    (publishing tallies them while writing the Parquet files)."""
+    dataset = version.dataset
+    metadata = metadata_of(version)
+    statistics = dataset_statistics(dataset=dataset, version=version)
+    splits: dict[str, int] = {}
+    for split in version.sentences.values_list("split", flat=True):
+        key = split or formats.NO_SPLIT
+        splits[key] = splits.get(key, 0) + 1
+    assignments = Assignment.objects.filter(sentence__dataset=dataset)
+    seconds = assignments.aggregate(s=Sum("time_spent_seconds"))["s"] or 0
+    # The guideline is the annotators'; an imported dataset's references followed none of ours.
+    guideline = Guideline.objects.order_by("-updated_at").first() if assignments.exists() else None
+    creator = dataset.created_by
+    return {
+        "release": version.label,
+        "checksum": version.checksum,
+        "released_at": version.created_at.date().isoformat(),
+        "language": dataset.language,
+        "curated_by": (creator.get_full_name() or creator.get_username()) if creator else "",
+        "metadata": {
+            "description": metadata.description or dataset.description,
+            "license": metadata.license,
+            "upstream_licenses": metadata.upstream_licenses,
+            "citation": metadata.citation,
+            "contact": metadata.contact,
+            "reference_styles": metadata.reference_styles,
+        },
+        "reference_style_counts": style_counts
+        if style_counts is not None
+        else reference_style_counts(version),
+        "statistics": statistics,
+        "splits": splits,
+        "by_source": version.counts.get("by_source", {}),
+        "annotation": {
+            "k": dataset.annotators_per_sentence,
+            "annotators": dataset.annotators.count(),
+            "reviewers": dataset.reviewers.count(),
+            "guideline": {"title": guideline.title, "version": guideline.version}
+            if guideline
+            else None,
+            "time_spent_seconds": seconds,
+            "human": human_scores(dataset),
+        },
+        "report": {
+            "created_at": report.created_at.isoformat(timespec="seconds"),
+            "findings": report.findings,
+        }
+        if report
+        else None,
+    }
+
+
+def rai_fields(facts: dict[str, Any]) -> dict[str, Any]:
+    """The Croissant Responsible-AI fields the platform can state from its own records."""
+    annotation = facts["annotation"]
+    human = annotation.get("human") or {}
+    protocol = (
+        f"Each sentence was corrected by up to {annotation['k']} annotators by direct "
+        "rewriting, then a reviewer accepted, edited or added references."
+    )
+    if annotation.get("guideline"):
+        protocol += (
+            f" Guideline: {annotation['guideline']['title']} (version "
+            f"{annotation['guideline']['version']})."
+        )
+    fields: dict[str, Any] = {
+        "dataAnnotationProtocol": protocol,
+        "annotationsPerItem": str(annotation["k"]),
+        "dataAnnotationPlatform": "this GEC dataset platform (browser annotation and review)",
+        "dataReleaseMaintenancePlan": "",
+    }
+    if human.get("samples"):
+        fields["dataAnnotationAnalysis"] = (
+            f"Annotators' corrections against the final references: F0.5 {human['f05']:.4f} "
+            f"over {human['samples']} corrections."
+        )
+    if facts.get("report"):
+        found = [f for f in facts["report"]["findings"] if f["count"]]
+        fields["dataLimitations"] = (
+            "Release report: "
+            + ("; ".join(f"{f['title']}: {f['count']}" for f in found) or "no findings")
+            + "."
+        )
+    return fields
