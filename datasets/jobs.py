@@ -24,6 +24,7 @@ from gecscore.extract import init_m2_worker, m2_block_texts
 from core.audit import log_action
 from core.exceptions import ServiceError
 from core.job_leases import keep_alive
+from core.job_queue import enqueue_upload_job, run_upload_job
 from core.jobs import (
     JobCancelled,
     fail_job,
@@ -35,7 +36,7 @@ from core.jobs import (
     tasks_run_in_process,
 )
 from core.models import BackgroundJob, JobStatus
-from core.uploads import discard_stored_uploads, store_upload
+from core.uploads import store_upload
 from datasets import tasks
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.formats import ImportFile
@@ -69,39 +70,32 @@ def request_import(
     if not uploads:
         raise ServiceError("choose at least one file", field="files")
 
+    def store(folder: Path) -> list[dict[str, str]]:
+        stored = []
+        for index, (filename, upload) in enumerate(uploads):
+            safe = Path(filename).name or f"file{index}"
+            target = folder / f"{index:02d}-{safe}"
+            store_upload(upload, target, name=filename)
+            stored.append({"path": str(target), "name": safe})
+        return stored
+
     # The job row, the stored files and the message go together: if the broker cannot be
     # reached the row rolls back and the files are removed (ServiceUnavailable, a 503).
-    folder: Path | None = None
-    try:
-        with transaction.atomic():
-            job = start_job(
-                kind=JOB_KIND_IMPORT,
-                user=user,
-                params={
-                    "name": name,
-                    "format": fmt,
-                    "source_name": source_name,
-                    "split": split,
-                    "language": language,
-                    "reference_style": reference_style,
-                    "files": [],
-                },
-            )
-            folder = Path(settings.MEDIA_ROOT) / "imports" / str(job.pk)
-            folder.mkdir(parents=True, exist_ok=True)
-            stored = []
-            for index, (filename, upload) in enumerate(uploads):
-                safe = Path(filename).name or f"file{index}"
-                target = folder / f"{index:02d}-{safe}"
-                store_upload(upload, target, name=filename)
-                stored.append({"path": str(target), "name": safe})
-            job.params = {**job.params, "files": stored}
-            job.save(update_fields=["params"])
-            queue_job(job, tasks.import_dataset_task, job.pk)
-    except BaseException as exc:
-        discard_stored_uploads(folder, exc)
-        raise
-    return job
+    return enqueue_upload_job(
+        kind=JOB_KIND_IMPORT,
+        user=user,
+        params={
+            "name": name,
+            "format": fmt,
+            "source_name": source_name,
+            "split": split,
+            "language": language,
+            "reference_style": reference_style,
+        },
+        folder="imports",
+        store=store,
+        task=tasks.import_dataset_task,
+    )
 
 
 def run_import_job(job_id: int) -> dict[str, Any] | None:
@@ -109,36 +103,26 @@ def run_import_job(job_id: int) -> dict[str, Any] | None:
     the rows and the job's "done" commit in one transaction with the job row locked
     (settle_job in import_dataset), so a re-delivered or retried import never writes twice;
     a failed import wrote nothing. The uploads are deleted when the job ends."""
-    job = BackgroundJob.objects.filter(pk=job_id).first()
-    if job is None or job.is_finished:
-        return None
+    return run_upload_job(job_id, _import_stored)
+
+
+def _import_stored(job: BackgroundJob) -> dict[str, Any]:
     params = job.params
-    mark_running(job_id, message="checking the file")
-    try:
-        files = [ImportFile.from_path(f["path"], name=f["name"]) for f in params["files"]]
-        result = import_dataset(
-            name=params["name"],
-            fmt=params["format"],
-            files=files,
-            source_name=params.get("source_name", ""),
-            split=params.get("split", ""),
-            language=params.get("language", Language.CHINESE),
-            reference_style=params.get("reference_style", ""),
-            user=job.created_by,
-            job_id=job_id,
-        )
-    except (ServiceError, JobCancelled) as exc:
-        fail_job(
-            job_id,
-            message=getattr(exc, "message", str(exc)),
-            result={"field": getattr(exc, "field", None)},
-        )
-        return None
-    except OSError as exc:
-        fail_job(job_id, message=f"stored upload unreadable: {exc}")
-        return None
+    mark_running(job.pk, message="checking the file")
+    files = [ImportFile.from_path(f["path"], name=f["name"]) for f in params["files"]]
+    result = import_dataset(
+        name=params["name"],
+        fmt=params["format"],
+        files=files,
+        source_name=params.get("source_name", ""),
+        split=params.get("split", ""),
+        language=params.get("language", Language.CHINESE),
+        reference_style=params.get("reference_style", ""),
+        user=job.created_by,
+        job_id=job.pk,
+    )
     # Already done (settle_job, in the import's transaction) unless run without a job.
-    finish_job(job_id, result=result.as_dict(), message=import_message(result))
+    finish_job(job.pk, result=result.as_dict(), message=import_message(result))
     return result.as_dict()
 
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-from django.db import transaction
 from gecscore.boundedio import Source
 
 from core.exceptions import NotFound, ServiceError
-from core.jobs import JobCancelled, fail_job, mark_running, queue_job, start_job
+from core.job_queue import enqueue_upload_job, run_upload_job
+from core.jobs import mark_running
 from core.models import BackgroundJob
-from core.uploads import discard_stored_uploads, judgments_xml_limits, store_upload
+from core.uploads import judgments_xml_limits, store_upload
 from datasets.models import DatasetVersion
 from judgments import selectors, services, tasks
 from judgments.models import Campaign
@@ -49,66 +48,47 @@ def request_judgments_import(
     if not name:
         raise ServiceError("name the campaign", field="campaign")
     _check_campaign(user, name)
-    folder: Path | None = None
-    try:
-        with transaction.atomic():
-            job = start_job(
-                kind=JOB_KIND_IMPORT,
-                user=user,
-                params={
-                    "campaign": name,
-                    "release_id": release.pk if release is not None else None,
-                    "files": [],
-                },
-                message="queued",
-            )
-            folder = Path(settings.MEDIA_ROOT) / "judgment-imports" / str(job.pk)
-            folder.mkdir(parents=True, exist_ok=True)
-            target = folder / "upload.xml"
-            label = Path(file_name).name or "upload.xml"
-            store_upload(upload, target, name=label, limits=judgments_xml_limits(), xml=True)
-            job.params = {**job.params, "files": [{"path": str(target), "name": label}]}
-            job.save(update_fields=["params"])
-            queue_job(job, tasks.import_judgments_task, job.pk)
-    except BaseException as exc:
-        discard_stored_uploads(folder, exc)
-        raise
-    return job
+
+    def store(folder: Path) -> list[dict[str, str]]:
+        target = folder / "upload.xml"
+        label = Path(file_name).name or "upload.xml"
+        store_upload(upload, target, name=label, limits=judgments_xml_limits(), xml=True)
+        return [{"path": str(target), "name": label}]
+
+    return enqueue_upload_job(
+        kind=JOB_KIND_IMPORT,
+        user=user,
+        params={"campaign": name, "release_id": release.pk if release is not None else None},
+        folder="judgment-imports",
+        store=store,
+        task=tasks.import_judgments_task,
+        message="queued",
+    )
 
 
 def run_import_job(job_id: int) -> dict[str, Any] | None:
     """The body of the import task (under the job's claim, core.jobs.run_claimed). The
     stored upload is deleted when the job ends."""
-    job = BackgroundJob.objects.filter(pk=job_id).first()
-    if job is None or job.is_finished:
-        return None
+    return run_upload_job(job_id, _import_stored)
+
+
+def _import_stored(job: BackgroundJob) -> dict[str, Any]:
     params = job.params
-    mark_running(job_id, message="reading the file")
-    try:
-        release = None
-        if params.get("release_id"):
-            release = DatasetVersion.objects.filter(pk=params["release_id"]).first()
-            if release is None:
-                raise ServiceError("the release was deleted", field="release")
-        _check_campaign(job.created_by, params["campaign"])  # created meanwhile by another
-        stored = params["files"][0]
-        campaign = services.import_judgments(
-            campaign_name=params["campaign"],
-            source=Path(stored["path"]),
-            release=release,
-            label=stored["name"],
-            by=job.created_by,
-            job_id=job_id,
-        )
-    except (ServiceError, JobCancelled) as exc:
-        fail_job(
-            job_id,
-            message=getattr(exc, "message", str(exc)),
-            result={"field": getattr(exc, "field", None)},
-        )
-        return None
-    except OSError as exc:
-        fail_job(job_id, message=f"stored upload unreadable: {exc}")
-        return None
+    mark_running(job.pk, message="reading the file")
+    release = None
+    if params.get("release_id"):
+        release = DatasetVersion.objects.filter(pk=params["release_id"]).first()
+        if release is None:
+            raise ServiceError("the release was deleted", field="release")
+    _check_campaign(job.created_by, params["campaign"])  # created meanwhile by another
+    stored = params["files"][0]
+    campaign = services.import_judgments(
+        campaign_name=params["campaign"],
+        source=Path(stored["path"]),
+        release=release,
+        label=stored["name"],
+        by=job.created_by,
+        job_id=job.pk,
+    )
     job.refresh_from_db()
     return dict(job.result) or {"campaign": campaign.pk}

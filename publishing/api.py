@@ -17,7 +17,7 @@ from core.exceptions import NotFound, ServiceError
 from core.jobs import job_state
 from core.permissions import IsPlatformAdmin
 from datasets.selectors import release_by_id
-from publishing import jobs, services
+from publishing import facts, jobs, services
 from publishing.models import ReleaseMetadata, ReleaseReport
 
 METADATA_FIELDS = (
@@ -61,7 +61,7 @@ class MetadataAPI(PublishingAPIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, version_id: int) -> Response:
-        return Response(metadata_data(services.metadata_of(release_by_id(version_id))))
+        return Response(metadata_data(facts.metadata_of(release_by_id(version_id))))
 
     @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT)
     def patch(self, request: Request, version_id: int) -> Response:

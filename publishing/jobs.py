@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 
 from core.exceptions import ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, mark_running, queue_job, start_job
+from core.job_queue import enqueue_job
+from core.jobs import JobCancelled, fail_job, finish_job, mark_running
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
 from publishing import services, tasks
@@ -23,27 +23,25 @@ JOB_KIND_PUBLISH = "publishing.publish"
 
 
 def request_report(*, version: DatasetVersion, user: Any) -> BackgroundJob:
-    with transaction.atomic():
-        job = start_job(
-            kind=JOB_KIND_REPORT,
-            user=user,
-            params={"version_id": version.pk},
-            message=f"queued: checks of {version.label}",
-        )
-        queue_job(job, tasks.report_task, job.pk)
-    return job
+    return enqueue_job(
+        kind=JOB_KIND_REPORT,
+        user=user,
+        params={"version_id": version.pk},
+        message=f"queued: checks of {version.label}",
+        task=tasks.report_task,
+        task_args=lambda job_id: (job_id,),
+    )
 
 
 def request_publish(*, version: DatasetVersion, user: Any) -> BackgroundJob:
-    with transaction.atomic():
-        job = start_job(
-            kind=JOB_KIND_PUBLISH,
-            user=user,
-            params={"version_id": version.pk},
-            message=f"queued: publishing {version.label}",
-        )
-        queue_job(job, tasks.publish_task, job.pk)
-    return job
+    return enqueue_job(
+        kind=JOB_KIND_PUBLISH,
+        user=user,
+        params={"version_id": version.pk},
+        message=f"queued: publishing {version.label}",
+        task=tasks.publish_task,
+        task_args=lambda job_id: (job_id,),
+    )
 
 
 def publish_folder(job: BackgroundJob) -> Path:

@@ -72,7 +72,7 @@ def release_page(request: HttpRequest, version_id: int) -> HttpResponse:
         else:
             messages.success(request, f"Saved the metadata of {version.label}.")
             return redirect("publishing:release", version_id=version.pk)
-    metadata = services.metadata_of(version)
+    metadata = facts_of.metadata_of(version)
     report = services.latest_report(version)
     max_refs = max(
         (len(refs) for refs in version.sentences.values_list("references", flat=True)), default=0

@@ -15,14 +15,13 @@ from django.db.models import Count, Max, Q
 from annotate.models import Submission, SubmissionTag
 from core.cache import cached
 from core.exceptions import ServiceUnavailable
+from core.job_queue import enqueue_job
 from core.jobs import (
     JobCancelled,
     finish_job,
     mark_running,
-    queue_job,
     report_progress,
     send_best_effort,
-    start_job,
 )
 from core.models import BackgroundJob, JobStatus
 from datasets.models import (
@@ -257,15 +256,14 @@ def rescore_dataset(
 def start_annotator_rescoring(*, dataset_id: int, user: Any) -> BackgroundJob:
     """Admin action: recompute every annotator sample of a dataset in the background (after
     the resources changed, for instance)."""
-    with transaction.atomic():
-        job = start_job(
-            kind=JOB_KIND_ANNOTATORS,
-            user=user,
-            params={"dataset": dataset_id, "all": True},
-            message="re-scoring all annotator samples",
-        )
-        queue_job(job, tasks.rescore_annotator_dataset, dataset_id, job.pk, False)
-    return job
+    return enqueue_job(
+        kind=JOB_KIND_ANNOTATORS,
+        user=user,
+        params={"dataset": dataset_id, "all": True},
+        message="re-scoring all annotator samples",
+        task=tasks.rescore_annotator_dataset,
+        task_args=lambda job_id: (dataset_id, job_id, False),
+    )
 
 
 # Above this many stale sentences a page does not wait: the work goes to a background job.
@@ -293,15 +291,15 @@ def refresh_annotator_scores(
     if running is not None:
         return running
     try:
-        with transaction.atomic():
-            job = start_job(
-                kind=JOB_KIND_ANNOTATORS,
-                user=user,
-                total=len(stale),
-                params={"dataset": dataset_id},
-                message=f"re-scoring {len(stale)} sentences",
-            )
-            queue_job(job, tasks.rescore_annotator_dataset, dataset_id, job.pk, True)
+        job = enqueue_job(
+            kind=JOB_KIND_ANNOTATORS,
+            user=user,
+            total=len(stale),
+            params={"dataset": dataset_id},
+            message=f"re-scoring {len(stale)} sentences",
+            task=tasks.rescore_annotator_dataset,
+            task_args=lambda job_id: (dataset_id, job_id, True),
+        )
     except ServiceUnavailable:
         # A page read: it shows the samples stored so far; the next read tries again.
         return None

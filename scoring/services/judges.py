@@ -27,16 +27,14 @@ from django.db import transaction
 from gecscore.errors import GECError
 from gecscore.reffree.llm_judge import LLMJudge, trueskill_scores
 
-from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
+from core.job_queue import enqueue_job
 from core.jobs import (
     JobCancelled,
     fail_job,
     finish_job,
     mark_running,
-    queue_job,
     report_progress,
-    start_job,
 )
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
@@ -116,16 +114,15 @@ def request_judge_run(
             f"the LLM judges compare systems: {version.label} has {len(scored)} scored "
             "system(s), at least 2 are needed"
         )
-    with transaction.atomic():
-        job = start_job(
-            kind=JOB_KIND_JUDGE,
-            user=user,
-            params={"version": version.pk, "metrics": chosen},
-            message=f"{', '.join(chosen)} of {len(scored)} systems of {version.label}",
-        )
-        queue_job(job, tasks.gpu_llm_judge, version.pk, job.pk, chosen)
-        log_action(version, user, "scoring.llm_judge_request", {"job": job.pk, "metrics": chosen})
-    return job
+    return enqueue_job(
+        kind=JOB_KIND_JUDGE,
+        user=user,
+        params={"version": version.pk, "metrics": chosen},
+        message=f"{', '.join(chosen)} of {len(scored)} systems of {version.label}",
+        task=tasks.gpu_llm_judge,
+        task_args=lambda job_id: (version.pk, job_id, chosen),
+        audit=(version, "scoring.llm_judge_request", {"metrics": chosen}),
+    )
 
 
 def make_judge(name: str) -> LLMJudge:

@@ -16,9 +16,9 @@ from django.conf import settings
 from django.db import transaction
 from gecscore.errors import GECError
 
-from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
-from core.jobs import JobCancelled, fail_job, finish_job, mark_running, queue_job, start_job
+from core.job_queue import enqueue_job
+from core.jobs import JobCancelled, fail_job, finish_job, mark_running
 from core.models import BackgroundJob
 from gecscore import get_metric
 from scoring import tasks
@@ -77,16 +77,15 @@ def request_reffree_scoring(
     score = SystemScore.objects.filter(system=system, status=ScoreStatus.DONE).first()
     if score is None:
         raise Conflict(f"score {system.name} first; reference-free scores are added to it")
-    with transaction.atomic():
-        job = start_job(
-            kind=JOB_KIND_REFFREE,
-            user=user,
-            params={"system": system.pk, "metrics": chosen},
-            message=f"{', '.join(chosen)} of {system.name}",
-        )
-        queue_job(job, tasks.gpu_reffree_score, score.pk, job.pk, chosen)
-        log_action(system, user, "scoring.reffree_request", {"job": job.pk, "metrics": chosen})
-    return job
+    return enqueue_job(
+        kind=JOB_KIND_REFFREE,
+        user=user,
+        params={"system": system.pk, "metrics": chosen},
+        message=f"{', '.join(chosen)} of {system.name}",
+        task=tasks.gpu_reffree_score,
+        task_args=lambda job_id: (score.pk, job_id, chosen),
+        audit=(system, "scoring.reffree_request", {"metrics": chosen}),
+    )
 
 
 def run_reffree_scoring(

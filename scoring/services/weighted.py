@@ -9,16 +9,14 @@ from django.db import transaction
 from gecscore.ptm2 import score_ptm2
 from gecscore.weights import make_provider
 
-from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
+from core.job_queue import enqueue_job
 from core.jobs import (
     JobCancelled,
     fail_job,
     finish_job,
     mark_running,
-    queue_job,
     report_progress,
-    start_job,
 )
 from core.models import BackgroundJob
 from datasets.models import Language
@@ -60,16 +58,15 @@ def request_weighted_scoring(
     score = SystemScore.objects.filter(system=system, status=ScoreStatus.DONE).first()
     if score is None:
         raise Conflict(f"score {system.name} first; weighted scores are added to a finished score")
-    with transaction.atomic():
-        job = start_job(
-            kind=JOB_KIND_WEIGHTED,
-            user=user,
-            params={"system": system.pk, "model": chosen},
-            message=f"PT-M2 of {system.name}",
-        )
-        queue_job(job, tasks.gpu_weighted_score, score.pk, job.pk, chosen)
-        log_action(system, user, "scoring.weighted_request", {"job": job.pk, "model": chosen})
-    return job
+    return enqueue_job(
+        kind=JOB_KIND_WEIGHTED,
+        user=user,
+        params={"system": system.pk, "model": chosen},
+        message=f"PT-M2 of {system.name}",
+        task=tasks.gpu_weighted_score,
+        task_args=lambda job_id: (score.pk, job_id, chosen),
+        audit=(system, "scoring.weighted_request", {"model": chosen}),
+    )
 
 
 def run_weighted_scoring(

@@ -80,3 +80,30 @@ def login(page, username: str, password: str) -> None:  # type: ignore[no-untype
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_selector("[data-testid=current-user]")
+
+
+def created_passwords(page) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The accounts page's one-time list of created accounts: username -> password."""
+    rows = page.locator("[data-testid=created-account]")
+    return {
+        rows.nth(i).locator("[data-testid=created-username]").inner_text(): rows.nth(i)
+        .locator("[data-testid=created-password]")
+        .inner_text()
+        for i in range(rows.count())
+    }
+
+
+def release_and_download_m2(page, slug: str, target: Path) -> str:  # type: ignore[no-untyped-def]
+    """Release v1 of the dataset on its page, export that release's M2, save it to `target`
+    and return its text."""
+    page.goto(f"/datasets/{slug}/")
+    page.click("[data-testid=release-form] button")
+    page.wait_for_selector(f"text=Released {slug}@v1")
+    page.select_option("#id_release", label=f"{slug}@v1")
+    page.select_option("#id_eformat", "m2")
+    page.click("[data-testid=export-form] button[type=submit]")
+    page.wait_for_selector("[data-testid=download]")
+    with page.expect_download() as download_info:
+        page.click("[data-testid=download]")
+    download_info.value.save_as(target)
+    return target.read_text(encoding="utf-8")

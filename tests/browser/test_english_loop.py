@@ -13,7 +13,7 @@ from gecscore.english.errant_edits import extract_edits_en
 
 from core.roles import Role
 from datasets.models import Dataset, GoldenReference
-from tests.browser.conftest import login
+from tests.browser.conftest import login, release_and_download_m2
 from tests.browser.test_annotation_loop import screenshot_page
 from tests.factories import PASSWORD, make_user
 
@@ -117,16 +117,7 @@ def test_english_dataset_import_annotate_review_release_export_score(  # type: i
     ).exists()
 
     # --- the admin releases, exports ERRANT M2 and scores a system.
-    page.goto("/datasets/en-loop/")
-    page.click("[data-testid=release-form] button")
-    page.wait_for_selector("text=Released en-loop@v1")
-    page.select_option("#id_release", label="en-loop@v1")
-    page.select_option("#id_eformat", "m2")
-    page.click("[data-testid=export-form] button[type=submit]")
-    page.wait_for_selector("[data-testid=download]")
-    with page.expect_download() as download_info:
-        page.click("[data-testid=download]")
-    exported = Path(download_info.value.path()).read_text(encoding="utf-8")
+    exported = release_and_download_m2(page, "en-loop", tmp_path / "en-loop.m2")
     assert (
         "S He go to school yesterday .\nA 1 2|||R:VERB:TENSE|||went|||REQUIRED|||-NONE-|||0"
         in exported

@@ -14,22 +14,12 @@ from core.models import User
 from core.roles import Role
 from datasets.models import Dataset
 from review.models import ReviewTask
-from tests.browser.conftest import login
+from tests.browser.conftest import created_passwords, login
 from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SENTENCES = ["我昨天去了图书馆借书了三本。", "他对中国的历史很感兴趣。", "我们应该保护环境。"]
-
-
-def _created_passwords(page: Any) -> dict[str, str]:
-    rows = page.locator("[data-testid=created-account]")
-    return {
-        rows.nth(i).locator("[data-testid=created-username]").inner_text(): rows.nth(i)
-        .locator("[data-testid=created-password]")
-        .inner_text()
-        for i in range(rows.count())
-    }
 
 
 def test_new_admin_sets_up_a_project_and_annotators_start(
@@ -48,14 +38,14 @@ def test_new_admin_sets_up_a_project_and_annotators_start(
     page.check("[data-testid=new-role-annotator]")
     page.click("[data-testid=create-accounts] button[type=submit]")
     page.wait_for_selector("[data-testid=created-accounts]")
-    passwords = _created_passwords(page)
+    passwords = created_passwords(page)
     assert sorted(passwords) == ["ann1", "ann2", "ann3"]
     screenshot("project-admin-accounts")
     page.fill("#id_accounts", "rev1")
     page.check("[data-testid=new-role-reviewer]")
     page.click("[data-testid=create-accounts] button[type=submit]")
     page.wait_for_selector("[data-testid=created-accounts]")
-    passwords.update(_created_passwords(page))
+    passwords.update(created_passwords(page))
     assert page.locator("[data-testid=user-row]").count() == 5
 
     # 2. A dataset, imported on the page.

@@ -31,7 +31,7 @@ from datasets.models import Dataset, GoldenReference
 from gecscore import extract_edits
 from judgments.models import Campaign, Judgment
 from scoring.models import MetaEvaluation, ScoreStatus
-from tests.browser.conftest import ARTIFACTS, login
+from tests.browser.conftest import ARTIFACTS, created_passwords, login, release_and_download_m2
 from tests.browser.test_nav_and_edits import ConsoleWatch
 from tests.conftest import services_configured
 from tests.factories import PASSWORD, make_user
@@ -96,16 +96,6 @@ def _layout(page: Any, name: str) -> None:
     page.set_viewport_size(DEFAULT_SIZE)
 
 
-def _created_passwords(page: Any) -> dict[str, str]:
-    rows = page.locator("[data-testid=created-account]")
-    return {
-        rows.nth(i).locator("[data-testid=created-username]").inner_text(): rows.nth(i)
-        .locator("[data-testid=created-password]")
-        .inner_text()
-        for i in range(rows.count())
-    }
-
-
 def _admin_sets_up(admin: Any, data: list[tuple[str, list[str]]], tmp_path: Path) -> dict:
     """Accounts, the import, pools, k = 2 and the assignment, on the admin's pages."""
     admin.goto("/users/")
@@ -113,12 +103,12 @@ def _admin_sets_up(admin: Any, data: list[tuple[str, list[str]]], tmp_path: Path
     admin.check("[data-testid=new-role-annotator]")
     admin.click("[data-testid=create-accounts] button[type=submit]")
     admin.wait_for_selector("[data-testid=created-accounts]")
-    passwords = _created_passwords(admin)
+    passwords = created_passwords(admin)
     admin.fill("#id_accounts", "walk-rev")
     admin.check("[data-testid=new-role-reviewer]")
     admin.click("[data-testid=create-accounts] button[type=submit]")
     admin.wait_for_selector("[data-testid=created-accounts]")
-    passwords.update(_created_passwords(admin))
+    passwords.update(created_passwords(admin))
     assert sorted(passwords) == sorted([*ANNOTATORS, "walk-judge", "walk-rev"])
     _layout(admin, "users")
 
@@ -204,17 +194,8 @@ def _reviewer_reviews(page: Any) -> int:
 def _release_and_export(admin: Any, tmp_path: Path, golden: dict[str, list[str]]) -> None:
     """Release v1 and export its M2: every block's annotators are the golden references,
     with exactly the edits the extractor finds."""
-    admin.goto("/datasets/walk/")
-    admin.click("[data-testid=release-form] button")
-    admin.wait_for_selector("text=Released walk@v1")
-    admin.select_option("#id_release", label="walk@v1")
-    admin.select_option("#id_eformat", "m2")
-    admin.click("[data-testid=export-form] button[type=submit]")
-    admin.wait_for_selector("[data-testid=download]")
-    with admin.expect_download() as download_info:
-        admin.click("[data-testid=download]")
     exported = tmp_path / "walk.m2"
-    download_info.value.save_as(exported)
+    release_and_download_m2(admin, "walk", exported)
     blocks = read_m2(exported)
     assert ["".join(block.source_tokens) for block in blocks] == list(golden)
     for block in blocks:
