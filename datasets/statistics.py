@@ -234,8 +234,10 @@ def dataset_statistics(
     workers: int | None = None,
     job_id: int | None = None,
     chunks: bool = False,
+    rows: Iterable[DatasetRow] | None = None,
 ) -> dict[str, Any]:
-    """Statistics of a release (or of the live dataset's current golden references)."""
+    """Statistics of a release (or of the live dataset's current golden references); `rows`:
+    the release's rows already read (publishing reads them once for every file)."""
 
     directory = resources_dir_setting(resources_dir)
     try:
@@ -259,9 +261,9 @@ def dataset_statistics(
     overall = _Tally()
     by_source: dict[str, _Tally] = {}
     name = version.label if version is not None else f"{dataset.name} (live)"
-    for row, references, types in _typed_rows_from_m2(
-        export_rows(dataset=dataset, version=version), m2_text, name=name
-    ):
+    if rows is None:
+        rows = export_rows(dataset=dataset, version=version)
+    for row, references, types in _typed_rows_from_m2(rows, m2_text, name=name):
         overall.add(row, references, types)
         by_source.setdefault(row.source_name or "(none)", _Tally()).add(row, references, types)
     extra: dict[str, Any] = {}

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Sum
 
 from annotate.models import Assignment, Guideline
 from datasets.models import DatasetVersion
-from datasets.selectors import export_rows
+from datasets.selectors import DatasetRow, export_rows
 from datasets.statistics import dataset_statistics
 from publishing import formats
 from publishing.models import ReleaseMetadata, ReleaseReport
@@ -39,12 +40,14 @@ def card_facts(
     report: ReleaseReport | None,
     *,
     style_counts: dict[str, int] | None = None,
+    rows: Iterable[DatasetRow] | None = None,
 ) -> dict[str, Any]:
     """What the card states; ``style_counts`` when the caller has counted them already
-    (publishing tallies them while writing the Parquet files)."""
+    (publishing tallies them while writing the Parquet files), ``rows`` when it has read the
+    release's rows."""
     dataset = version.dataset
     metadata = metadata_of(version)
-    statistics = dataset_statistics(dataset=dataset, version=version)
+    statistics = dataset_statistics(dataset=dataset, version=version, rows=rows)
     splits: dict[str, int] = {}
     for split in version.sentences.values_list("split", flat=True):
         key = split or formats.NO_SPLIT

@@ -5,7 +5,9 @@ the release's numbers."""
 from __future__ import annotations
 
 import json
+import random
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -139,10 +141,15 @@ def test_near_duplicates_and_normalised_duplicates_are_found() -> None:
 def test_vectorised_minhash_equals_datasketch() -> None:
     from datasketch import MinHash
 
-    sets = [
-        checks.shingles(checks.normalise(t))
-        for t in ("他每天早上六点起床去跑步。", "完全不同的一句话在这里出现。")
+    # Two blocks' worth (MINHASH_BLOCK), shingles repeated across sentences (hashed once) and
+    # sentences of both shingle sizes.
+    rng = random.Random(7)
+    alphabet = "他每天早上六点起床去跑步完全不同的一句话在这里出现我们你是了"
+    texts = ["他每天早上六点起床去跑步。", "完全不同的一句话在这里出现。"] + [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(6, 40)))
+        for _ in range(checks.MINHASH_BLOCK + 50)
     ]
+    sets = [shingled for t in texts if (shingled := checks.shingles(checks.normalise(t)))]
     ours = checks._minhashes(sets)
     for shingle_set, lean in zip(sets, ours, strict=True):
         theirs = MinHash(
@@ -150,6 +157,33 @@ def test_vectorised_minhash_equals_datasketch() -> None:
         )
         theirs.update_batch([s.encode("utf-8") for s in sorted(shingle_set)])
         assert list(lean.hashvalues) == list(theirs.hashvalues)
+
+
+def test_mersenne_reduction_equals_the_modulo() -> None:
+    import numpy as np
+
+    prime = checks.MERSENNE_PRIME
+    crafted = [0, 1, prime - 1, prime, prime + 1, 2 * prime - 1, 2 * prime, 2 * prime + 7]
+    crafted += [1 << 61, (1 << 62) - 1, (1 << 64) - 1, (1 << 64) - 2, 7 * prime + 6]
+    rng = random.Random(3)
+    values = crafted + [rng.getrandbits(64) for _ in range(5000)]
+    ours = checks._mod_mersenne(np.array(values, dtype=np.uint64))
+    assert [int(v) for v in ours] == [v % prime for v in values]
+
+
+def test_label_form_drops_exactly_spaces_and_punctuation_but_the_hyphen() -> None:
+    def by_character(text: str) -> str:
+        return "".join(
+            ch
+            for ch in unicodedata.normalize("NFKC", text).casefold()
+            if ch == "-" or not (ch.isspace() or unicodedata.category(ch).startswith("P"))
+        )
+
+    rng = random.Random(5)
+    pool = "没有错误。，！？、“”《》-— \u3000\t\u00a0Error free!-NONE-ＡＢ（）ß…·"
+    texts = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 30))) for _ in range(2000)]
+    texts += [chr(code) for code in range(0x3100)]
+    assert [checks._label_form(t) for t in texts] == [by_character(t) for t in texts]
 
 
 def test_published_folder_round_trips_and_validates(tmp_path: Path) -> None:
@@ -199,6 +233,26 @@ def test_published_folder_round_trips_and_validates(tmp_path: Path) -> None:
     assert (out / "figures" / "reference_counts.svg").read_text().startswith("<svg")
     for name in ("learners-v1.m2", "learners-v1.txt", "learners-v1.jsonl", "learners-v1.zip"):
         assert (out / "formats" / name).is_file()
+
+
+def test_reading_the_release_once_or_per_file_publishes_the_same_bytes(
+    tmp_path: Path, settings
+) -> None:
+    """Below GEC_PUBLISH_READ_ONCE_SENTENCES the rows are read once for every file; above
+    it each file streams them: the folders are byte-identical but for the publishing time."""
+    version = release_with_defects()
+    once, streamed = tmp_path / "once", tmp_path / "streamed"
+    services.publish_release(version=version, out=once)
+    settings.GEC_PUBLISH_READ_ONCE_SENTENCES = 0
+    services.publish_release(version=version, out=streamed)
+    files = sorted(p.relative_to(once) for p in once.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(streamed) for p in streamed.rglob("*") if p.is_file())
+    volatile = {Path("croissant.json"), Path("SHA256SUMS"), Path("README.md")}
+    for name in files:
+        if name not in volatile:
+            assert (once / name).read_bytes() == (streamed / name).read_bytes(), name
+    card = (once / "README.md").read_text(encoding="utf-8")
+    assert card == (streamed / "README.md").read_text(encoding="utf-8")
 
 
 def test_croissant_validates_with_mlcroissant(tmp_path: Path) -> None:
