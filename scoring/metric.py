@@ -256,7 +256,14 @@ def green_metric(
     repeated reference changes nothing (each sentence takes its first best one)."""
     metric = GREEN(GREENConfig(unit=unit))
     result = metric.score_corpus(sources, hypotheses, reference_columns(sources, references))
-    return {"green": {"score": round(result.score, 4), "signature": result.signature}}
+    return {
+        "green": {
+            "score": round(result.score, 4),
+            "signature": result.signature,
+            # For TrueSkill / Expected Wins over sentence scores in meta-evaluation.
+            "sentences": [float(sentence.score) for sentence in result.sentences],
+        }
+    }
 
 
 def full_report(

@@ -149,7 +149,7 @@ def english_report(
         for item in main.sentences
     ]
     m2 = m2_score(hypotheses, ref_blocks)
-    gleu = corpus_gleu(sources, hypotheses, reference_columns(sources, references))
+    gleu = corpus_gleu(sources, hypotheses, reference_columns(sources, references), sentence=True)
     extra: dict[str, Any] = {
         "m2": {
             "tp": m2.tp,
@@ -161,8 +161,16 @@ def english_report(
             "sent_f05": round(m2.sent_f, 4),
             "exact": m2.exact,
             "signature": m2.signature,
+            # Each sentence's best F0.5 (SentM2's inputs): what TrueSkill / Expected Wins
+            # rank systems by in meta-evaluation, for m2 and sentm2 alike (the library's
+            # `meta system --aggregation`).
+            "sentences": [float(f) for f in m2.sentence_f],
         },
-        "gleu": {"score": round(gleu.gleu, 4), "signature": gleu.signature},
+        "gleu": {
+            "score": round(gleu.gleu, 4),
+            "signature": gleu.signature,
+            "sentences": [float(v) for v in gleu.sentence_scores or ()],
+        },
         "errant_types": errant_types,
         **green_metric(sources=sources, hypotheses=hypotheses, references=references, unit="word"),
         **chunk_metrics(hyp_blocks, ref_blocks),

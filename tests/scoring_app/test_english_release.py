@@ -117,6 +117,8 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
     extra = score.summary["extra"]
     assert (extra["m2"]["tp"], extra["m2"]["fp"], extra["m2"]["fn"]) == (m2.tp, m2.fp, m2.fn)
     assert extra["m2"]["sent_f05"] == round(m2.sent_f, 4)
+    # Per-sentence scores for TrueSkill / Expected Wins in meta-evaluation (issue 25).
+    assert extra["m2"]["sentences"] == m2.sentence_f and len(m2.sentence_f) == len(lines)
     sources = [
         line.strip() for line in _head(conll / "conll14st-test.tok.src", kept).decode().splitlines()
     ]
@@ -124,9 +126,16 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
         [line.strip() for line in _head(conll / f"refs/ptm2/ref{k}", kept).decode().splitlines()]
         for k in (0, 1)
     ]
-    assert extra["gleu"]["score"] == round(corpus_gleu(sources, lines, refs).gleu, 4)
+    gleu = corpus_gleu(sources, lines, refs, sentence=True)
+    assert extra["gleu"]["score"] == round(gleu.gleu, 4)
+    assert extra["gleu"]["sentences"] == gleu.sentence_scores
+    assert len(set(extra["gleu"]["sentences"])) > 1
     green = GREEN(GREENConfig(unit="word")).score_corpus(sources, lines, refs)
-    assert extra["green"] == {"score": round(green.score, 4), "signature": green.signature}
+    assert extra["green"] == {
+        "score": round(green.score, 4),
+        "signature": green.signature,
+        "sentences": [s.score for s in green.sentences],
+    }
     assert {"cleme", "cleme2"} <= set(extra)
     # The stored per-sentence edits are labelled from the same comparison.
     labelled = [edit["label"] for row in score.sentences.all() for edit in row.edits]

@@ -33,7 +33,11 @@ def test_scored_systems_carry_green_and_the_meta_evaluation_offers_it() -> None:
     for score in SystemScore.objects.filter(system__version=release).select_related("system"):
         entry = score.summary["extra"]["green"]
         expected = metric.score_corpus(SENTENCES, OUTPUTS[score.system.name], [REFERENCES])
-        assert entry == {"score": round(expected.score, 4), "signature": expected.signature}
+        assert entry == {
+            "score": round(expected.score, 4),
+            "signature": expected.signature,
+            "sentences": [s.score for s in expected.sentences],
+        }
         assert "unit=char" in entry["signature"]
         stored[score.system.name] = entry["score"]
     assert len(set(stored.values())) > 2  # the systems really differ

@@ -110,6 +110,28 @@ def test_aggregated_numbers_are_the_library_s(release, human, aggregation, libra
     assert meta.evaluation_state(evaluation)["aggregation"] == aggregation
 
 
+def test_green_is_ranked_by_its_sentence_scores_as_the_library_ranks_them(release, human) -> None:  # type: ignore[no-untyped-def]
+    """GREEN keeps its sentence scores (char units on this Chinese release): TrueSkill over
+    them is the library's TrueSkill over the library's GREEN sentence scores."""
+    from gecscore.green import GREEN, GREENConfig
+
+    evaluation = _run(release, human, metrics=["green"], aggregation="trueskill")
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    green = GREEN(GREENConfig(unit="char"))
+    library = {
+        system: [
+            s.score for s in green.score_corpus(SENTENCES, OUTPUTS[system], [REFERENCES]).sentences
+        ]
+        for system in SYSTEMS
+    }
+    expected = aggregate("trueskill", library)
+    assert evaluation.report["metric_scores"]["green"] == pytest.approx(expected, abs=1e-12)
+    stored = {
+        o.name: o.score.summary["extra"]["green"]["score"] for o in release.system_outputs.all()
+    }
+    assert expected != stored
+
+
 def test_default_keeps_the_stored_scores_and_reports_the_length_floor(release, human) -> None:  # type: ignore[no-untyped-def]
     evaluation = _run(release, human)
     report = evaluation.report

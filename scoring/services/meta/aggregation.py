@@ -5,11 +5,14 @@ sentence-level scores (Goto, Sakai & Watanabe, ACL 2025): the library's ``meta s
 stores. Nothing is re-implemented here: this module only reads the stored sentence scores.
 
 Metrics with stored sentence scores: the main P / R / F0.5 (each sentence's score from its
-stored TP/FP/FN, by the library's ``compare.scores``), the reference-free metrics and the
-LLM judges (their ``sentences`` list; a sentence the judge did not score is NaN, which the
-library's TrueSkill counts as a loss and its Expected Wins as a tie), and the ``length``
-baseline. The others (M2, GLEU, CLEME, ...) store a corpus score only: a run asking to
-aggregate them is refused, naming them.
+stored TP/FP/FN, by the library's ``compare.scores``); GREEN, and for English M2 and SentM2
+(each sentence's best F0.5, as the library's ``meta system`` ranks both) and GLEU (its
+per-sentence scores); the reference-free metrics and the LLM judges (a sentence the judge
+did not score is NaN, which the library's TrueSkill counts as a loss and its Expected Wins
+as a tie); and the ``length`` baseline. Each keeps a ``sentences`` list in its
+``summary["extra"]`` entry; scores stored before that list existed (score the system again)
+and the metrics without one (CLEME, CLEME2.0, PT-M2) store a corpus score only: a run asking
+to aggregate them is refused, naming them.
 
 The ``length`` baseline (what a character count correlates: the floor any metric should
 beat) is each system's mean characters per output sentence; every run reports it beside the
@@ -28,17 +31,18 @@ from gecscore.meta.compute import MetricScores, aggregated
 from core.exceptions import ServiceError
 from datasets.models import DatasetVersion
 from scoring.models import ScoreStatus, SentenceResult, SystemScore
+from scoring.services.meta.catalogue import SUMMARY_EXTRA
 from scoring.services.meta.statistics import SENTENCE_COUNT_METRICS
 
 AGGREGATIONS = ("default", "trueskill", "expected-wins")
-# Catalogue keys whose entry in summary["extra"] carries a "sentences" list.
-SENTENCE_EXTRA = ("some", "impara", "scribendi", "llm-s", "llm-e")
+# Catalogue keys whose entry in summary["extra"] (SUMMARY_EXTRA) carries a "sentences" list.
+SENTENCE_EXTRA = ("m2", "sentm2", "gleu", "green", "some", "impara", "scribendi", "llm-s", "llm-e")
 LENGTH_KEY = "length"
 LENGTH_LABEL = "length (baseline: mean characters per output sentence)"
 
 
 def _extra_sentences(score: SystemScore, key: str) -> list[Any] | None:
-    entry = (score.summary or {}).get("extra", {}).get(key)
+    entry = (score.summary or {}).get("extra", {}).get(SUMMARY_EXTRA[key][0])
     sentences = entry.get("sentences") if isinstance(entry, dict) else None
     return sentences if isinstance(sentences, list) else None
 
@@ -57,7 +61,8 @@ def sentence_scored(version: DatasetVersion, keys: list[str]) -> dict[str, bool]
     out = {key: key in SENTENCE_COUNT_METRICS or key == LENGTH_KEY for key in keys}
     for key in keys:
         if key in SENTENCE_EXTRA:
-            carried = [s for s in _scored(version) if key in (s.summary or {}).get("extra", {})]
+            entry = SUMMARY_EXTRA[key][0]
+            carried = [s for s in _scored(version) if entry in (s.summary or {}).get("extra", {})]
             out[key] = bool(carried) and all(_extra_sentences(s, key) for s in carried)
     return out
 
