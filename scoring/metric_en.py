@@ -148,9 +148,38 @@ def english_report(
         )
         for item in main.sentences
     ]
+    extra: dict[str, Any] = {
+        **_m2_and_gleu(sources, hypotheses, references, ref_blocks),
+        "errant_types": errant_types,
+        **green_metric(sources=sources, hypotheses=hypotheses, references=references, unit="word"),
+        **chunk_metrics(hyp_blocks, ref_blocks),
+    }
+    max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)
+    by_k = first_k_scores(hyp_blocks, ref_blocks, max_refs, all_f=main.f)
+    return ScoreReport(
+        overall=_as_dict(main),
+        categories=categories,
+        detection=detection,
+        ref_count_curve=curve_points(by_k),
+        ref_count_curve_by_k=by_k,
+        by_source=by_source,
+        sentences=sentences,
+        signature=main.signature + "|language=en",
+        max_references=max_refs,
+        extra=extra,
+    )
+
+
+def _m2_and_gleu(
+    sources: Sequence[str],
+    hypotheses: Sequence[str],
+    references: Sequence[Sequence[str]],
+    ref_blocks: Sequence[M2Block],
+) -> dict[str, Any]:
+    """``summary["extra"]["m2"]`` and ``["gleu"]`` of an English score."""
     m2 = m2_score(hypotheses, ref_blocks)
     gleu = corpus_gleu(sources, hypotheses, reference_columns(sources, references), sentence=True)
-    extra: dict[str, Any] = {
+    return {
         "m2": {
             "tp": m2.tp,
             "fp": m2.fp,
@@ -171,24 +200,7 @@ def english_report(
             "signature": gleu.signature,
             "sentences": [float(v) for v in gleu.sentence_scores or ()],
         },
-        "errant_types": errant_types,
-        **green_metric(sources=sources, hypotheses=hypotheses, references=references, unit="word"),
-        **chunk_metrics(hyp_blocks, ref_blocks),
     }
-    max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)
-    by_k = first_k_scores(hyp_blocks, ref_blocks, max_refs, all_f=main.f)
-    return ScoreReport(
-        overall=_as_dict(main),
-        categories=categories,
-        detection=detection,
-        ref_count_curve=curve_points(by_k),
-        ref_count_curve_by_k=by_k,
-        by_source=by_source,
-        sentences=sentences,
-        signature=main.signature + "|language=en",
-        max_references=max_refs,
-        extra=extra,
-    )
 
 
 def english_ptm2(
