@@ -44,8 +44,11 @@ run: demo
 # `--dist worksteal`: a worker that runs out of tests takes half of the other's queue, so the
 # run does not end with one worker alone on its share (with `-n 0` no xdist option is passed).
 DIST := $(if $(filter 0,$(TEST_WORKERS)),,--dist worksteal)
+# PLATFORM_ARGS: extra pytest arguments for the platform's suite only (.ci/run leaves the
+# browser tests to its PostgreSQL stage: PLATFORM_ARGS="-m 'not browser'").
+PLATFORM_ARGS ?=
 test: install
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(DIST)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(DIST) $(PLATFORM_ARGS)
 	cd gecscore && ../$(BIN)/python -m pytest -n $(TEST_WORKERS) $(DIST)
 
 lint: install
