@@ -8,6 +8,7 @@ import json
 import random
 import subprocess
 import unicodedata
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -249,7 +250,11 @@ def test_reading_the_release_once_or_per_file_publishes_the_same_bytes(
     assert files == sorted(p.relative_to(streamed) for p in streamed.rglob("*") if p.is_file())
     volatile = {Path("croissant.json"), Path("SHA256SUMS"), Path("README.md")}
     for name in files:
-        if name not in volatile:
+        if name.suffix == ".zip":  # its entries carry the time they were written
+            with zipfile.ZipFile(once / name) as a, zipfile.ZipFile(streamed / name) as b:
+                assert a.namelist() == b.namelist(), name
+                assert all(a.read(member) == b.read(member) for member in a.namelist()), name
+        elif name not in volatile:
             assert (once / name).read_bytes() == (streamed / name).read_bytes(), name
     card = (once / "README.md").read_text(encoding="utf-8")
     assert card == (streamed / "README.md").read_text(encoding="utf-8")
