@@ -2,14 +2,16 @@
 
     .venv/bin/python benchmarks/reffree.py [--shared ../shared] [--lines 16] [--systems 2]
         [--gec-metrics /work/refs/gec-metrics] [--size base] [--runs 3] [--metrics some,...]
-        [--json]
+        [--device cpu|cuda|cpu,cuda] [--json]
 
 Both sides score the same (source, hypothesis) pairs (the first ``--lines`` lines of SEEDA's
 ``outputs/subset``, INPUT against the first ``--systems`` of REF-F, GECToR-BERT, TemplateGEC,
 PIE, BART, GPT-3.5) with the same random models, built here the way the tests build them
 (``gecscore.weights.random_model``: SOME's three regressors, IMPARA's quality estimator and
 similarity encoder at ``--size``, default ``base`` = bert-base's shape; Scribendi's GPT-2 at
-GPT-2 small's shape, 12 layers x 768, for ``base``, else the tests' 2 x 32), on the CPU.
+GPT-2 small's shape, 12 layers x 768, for ``base``, else the tests' 2 x 32), on the CPU
+(``--device cuda`` runs ours on the GPU, ``cpu,cuda`` both in turn: the reference side, when
+its virtualenv is there, always runs on the CPU).
 
 Per metric, ``--runs`` rounds, each: ours cold (a fresh process, an empty ``cache_dir``; it
 times building the metric + the first scoring, then a second scoring of the same pairs in the
@@ -51,7 +53,7 @@ from gecscore import get_metric
 import gecscore.reffree.models
 M = get_metric(request["metric"])
 start = time.perf_counter()
-metric = M(M.Config(device="cpu", cache_dir=request["cache_dir"], **request["config"]))
+metric = M(M.Config(device=request["device"], cache_dir=request["cache_dir"], **request["config"]))
 first = metric.score_corpus(request["sources"], request["hypotheses"])
 cold = time.perf_counter() - start
 start = time.perf_counter()
@@ -149,6 +151,7 @@ def median(values: list[float]) -> float:
 
 def measure_metric(
     metric: str,
+    device: str,
     config: dict[str, str],
     pairs: tuple[list[str], list[str]],
     args: argparse.Namespace,
@@ -157,20 +160,26 @@ def measure_metric(
 ) -> dict:  # type: ignore[type-arg]
     """``args.runs`` rounds of ours cold, theirs, ours warm (fresh processes), summarised."""
     reference = args.gec_metrics / "bin" / "python"
-    request = {"metric": metric, "config": config, "sources": pairs[0], "hypotheses": pairs[1]}
+    request = {
+        "metric": metric,
+        "config": config,
+        "sources": pairs[0],
+        "hypotheses": pairs[1],
+        "device": device,
+    }
     rounds = []
     for index in range(args.runs):
-        cache = str(tmp / f"cache-{metric}-{index}")
+        cache = str(tmp / f"cache-{metric}-{device}-{index}")  # one per device: a cold run is cold
         one: dict = {
             "ours": run(sys.executable, OURS_SCRIPT, {**request, "cache_dir": cache}, envs[0])
         }  # type: ignore[type-arg]
-        if reference.is_file():
+        if reference.is_file() and device == "cpu":
             one["theirs"] = run(str(reference), REFERENCE_SCRIPT, request, envs[1])
         if args.warm_process:
             one["warm"] = run(sys.executable, OURS_SCRIPT, {**request, "cache_dir": cache}, envs[0])
         rounds.append(one)
         print(
-            f"  {metric} round {index + 1}: "
+            f"  {metric} ({device}) round {index + 1}: "
             + ", ".join(
                 f"{side} {r['seconds']:.2f}s/{r['wall']:.2f}s load {r['load'][0]:.1f}-{r['load'][1]:.1f}"
                 for side, r in one.items()
@@ -183,7 +192,7 @@ def measure_metric(
             file=sys.stderr,
             flush=True,
         )
-    row: dict = {"metric": metric, "pairs": len(pairs[0]), "rounds": rounds}  # type: ignore[type-arg]
+    row: dict = {"metric": metric, "device": device, "pairs": len(pairs[0]), "rounds": rounds}  # type: ignore[type-arg]
     for side in ("ours", "theirs", "warm"):
         taken = [one[side] for one in rounds if side in one]
         if taken:
@@ -205,15 +214,15 @@ def measure_metric(
 
 def print_table(rows: list[dict], args: argparse.Namespace) -> None:  # type: ignore[type-arg]
     print(
-        f"{rows[0]['pairs']} pairs, {args.size} random models, CPU, medians of {args.runs} interleaved rounds"
+        f"{rows[0]['pairs']} pairs, {args.size} random models, medians of {args.runs} interleaved rounds"
     )
     print(
-        "metric     ours in/proc      theirs in/proc    ratio in/proc  "
+        "metric/device     ours in/proc      theirs in/proc    ratio in/proc  "
         "2nd scoring (ratio)   warm process in/proc (ratio)  load min/med/max  max|diff|"
     )
     for row in rows:
         ours = row["ours"]
-        line = f"{row['metric']:<10} {ours['seconds']:6.2f}s/{ours['wall']:6.2f}s "
+        line = f"{row['metric'] + '/' + row['device']:<17} {ours['seconds']:6.2f}s/{ours['wall']:6.2f}s "
         if "theirs" in row:
             theirs = row["theirs"]
             line += (
@@ -249,6 +258,11 @@ def main() -> None:
         action="store_true",
         help="also score from the warm cache in a fresh process (ours), once per round",
     )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="where ours runs: cpu, cuda, or a comma list (each metric on each in turn)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -257,14 +271,20 @@ def main() -> None:
         print(f"gec-metrics 0.1.1 virtualenv absent ({args.gec_metrics}): our times only")
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     base_env["HF_HUB_OFFLINE"] = "1"
-    ours_env = {**base_env, "PYTHONPATH": f"{REPO / 'gecscore' / 'src'}:{REPO}"}
+    # Kept after ours: a device machine's own site folder (carried wheels) is on PYTHONPATH.
+    inherited = os.environ.get("PYTHONPATH", "")
+    ours_path = f"{REPO / 'gecscore' / 'src'}:{REPO}" + (f":{inherited}" if inherited else "")
+    ours_env = {**base_env, "PYTHONPATH": ours_path}
     envs = (ours_env, {**base_env, "PYTHONPATH": ""})
     started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     with tempfile.TemporaryDirectory(prefix="reffree-bench-") as tmp:
         configs = build_models(Path(tmp), texts, args.size)
         rows = [
-            measure_metric(name, configs[name], (sources, hypotheses), args, envs, Path(tmp))
+            measure_metric(
+                name, device, configs[name], (sources, hypotheses), args, envs, Path(tmp)
+            )
             for name in args.metrics.split(",")
+            for device in args.device.split(",")
         ]
     finished = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     if args.json:

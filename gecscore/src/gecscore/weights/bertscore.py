@@ -9,7 +9,7 @@ and greedy matching runs there in large batched products; only the final (P, R, 
 come back to the host. The same code runs on both devices; what differs is chosen per
 device (see `device.DEVICE_DEFAULTS`): on a CPU exact-length batches (no padding, no mask) and
 oneDNN's AVX-512 linears (`kernels.py`), cache-sized matching chunks; on a GPU length
-buckets of 8 tokens (a bounded number of distinct shapes), batches of ~16k tokens, large
+buckets of 32 tokens (a bounded number of distinct shapes), batches of ~16k tokens, large
 matching chunks, optional fp16 autocast, and disk-cache writes on a background thread.
 Source and reference embeddings (shared by all systems of a dataset) and every pair score
 can be kept on disk, so scoring another system re-encodes only its partial sentences and a

@@ -34,10 +34,12 @@ DEVICE_DEFAULTS = {
     # ~64 rows of `tokens x sentences` are as efficient as larger batches on a CPU; matching
     # chunks of 4M floats (16 MB) stay cache-friendly. Writes inline: 2 cores are busy.
     "cpu": DeviceDefaults(1, 0, 4_000_000, False),
-    # Buckets of 8 tokens: at most 64 lengths up to 512, so a corpus runs a bounded number
-    # of shapes (the first fp16 run paid a set-up per distinct shape); the padding costs
-    # ~4 tokens per sentence, which a GPU does not notice.
-    "cuda": DeviceDefaults(8, 16_384, 128_000_000, True),
+    # Buckets of 32 tokens: at most 16 lengths up to 512. Each distinct batch shape costs a
+    # one-time set-up in a process (kernel choice): on an H200, MuCGEC dev in fp16 took 5.25 s
+    # the first time and 1.13 s the second with buckets of 8 (42 shapes), 1.77 s the first
+    # time with buckets of 32 (14 shapes; fp32 3.21 -> 2.56 s), for 18% more padded tokens
+    # (benchmarks/weighted_gpu_profile.py, docs/benchmarks.md).
+    "cuda": DeviceDefaults(32, 16_384, 128_000_000, True),
 }
 
 
