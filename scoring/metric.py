@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gecscore.cleme import cleme, cleme2, sentences_from_m2
+from gecscore.cleme import (
+    evaluate_chunks,
+    score_evaluation,
+    score_evaluation2,
+    sentence_scores,
+    sentence_scores2,
+    sentences_from_m2,
+)
+from gecscore.cleme.evaluate import evaluate_lengths
 from gecscore.compare import CompareResult, compare_m2, scores
 from gecscore.extract import Edit, annotate_sentence, extract_edits
 from gecscore.green import GREEN, GREENConfig
@@ -209,12 +217,22 @@ NO_SOURCE = "(none)"
 def chunk_metrics(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) -> dict[str, Any]:
     """CLEME (v1.0, corpus, dependent, length-weighted) and CLEME2.0 (corpus, unweighted,
     dependent: the four aspects and the score) from the same M2 blocks, by the library's
-    defaults. Model-weighted CLEME2.0-sim is gpu-queue work and is not computed here."""
+    defaults, each with its sentence-level scores (``sentences``: what TrueSkill / Expected
+    Wins rank on the meta-evaluation page). Model-weighted CLEME2.0-sim is gpu-queue work
+    and is not computed here."""
     hyps, refs = sentences_from_m2(hyp_blocks), sentences_from_m2(ref_blocks)
-    v1 = cleme(hyps, refs)
-    v2 = cleme2(hyps, refs)
+    v1_evaluation = evaluate_lengths(hyps, refs)
+    v1 = score_evaluation(v1_evaluation, level="corpus")
+    v2_evaluation = evaluate_chunks(hyps, refs)
+    v2 = score_evaluation2(v2_evaluation, level="corpus")
     return {
-        "cleme": {"p": v1.p, "r": v1.r, "f05": round(v1.f, 4), "signature": v1.signature},
+        "cleme": {
+            "p": v1.p,
+            "r": v1.r,
+            "f05": round(v1.f, 4),
+            "signature": v1.signature,
+            "sentences": [float(s.f) for s in sentence_scores(v1_evaluation)],
+        },
         "cleme2": {
             "hit": round(v2.hit, 4),
             "wrong": round(v2.wrong, 4),
@@ -222,6 +240,7 @@ def chunk_metrics(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) 
             "over": round(v2.over, 4),
             "score": round(v2.score, 4),
             "signature": v2.signature,
+            "sentences": [float(s.aspects.score) for s in sentence_scores2(v2_evaluation)],
         },
     }
 

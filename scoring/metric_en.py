@@ -227,4 +227,6 @@ def english_ptm2(
         "sent_f05": round(sentence.f, 4),
         "base": "m2",
         "exact": not bounded,
+        # Per-sentence F (each sentence's best annotators): what TrueSkill / Expected Wins rank.
+        "sentences": sentence.sentence_f(len(hypotheses)),
     }

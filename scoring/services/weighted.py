@@ -119,7 +119,8 @@ def run_weighted_scoring(
                 metric.sentence_block(row.text, [hypothesis], resources=resources)
                 for row, hypothesis in zip(rows, score.system.hypotheses, strict=True)
             ]
-            ptm2 = score_ptm2(hyp_blocks, ref_blocks, provider, progress=progress).as_dict()
+            result = score_ptm2(hyp_blocks, ref_blocks, provider, progress=progress)
+            ptm2 = {**result.as_dict(), "sentences": result.sentence_f(len(rows))}
     except JobCancelled:
         return score
     except (ServiceError, ValueError, OSError) as exc:

@@ -145,8 +145,60 @@ def test_default_keeps_the_stored_scores_and_reports_the_length_floor(release, h
     assert "length" not in report["metrics"] and report["best"] in ("f05", "p")
 
 
+def _forget_sentences(release, entry: str) -> None:  # type: ignore[no-untyped-def]
+    """One system's ``entry`` as a score stored before sentence scores were kept."""
+    score = release.system_outputs.order_by("name").first().score
+    extra = dict(score.summary["extra"])
+    extra[entry] = {k: v for k, v in extra[entry].items() if k != "sentences"}
+    score.summary = {**score.summary, "extra": extra}
+    score.save(update_fields=["summary"])
+
+
+@pytest.mark.parametrize("key", ["cleme", "cleme2"])
+def test_cleme_is_ranked_by_its_sentence_scores_as_the_library_ranks_them(  # type: ignore[no-untyped-def]
+    release, human, key
+) -> None:
+    """CLEME and CLEME2.0 keep their sentence scores: TrueSkill over them is the library's
+    TrueSkill over the library's sentence scores of the same M2 blocks (the release's
+    reference M2 and each output's blocks from the product's one extractor)."""
+    from gecscore.cleme import evaluate_chunks, sentence_scores, sentence_scores2
+    from gecscore.cleme.evaluate import evaluate_lengths
+    from gecscore.cleme.inputs import sentences_from_m2
+
+    from scoring import metric
+    from scoring.services.systems import reference_m2_blocks, scoring_resources
+
+    evaluation = _run(release, human, metrics=[key], aggregation="trueskill")
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    resources = scoring_resources(None)
+    refs = sentences_from_m2(reference_m2_blocks(release, resources_dir=None))
+    library: dict[str, list[float]] = {}
+    for system in SYSTEMS:
+        hyps = sentences_from_m2(
+            [
+                metric.sentence_block(source, [hypothesis], resources=resources)
+                for source, hypothesis in zip(SENTENCES, OUTPUTS[system], strict=True)
+            ]
+        )
+        if key == "cleme":
+            library[system] = [s.f for s in sentence_scores(evaluate_lengths(hyps, refs))]
+        else:
+            library[system] = [
+                s.aspects.score for s in sentence_scores2(evaluate_chunks(hyps, refs))
+            ]
+    assert len({tuple(v) for v in library.values()}) > 1  # the systems' sentences differ
+    expected = aggregate("trueskill", library)
+    assert evaluation.report["metric_scores"][key] == pytest.approx(expected, abs=1e-12)
+    stored = {
+        o.name: o.score.summary["extra"][key]["score" if key == "cleme2" else "f05"]
+        for o in release.system_outputs.all()
+    }
+    assert expected != stored
+
+
 def test_a_metric_without_sentence_scores_is_refused(release, human) -> None:  # type: ignore[no-untyped-def]
     before = MetaEvaluation.objects.count()
+    _forget_sentences(release, "cleme")
     with pytest.raises(ServiceError, match=r"cleme stores a corpus score only"):
         _run(release, human, metrics=["f05", "cleme"], aggregation="trueskill")
     with pytest.raises(ServiceError, match="aggregation must be one of"):
@@ -168,6 +220,7 @@ def test_page_and_api_take_the_aggregation(release, human) -> None:  # type: ign
     assert (
         data["aggregation"] == "expected-wins" and data["report"]["aggregation"] == "expected-wins"
     )
+    _forget_sentences(release, "cleme")
     refused = api.post(
         url, {**body, "metrics": ["cleme"], "aggregation": "trueskill"}, format="json"
     )

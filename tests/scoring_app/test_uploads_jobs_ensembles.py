@@ -275,6 +275,14 @@ def test_weighted_scores_run_as_a_gpu_task_and_equal_counts_with_unit_weights(
     ptm2 = score.summary["extra"]["ptm2"]
     assert (ptm2["tp"], ptm2["fp"], ptm2["fn"]) == (score.tp, score.fp, score.fn) == (1, 1, 1)
     assert ptm2["f05"] == score.f05
+    # Its sentence scores (what TrueSkill ranks) are then the plain per-sentence F0.5 too.
+    from gecscore.compare import scores as count_scores
+
+    rows = SentenceResult.objects.filter(score=score).order_by("position")
+    assert ptm2["sentences"] == pytest.approx(
+        [count_scores(r.tp, r.fp, r.fn).f for r in rows], abs=1e-12
+    )
+    assert len(set(ptm2["sentences"])) > 1
     assert "cleme" in score.summary["extra"]  # the other extras are kept
     assert BackgroundJob.objects.get(pk=job.pk).status == JobStatus.DONE
 

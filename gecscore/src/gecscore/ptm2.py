@@ -91,6 +91,14 @@ class PTM2Result:
     signature: str
     sentences: list[PTM2Sentence]
 
+    def sentence_f(self, count: int) -> list[float]:
+        """One F per sentence of the ``count`` scored, in order (0 for a sentence the result
+        has no entry for): the sentence scores TrueSkill / Expected Wins rank systems by."""
+        values = [0.0] * count
+        for item in self.sentences:
+            values[item.index] = float(item.f)
+        return values
+
     def as_dict(self) -> dict[str, object]:
         return {
             "level": self.level,

@@ -81,11 +81,14 @@ def _metrics(*entries: Metric) -> dict[str, Metric]:
     return {entry.name: entry for entry in entries}
 
 
+# The edit-based metrics' meta functions (they extract each system's edits first).
+_EDITS = "gecscore.meta.compute_edits"
+
 # The order is the order of listings (``meta system --compute``'s help: m2, sentm2, gleu,
 # imeasure; the platform's metric catalogue).
 METRICS: dict[str, Metric] = _metrics(
-    Metric("cherrant", "ChERRANT F0.5", "zh", ("compare", "score"), None),
-    Metric("errant", "ERRANT F0.5", "en", ("errant-compare",), None),
+    Metric("cherrant", "ChERRANT F0.5", "zh", ("compare", "score"), f"{_EDITS}:cherrant_scores"),
+    Metric("errant", "ERRANT F0.5", "en", ("errant-compare",), f"{_EDITS}:errant_scores"),
     Metric("m2", "M2 F0.5", "en", ("m2score",), "gecscore.meta.compute:m2_scores"),
     Metric("sentm2", "SentM2", "en", ("m2score",), "gecscore.meta.compute:sentm2_scores"),
     Metric("gleu", "GLEU", "en", ("gleu",), "gecscore.meta.compute:gleu_scores"),
@@ -97,9 +100,9 @@ METRICS: dict[str, Metric] = _metrics(
     Metric("llm-s", "LLM judge (sentence)", "any", ("llm-judge",), None),
     Metric("llm-e", "LLM judge (edit)", "any", ("llm-judge",), None),
     Metric("imeasure", "I-measure", "en", ("imeasure",), "gecscore.meta.compute:imeasure_scores"),
-    Metric("cleme", "CLEME F0.5", "any", ("cleme",), None),
-    Metric("cleme2", "CLEME2.0", "any", ("cleme2",), None),
-    Metric("ptm2", "PT-M2 F0.5", "any", ("ptm2",), None),
+    Metric("cleme", "CLEME F0.5", "any", ("cleme",), f"{_EDITS}:cleme_scores"),
+    Metric("cleme2", "CLEME2.0", "any", ("cleme2",), f"{_EDITS}:cleme2_scores"),
+    Metric("ptm2", "PT-M2 F0.5", "any", ("ptm2",), f"{_EDITS}:ptm2_scores"),
     Metric("ptm2-m2", "PT-M2 F0.5 (MaxMatch)", "en", ("ptm2",), None),
 )
 

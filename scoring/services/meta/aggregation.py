@@ -7,12 +7,14 @@ stores. Nothing is re-implemented here: this module only reads the stored senten
 Metrics with stored sentence scores: the main P / R / F0.5 (each sentence's score from its
 stored TP/FP/FN, by the library's ``compare.scores``); GREEN, and for English M2 and SentM2
 (each sentence's best F0.5, as the library's ``meta system`` ranks both) and GLEU (its
-per-sentence scores); the reference-free metrics and the LLM judges (a sentence the judge
-did not score is NaN, which the library's TrueSkill counts as a loss and its Expected Wins
-as a tie); and the ``length`` baseline. Each keeps a ``sentences`` list in its
-``summary["extra"]`` entry; scores stored before that list existed (score the system again)
-and the metrics without one (CLEME, CLEME2.0, PT-M2) store a corpus score only: a run asking
-to aggregate them is refused, naming them.
+per-sentence scores); CLEME (each sentence's F0.5 with the sentence-level length weights)
+and CLEME2.0 (each sentence's score), by the library's ``cleme.sentence_scores`` /
+``sentence_scores2``; PT-M2 (each sentence's F0.5 with its best annotators); the
+reference-free metrics and the LLM judges (a sentence the judge did not score is NaN, which
+the library's TrueSkill counts as a loss and its Expected Wins as a tie); and the ``length``
+baseline. Each keeps a ``sentences`` list in its ``summary["extra"]`` entry; a score stored
+before that list existed has a corpus score only (score the system again): a run asking to
+aggregate it is refused, naming the metric.
 
 The ``length`` baseline (what a character count correlates: the floor any metric should
 beat) is each system's mean characters per output sentence; every run reports it beside the
@@ -36,7 +38,20 @@ from scoring.services.meta.statistics import SENTENCE_COUNT_METRICS
 
 AGGREGATIONS = ("default", "trueskill", "expected-wins")
 # Catalogue keys whose entry in summary["extra"] (SUMMARY_EXTRA) carries a "sentences" list.
-SENTENCE_EXTRA = ("m2", "sentm2", "gleu", "green", "some", "impara", "scribendi", "llm-s", "llm-e")
+SENTENCE_EXTRA = (
+    "m2",
+    "sentm2",
+    "gleu",
+    "green",
+    "cleme",
+    "cleme2",
+    "ptm2",
+    "some",
+    "impara",
+    "scribendi",
+    "llm-s",
+    "llm-e",
+)
 LENGTH_KEY = "length"
 LENGTH_LABEL = "length (baseline: mean characters per output sentence)"
 

@@ -21,7 +21,6 @@ from gecscore.cleme.weighting import (
     Level,
     WeightedCounts,
     default_weighting,
-    length_weighted_counts,
 )
 from gecscore.counts import f_key
 from gecscore.errors import OptionError
@@ -265,26 +264,20 @@ def best_per_sentence(
 
 
 def sentence_scores(
-    evaluation: ChunkEvaluation,
+    evaluation: ChunkEvaluation | LengthEvaluation,
     *,
     weighting: LengthWeighting | None = None,
     beta: float = 0.5,
     select: Selection = "f",
 ) -> list[SentenceCleme]:
-    """Per-sentence CLEME (e.g. to store one row per sentence); ``weighting`` None means the
-    sentence-level default table for the evaluation's assumption."""
+    """Per-sentence CLEME (e.g. to store one row per sentence, or to rank systems by
+    TrueSkill over sentence scores); ``weighting`` None means the sentence-level default
+    table for the evaluation's assumption. Takes either evaluation, as score_evaluation does."""
     table = (
         weighting if weighting is not None else default_weighting("sentence", evaluation.assumption)
     )
     weigher = LengthWeigher(table, evaluation.mean_corrected_length)
-    return best_per_sentence(
-        [
-            [length_weighted_counts(s.partition, tally, weigher) for tally in s.tallies]
-            for s in evaluation.sentences
-        ],
-        beta,
-        select,
-    )
+    return best_per_sentence(evaluation.weighted_counts(weigher), beta, select)
 
 
 def cleme(

@@ -390,6 +390,16 @@ def _add_compute_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--lines", metavar="FILE", help="1-based gold line per output line")
     group.add_argument("--refs", nargs="+", default=[], metavar="REF", help="plain references")
     group.add_argument(
+        "--language",
+        choices=("en", "zh"),
+        help="how cherrant, errant, cleme, cleme2 and ptm2 extract the outputs' edits: ERRANT "
+        "(en) or ChERRANT's char level (zh); default: zh when the gold's sources hold CJK",
+    )
+    group.add_argument("--ptm2-model", metavar="PATH", help="BERT model of --compute ptm2")
+    group.add_argument(
+        "--ptm2-layers", type=positive_int, metavar="N", help="its layer (bert-score default)"
+    )
+    group.add_argument(
         "--aggregation",
         "--aggregate",
         choices=compute.AGGREGATION_CHOICES,
@@ -408,7 +418,14 @@ def _computed_scores(
     if "gleu" in args.compute and not args.refs:
         raise CommandError("--compute gleu needs --refs (plain reference files)")
     inputs = compute.load_inputs(
-        args.outputs, args.gold, lines=args.lines, references=args.refs, systems=systems
+        args.outputs,
+        args.gold,
+        lines=args.lines,
+        references=args.refs,
+        systems=systems,
+        language=args.language,
+        ptm2_model=args.ptm2_model,
+        ptm2_layers=args.ptm2_layers,
     )
     return compute.compute_all(args.compute, inputs)
 

@@ -54,6 +54,11 @@ class Inputs:
     outputs: Mapping[str, list[str]]
     gold: Sequence[M2Block]
     references: Sequence[Sequence[str]]
+    # The edit-based metrics (gecscore.meta.compute_edits): the extraction language (None:
+    # read off the gold) and PT-M2's BERT model and layer.
+    language: str | None = None
+    ptm2_model: str | None = None
+    ptm2_layers: int | None = None
 
     @property
     def sources(self) -> list[str]:
@@ -215,6 +220,9 @@ def load_inputs(
     lines: str | Path | None = None,
     references: Sequence[str | Path] = (),
     systems: Sequence[str] | None = None,
+    language: str | None = None,
+    ptm2_model: str | None = None,
+    ptm2_layers: int | None = None,
 ) -> Inputs:
     """Outputs, the gold blocks (the ``lines`` subset when given) and reference files."""
     blocks = read_m2(str(gold))
@@ -239,7 +247,14 @@ def load_inputs(
                 f"{outputs}/{system}: {len(hyp)} lines for {len(blocks)} gold sentences"
             )
     refs = [read_lines(Path(r)) for r in references]
-    return Inputs(outputs=outs, gold=blocks, references=refs)
+    return Inputs(
+        outputs=outs,
+        gold=blocks,
+        references=refs,
+        language=language,
+        ptm2_model=ptm2_model,
+        ptm2_layers=ptm2_layers,
+    )
 
 
 def compute_all(names: Sequence[str], inputs: Inputs) -> dict[str, MetricScores]:

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gecscore.errors import GECError
+from gecscore.meta.compute_edits import counts_f_half
 from gecscore.meta.revisitcgec import SYSTEMS, Corpus
 
 __all__ = [
@@ -104,13 +105,6 @@ class Extraction:
         return self._blocks[key]
 
 
-def _f_half(sums: FloatArray, sentences: int) -> float:
-    from gecscore.counts import Counts
-
-    tp, fp, fn = (int(v) for v in sums.tolist())
-    return Counts(tp, fp, fn).f_score(0.5)
-
-
 def _mean(sums: FloatArray, sentences: int) -> float:
     return float(sums[0]) / sentences
 
@@ -135,14 +129,13 @@ def cherrant(extraction: Extraction, granularity: str) -> MetricRun:
         sentence[system] = [Counts(*c).f_score(0.5) for c in counts]
         stats[system] = np.array(counts, dtype=float)
         signature = result.signature
-    return MetricRun(f"cherrant-{granularity}", signature, scores, sentence, stats, _f_half)
+    return MetricRun(f"cherrant-{granularity}", signature, scores, sentence, stats, counts_f_half)
 
 
 def cleme_metric(extraction: Extraction, assumption: str) -> MetricRun:
     from gecscore.cleme.evaluate import evaluate_lengths
     from gecscore.cleme.inputs import sentences_from_m2
-    from gecscore.cleme.scorers import best_per_sentence, score_evaluation
-    from gecscore.cleme.weighting import LengthWeigher, default_weighting
+    from gecscore.cleme.scorers import score_evaluation, sentence_scores
 
     refs = sentences_from_m2(extraction.blocks("reference"))
     scores: dict[str, float] = {}
@@ -153,10 +146,7 @@ def cleme_metric(extraction: Extraction, assumption: str) -> MetricRun:
         evaluation = evaluate_lengths(hyps, refs, assumption=assumption)  # type: ignore[arg-type]
         corpus = score_evaluation(evaluation, level="corpus")
         scores[system] = corpus.f
-        weigher = LengthWeigher(
-            default_weighting("sentence", evaluation.assumption), evaluation.mean_corrected_length
-        )
-        sentence[system] = [s.f for s in best_per_sentence(evaluation.weighted_counts(weigher))]
+        sentence[system] = [s.f for s in sentence_scores(evaluation)]
         signature = corpus.signature
     return MetricRun(f"cleme-{assumption}", _with_data(signature, extraction), scores, sentence)
 
