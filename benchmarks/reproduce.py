@@ -547,7 +547,7 @@ def revisitcgec_section(
     and correlations (bootstrap CIs, Williams), sentence level; returns the library's reports
     by (corpus, YACLC reference set) for the test that holds the section to them."""
     from gecscore.meta.revisitcgec import SYSTEMS, human_scores, load_corpus
-    from gecscore.meta.revisitcgec_metrics import evaluate
+    from gecscore.meta.revisitcgec_metrics import ExtractionMemo, evaluate
     from gecscore.resources import load_resources
 
     report.add("## RevisitCGEC: Chinese metrics against human rankings", "")
@@ -566,6 +566,7 @@ def revisitcgec_section(
         for corpus in ("mucgec", "yaclc", "all")
     }
     results: dict[tuple[str, str], dict[str, Any]] = {}
+    memo: ExtractionMemo = {}  # the pooled corpus and both YACLC reference sets share sentences
     for corpus, refs in REVISIT_CASES:
         results[corpus, refs] = evaluate(
             load_corpus(folder, corpus, yaclc_refs=refs),
@@ -574,6 +575,7 @@ def revisitcgec_section(
             resources=resources,
             bootstrap=1000,
             runs=ts_runs,
+            memo=memo,
         )
     report.add(
         "Wang et al. (2024): 1,000 ranking items by 5 annotators over six systems on 100"

@@ -25,6 +25,7 @@ from gecscore.meta.revisitcgec import (
 )
 from gecscore.meta.revisitcgec_metrics import (
     Extraction,
+    ExtractionMemo,
     MetricUnavailable,
     aggregate_sentence_scores,
     cherrant,
@@ -192,6 +193,42 @@ def test_cherrant_char_equals_cherrant_on_the_same_files(
     run = cherrant(Extraction(loaded, cherrant_resources), "char")
     assert run.scores == CHERRANT_CHAR[case]
     assert "granularity=char" in run.signature and "resources=cherrant:" in run.signature
+
+
+def test_a_shared_memo_gives_fresh_blocks_and_extracts_each_sentence_once(
+    revisit: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pooled corpus repeats MuCGEC's and YACLC's sentences: with the memo those two
+    filled, its extraction runs the extractor for no sentence and gives the blocks (line
+    numbers included) a fresh extraction gives."""
+    import gecscore.extract
+
+    extracted: list[str] = []
+    annotate_sentence = gecscore.extract.annotate_sentence
+
+    def counted(source: str, targets: Any, **options: Any) -> Any:
+        extracted.append(source)
+        return annotate_sentence(source, targets, **options)
+
+    monkeypatch.setattr(gecscore.extract, "annotate_sentence", counted)
+    memo: ExtractionMemo = {}
+    who = ("reference", "bart")
+    for part in CORPORA:
+        loaded = Extraction(load_corpus(revisit, part), memo=memo)
+        for name in who:
+            loaded.blocks(name)
+    assert extracted
+    extracted.clear()
+    pooled = load_corpus(revisit, "all")
+    shared = Extraction(pooled, memo=memo)
+    blocks = {name: shared.blocks(name) for name in who}
+    assert extracted == []
+    fresh = Extraction(pooled)
+    for name in who:
+        assert blocks[name] == fresh.blocks(name)
+    assert [b.line for b in blocks["bart"]] == list(range(1, 201))
+    # Another granularity is another block.
+    assert shared.blocks("bart", "word") == fresh.blocks("bart", "word")
 
 
 def test_word_level_says_its_segmenter(revisit: Path) -> None:

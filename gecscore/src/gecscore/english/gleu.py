@@ -342,9 +342,18 @@ class GLEU(Metric):
     ) -> Result:
         check_corpus(sources, hypotheses, references, metric="GLEU")
         assert not isinstance(hypotheses, Gold) and not isinstance(references, Gold)
+        return self.score_prepared(self.corpus(sources, references), hypotheses)
+
+    def corpus(self, sources: Sequence[str], references: Sequence[Sequence[str]]) -> GleuCorpus:
+        """Sources and references prepared once, to score several systems
+        (:meth:`score_prepared`)."""
+        return GleuCorpus(sources, references)
+
+    def score_prepared(self, corpus: GleuCorpus, hypotheses: Sequence[str]) -> Result:
+        """:meth:`score_corpus` of one system against a prepared :meth:`corpus`."""
         config = self.config
         assert isinstance(config, GLEUConfig)
-        gleu = GleuCorpus(sources, references).score(
+        gleu = corpus.score(
             hypotheses, draw=config.draw, iterations=config.iterations, sentence=True
         )
         return Result(

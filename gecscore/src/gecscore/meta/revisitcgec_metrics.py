@@ -40,6 +40,7 @@ from gecscore.meta.revisitcgec import SYSTEMS, Corpus, human_scores
 from gecscore.meta.revisitcgec_runs import (
     METRIC_NAMES,
     Extraction,
+    ExtractionMemo,
     FloatArray,
     MetricRun,
     MetricUnavailable,
@@ -56,6 +57,7 @@ from gecscore.meta.sentence import wmt_kendall
 __all__ = [
     "AGGREGATIONS",
     "Extraction",
+    "ExtractionMemo",
     "FloatArray",
     "HUMAN_METHODS",
     "METRIC_NAMES",
@@ -124,6 +126,7 @@ def evaluate(
     workers: int = 1,
     resources: Any = None,
     human: Mapping[str, Any] | None = None,
+    memo: ExtractionMemo | None = None,
 ) -> dict[str, Any]:
     """The whole meta-evaluation of ``metrics`` on one corpus, as one JSON-ready dict:
 
@@ -132,7 +135,10 @@ def evaluate(
     ``systems.<system>.human_ew`` / ``human_trueskill``), ``correlation.<ew|trueskill>``
     (``report.system_report``: Pearson/Spearman, bootstrap intervals over systems and, with
     ``bootstrap_sentences``, over sentences; windows; Williams), ``sentence`` (WMT Kendall
-    and accuracy of each label's sentence scores against the pairwise judgments)."""
+    and accuracy of each label's sentence scores against the pairwise judgments).
+
+    ``memo``: extracted sentences to share with other calls (one dict for several corpora and
+    reference sets: a sentence is extracted once for all of them, same blocks)."""
     unknown = [m for m in metrics if m not in METRIC_NAMES]
     if unknown:
         raise GECError(f"unknown metrics {', '.join(unknown)} (known: {', '.join(METRIC_NAMES)})")
@@ -142,7 +148,7 @@ def evaluate(
     if human is None:
         human = human_scores(corpus, method=method, runs=runs, seed=seed, workers=workers)
     runs_by_label, system_scores, described, unavailable = _score_metrics(
-        corpus, Extraction(corpus, resources), metrics, aggregates, ptm2_model
+        corpus, Extraction(corpus, resources, memo), metrics, aggregates, ptm2_model
     )
     systems_out: dict[str, dict[str, Any]] = {}
     for system in SYSTEMS:

@@ -6,17 +6,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from gecscore.errors import GECError
+from gecscore.m2 import M2Block
 from gecscore.meta.compute_edits import counts_f_half
 from gecscore.meta.revisitcgec import SYSTEMS, Corpus
+from gecscore.mucgec import ParallelLine
+
+if TYPE_CHECKING:
+    from gecscore.metric import Metric, Result
 
 __all__ = [
     "Extraction",
+    "ExtractionMemo",
     "FloatArray",
     "METRIC_NAMES",
     "MetricRun",
@@ -32,6 +38,12 @@ __all__ = [
 
 
 FloatArray = npt.NDArray[np.float64]
+
+# Extracted sentences shared by several Extractions (the corpora and reference sets of one
+# report): (resources signature, granularity, source, targets) -> its M2 block. A block
+# depends on nothing else (its line number is set where it is used), so a sentence already
+# extracted is not extracted again.
+ExtractionMemo = dict[tuple[str, str, str, tuple[str, ...]], M2Block]
 
 METRIC_NAMES = (
     "cherrant-char",
@@ -65,13 +77,17 @@ class MetricRun:
 
 
 class Extraction:
-    """The M2 blocks of a corpus's references and outputs, extracted once per granularity."""
+    """The M2 blocks of a corpus's references and outputs, extracted once per granularity;
+    with a ``memo`` shared by several Extractions, each sentence once for all of them."""
 
-    def __init__(self, corpus: Corpus, resources: Any = None) -> None:
+    def __init__(
+        self, corpus: Corpus, resources: Any = None, memo: ExtractionMemo | None = None
+    ) -> None:
         from gecscore.resources import resources_from_env
 
         self.corpus = corpus
         self.resources = resources if resources is not None else resources_from_env()
+        self.memo = memo
         self._blocks: dict[tuple[str, str], list[Any]] = {}
 
     def fields(self, granularity: str) -> tuple[tuple[str, str], ...]:
@@ -88,21 +104,39 @@ class Extraction:
         """``who`` = ``"reference"`` or a system name."""
         key = (who, granularity)
         if key not in self._blocks:
-            from gecscore.extract import parallel_to_m2
-
             lines = (
                 self.corpus.reference_lines()
                 if who == "reference"
                 else self.corpus.hypothesis_lines(who)
             )
+            name = f"revisitcgec/{self.corpus.name}/{who}"
+            self._blocks[key] = self._extract(lines, granularity, name)
+        return self._blocks[key]
+
+    def _extract(self, lines: list[ParallelLine], granularity: str, name: str) -> list[M2Block]:
+        """``parallel_to_m2``'s blocks of ``lines``; with a memo, only the lines it lacks are
+        extracted, and every block gets its line's number, as ``parallel_to_m2`` gives it."""
+        from gecscore.extract import parallel_to_m2
+
+        if self.memo is None:
+            return parallel_to_m2(
+                lines, resources=self.resources, granularity=granularity, name=name
+            )[0]
+        memo = self.memo
+        keys = [(self.resources.signature, granularity, ln.source, ln.targets) for ln in lines]
+        missing = {key: line for key, line in zip(keys, lines, strict=True) if key not in memo}
+        if missing:
             blocks, _ = parallel_to_m2(
-                lines,
+                list(missing.values()),
                 resources=self.resources,
                 granularity=granularity,
-                name=f"revisitcgec/{self.corpus.name}/{who}",
+                name=name,
             )
-            self._blocks[key] = blocks
-        return self._blocks[key]
+            memo.update(zip(missing, blocks, strict=True))
+        return [
+            M2Block(memo[key].source, memo[key].targets, line.line)
+            for key, line in zip(keys, lines, strict=True)
+        ]
 
 
 def _mean(sums: FloatArray, sentences: int) -> float:
@@ -190,8 +224,6 @@ def _text_metric(corpus: Corpus, name: str, registry_name: str) -> MetricRun:
             f"{registry_name}: not in this library's registry (get_metric knows "
             f"{', '.join(metric_names())})"
         )
-    from gecscore.metric import Metric
-
     cls: type[Metric] = get_metric(registry_name)
     metric = cls(cls.Config())
     sources = [char_split(s) for s in corpus.sources]
@@ -199,14 +231,31 @@ def _text_metric(corpus: Corpus, name: str, registry_name: str) -> MetricRun:
     scores: dict[str, float] = {}
     sentence: dict[str, list[float]] = {}
     signature = ""
+    score = _system_scorer(metric, sources, references)
     for system in SYSTEMS:
-        hyps = [char_split(h) for h in corpus.outputs[system]]
-        result = metric.score_corpus(sources, hyps, references)
+        result = score([char_split(h) for h in corpus.outputs[system]])
         scores[system] = result.score
         sentence[system] = [s.score for s in result.sentences]
         signature = result.signature
     signature += f"|units:char(split)|data:revisitcgec-{corpus.name}({corpus.reference_set})"
     return MetricRun(name, signature, scores, sentence)
+
+
+def _system_scorer(
+    metric: Metric, sources: list[str], references: list[list[str]]
+) -> Callable[[list[str]], Result]:
+    """``metric.score_corpus`` of one system's hypotheses; GLEU and GREEN prepare the sources'
+    and references' n-grams once here, for all the systems, instead of once per system."""
+    from gecscore.english.gleu import GLEU
+    from gecscore.green import GREEN
+
+    if isinstance(metric, GLEU):
+        gleu, prepared = metric, metric.corpus(sources, references)
+        return lambda hyps: gleu.score_prepared(prepared, hyps)
+    if isinstance(metric, GREEN):
+        green, counts = metric, metric.corpus(sources, references)
+        return lambda hyps: green.result(counts, counts.score(hyps))
+    return lambda hyps: metric.score_corpus(sources, hyps, references)
 
 
 def ptm2_metric(extraction: Extraction, model: str | None) -> MetricRun:
