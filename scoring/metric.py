@@ -12,15 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gecscore.cleme import (
-    evaluate_chunks,
-    score_evaluation,
-    score_evaluation2,
-    sentence_scores,
-    sentence_scores2,
-    sentences_from_m2,
-)
-from gecscore.cleme.evaluate import evaluate_lengths
+from gecscore.cleme import sentences_from_m2
+from gecscore.cleme.scorers import cleme_with_sentences
+from gecscore.cleme.v2 import cleme2_with_sentences
 from gecscore.compare import CompareResult, compare_m2, scores
 from gecscore.extract import Edit, annotate_sentence, extract_edits
 from gecscore.green import GREEN, GREENConfig
@@ -221,17 +215,15 @@ def chunk_metrics(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) 
     Wins rank on the meta-evaluation page). Model-weighted CLEME2.0-sim is gpu-queue work
     and is not computed here."""
     hyps, refs = sentences_from_m2(hyp_blocks), sentences_from_m2(ref_blocks)
-    v1_evaluation = evaluate_lengths(hyps, refs)
-    v1 = score_evaluation(v1_evaluation, level="corpus")
-    v2_evaluation = evaluate_chunks(hyps, refs)
-    v2 = score_evaluation2(v2_evaluation, level="corpus")
+    v1, v1_sentences = cleme_with_sentences(hyps, refs)
+    v2, v2_sentences = cleme2_with_sentences(hyps, refs)
     return {
         "cleme": {
             "p": v1.p,
             "r": v1.r,
             "f05": round(v1.f, 4),
             "signature": v1.signature,
-            "sentences": [float(s.f) for s in sentence_scores(v1_evaluation)],
+            "sentences": [float(s.f) for s in v1_sentences],
         },
         "cleme2": {
             "hit": round(v2.hit, 4),
@@ -240,7 +232,7 @@ def chunk_metrics(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) 
             "over": round(v2.over, 4),
             "score": round(v2.score, 4),
             "signature": v2.signature,
-            "sentences": [float(s.aspects.score) for s in sentence_scores2(v2_evaluation)],
+            "sentences": [float(s.aspects.score) for s in v2_sentences],
         },
     }
 

@@ -37,21 +37,9 @@ from scoring.services.meta.catalogue import SUMMARY_EXTRA
 from scoring.services.meta.statistics import SENTENCE_COUNT_METRICS
 
 AGGREGATIONS = ("default", "trueskill", "expected-wins")
-# Catalogue keys whose entry in summary["extra"] (SUMMARY_EXTRA) carries a "sentences" list.
-SENTENCE_EXTRA = (
-    "m2",
-    "sentm2",
-    "gleu",
-    "green",
-    "cleme",
-    "cleme2",
-    "ptm2",
-    "some",
-    "impara",
-    "scribendi",
-    "llm-s",
-    "llm-e",
-)
+# Catalogue keys whose entry in summary["extra"] (SUMMARY_EXTRA) carries a "sentences" list:
+# every one of them (a score stored before its list existed is caught by sentence_scored).
+SENTENCE_EXTRA = tuple(SUMMARY_EXTRA)
 LENGTH_KEY = "length"
 LENGTH_LABEL = "length (baseline: mean characters per output sentence)"
 

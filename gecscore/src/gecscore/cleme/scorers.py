@@ -280,6 +280,19 @@ def sentence_scores(
     return best_per_sentence(evaluation.weighted_counts(weigher), beta, select)
 
 
+def cleme_with_sentences(
+    hypotheses: Sequence[Sentence],
+    references: Sequence[Sentence],
+    *,
+    assumption: Assumption = "dependent",
+) -> tuple[ClemeScore, list[SentenceCleme]]:
+    """CLEME's corpus score (v1.0 defaults) and each sentence's (sentence-level weights) from
+    ONE evaluation: what ranking systems by sentence scores (TrueSkill, Expected Wins) needs
+    beside the corpus score."""
+    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption)
+    return score_evaluation(evaluation, level="corpus"), sentence_scores(evaluation)
+
+
 def cleme(
     hypotheses: Sequence[Sentence],
     references: Sequence[Sentence],

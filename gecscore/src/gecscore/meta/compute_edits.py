@@ -18,6 +18,7 @@ MaxMatch lattice (PT-M2's ``--base m2``; its sentence scores are the sentence le
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,6 +34,7 @@ __all__ = [
     "cleme2_scores",
     "cleme_scores",
     "counts_f_half",
+    "edit_count_scores",
     "errant_scores",
     "gold_language",
     "hypothesis_blocks",
@@ -103,23 +105,22 @@ def _extract(inputs: Inputs, hypotheses: list[str], language: str) -> list[M2Blo
     return parallel_to_m2_blocks(sources, [hypotheses])
 
 
-def _edit_count_scores(
-    results: dict[str, Any], counts_of: Any, f_of: Any
+def edit_count_scores(
+    results: Mapping[str, Any],
 ) -> tuple[dict[str, FloatArray], dict[str, list[float]]]:
+    """Per system, from a comparison result with ``sentences`` carrying tp/fp/fn (ChERRANT's
+    ``compare_m2``, ERRANT's ``compare_blocks``): the (TP, FP, FN) rows the bootstrap over
+    sentences resamples (:func:`counts_f_half` sums them back) and each sentence's F0.5,
+    unrounded (what TrueSkill / Expected Wins rank)."""
+    from gecscore.counts import Counts
+
     stats: dict[str, FloatArray] = {}
     sentence: dict[str, list[float]] = {}
     for system, result in results.items():
-        counts = [counts_of(item) for item in result.sentences]
+        counts = [(s.tp, s.fp, s.fn) for s in result.sentences]
         stats[system] = np.array(counts, dtype=float).reshape(-1, 3)
-        sentence[system] = [f_of(*c) for c in counts]
+        sentence[system] = [Counts(*c).f_score(0.5) for c in counts]
     return stats, sentence
-
-
-def _sentence_f(tp: int, fp: int, fn: int) -> float:
-    """A sentence's F0.5, unrounded (as the RevisitCGEC harness ranks them)."""
-    from gecscore.counts import Counts
-
-    return Counts(tp, fp, fn).f_score(0.5)
 
 
 def cherrant_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
@@ -130,7 +131,7 @@ def cherrant_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     _require(inputs, "cherrant", "zh")
     blocks = hypothesis_blocks(inputs, cache)
     results = {system: compare_m2(hyp, inputs.gold) for system, hyp in blocks.items()}
-    stats, sentence = _edit_count_scores(results, lambda s: (s.tp, s.fp, s.fn), _sentence_f)
+    stats, sentence = edit_count_scores(results)
     return MetricScores({s: r.f for s, r in results.items()}, stats, counts_f_half, sentence)
 
 
@@ -144,42 +145,40 @@ def errant_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     results = {
         system: compare_blocks(hyp, inputs.gold, CompareOptions()) for system, hyp in blocks.items()
     }
-    stats, sentence = _edit_count_scores(results, lambda s: (s.tp, s.fp, s.fn), _sentence_f)
+    stats, sentence = edit_count_scores(results)
     return MetricScores({s: r.f for s, r in results.items()}, stats, counts_f_half, sentence)
 
 
 def cleme_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     """CLEME (v1.0 defaults: dependent, length-weighted) corpus F0.5; sentence scores with
     the sentence-level weights."""
-    from gecscore.cleme.evaluate import evaluate_lengths
     from gecscore.cleme.inputs import sentences_from_m2
-    from gecscore.cleme.scorers import score_evaluation, sentence_scores
+    from gecscore.cleme.scorers import cleme_with_sentences
     from gecscore.meta.compute import MetricScores
 
     refs = sentences_from_m2(inputs.gold)
     scores: dict[str, float] = {}
     sentence: dict[str, list[float]] = {}
     for system, hyp in hypothesis_blocks(inputs, cache).items():
-        evaluation = evaluate_lengths(sentences_from_m2(hyp), refs)
-        scores[system] = score_evaluation(evaluation, level="corpus").f
-        sentence[system] = [s.f for s in sentence_scores(evaluation)]
+        corpus, per_sentence = cleme_with_sentences(sentences_from_m2(hyp), refs)
+        scores[system] = corpus.f
+        sentence[system] = [s.f for s in per_sentence]
     return MetricScores(scores, sentence_scores=sentence)
 
 
 def cleme2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     """CLEME2.0 (unweighted chunk counts) corpus score and sentence scores."""
-    from gecscore.cleme.evaluate import evaluate_chunks
     from gecscore.cleme.inputs import sentences_from_m2
-    from gecscore.cleme.v2 import score_evaluation2, sentence_scores2
+    from gecscore.cleme.v2 import cleme2_with_sentences
     from gecscore.meta.compute import MetricScores
 
     refs = sentences_from_m2(inputs.gold)
     scores: dict[str, float] = {}
     sentence: dict[str, list[float]] = {}
     for system, hyp in hypothesis_blocks(inputs, cache).items():
-        evaluation = evaluate_chunks(sentences_from_m2(hyp), refs)
-        scores[system] = score_evaluation2(evaluation, level="corpus").score
-        sentence[system] = [s.aspects.score for s in sentence_scores2(evaluation)]
+        corpus, per_sentence = cleme2_with_sentences(sentences_from_m2(hyp), refs)
+        scores[system] = corpus.score
+        sentence[system] = [s.aspects.score for s in per_sentence]
     return MetricScores(scores, sentence_scores=sentence)
 
 

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from gecscore.errors import GECError
 from gecscore.m2 import M2Block
-from gecscore.meta.compute_edits import counts_f_half
+from gecscore.meta.compute_edits import counts_f_half, edit_count_scores
 from gecscore.meta.revisitcgec import SYSTEMS, Corpus
 from gecscore.mucgec import ParallelLine
 
@@ -145,31 +145,25 @@ def _mean(sums: FloatArray, sentences: int) -> float:
 
 def cherrant(extraction: Extraction, granularity: str) -> MetricRun:
     from gecscore.compare import compare_m2
-    from gecscore.counts import Counts
 
     ref = extraction.blocks("reference", granularity)
-    scores: dict[str, float] = {}
-    sentence: dict[str, list[float]] = {}
-    stats: dict[str, FloatArray] = {}
-    signature = ""
-    for system in SYSTEMS:
-        result = compare_m2(
+    results = {
+        system: compare_m2(
             extraction.blocks(system, granularity),
             ref,
             signature_fields=extraction.fields(granularity),
         )
-        scores[system] = result.f
-        counts = [(s.tp, s.fp, s.fn) for s in result.sentences]
-        sentence[system] = [Counts(*c).f_score(0.5) for c in counts]
-        stats[system] = np.array(counts, dtype=float)
-        signature = result.signature
+        for system in SYSTEMS
+    }
+    scores = {system: result.f for system, result in results.items()}
+    stats, sentence = edit_count_scores(results)
+    signature = results[SYSTEMS[-1]].signature
     return MetricRun(f"cherrant-{granularity}", signature, scores, sentence, stats, counts_f_half)
 
 
 def cleme_metric(extraction: Extraction, assumption: str) -> MetricRun:
-    from gecscore.cleme.evaluate import evaluate_lengths
     from gecscore.cleme.inputs import sentences_from_m2
-    from gecscore.cleme.scorers import score_evaluation, sentence_scores
+    from gecscore.cleme.scorers import cleme_with_sentences
 
     refs = sentences_from_m2(extraction.blocks("reference"))
     scores: dict[str, float] = {}
@@ -177,28 +171,27 @@ def cleme_metric(extraction: Extraction, assumption: str) -> MetricRun:
     signature = ""
     for system in SYSTEMS:
         hyps = sentences_from_m2(extraction.blocks(system))
-        evaluation = evaluate_lengths(hyps, refs, assumption=assumption)  # type: ignore[arg-type]
-        corpus = score_evaluation(evaluation, level="corpus")
+        corpus, per_sentence = cleme_with_sentences(hyps, refs, assumption=assumption)  # type: ignore[arg-type]
         scores[system] = corpus.f
-        sentence[system] = [s.f for s in sentence_scores(evaluation)]
+        sentence[system] = [s.f for s in per_sentence]
         signature = corpus.signature
     return MetricRun(f"cleme-{assumption}", _with_data(signature, extraction), scores, sentence)
 
 
 def cleme2_metric(extraction: Extraction) -> MetricRun:
-    from gecscore.cleme.evaluate import evaluate_chunks
     from gecscore.cleme.inputs import sentences_from_m2
-    from gecscore.cleme.v2 import score_evaluation2, sentence_scores2
+    from gecscore.cleme.v2 import cleme2_with_sentences
 
     refs = sentences_from_m2(extraction.blocks("reference"))
     scores: dict[str, float] = {}
     sentence: dict[str, list[float]] = {}
     signature = ""
     for system in SYSTEMS:
-        evaluation = evaluate_chunks(sentences_from_m2(extraction.blocks(system)), refs)
-        corpus = score_evaluation2(evaluation, level="corpus")
+        corpus, per_sentence = cleme2_with_sentences(
+            sentences_from_m2(extraction.blocks(system)), refs
+        )
         scores[system] = corpus.score
-        sentence[system] = [s.aspects.score for s in sentence_scores2(evaluation)]
+        sentence[system] = [s.aspects.score for s in per_sentence]
         signature = corpus.signature
     return MetricRun("cleme2", _with_data(signature, extraction), scores, sentence)
 
