@@ -44,4 +44,5 @@ class SubmissionAdmin(ReadOnlyAdmin):
 
 @admin.register(Guideline)
 class GuidelineAdmin(ReadOnlyAdmin):
-    list_display = ("title", "version", "updated_at", "updated_by")
+    list_display = ("title", "task", "language", "archived", "version", "updated_at", "updated_by")
+    list_filter = ("archived", "task", "language")

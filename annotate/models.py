@@ -111,11 +111,19 @@ class Guideline(models.Model):
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # A database from before guidelines had a task and language could hold several for one
+    # (task, language); migration 0007 archived all but one instead of deleting them.
+    archived = models.BooleanField(
+        default=False,
+        help_text="kept from before guidelines had a task and language; shown to no one but admins",
+    )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["task", "language"], name="unique_guideline_task_language"
+                fields=["task", "language"],
+                condition=models.Q(archived=False),
+                name="unique_live_guideline_task_language",
             )
         ]
 

@@ -194,7 +194,7 @@ def guideline_for(task: str, language: str) -> Guideline:
             f"no guideline language {language!r}; one of {', '.join(Language.values)}",
             field="language",
         )
-    guideline = Guideline.objects.filter(task=task, language=language).first()
+    guideline = Guideline.objects.filter(task=task, language=language, archived=False).first()
     if guideline is None:
         # Not saved yet (or a database flushed after migrating, as tests do).
         title, body = default_guideline(task, language)

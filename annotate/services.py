@@ -357,6 +357,15 @@ def stale_cutoff(hours: int) -> Any:
     return timezone.now() - timedelta(hours=hours)
 
 
+def _free_guideline_slug(slug: str) -> str:
+    """An archived guideline (migration 0007) may hold the slug a new one would take."""
+    candidate, n = slug, 1
+    while Guideline.objects.filter(slug=candidate).exists():
+        n += 1
+        candidate = f"{slug}-{n}"
+    return candidate
+
+
 @transaction.atomic
 def update_guideline(
     *,
@@ -377,14 +386,22 @@ def update_guideline(
         raise ServiceError("the guideline text is empty", field="body")
     if len(body) > 100_000:
         raise ServiceError("the guideline is longer than 100,000 characters", field="body")
+    title = title.strip()
+    max_title = Guideline._meta.get_field("title").max_length or 200
+    if len(title) > max_title:
+        raise ServiceError(
+            f"the title is {len(title):,} characters; at most {max_title}", field="title"
+        )
     guideline = guideline_for(task, language)
     if guideline.pk is not None:
         guideline = Guideline.objects.select_for_update().get(pk=guideline.pk)
+    else:
+        guideline.slug = _free_guideline_slug(guideline.slug)
     if str(version) != str(guideline.version):
         raise Conflict(
             "someone else edited the guideline meanwhile; reload and apply your change again"
         )
-    guideline.title = title.strip()[:200]
+    guideline.title = title
     guideline.body = body
     guideline.version += 1
     guideline.updated_by = user

@@ -8,7 +8,8 @@ from typing import Any
 
 from django.db.models import Sum
 
-from annotate.models import Assignment, Guideline
+from annotate.models import Assignment, GuidelineTask
+from annotate.selectors import guideline_for
 from datasets.models import DatasetVersion
 from datasets.selectors import DatasetRow, export_rows
 from datasets.statistics import dataset_statistics
@@ -55,7 +56,9 @@ def card_facts(
     assignments = Assignment.objects.filter(sentence__dataset=dataset)
     seconds = assignments.aggregate(s=Sum("time_spent_seconds"))["s"] or 0
     # The guideline is the annotators'; an imported dataset's references followed none of ours.
-    guideline = Guideline.objects.order_by("-updated_at").first() if assignments.exists() else None
+    guideline = (
+        guideline_for(GuidelineTask.ANNOTATION, dataset.language) if assignments.exists() else None
+    )
     creator = dataset.created_by
     return {
         "release": version.label,

@@ -30,10 +30,9 @@ class Migration(migrations.Migration):
                 max_length=16,
             ),
         ),
-        migrations.AddConstraint(
-            model_name="guideline",
-            constraint=models.UniqueConstraint(
-                fields=("task", "language"), name="unique_guideline_task_language"
-            ),
-        ),
+        # The unique (task, language) constraint this migration first added failed on a
+        # database holding more than one guideline (before, guidelines were told apart by
+        # slug only, and admins could add more). It moved to 0007, which first archives all
+        # but one guideline of each (task, language) and then adds a constraint on the live
+        # ones; 0007 also drops this one where a database applied the first version.
     ]

@@ -118,3 +118,36 @@ def test_only_admins_edit_and_unknown_tasks_are_not_found() -> None:
     assert annotator.get("/api/guideline/?task=annotation&language=xx").status_code == 404
     reviewer = _client(world.reviewer)
     assert reviewer.get("/guidelines/?task=review&language=zh").status_code == 200
+
+
+def test_an_archived_guideline_is_shown_to_no_one_and_its_slug_is_not_taken() -> None:
+    # Migration 0007 archives extra guidelines of one (task, language); such a row must not
+    # be served, and saving the live guideline must not collide with its slug.
+    world = make_world()
+    Guideline.objects.create(
+        slug="review-en", task="review", language="en", title="Old", body="# old", archived=True
+    )
+    admin = _client(world.admin)
+    page = admin.get("/guidelines/?task=review&language=en").content.decode()
+    assert "# old" not in page and "<h1>old</h1>" not in page
+    response = admin.post(
+        "/guidelines/edit/",
+        {"title": "Review", "body": "# new", "version": 0, "task": "review", "language": "en"},
+    )
+    assert response.status_code == 302, response.content.decode()
+    live = Guideline.objects.get(task="review", language="en", archived=False)
+    assert (live.slug, live.body) == ("review-en-2", "# new")
+    assert Guideline.objects.get(slug="review-en").body == "# old"
+
+
+def test_a_title_too_long_is_refused_not_cut() -> None:
+    world = make_world()
+    title = "标题" * 101  # 202 characters
+    response = _client(world.admin).put(
+        "/api/guideline/",
+        json.dumps({"title": title, "body": "B", "version": 1}),
+        content_type="application/json",
+    )
+    assert response.status_code == 400 and response.json()["field"] == "title"
+    assert "202" in response.json()["detail"]
+    assert not Guideline.objects.filter(title__startswith="标题").exists()

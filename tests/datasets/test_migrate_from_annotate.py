@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, models
 from django.db.migrations.executor import MigrationExecutor
 
 # The leaf migrations of the code before the move (commit 68b8cf3).
@@ -102,6 +102,9 @@ def _write_old_rows(apps: Any) -> dict[str, Any]:
     submission = Submission.objects.create(assignment=assignment, revision=1)
     Correction.objects.create(submission=submission, position=0, text="他很高兴地说。")
     task = ReviewTask.objects.create(sentence=sentences[1], reviewer=reviewer)
+    # The seeded guideline, whatever an earlier test's flush left (its absence hid that two
+    # guidelines made migration 0006 fail), and a second one an admin added.
+    Guideline.objects.get_or_create(slug="main", defaults={"title": "Main", "body": "# main"})
     Guideline.objects.update_or_create(
         slug="old-guide", defaults={"title": "Old", "body": "# keep me"}
     )
@@ -174,7 +177,12 @@ def test_database_of_the_previous_code_migrates_forward_with_every_row() -> None
         ["我今天去学校了。"],
     )
     assert Cache.objects.get(pk=ids["cache"]).m2_text == "S 我\nA -1 -1|||noop\n\n"
-    assert Guideline.objects.get(slug="old-guide").body == "# keep me"
+    # Two guidelines became two of (annotation, zh): "main" stays live, the other is archived
+    # with its text.
+    old_guide = Guideline.objects.get(slug="old-guide")
+    assert (old_guide.body, old_guide.archived) == ("# keep me", True)
+    live = Guideline.objects.filter(task="annotation", language="zh", archived=False)
+    assert list(live.values_list("slug", flat=True)) == ["main"]
     assert Assignment.objects.get(pk=ids["assignment"]).sentence_id == ids["sentences"][1]
     assert ReviewTask.objects.get(pk=ids["task"]).sentence_id == ids["sentences"][1]
     assert SystemOutput.objects.get(pk=ids["system"]).version_id == ids["version"]
@@ -198,3 +206,32 @@ def test_database_of_the_previous_code_migrates_forward_with_every_row() -> None
         }
         & tables
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_that_applied_the_first_0006_loses_its_constraint_and_migrates() -> None:
+    # The first version of annotate 0006 added an unconditional unique (task, language); 0007
+    # drops it where present, or it would refuse the archived duplicates 0007 allows.
+    # (SQLite rebuilds the table on 0007's AddField and loses it anyway: PostgreSQL is the
+    # database where this test bites, as .ci/run's third stage runs it.)
+    latest = _latest()
+    apps = _migrate([("annotate", "0006_guideline_task_language")])
+    try:
+        Guideline = apps.get_model("annotate", "Guideline")
+        with connection.schema_editor() as editor:
+            editor.add_constraint(
+                Guideline,
+                models.UniqueConstraint(
+                    fields=("task", "language"), name="unique_guideline_task_language"
+                ),
+            )
+    finally:
+        new_apps = _migrate(latest)
+    with connection.cursor() as cursor:
+        names = connection.introspection.get_constraints(cursor, "annotate_guideline")
+    assert "unique_guideline_task_language" not in names
+    assert "unique_live_guideline_task_language" in names
+    Guideline = new_apps.get_model("annotate", "Guideline")
+    for slug in ("a", "b"):
+        Guideline.objects.create(slug=slug, title=slug, body=slug, archived=True)
+    assert Guideline.objects.filter(task="annotation", language="zh", archived=True).count() == 2
