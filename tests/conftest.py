@@ -32,6 +32,19 @@ def shared_data(shared_dir: Path) -> Path:
     return shared_dir / "data"
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
+    """Every test hashes passwords with MD5 first. Django's PBKDF2 (1,000,000 iterations)
+    costs 0.4-0.6 s per user or password login on this 2-core machine, and the suite creates
+    hundreds of users: it was a third of the platform's run. The production hashers stay
+    listed after it, so a hash made elsewhere still verifies; subprocesses (the Celery worker,
+    the fault kit's web process) log in with force_login or not at all."""
+    settings.PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        *settings.PASSWORD_HASHERS,
+    ]
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_setupnodes(config: pytest.Config, specs: list[object]) -> None:
     """`-n 2`: each worker its own var/ folder and Redis database (tests/parallel.py)."""

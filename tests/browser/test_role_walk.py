@@ -276,9 +276,6 @@ def _campaign(admin: Any, judge_pk: int) -> Campaign:
 def test_every_role_walks_the_whole_flow(  # type: ignore[no-untyped-def]
     walk, tasks, shared_data: Path, tmp_path: Path, settings
 ) -> None:
-    # A fast hasher (as tests/annotate, review and judgments use): PBKDF2 cost 2 s per login
-    # and 9 s per batch of accounts on a loaded 2-core machine, and is not what is walked.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     started = time.perf_counter()
     phases: list[tuple[str, float]] = []
 

@@ -30,11 +30,6 @@ from tests.factories import PASSWORD, make_dataset, make_user
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def _login(user: User) -> Client:
     client = Client()
     assert client.login(username=user.username, password=PASSWORD)

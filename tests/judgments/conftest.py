@@ -7,11 +7,6 @@ import pytest
 from gecscore.meta.scorefiles import SEEDA_SYSTEMS
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):  # type: ignore[no-untyped-def]
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def wmt_scores(path: Path) -> dict[str, float]:
     """A WMT human-score file (gzipped, tab-separated; name in column 4, score in column 5)."""
     with gzip.open(path, "rt") as handle:

@@ -36,11 +36,6 @@ ADDED = "我昨天去图书馆借了三本书回来。"
 FIX_1 = "他对中国历史很感兴趣。"
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def mucgec(lines: list[tuple[str, ...]]) -> ImportFile:
     text = "".join("\t".join(line) + "\n" for line in lines)
     return ImportFile(name="part.txt", data=text.encode("utf-8"))
