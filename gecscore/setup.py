@@ -1,4 +1,5 @@
-"""The optional compiled aligner (src/gecscore/_alignfill.c), built into the wheel.
+"""The optional compiled aligner (src/gecscore/_alignfill.c) and TrueSkill player
+(src/gecscore/_trueskill.c), built into the wheel.
 
 Everything else about the package is in pyproject.toml. The extension is ``optional``: without a
 C compiler or the Python headers the build warns and the package uses its pure-Python fill,
@@ -21,4 +22,14 @@ ALIGNFILL = Extension(
     optional=os.environ.get("GEC_REQUIRE_NATIVE") != "1",
 )
 
-setup(ext_modules=[ALIGNFILL])
+# The TrueSkill player (src/gecscore/_trueskill.c): the numpy player's operations in the same
+# order, so the same flags matter (no fused multiply-add); without it numpy plays (slower).
+TRUESKILL = Extension(
+    "gecscore._trueskill",
+    sources=["src/gecscore/_trueskill.c"],
+    extra_compile_args=["-O2", "-ffp-contract=off"],
+    libraries=["m"],
+    optional=os.environ.get("GEC_REQUIRE_NATIVE") != "1",
+)
+
+setup(ext_modules=[ALIGNFILL, TRUESKILL])
