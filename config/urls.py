@@ -1,13 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
 
-from core.views import ApiDocsView
+from core.views import ApiDocsView, CachedSchemaView
 
 urlpatterns = [
     path("", include("core.urls")),
     path("django-admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", CachedSchemaView.as_view(), name="api-schema"),
     path("api/docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("jobs/", include("core.job_urls")),
     path("datasets/", include("datasets.urls")),

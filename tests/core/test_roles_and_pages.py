@@ -139,6 +139,27 @@ def test_api_schema_is_served_to_logged_in_users(client: Client) -> None:
     assert b"openapi" in response.content
 
 
+def test_the_cached_schema_is_drf_spectaculars_own_in_yaml_and_json(client: Client) -> None:
+    from drf_spectacular.views import SpectacularAPIView
+
+    from core.views import CachedSchemaView
+
+    user = make_user(Role.ANNOTATOR)
+    client.force_login(user)
+    for accept in ("application/vnd.oai.openapi", "application/vnd.oai.openapi+json"):
+        first = client.get("/api/schema/", HTTP_ACCEPT=accept)
+        again = client.get("/api/schema/", HTTP_ACCEPT=accept)
+        request = RequestFactory().get("/api/schema/", HTTP_ACCEPT=accept)
+        request.user = user
+        fresh = SpectacularAPIView.as_view()(request)
+        fresh.render()
+        assert first.status_code == again.status_code == 200
+        assert first.content == again.content == fresh.content
+        assert first["Content-Type"] == fresh["Content-Type"]
+        assert first["Content-Disposition"] == fresh["Content-Disposition"]
+    assert CachedSchemaView._schemas  # kept, not generated per request
+
+
 def test_favicon_is_served_to_anyone(client: Client) -> None:
     """Issue 28 D18: every first page load asked for /favicon.ico and got a 404."""
     response = client.get("/favicon.ico")
