@@ -51,8 +51,6 @@ def quick_report(
     return code, out, revisit, results
 
 
-
-
 def test_reproduce_without_data_is_a_clear_error(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "reproduce.py"), "--data", str(tmp_path)],
