@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from csp.decorators import csp_update
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.shortcuts import redirect, render
@@ -42,7 +43,9 @@ class CachedSchemaView(SpectacularAPIView):
     """/api/schema/: drf-spectacular's view, with the generated schema kept per process. The
     schema is public (the same for every caller) and changes only with the code, yet
     generating it walks every endpoint, 65-360 ms a request; rendering it stays per request
-    (YAML or JSON as asked)."""
+    (YAML or JSON as asked). Only the default schema is kept (no ?version=, the default
+    language): those parameters take any string, and a cache keyed by them would grow with
+    every new value a caller sends."""
 
     _schemas: dict[tuple[str | None, str], dict[str, Any]] = {}
 
@@ -54,9 +57,9 @@ class CachedSchemaView(SpectacularAPIView):
             generator = self.generator_class(
                 urlconf=self.urlconf, api_version=version, patterns=self.patterns
             )
-            schema = self._schemas[key] = generator.get_schema(
-                request=request, public=self.serve_public
-            )
+            schema = generator.get_schema(request=request, public=self.serve_public)
+            if key == (None, settings.LANGUAGE_CODE):
+                self._schemas[key] = schema
         filename = self._get_filename(request, version)
         return Response(
             data=schema, headers={"Content-Disposition": f'inline; filename="{filename}"'}

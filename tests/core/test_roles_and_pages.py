@@ -157,7 +157,12 @@ def test_the_cached_schema_is_drf_spectaculars_own_in_yaml_and_json(client: Clie
         assert first.content == again.content == fresh.content
         assert first["Content-Type"] == fresh["Content-Type"]
         assert first["Content-Disposition"] == fresh["Content-Disposition"]
-    assert CachedSchemaView._schemas  # kept, not generated per request
+    assert list(CachedSchemaView._schemas) == [(None, "en-us")]  # kept, not made per request
+    # Any other ?version= or ?lang= is generated as before and not kept: no caller can grow
+    # the cache.
+    for query in ("version=x1", "version=x2", "lang=de", "lang=zz-nope"):
+        assert client.get(f"/api/schema/?{query}").status_code == 200
+    assert list(CachedSchemaView._schemas) == [(None, "en-us")]
 
 
 def test_favicon_is_served_to_anyone(client: Client) -> None:
