@@ -262,11 +262,9 @@ def _play(
     draws from its own generator, column for column the numbers of the chunk played alone
     (every step is per column), at a fraction of numpy's per-call cost.
 
-    The compiled player (``gecscore._trueskill``, when built) plays the same steps in C,
-    about 1.4x faster on 1,000 runs (its cost is the exps, which numpy vectorises);
-    ``compiled=False`` or GEC_PURE_PYTHON=1 picks numpy, as does a ``trace_run`` (only numpy
-    records a run's matches). The two may differ where numpy's SIMD exp and the C library's
-    differ in the last bit (tests/meta/test_trueskill_native.py compares them)."""
+    The compiled player (:func:`_compiled_player`) plays the same steps in C, 1.4x faster;
+    a ``trace_run`` is played in numpy, the only player that records matches. The two differ
+    only where numpy's SIMD exp and the C library's differ in the last bit."""
     systems = _systems_of(pairs)
     n = len(systems)
     if n < 2:
@@ -316,8 +314,7 @@ _BLOCK = 256  # matches per block of uniforms drawn at once
 
 
 def _compiled_player(compiled: bool | None) -> ModuleType | None:
-    """The compiled player to use, or None for numpy: asked for (True: it must be built),
-    refused (False), or by default where built and GEC_PURE_PYTHON is not 1."""
+    """The compiled player, or None for numpy (default: where built, unless GEC_PURE_PYTHON=1)."""
     if compiled is None:
         compiled = _trueskill is not None and os.environ.get("GEC_PURE_PYTHON") != "1"
     if compiled and _trueskill is None:
