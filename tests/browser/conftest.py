@@ -63,12 +63,14 @@ def page(browser, live_server):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def screenshot(page):  # type: ignore[no-untyped-def]
-    """Call screenshot("name") to save artifacts/screenshots/name.png."""
+    """Call screenshot("name") to save artifacts/screenshots/name.png: the whole page, or with
+    full_page=False the window only (the API docs page is 50,000 pixels tall: 64 megapixels
+    rendered and PNG-encoded took seconds of the browser's CPU)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
-    def take(name: str) -> Path:
+    def take(name: str, full_page: bool = True) -> Path:
         path = ARTIFACTS / f"{name}.png"
-        page.screenshot(path=str(path), full_page=True)
+        page.screenshot(path=str(path), full_page=full_page)
         return path
 
     return take

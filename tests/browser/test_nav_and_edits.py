@@ -142,6 +142,6 @@ def test_admin_nav_import_pattern_and_offline_api_docs(page, live_server, screen
 
     page.goto("/api/docs/")
     page.get_by_text("GEC platform API").first.wait_for(timeout=20000)
-    screenshot("api-docs-offline")
+    screenshot("api-docs-offline", full_page=False)
     assert not blocked, blocked
     assert not watch.violations(), watch.violations()

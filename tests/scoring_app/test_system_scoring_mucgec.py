@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from core.models import BackgroundJob, JobStatus
+from core.models import AuditLog, BackgroundJob, JobStatus
 from datasets.formats import ImportFile
 from datasets.models import DatasetVersion, ReferenceM2Cache, Sentence
 from datasets.services.imports import import_dataset
@@ -52,7 +52,12 @@ def resources_dir(shared_data: Path) -> str:
 
 @pytest.fixture(scope="module")
 def mucgec_release(django_db_setup, django_db_blocker, shared_data: Path):  # type: ignore[no-untyped-def]
+    """Committed outside the tests' transactions, so the teardown deletes every row the module
+    made, the jobs and audit entries too: a test of another module that ran after it on the
+    same worker found them (`BackgroundJob.objects.get()` with two jobs)."""
     with django_db_blocker.unblock():
+        last_job = BackgroundJob.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        last_audit = AuditLog.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         result = import_dataset(
             name=DATASET,
             fmt="mucgec",
@@ -67,6 +72,8 @@ def mucgec_release(django_db_setup, django_db_blocker, shared_data: Path):  # ty
         DatasetVersion.objects.filter(pk=version.pk).delete()
         Sentence.objects.filter(dataset=result.dataset).delete()
         result.dataset.delete()
+        BackgroundJob.objects.filter(pk__gt=last_job).delete()
+        AuditLog.objects.filter(pk__gt=last_audit).delete()
 
 
 @pytest.fixture(scope="module")
