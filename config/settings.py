@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import database_from_url, env_bool, env_int, env_list, env_str
+from config.env import database_from_url, env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GEC_VAR_DIR", str(BASE_DIR / "var")))
@@ -353,6 +353,10 @@ GEC_LLM_MODEL = env_str("GEC_LLM_MODEL")
 GEC_LLM_API_KEY = env_str("GEC_LLM_API_KEY")
 GEC_LLM_TIMEOUT = float(env_int("GEC_LLM_TIMEOUT", 60))
 GEC_LLM_CONCURRENCY = env_int("GEC_LLM_CONCURRENCY", 4)
+# A request that fails (connection, timeout, HTTP 429/5xx) is sent again GEC_LLM_RETRIES times,
+# the first after GEC_LLM_RETRY_WAIT seconds, each wait twice the last (1 + 2 + 4 s by default).
+GEC_LLM_RETRIES = env_int("GEC_LLM_RETRIES", 3)
+GEC_LLM_RETRY_WAIT = env_float("GEC_LLM_RETRY_WAIT", 1.0)
 GEC_WEIGHT_CACHE_DIR = Path(env_str("GEC_WEIGHT_CACHE_DIR", str(VAR_DIR / "weights-cache")))
 
 # --- Logging: one JSON object per line ------------------------------------------------------

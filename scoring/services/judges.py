@@ -134,6 +134,8 @@ def make_judge(name: str) -> LLMJudge:
         api_key=str(getattr(settings, "GEC_LLM_API_KEY", "") or "") or None,
         timeout=float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0)),
         concurrency=int(getattr(settings, "GEC_LLM_CONCURRENCY", 4)),
+        retries=int(getattr(settings, "GEC_LLM_RETRIES", 3)),
+        retry_wait=float(getattr(settings, "GEC_LLM_RETRY_WAIT", 1.0)),
         device=settings.GEC_BERT_DEVICE,
         cache_dir=str(cache_dir) if cache_dir else None,
     )

@@ -7,7 +7,7 @@ import sys
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import database_from_url, env_bool, env_int, env_list
+from config.env import database_from_url, env_bool, env_float, env_int, env_list
 from tests.conftest import REPO_ROOT
 
 
@@ -34,6 +34,15 @@ def test_env_int_and_list(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEC_N", "twelve")
     with pytest.raises(ImproperlyConfigured, match="GEC_N"):
         env_int("GEC_N", 3)
+
+
+def test_env_float(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert env_float("GEC_WAIT", 1.0) == 1.0
+    monkeypatch.setenv("GEC_WAIT", "0.25")
+    assert env_float("GEC_WAIT", 1.0) == 0.25
+    monkeypatch.setenv("GEC_WAIT", "a second")
+    with pytest.raises(ImproperlyConfigured, match="GEC_WAIT='a second' is not a number"):
+        env_float("GEC_WAIT", 1.0)
 
 
 def test_database_url_becomes_a_postgresql_entry() -> None:

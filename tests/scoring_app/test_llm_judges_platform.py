@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -190,11 +191,17 @@ def test_a_dead_endpoint_fails_the_job_as_retryable(  # type: ignore[no-untyped-
         url = server.url  # the port is free again once the server has stopped
     settings.GEC_LLM_URL, settings.GEC_LLM_MODEL = url, "tiny-judge"
     settings.GEC_LLM_TIMEOUT = 2.0
+    # The operator's retry settings reach the judge: 1 retry, no wait (the defaults, 3 retries
+    # after 1 + 2 + 4 s, kept this test waiting 7 s).
+    settings.GEC_LLM_RETRIES, settings.GEC_LLM_RETRY_WAIT = 1, 0.0
+    started = time.monotonic()
     with django_capture_on_commit_callbacks(execute=True):
         services.request_judge_run(version=version, user=admin, metrics=["llm-s"])
     job = BackgroundJob.objects.get(kind=services.JOB_KIND_JUDGE)
     assert job.status == JobStatus.FAILED and job.retryable
     assert url.removesuffix("/v1") in job.message
+    assert "failed 2 times" in job.message, job.message
+    assert time.monotonic() - started < 5
     for score in (s.score for s in version.system_outputs.all()):
         assert "llm-s" not in score.summary["extra"]  # nothing half-written
 
