@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import parse_qsl, unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+N = TypeVar("N", int, float)
 
 
 def env_str(name: str, default: str = "") -> str:
@@ -28,23 +31,21 @@ def env_bool(name: str, default: bool = False) -> bool:
 
 
 def env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError as error:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from error
+    return _env_number(name, default, int, "an integer")
 
 
 def env_float(name: str, default: float) -> float:
+    return _env_number(name, default, float, "a number")
+
+
+def _env_number(name: str, default: N, parse: Callable[[str], N], kind: str) -> N:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        return float(raw)
+        return parse(raw)
     except ValueError as error:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from error
+        raise ImproperlyConfigured(f"{name}={raw!r} is not {kind}") from error
 
 
 def env_list(name: str, default: list[str] | None = None) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,14 +64,17 @@ def pytest_report_header() -> str:
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
-def thread_limits(workers: int, cores: int, environ: dict[str, str]) -> dict[str, str]:
+def thread_limits(workers: int, cores: int, environ: Mapping[str, str]) -> dict[str, str]:
     threads = str(max(1, cores // max(1, workers)))
     return {name: threads for name in THREAD_VARIABLES if name not in environ}
 
 
+def available_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_setupnodes(config: pytest.Config, specs: list[Any]) -> None:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    limits = thread_limits(len(specs), cores or 1, dict(os.environ))
+    limits = thread_limits(len(specs), available_cores(), os.environ)
     for spec in specs:
         spec.env.update(limits)
