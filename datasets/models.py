@@ -190,8 +190,8 @@ class ReleasedSentence(models.Model):
 
 class ReferenceKind(models.TextChoices):
     CORRECTION = "correction", "corrected text"
-    ERROR_FREE = "error_free", "no error (没有错误)"
-    NOT_ANNOTATABLE = "not_annotatable", "not annotatable (无法标注)"
+    ERROR_FREE = "error_free", "error free"
+    NOT_ANNOTATABLE = "not_annotatable", "not annotatable"
 
 
 class ReferenceOrigin(models.TextChoices):

@@ -204,7 +204,6 @@ def _details(facts: dict[str, Any]) -> list[str]:
 
 
 def _uses_and_structure(facts: dict[str, Any]) -> list[str]:
-    unit = "characters" if facts["language"] == "zh" else "tokens"
     return [
         "## Uses",
         "",
@@ -222,7 +221,10 @@ def _uses_and_structure(facts: dict[str, Any]) -> list[str]:
         "One record per sentence: `id`, `source`, `references` (list), `reference_styles` "
         "(list, minimal / fluency / empty), `annotator_ids` (list, a per-release pseudonym "
         "or null for imported and reviewer-added references), `edits` (per reference, a list of `{start, end, "
-        f"correction, type}}` in the source's {unit}), `judgement`, `source_name`, `split`. "
+        "correction, type}`: character offsets into `source` and the text that replaces them; "
+        "applying a reference's edits to its source gives the reference), `judgement` "
+        "(annotatable / error_free / not_annotatable: an error-free or not-annotatable "
+        "sentence's reference is the source itself), `source_name`, `split`. "
         'Load with `datasets.load_dataset("parquet", data_dir="data")`.',
         "",
         *_statistics(facts),

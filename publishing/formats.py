@@ -7,11 +7,13 @@ per reference of {start, end, correction, type}), judgement, source_name, split`
 
 A reference's style is its own stored style (set by its import or its annotator pool), else
 the release metadata's default for its position, else "" (unspecified): ``reference_style``.
-Annotator ids are pseudonyms numbered by first appearance in the release (``Pseudonyms``). Edits are those of the
-release's stored reference M2 (the one extractor's output, as every export uses), token
-offsets into the source as M2 writes them (characters for Chinese, words for English).
-Markers (没有错误 / 无法标注) stay in ``references`` as MuCGEC writes them and are also
-stated in ``judgement`` (error_free / not_annotatable), so a user need not parse them.
+Annotator ids are pseudonyms numbered by first appearance in the release (``Pseudonyms``).
+Edits are those of the release's stored reference M2 (the one extractor's output, as every
+export uses), as character offsets into ``source`` with the correction's exact text:
+applying a reference's edits to the source gives the reference (``publishing.edits``), in
+Chinese and in English. An error-free or not-annotatable sentence's reference is the source
+itself in every language (no Chinese marker in the files models train on); ``judgement``
+(error_free / not_annotatable) says which verdict it was.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gecscore.m2 import parse_m2
+from gecscore.m2 import M2Edit, parse_m2
+
+from datasets.formats.markers import written_references
+from publishing.edits import character_edits
 
 PARQUET_ROWS_PER_GROUP = 10_000
 CROISSANT_VERSION = "http://mlcommons.org/croissant/1.1"
@@ -56,28 +61,26 @@ class PublishedRecord:
         }
 
 
-def edits_per_reference(m2_block: str, references: Sequence[str]) -> list[list[dict[str, Any]]]:
-    """Each reference's edits from its sentence's reference M2 block. Annotator k of the
-    block is the first reference with that text (the builder writes one target per distinct
-    reference, numbered by first occurrence); alternative 0 of a target is the extractor's
-    first cheapest alignment. Noop and NA markers carry no edits."""
+def edits_per_reference(
+    m2_block: str, source: str, references: Sequence[str], plain: Sequence[str]
+) -> list[list[dict[str, Any]]]:
+    """Each reference's edits from its sentence's reference M2 block, as character spans of
+    ``source`` that turn it into the reference as published (``plain``: markers written as
+    the source; ``publishing.edits``). Annotator k of the block is reference k (a reference
+    repeated in the sentence is looked up by its first occurrence); alternative 0 of a target
+    is the extractor's first cheapest alignment. Noop and NA markers carry no edits."""
     block = parse_m2(m2_block, name="reference M2")[0]
-    first: dict[int, list[dict[str, Any]]] = {}
+    first: dict[int, list[M2Edit]] = {}
     for target in block.targets:
-        if target.annotator in first:
-            continue
-        first[target.annotator] = [
-            {
-                "start": edit.start,
-                "end": edit.end,
-                # M2 writes a deletion's correction as -NONE-; here it is the empty text.
-                "correction": "" if edit.correction == "-NONE-" else edit.correction,
-                "type": edit.type,
-            }
-            for edit in target.edits
-            if edit.start >= 0 and edit.type not in ("noop", "NA")
-        ]
-    return [first.get(references.index(reference), []) for reference in references]
+        if target.annotator not in first:
+            first[target.annotator] = [
+                edit for edit in target.edits if edit.start >= 0 and edit.type not in ("noop", "NA")
+            ]
+    tokens = block.source_tokens
+    return [
+        character_edits(source, published, tokens, first.get(references.index(reference), []))
+        for reference, published in zip(references, plain, strict=True)
+    ]
 
 
 def reference_style(stored: str, number: int, defaults: dict[str, str]) -> str:
@@ -124,18 +127,21 @@ def records(
         if block is None:
             raise ValueError("the reference M2 has fewer blocks than the release has sentences")
         references = tuple(row.references)
+        # Markers are written as the source in every language here: the Parquet is what
+        # models train on, and `judgement` says which sentences were error free.
+        plain = written_references(row, plain=True)
         stored = tuple(row.reference_styles) or ("",) * len(references)
         annotators = tuple(row.reference_annotators) or (None,) * len(references)
         yield PublishedRecord(
             id=row.external_id,
             source=row.text,
-            references=references,
+            references=plain,
             reference_styles=tuple(
                 reference_style(style, number, styles)
                 for number, style in enumerate(stored, start=1)
             ),
             annotator_ids=tuple(pseudonyms.of(user_id) for user_id in annotators),
-            edits=tuple(tuple(e) for e in edits_per_reference(block, references)),
+            edits=tuple(tuple(e) for e in edits_per_reference(block, row.text, references, plain)),
             judgement=row.judgement,
             source_name=row.source_name,
             split=row.split or NO_SPLIT,
@@ -298,7 +304,12 @@ def croissant(
             "field": [
                 _field(split, "id", "the sentence's id in the dataset"),
                 _field(split, "source", "the learner's sentence"),
-                _field(split, "references", "corrected sentences (markers kept)", array=True),
+                _field(
+                    split,
+                    "references",
+                    "corrected sentences; an error-free or not-annotatable sentence's reference is the source (see judgement)",
+                    array=True,
+                ),
                 _field(
                     split,
                     "reference_styles",

@@ -1,4 +1,5 @@
-"""``jsonl``: one JSON object a line, ``{"id", "source", "references", "source_name", "split"}``.
+"""``jsonl``: one JSON object a line, ``{"id", "source", "references", "source_name", "split"}``
+(exports add ``judgement``: annotatable / error_free / not_annotatable, or "" when undecided).
 
 Reading: only ``source`` is required, unknown keys are ignored (so our own JSONL export,
 which adds annotation data, re-imports). Writing: with ``include_annotations`` each line also
@@ -92,6 +93,9 @@ def jsonl_lines(rows: Iterable[DatasetRow], *, include_annotations: bool = False
                 "references": list(row.references),
                 "source_name": row.source_name,
                 "split": row.split,
+                # The reviewer's verdict: says which references are markers (an English
+                # export writes them as the source) and which sentences are error free.
+                "judgement": row.judgement,
             }
             if include_annotations:
                 obj.update(extra.get(row.sentence_id or -1, {key: [] for key in ANNOTATION_KEYS}))

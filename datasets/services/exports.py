@@ -21,6 +21,7 @@ from core.jobs import report_progress
 from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.formats.files import write_atomically
 from datasets.formats.jsonl import jsonl_lines
+from datasets.formats.markers import rows_as_written
 from datasets.formats.mucgec import mucgec_lines
 from datasets.formats.parallel import write_parallel
 from datasets.models import Dataset, DatasetVersion, Language
@@ -103,7 +104,13 @@ def export_dataset(
     out = Path(out)
     total = len(rows) if rows is not None else count_rows(dataset=dataset, version=version)
     report_progress(job_id, 0, total=total, message=f"exporting {export_label(dataset, version)}")
-    counted = _Counter(rows if rows is not None else export_rows(dataset=dataset, version=version))
+    # The markers as the dataset's language writes them (English: the source, never 没有错误).
+    counted = _Counter(
+        rows_as_written(
+            rows if rows is not None else export_rows(dataset=dataset, version=version),
+            dataset.language,
+        )
+    )
 
     def progress(done: int) -> None:
         report_progress(job_id, done, total=total)
