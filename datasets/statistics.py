@@ -11,8 +11,11 @@ Definitions (they are what `dataset_stats --json` prints; docs/datasets.md repea
   ``无法标注`` references are left out of ``edits_per_reference``.
 * ``erroneous_sentences``: sentences with at least one reference that has an edit;
   ``erroneous_share`` = erroneous_sentences / sentences.
-* ``chars_per_sentence``: mean number of source characters, whitespace not counted.
-* ``edit_types``: M (missing), R (redundant), S (substitution), W (word order) counts.
+* ``chars_per_sentence``: mean number of source characters, whitespace not counted;
+  ``tokens_per_sentence``: mean number of whitespace-separated source tokens (English).
+* ``edit_types``: M (missing), R (redundant), S (substitution), W (word order) counts;
+  ``extractor_types``: the same edits by the extractor's own type (ERRANT's ``R:VERB:TENSE``,
+  ``U:DET`` ... for English), most frequent first.
 * ``erroneous_by_refs`` (Figure 1): for each number of references n, how many erroneous
   sentences have n references and their share of all erroneous sentences.
 
@@ -64,13 +67,23 @@ class _Tally:
     histogram: Counter[int] = field(default_factory=Counter)
     erroneous_histogram: Counter[int] = field(default_factory=Counter)
     types: Counter[str] = field(default_factory=Counter)
+    tokens: int = 0
+    extractor_types: Counter[str] = field(default_factory=Counter)
 
     def add(
-        self, row: DatasetRow, references: tuple[str, ...], types: list[list[str] | None]
+        self, row: DatasetRow, references: tuple[str, ...], raw: list[list[str] | None]
     ) -> None:
+        # MuCGEC's M/R/S/W of each edit the extractor typed (ERRANT's UNK has no such type).
+        types = [
+            None if kinds is None else [edit_type(k) for k in kinds if edit_type(k) in EDIT_TYPES]
+            for kinds in raw
+        ]
+        for kinds in raw:
+            self.extractor_types.update(k for k in kinds or () if edit_type(k) in EDIT_TYPES)
         self.sentences += 1
         self.references += len(references)
         self.chars += len("".join(row.text.split()))
+        self.tokens += len(row.text.split())
         self.histogram[len(references)] += 1
         erroneous = any(t for t in types if t)
         if erroneous:
@@ -103,9 +116,15 @@ class _Tally:
             "error_free_sentences": self.error_free,
             "not_annotatable_sentences": self.not_annotatable,
             "chars_per_sentence": ratio(self.chars, self.sentences),
+            "tokens_per_sentence": ratio(self.tokens, self.sentences),
             "edits": self.edits,
             "edits_per_reference": ratio(self.edits, self.edited_references),
             "edit_types": {t: self.types[t] for t in EDIT_TYPES},
+            # The extractor's own types, most frequent first (ERRANT's R:VERB:TENSE ...; for
+            # Chinese they are M/R/S/W again).
+            "extractor_types": dict(
+                sorted(self.extractor_types.items(), key=lambda item: (-item[1], item[0]))
+            ),
             "erroneous_by_refs": {
                 str(k): {
                     "sentences": self.erroneous_histogram[k],
@@ -188,8 +207,7 @@ def _typed_rows_from_m2(
             if target.edits and target.edits[0].type == "NA":
                 first[target.annotator] = None
             else:
-                types = (edit_type(e.type) for e in target.edits)
-                first[target.annotator] = [t for t in types if t in EDIT_TYPES]
+                first[target.annotator] = [e.type for e in target.edits]
         distinct = _distinct(row.references)
         # Annotator id = reference index: keep the first occurrence of each distinct text.
         indexes = [row.references.index(text) for text in distinct]

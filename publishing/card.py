@@ -14,6 +14,9 @@ from typing import Any
 TO_WRITE = "**[TO WRITE]**"
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 EDIT_TYPE_NAMES = {"M": "missing", "R": "redundant", "S": "substitution", "W": "word order"}
+ERRANT_OPERATIONS = {"M": "missing", "R": "replacement", "U": "unnecessary"}
+ERRANT_TYPES_SHOWN = 15
+NO_SOURCE_NAME = "(no source name)"
 
 
 def _todo(what: str) -> str:
@@ -70,7 +73,10 @@ def _statistics(facts: dict[str, Any]) -> list[str]:
         ],
         ["error-free sentences", stats["error_free_sentences"]],
         ["not annotatable", stats["not_annotatable_sentences"]],
-        ["characters per sentence", stats["chars_per_sentence"]],
+        # ERRANT reads English as whitespace-separated tokens; Chinese is read by character.
+        ["tokens per sentence", stats.get("tokens_per_sentence", 0)]
+        if facts["language"] == "en"
+        else ["characters per sentence", stats["chars_per_sentence"]],
         ["edits per reference", stats["edits_per_reference"]],
     ]
     lines = _table(["", facts["release"]], rows)
@@ -93,6 +99,8 @@ def _statistics(facts: dict[str, Any]) -> list[str]:
                 for k, v in sorted(histogram.items(), key=lambda i: int(i[0]))
             ],
         )
+    if facts["language"] == "en":
+        return lines + _errant_types(stats)
     types = stats.get("edit_types", {})
     if any(types.values()):
         total_edits = sum(types.values()) or 1
@@ -104,6 +112,31 @@ def _statistics(facts: dict[str, Any]) -> list[str]:
                 for t, n in types.items()
             ],
         )
+    return lines
+
+
+def _errant_types(stats: dict[str, Any]) -> list[str]:
+    """English edits by ERRANT's operation (M / R / U) and by its most frequent types, as the
+    release's M2 writes them."""
+    types: dict[str, int] = stats.get("extractor_types", {})
+    total = sum(types.values())
+    if not total:
+        return []
+    operations: dict[str, int] = {}
+    for name, count in types.items():
+        operation = name.split(":", 1)[0]
+        operations[operation] = operations.get(operation, 0) + count
+    lines = ["", "Edit types (ERRANT, of the first alignment of each distinct reference):", ""]
+    lines += _table(
+        ["operation", "edits", "share"],
+        [
+            [f"{op} ({ERRANT_OPERATIONS.get(op, op)})", n, f"{n / total:.1%}"]
+            for op, n in sorted(operations.items(), key=lambda item: (-item[1], item[0]))
+        ],
+    )
+    shown = list(types.items())[:ERRANT_TYPES_SHOWN]
+    lines += ["", f"The {len(shown)} most frequent ERRANT types:", ""]
+    lines += _table(["type", "edits", "share"], [[t, n, f"{n / total:.1%}"] for t, n in shown])
     return lines
 
 
@@ -124,8 +157,8 @@ def _annotation(facts: dict[str, Any]) -> list[str]:
     if human and human.get("samples"):
         lines.append(
             "- Agreement with the final references: the annotators' own corrections scored "
-            f"against the golden references (ChERRANT char-level, all {human['samples']} "
-            f"corrections pooled): P {human['p']:.4f}, R {human['r']:.4f}, "
+            f"against this release's references ({human.get('metric', 'ChERRANT char-level')}, "
+            f"all {human['samples']} corrections pooled): P {human['p']:.4f}, R {human['r']:.4f}, "
             f"F0.5 {human['f05']:.4f}"
         )
     else:
@@ -232,7 +265,9 @@ def _uses_and_structure(facts: dict[str, Any]) -> list[str]:
 
 
 def _creation(facts: dict[str, Any]) -> list[str]:
-    sources = ", ".join(f"{k} ({v})" for k, v in sorted(facts["by_source"].items()))
+    sources = ", ".join(
+        f"{k or NO_SOURCE_NAME} ({v})" for k, v in sorted(facts["by_source"].items())
+    )
     return [
         "## Dataset Creation",
         "",

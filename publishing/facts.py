@@ -15,7 +15,7 @@ from datasets.selectors import DatasetRow, export_rows
 from datasets.statistics import dataset_statistics
 from publishing import formats
 from publishing.models import ReleaseMetadata, ReleaseReport
-from scoring.selectors import human_scores
+from scoring.services import refresh_stale_samples, release_human_scores
 
 
 def metadata_of(version: DatasetVersion) -> ReleaseMetadata:
@@ -88,7 +88,7 @@ def card_facts(
             if guideline
             else None,
             "time_spent_seconds": seconds,
-            "human": human_scores(dataset),
+            "human": _release_agreement(version),
         },
         "report": {
             "created_at": report.created_at.isoformat(timespec="seconds"),
@@ -97,6 +97,15 @@ def card_facts(
         if report
         else None,
     }
+
+
+def _release_agreement(version: DatasetVersion) -> dict[str, Any]:
+    """The annotators' boxes scored against the references this release froze, with the
+    release language's metric. The samples are brought up to date first: they are otherwise
+    scored when someone opens the annotator or leaderboard pages, and the card must not
+    depend on which pages were opened before publishing."""
+    refresh_stale_samples(dataset_id=version.dataset_id)
+    return release_human_scores(version)
 
 
 def rai_fields(facts: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from core.web import lookup, parse_id
 from datasets.models import Dataset
 from datasets.selectors import dataset_by_id
 from scoring import selectors, services
+from scoring.annotator_metric import box_metric
 from scoring.views import reference_count_chart
 
 
@@ -67,6 +68,7 @@ def annotators(request: HttpRequest, dataset_id: int) -> HttpResponse:
             "dataset": dataset,
             "rows": rows,
             "human": human,
+            "box_metric": box_metric(dataset.language).name,
             "chart": chart,
             "curve_chart": curve_chart,
             "sources": sources,

@@ -20,6 +20,7 @@ from datasets.models import Dataset, DatasetVersion
 from datasets.selectors import get_version
 from review.models import ReviewStatus, ReviewTask
 from scoring import metric
+from scoring.annotator_metric import box_metric, pooled_counts
 from scoring.highlighting import highlight_segments, source_tokens_and_joiner
 from scoring.models import (
     AnnotatorSample,
@@ -208,7 +209,7 @@ def _samples(dataset: Dataset, *, source_name: str = "") -> QuerySet[AnnotatorSa
     samples = AnnotatorSample.objects.filter(sentence__dataset=dataset)
     if source_name:
         samples = samples.filter(sentence__source__name=source_name)
-    return samples.select_related("sentence__source", "annotator").order_by(
+    return samples.select_related("sentence__source", "sentence__dataset", "annotator").order_by(
         "sentence__position", "submission_id", "slot"
     )
 
@@ -230,12 +231,23 @@ class _BlockCache:
 def _counts(
     samples: Sequence[AnnotatorSample], cache: _BlockCache, *, max_refs: int | None = None
 ) -> dict[str, Any]:
+    """Corpus counts of the samples with their dataset language's box metric (ChERRANT
+    char-level, ERRANT); samples of both languages (a pay period) are counted apart and
+    summed."""
     if not samples:
         return {"tp": 0, "fp": 0, "fn": 0, "p": 1.0, "r": 1.0, "f05": 0.0}
-    return metric.corpus_counts(
-        [cache.get(s.hyp_m2) for s in samples],
-        [cache.get(s.ref_m2) for s in samples],
-        max_refs=max_refs,
+    by_language: dict[str, list[AnnotatorSample]] = defaultdict(list)
+    for sample in samples:
+        by_language[sample.sentence.dataset.language].append(sample)
+    return pooled_counts(
+        [
+            box_metric(language).counts(
+                [cache.get(s.hyp_m2) for s in group],
+                [cache.get(s.ref_m2) for s in group],
+                max_refs=max_refs,
+            )
+            for language, group in sorted(by_language.items())
+        ]
     )
 
 
@@ -303,6 +315,7 @@ def human_scores(dataset: Dataset) -> dict[str, Any]:
         per_source[source.name if source else metric.NO_SOURCE].append(sample)
     return {
         **overall,
+        "metric": box_metric(dataset.language).name,
         "samples": len(samples),
         "ref_count_curve": curve,
         "ref_count_curve_by_k": by_k if samples else {},
@@ -391,7 +404,9 @@ def pay_report(
     for task in reviews.values("submitted_by", "reviewer"):
         review_counts[task["submitted_by"] or task["reviewer"]] += 1
     by_person: dict[int, list[AnnotatorSample]] = defaultdict(list)
-    for sample in samples.order_by("sentence__position", "submission_id", "slot"):
+    for sample in samples.select_related("sentence__dataset").order_by(
+        "sentence__position", "submission_id", "slot"
+    ):
         by_person[sample.annotator_id].append(sample)
     cache = _BlockCache()
     people = set(sub_counts) | set(review_counts)

@@ -101,8 +101,8 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
     show_human = request.GET.get("human", "1") == "1"
     human = None
     english = version.dataset.language == Language.ENGLISH
-    # Annotator samples are scored with the char-level metric: Chinese datasets only.
-    if show_human and version.dataset_id and not english:
+    # Annotator boxes are scored with the release language's metric (ERRANT for English).
+    if show_human and version.dataset_id:
         services.refresh_annotator_scores(dataset_id=version.dataset_id, user=request.user)
         # Against the references this release froze, like the systems above it.
         human = services.release_human_scores(version)

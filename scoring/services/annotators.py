@@ -25,13 +25,17 @@ from core.jobs import (
 )
 from core.models import BackgroundJob, JobStatus
 from datasets.models import (
+    Dataset,
     DatasetVersion,
     GoldenReference,
+    Language,
     ReferenceKind,
     ReleasedSentence,
     Sentence,
 )
+from datasets.reference_m2 import ENGLISH_SIGNATURE
 from scoring import metric, tasks
+from scoring.annotator_metric import BoxMetric, box_metric
 from scoring.models import (
     AnnotatorSample,
 )
@@ -41,7 +45,8 @@ JOB_KIND_ANNOTATORS = "scoring.annotators"
 
 
 def _reference_texts(references: Sequence[GoldenReference]) -> list[str]:
-    """Golden references as ChERRANT target strings (markers for the special kinds)."""
+    """Golden references as target strings (the markers for the special kinds; each
+    language's box metric reads them its own way)."""
     texts = []
     for ref in references:
         if ref.kind == ReferenceKind.ERROR_FREE:
@@ -69,6 +74,12 @@ def _sample_hypotheses(
     return boxes
 
 
+def samples_key(language: str, resources: Any) -> str:
+    """What a sample was scored with: the Chinese resources' signature, or ERRANT's (an
+    English sample scored before English boxes had their own metric has neither)."""
+    return ENGLISH_SIGNATURE if language == Language.ENGLISH else str(resources.signature)
+
+
 def rescore_sentence(
     sentence_id: int, *, resources_dir: str | None = None, force: bool = False
 ) -> int:
@@ -79,9 +90,10 @@ def rescore_sentence(
     the same reference revision, submissions and resources are kept as they are. Returns
     the number of samples of the sentence.
     """
-    sentence = Sentence.objects.filter(pk=sentence_id).first()
+    sentence = Sentence.objects.select_related("dataset").filter(pk=sentence_id).first()
     if sentence is None:
         return 0
+    boxes = box_metric(sentence.dataset.language)
     references = list(
         GoldenReference.objects.filter(sentence=sentence, is_current=True).order_by("position")
     )
@@ -95,6 +107,7 @@ def rescore_sentence(
         AnnotatorSample.objects.filter(sentence=sentence).delete()
         return 0
     resources = scoring_resources(resources_dir)
+    key = samples_key(sentence.dataset.language, resources)
     revision = max(ref.revision for ref in references)
     wanted = {
         (submission.pk, slot)
@@ -110,20 +123,20 @@ def rescore_sentence(
         not force
         and existing
         and all(
-            (rev, count, key) == (revision, len(references), resources.signature)
-            for _, _, rev, count, key in existing
+            (rev, count, stored_key) == (revision, len(references), key)
+            for _, _, rev, count, stored_key in existing
         )
         and {(sub, slot) for sub, slot, *_ in existing} == wanted
     ):
         return len(existing)
     ref_texts = _reference_texts(references)
-    ref_block = metric.sentence_block(sentence.text, ref_texts, resources=resources)
+    ref_block = boxes.reference_block(sentence.text, ref_texts, resources=resources)
     ref_m2 = metric.blocks_to_text([ref_block])
     samples = []
     for submission in submissions:
         for slot, correction_id, hypothesis in _sample_hypotheses(submission, sentence):
-            hyp_block = metric.sentence_block(sentence.text, [hypothesis], resources=resources)
-            counts = metric.corpus_counts([hyp_block], [ref_block])
+            hyp_block = boxes.box_block(sentence.text, hypothesis, resources=resources)
+            counts = boxes.counts([hyp_block], [ref_block])
             samples.append(
                 AnnotatorSample(
                     sentence=sentence,
@@ -139,7 +152,7 @@ def rescore_sentence(
                     tp=counts["tp"],
                     fp=counts["fp"],
                     fn=counts["fn"],
-                    resources_key=resources.signature,
+                    resources_key=key,
                 )
             )
     with transaction.atomic():
@@ -180,10 +193,16 @@ def stale_sentence_ids(*, dataset_id: int) -> list[int]:
         submitted[sentence_id].add(submission_id)
     stored_state: dict[int, set[tuple[int, int]]] = defaultdict(set)
     stored_submissions: dict[int, set[int]] = defaultdict(set)
-    for sentence_id, submission_id, revision, count in AnnotatorSample.objects.filter(
+    # Samples scored with another metric or other resources are stale too (English samples
+    # scored on characters before English boxes were scored with ERRANT, for instance).
+    language = Dataset.objects.filter(pk=dataset_id).values_list("language", flat=True).first()
+    key = samples_key(language or "", scoring_resources(None))
+    for sentence_id, submission_id, revision, count, stored_key in AnnotatorSample.objects.filter(
         sentence__dataset_id=dataset_id
-    ).values_list("sentence_id", "submission_id", "golden_revision", "reference_count"):
-        stored_state[sentence_id].add((revision, count))
+    ).values_list(
+        "sentence_id", "submission_id", "golden_revision", "reference_count", "resources_key"
+    ):
+        stored_state[sentence_id].add((revision, count) if stored_key == key else (-1, -1))
         stored_submissions[sentence_id].add(submission_id)
     stale = []
     for sentence_id in set(current) | set(stored_state):
@@ -312,8 +331,10 @@ def release_human_scores(version: DatasetVersion) -> dict[str, Any]:
     the references the release froze, the same corpus counts and reference-count curve as
     `scoring.selectors.human_scores`. The boxes' edits come from the stored samples (their
     hypothesis side does not depend on the references); only the reference side is built
-    here, once per released sentence. Cached per release, its samples and resources."""
+    here, once per released sentence, with the release language's box metric. Cached per
+    release, its samples and resources."""
     resources = scoring_resources(None)
+    language = version.dataset.language
     released = list(
         ReleasedSentence.objects.filter(version=version, sentence__isnull=False).order_by(
             "position"
@@ -329,15 +350,21 @@ def release_human_scores(version: DatasetVersion) -> dict[str, Any]:
     # rolled-back release must not answer for the new one.
     key = (
         f"scoring:release-human:v2:{version.pk}:{version.created_at.isoformat()}:"
-        f"{resources.signature}:{len(samples)}:{max((s[2] for s in samples), default=0)}"
+        f"{samples_key(language, resources)}:{len(samples)}:"
+        f"{max((s[2] for s in samples), default=0)}"
     )
-    return cached(key, lambda: _release_human(released, samples, resources), timeout=24 * 3600)
+    return cached(
+        key,
+        lambda: _release_human(released, samples, resources, box_metric(language)),
+        timeout=24 * 3600,
+    )
 
 
 def _release_human(
     released: Sequence[ReleasedSentence],
     samples: Sequence[tuple[int, str, int]],
     resources: Any,
+    boxes: BoxMetric,
 ) -> dict[str, Any]:
     by_sentence: dict[int, list[str]] = defaultdict(list)
     for sentence_id, hyp_m2, _ in samples:
@@ -345,18 +372,18 @@ def _release_human(
     hyps: list[metric.M2Block] = []
     refs: list[metric.M2Block] = []
     for row in released:
-        boxes = by_sentence.get(int(row.sentence_id or 0), [])
-        if not boxes or not row.references:
+        stored = by_sentence.get(int(row.sentence_id or 0), [])
+        if not stored or not row.references:
             continue
-        ref_block = metric.sentence_block(row.text, list(row.references), resources=resources)
-        for hyp_m2 in boxes:
+        ref_block = boxes.reference_block(row.text, list(row.references), resources=resources)
+        for hyp_m2 in stored:
             hyps.append(metric.parse_m2(hyp_m2, name="stored sample")[0])
             refs.append(ref_block)
     if not hyps:
         return {"samples": 0, "ref_count_curve": [], "ref_count_curve_by_k": {}}
-    overall = metric.corpus_counts(hyps, refs)
+    overall = boxes.counts(hyps, refs)
     max_refs = max(len(r.references) for r in released)
-    by_k = {str(k): metric.corpus_counts(hyps, refs, max_refs=k)["f05"] for k in range(1, max_refs)}
+    by_k = {str(k): boxes.counts(hyps, refs, max_refs=k)["f05"] for k in range(1, max_refs)}
     by_k["all"] = overall["f05"]
     return {
         **overall,
@@ -364,4 +391,5 @@ def _release_human(
         "ref_count_curve": metric.curve_points(by_k),
         "ref_count_curve_by_k": by_k,
         "frozen": True,
+        "metric": boxes.name,
     }

@@ -41,13 +41,15 @@ class World:
         return ReviewTask.objects.get(sentence=self.sentence(position))
 
 
-def make_world(*, sentences: list[str] | None = None, k: int = 3, seed: int = 7) -> World:
+def make_world(
+    *, sentences: list[str] | None = None, k: int = 3, seed: int = 7, language: str = "zh"
+) -> World:
     annotators = [make_user(Role.ANNOTATOR) for _ in range(k)]
     reviewer = make_user(Role.REVIEWER)
     other_reviewer = make_user(Role.REVIEWER)
     admin = make_user(Role.ADMIN)
     outsider = make_user(Role.ANNOTATOR)
-    dataset = make_dataset(sentences=sentences or SENTENCES, k=k)
+    dataset = make_dataset(sentences=sentences or SENTENCES, k=k, language=language)
     dataset.annotators.set(annotators)
     dataset.reviewers.set([reviewer])
     assign_dataset(dataset=dataset, seed=seed, by=admin)

@@ -25,8 +25,11 @@ def make_dataset(
     source_name: str = "src",
     split: str = "dev",
     k: int = 3,
+    language: str = "zh",
 ) -> Dataset:
-    dataset = Dataset.objects.create(name=name or f"ds{next(_counter)}", annotators_per_sentence=k)
+    dataset = Dataset.objects.create(
+        name=name or f"ds{next(_counter)}", annotators_per_sentence=k, language=language
+    )
     source = Source.objects.create(dataset=dataset, name=source_name)
     for position, text in enumerate(sentences or []):
         Sentence.objects.create(
