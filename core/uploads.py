@@ -92,6 +92,16 @@ def read_upload(source: Source, *, name: str, limits: ReadLimits | None = None) 
         raise upload_error(exc) from None
 
 
+def iter_upload(source: Source, *, name: str, limits: ReadLimits | None = None) -> Iterator[bytes]:
+    """The upload's content (decompressed) in pieces as it is read, within `limits`
+    (default: upload_limits()); ServiceError at the first limit passed. For readers that
+    parse as they go and so never hold the whole file."""
+    try:
+        yield from iter_chunks(source, name=name, limits=limits or upload_limits())
+    except InputFormatError as exc:
+        raise upload_error(exc) from None
+
+
 def check_upload(source: Source, *, name: str, limits: ReadLimits | None = None) -> None:
     """Raise the ServiceError read_upload would raise, keeping nothing (a scan of content
     already in memory, e.g. a file a service was handed as bytes)."""

@@ -9,19 +9,28 @@ Two formats are accepted:
 * one hypothesis a line, in release order, with exactly one line per released sentence.
 
 Every problem is reported with the file name, the 1-based line and the field.
+
+The file is read as a stream (``upload_lines``: the one bounded reader's chunks, decoded
+and checked line by line) and parsed as it comes, so a request holds one line of the file
+and the hypotheses of the release, never the whole file: a file with more lines than the
+release has sentences is refused at the first line too many, whatever its size.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from gecscore.errors import InputFormatError, decode_utf8
+from gecscore.boundedio import Source
+from gecscore.errors import InputFormatError
 from gecscore.mucgec import parallel_rows
 
 from core.exceptions import ServiceError
+from core.uploads import iter_upload
 from datasets.textrules import (
     BINARY_MESSAGE,
     describe_character,
@@ -53,59 +62,93 @@ def hypotheses_checksum(hypotheses: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(hypotheses).encode("utf-8")).hexdigest()
 
 
-def decode_upload(data: bytes, *, file_name: str) -> str:
-    """UTF-8 text with a BOM dropped and CRLF/CR line ends normalised."""
-    if looks_binary(data):
-        raise ServiceError(f"{file_name}: {BINARY_MESSAGE}", field="file")
+def upload_lines(source: Source, *, file_name: str) -> Iterator[str]:
+    """The upload's lines (without their line ends), decoded as they are read: UTF-8 with a
+    byte-order mark dropped, CRLF and CR line ends as LF, the one text rule checked on each
+    line. An empty last line (a final newline) is not a line."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    emitted = 0
+    carry = ""  # the line being read
+    held = ""  # a CR at the end of a chunk: the next chunk may start with its LF
+
+    def complete(text: str) -> Iterator[str]:
+        nonlocal carry, emitted
+        lines = (carry + text.replace("\r\n", "\n").replace("\r", "\n")).split("\n")
+        carry = lines.pop()
+        for line in lines:
+            emitted += 1
+            yield _checked_line(line, emitted, file_name)
+
+    first = True
+    for chunk in iter_upload(source, name=file_name):
+        if first:
+            if looks_binary(chunk):
+                raise ServiceError(f"{file_name}: {BINARY_MESSAGE}", field="file")
+            chunk = chunk.removeprefix(codecs.BOM_UTF8)
+            first = False
+        try:
+            text = held + decoder.decode(chunk)
+        except UnicodeDecodeError as exc:
+            raise _not_utf8(file_name, emitted + 1 + chunk[: exc.start].count(b"\n")) from None
+        held = "\r" if text.endswith("\r") else ""
+        yield from complete(text[: len(text) - len(held)])
     try:
-        text = decode_utf8(data, name=file_name)  # the library's one UTF-8 policy (BOM dropped)
-    except InputFormatError as exc:
-        raise ServiceError(
-            f"{file_name}, line {exc.line}: the file is not UTF-8 (save it as UTF-8 and upload again)",
-            field="file",
-        ) from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+        tail = held + decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise _not_utf8(file_name, emitted + 1) from None
+    yield from complete(tail)
+    if carry:
+        emitted += 1
+        yield _checked_line(carry, emitted, file_name)
+
+
+def _not_utf8(file_name: str, line: int) -> ServiceError:
+    return ServiceError(
+        f"{file_name}, line {line}: the file is not UTF-8 (save it as UTF-8 and upload again)",
+        field="file",
+    )
+
+
+def _checked_line(line: str, number: int, file_name: str) -> str:
     # The one text rule (datasets.textrules): a NUL or another control or invisible
     # character is refused here with its line, before anything is stored.
-    found = refused_character(text, allow="\t\n")
+    found = refused_character(line, allow="\t")
     if found is not None:
-        position, char = found
-        line = text.count("\n", 0, position - 1) + 1
         raise ServiceError(
-            f"{file_name}, line {line}: {describe_character(char)}; control and invisible "
-            "characters cannot be scored or stored: remove it",
+            f"{file_name}, line {number}: {describe_character(found[1])}; control and "
+            "invisible characters cannot be scored or stored: remove it",
             field="file",
         )
-    return text
+    return line
 
 
 def _squash(text: str) -> str:
     return _WHITESPACE.sub("", text)
 
 
-def _lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    # One final newline is normal; anything else blank is an error reported per line.
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
 def parse_system_output(
-    text: str, *, release: Sequence[ReleasedRow], file_name: str, file_format: str = "auto"
+    lines: Iterable[str],
+    *,
+    release: Sequence[ReleasedRow],
+    file_name: str,
+    file_format: str = "auto",
 ) -> ParsedOutput:
-    """Validate `text` against the released sentences; raise ServiceError naming the line."""
+    """Validate the file's lines against the released sentences as they are read; raise
+    ServiceError naming the line. ``auto`` takes the format of the first line: MuCGEC when
+    it has two tabs or more, else one hypothesis a line."""
     if not release:
         raise ServiceError("the release has no sentences to score", field="version")
-    lines = _lines(text)
-    if not lines:
+    lines = iter(lines)
+    first = next(lines, None)
+    if first is None:
         raise ServiceError(f"{file_name}: the file is empty", field="file")
     if file_format == "auto":
-        file_format = "mucgec" if all(line.count("\t") >= 2 for line in lines if line) else "lines"
+        file_format = "mucgec" if first.count("\t") >= 2 else "lines"
+    read = itertools.chain([first], lines)
     if file_format == "mucgec":
-        return ParsedOutput("mucgec", _checked(_parse_mucgec(lines, release, file_name), file_name))
+        return ParsedOutput("mucgec", _checked(_parse_mucgec(read, release, file_name), file_name))
     if file_format == "lines":
-        return ParsedOutput("lines", _checked(_parse_lines(lines, release, file_name), file_name))
+        return ParsedOutput("lines", _checked(_parse_lines(read, release, file_name), file_name))
     raise ServiceError(f"unknown format {file_format!r} (use mucgec or lines)", field="format")
 
 
@@ -121,15 +164,11 @@ def _checked(hypotheses: list[str], file_name: str) -> list[str]:
     return hypotheses
 
 
-def _parse_lines(lines: list[str], release: Sequence[ReleasedRow], file_name: str) -> list[str]:
-    if len(lines) != len(release):
-        raise ServiceError(
-            f"{file_name}: {len(lines)} lines, but the release has {len(release)} sentences "
-            "(one hypothesis a line, in release order)",
-            field="file",
-        )
-    hypotheses = []
+def _parse_lines(lines: Iterable[str], release: Sequence[ReleasedRow], file_name: str) -> list[str]:
+    hypotheses: list[str] = []
     for line_no, line in enumerate(lines, start=1):
+        if line_no > len(release):
+            raise _line_count(file_name, f"more than {len(release)} lines", release)
         if "\t" in line:
             raise ServiceError(
                 f"{file_name}, line {line_no}: a tab in a one-hypothesis-a-line file "
@@ -144,10 +183,20 @@ def _parse_lines(lines: list[str], release: Sequence[ReleasedRow], file_name: st
                 field="file",
             )
         hypotheses.append(hypothesis)
+    if len(hypotheses) != len(release):
+        raise _line_count(file_name, f"{len(hypotheses)} lines", release)
     return hypotheses
 
 
-def _mucgec_rows(lines: list[str], file_name: str) -> Iterator[tuple[int, str, str, str]]:
+def _line_count(file_name: str, found: str, release: Sequence[ReleasedRow]) -> ServiceError:
+    return ServiceError(
+        f"{file_name}: {found}, but the release has {len(release)} sentences "
+        "(one hypothesis a line, in release order)",
+        field="file",
+    )
+
+
+def _mucgec_rows(lines: Iterable[str], file_name: str) -> Iterator[tuple[int, str, str, str]]:
     """(line, id, source, hypothesis) per line, read by the library's one MuCGEC reader."""
     try:
         for row in parallel_rows(lines, name=file_name):
@@ -162,7 +211,9 @@ def _mucgec_rows(lines: list[str], file_name: str) -> Iterator[tuple[int, str, s
         raise ServiceError(str(exc), field="file") from None
 
 
-def _parse_mucgec(lines: list[str], release: Sequence[ReleasedRow], file_name: str) -> list[str]:
+def _parse_mucgec(
+    lines: Iterable[str], release: Sequence[ReleasedRow], file_name: str
+) -> list[str]:
     index = {row.external_id: position for position, row in enumerate(release)}
     found: dict[int, str] = {}
     seen_at: dict[str, int] = {}

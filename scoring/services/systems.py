@@ -27,7 +27,6 @@ from core.jobs import (
 )
 from core.models import BackgroundJob, JobStatus
 from core.unique import create_unique
-from core.uploads import read_upload
 from datasets.extraction import extraction_resources
 from datasets.models import (
     DatasetVersion,
@@ -44,7 +43,7 @@ from scoring.models import (
     SystemScore,
 )
 from scoring.services.job_rows import run_job_backed
-from scoring.uploads import ReleasedRow, decode_upload, parse_system_output
+from scoring.uploads import ReleasedRow, parse_system_output, upload_lines
 
 logger = logging.getLogger("scoring.services")
 
@@ -91,10 +90,10 @@ def upload_system_output(
     if len(name) > MAX_NAME_LENGTH:
         raise ServiceError(f"system name longer than {MAX_NAME_LENGTH} characters", field="name")
     rows = released_rows(version)
-    # The one bounded reader: gzip decompressed as a stream, refused (413) at a limit.
-    text = decode_upload(read_upload(data, name=file_name), file_name=file_name)
+    # The one bounded reader: gzip decompressed as a stream, refused (413) at a limit, and
+    # parsed line by line as it is read (a request never holds the whole file).
     parsed = parse_system_output(
-        text,
+        upload_lines(data, file_name=file_name),
         release=[ReleasedRow(row.external_id, row.text) for row in rows],
         file_name=file_name,
         file_format=file_format,

@@ -1,10 +1,14 @@
 """An English dataset through the whole platform in a real browser: the admin imports it on the
-datasets page and hands it out, an annotator corrects a sentence with live ERRANT diffs, the
-reviewer accepts the correction, the admin releases the dataset, exports ERRANT M2 and scores
-a system on the leaderboard, which shows ERRANT, M2, SentM2 and GLEU."""
+datasets page and hands it out, an annotator corrects a sentence with live ERRANT diffs and
+marks the other ERROR FREE, the reviewer accepts the correction and confirms the error-free
+sentence, the admin releases the dataset, exports ERRANT M2 and the parallel files (the
+error-free sentence's reference is the sentence itself, never the Chinese marker), scores a
+system on the leaderboard, which shows ERRANT, M2, SentM2, GLEU and the annotators' Human
+row, and reads the annotators' ERRANT quality. No English page shows the Chinese marker."""
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +114,7 @@ def test_english_dataset_import_annotate_review_release_export_score(  # type: i
             review.check("input[name=judgement][value=annotatable]")
         else:
             review.check("input[name=judgement][value=error_free]")
+            assert "没有错误" not in review.inner_text("body")
         review.click("#review-submit")
         review.wait_for_selector("text=Review saved")
     assert GoldenReference.objects.filter(
@@ -143,4 +148,29 @@ def test_english_dataset_import_annotate_review_release_export_score(  # type: i
             .inner_text()
             .strip()
         )
+    # The annotators' boxes, scored with ERRANT against the release: the correction equals the
+    # reference (1 TP) and ERROR FREE matches the error-free sentence (no edit either side).
+    human = page.locator("[data-testid=human-row]")
+    human.wait_for()
+    assert "0.0000" not in human.inner_text() and "1.0000" in human.inner_text()
     screenshot("english-leaderboard")
+    page.goto(f"/scoring/datasets/{dataset.pk}/annotators/")
+    assert "ERRANT F0.5" in page.inner_text("[data-testid=box-metric]")
+    row = page.locator("[data-testid=annotator-row]")
+    assert annotator.username in row.inner_text() and "1.0000" in row.inner_text()
+    assert "没有错误" not in page.inner_text("body")
+
+    # The parallel export writes the error-free sentence's reference as the sentence itself.
+    page.goto("/datasets/en-loop/")
+    page.select_option("#id_release", label="en-loop@v1")
+    page.select_option("#id_eformat", "parallel")
+    page.click("[data-testid=export-form] button[type=submit]")
+    page.wait_for_selector("[data-testid=download]")
+    with page.expect_download() as download_info:
+        page.click("[data-testid=download]")
+    archive_path = tmp_path / "en-loop.zip"
+    download_info.value.save_as(archive_path)
+    with zipfile.ZipFile(archive_path) as archive:
+        sources = archive.read("source.txt").decode("utf-8").splitlines()
+        refs = archive.read("ref1.txt").decode("utf-8").splitlines()
+    assert dict(zip(sources, refs, strict=True)) == {SOURCES[0]: FIX, SOURCES[1]: SOURCES[1]}
