@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import transaction
 from gecscore.meta.judgments import (
     JudgmentFormatError,
-    JudgmentSet,
-    read_judgments_xml,
+    RankingItem,
+    RankingResult,
+    iter_judgments_xml,
     unexpanded_comparisons,
     write_judgments_xml,
     write_pairwise_csv,
@@ -42,11 +44,11 @@ from judgments.services.campaigns import campaign_name_taken, release_sources
 
 def _read_xml(
     source: str | Path | bytes, *, systems: Sequence[str] | None, label: str
-) -> JudgmentSet:
+) -> Iterator[RankingResult | RankingItem]:
     """The file read as a stream through the one bounded reader, within the Appraise XML
-    limits (core/uploads.py: size, lines, nesting depth)."""
+    limits (core/uploads.py: size, lines, nesting depth), one item at a time."""
     try:
-        return read_judgments_xml(
+        yield from iter_judgments_xml(
             source, systems=systems, limits=judgments_xml_limits(), name=label
         )
     except JudgmentFormatError as error:
@@ -86,26 +88,25 @@ def import_judgments(
             field="release",
         )
     known = list(campaign.systems.values_list("name", flat=True)) if campaign else []
-    judgments = _read_xml(source, systems=known or None, label=label)
+    target = campaign.release if campaign is not None else release
+    sentences: dict[str, tuple[int, str]] = {}
+    if target is not None:
+        sentences = {
+            ext: (index, text) for index, (ext, text) in enumerate(release_sources(target))
+        }
+    # Two passes over the file, each holding one item at a time: the first checks every
+    # item and gathers the systems, the second writes (a 37 MB file read whole into a
+    # JudgmentSet took 1.2 GB). All or nothing still: both run in this transaction.
+    scanned = _scan(source, campaign, target, sentences, label=label, known=known)
     if campaign is None:
         campaign = _new_campaign(campaign_name, release=release, by=by)
-    sentences: dict[str, tuple[int, str]] = {}
-    if campaign.release is not None:
-        sentences = {
-            ext: (index, text)
-            for index, (ext, text) in enumerate(release_sources(campaign.release))
-        }
-    _check_items(campaign, judgments, sentences, label=label)
-    new_systems = [s for s in judgments.systems if s not in known]
+    new_systems = [s for s in scanned.systems if s not in known]
     CampaignSystem.objects.bulk_create(
         CampaignSystem(campaign=campaign, name=name, position=len(known) + offset)
         for offset, name in enumerate(new_systems)
     )
-    items = _write_items(campaign, judgments, sentences)
-    campaign.result_blocks = [
-        *campaign.result_blocks,
-        *([list(pair) for pair in result.attributes] for result in judgments.results),
-    ]
+    items = _write_items(campaign, _read_xml(source, systems=None, label=label), sentences)
+    campaign.result_blocks = [*campaign.result_blocks, *scanned.blocks]
     campaign.save(update_fields=["result_blocks"])
     log_action(
         campaign,
@@ -146,90 +147,132 @@ def _new_campaign(name: str, *, release: DatasetVersion | None, by: User | None)
     return campaign
 
 
-def _check_items(
-    campaign: Campaign,
-    judgments: JudgmentSet,
+@dataclass
+class _Scanned:
+    systems: list[str] = field(default_factory=list)  # sorted, as JudgmentSet.systems
+    blocks: list[list[list[str]]] = field(default_factory=list)  # each result's attributes
+
+
+def _scan(
+    source: str | Path | bytes,
+    campaign: Campaign | None,
+    release: DatasetVersion | None,
     sentences: Mapping[str, tuple[int, str]],
     *,
     label: str,
-) -> None:
-    """Every ranked sentence is in the campaign's release (when it has one), and no judge
-    gets an item id twice."""
-    release = campaign.release
-    existing = set(
-        Assignment.objects.filter(campaign=campaign).values_list("judge_name", "appraise_id")
+    known: Sequence[str],
+) -> _Scanned:
+    """Read the whole file once, checking as it goes: well-formed, systems the campaign has
+    (when it has some), every ranked sentence in the release (when there is one), and no
+    judge given an item id twice; the systems named and each result's attributes."""
+    existing = (
+        set(Assignment.objects.filter(campaign=campaign).values_list("judge_name", "appraise_id"))
+        if campaign is not None
+        else set()
     )
+    scanned = _Scanned()
+    systems: set[str] = set()
     number = 0
-    for result in judgments.results:
-        for item in result.items:
-            number += 1
-            place = f"<ranking-item> #{number} (id={item.item_id!r})"
-            if release is not None and item.src_id not in sentences:
-                raise ServiceError(
-                    f"{label}, {place}: sentence {item.src_id!r} is not in {release.label}",
-                    field=place,
-                )
-            if item.item_id and (item.user, item.item_id) in existing:
-                raise ServiceError(
-                    f"{label}, {place}: duplicate item: user {item.user!r} already has id"
-                    f" {item.item_id!r} in campaign {campaign.name!r}",
-                    field=place,
-                )
+    for read in _read_xml(source, systems=known or None, label=label):
+        if isinstance(read, RankingResult):
+            scanned.blocks.append([list(pair) for pair in read.attributes])
+            continue
+        number += 1
+        place = f"<ranking-item> #{number} (id={read.item_id!r})"
+        if release is not None and read.src_id not in sentences:
+            raise ServiceError(
+                f"{label}, {place}: sentence {read.src_id!r} is not in {release.label}",
+                field=place,
+            )
+        if read.item_id and (read.user, read.item_id) in existing:
+            raise ServiceError(
+                f"{label}, {place}: duplicate item: user {read.user!r} already has id"
+                f" {read.item_id!r} in campaign {campaign.name if campaign else ''!r}",
+                field=place,
+            )
+        systems.update(read.systems)
+    scanned.systems = sorted(systems)
+    return scanned
+
+
+WRITE_BATCH = 500  # items written at a time (with their outputs, assignments, judgments)
 
 
 def _write_items(
-    campaign: Campaign, judgments: JudgmentSet, sentences: Mapping[str, tuple[int, str]]
+    campaign: Campaign,
+    reads: Iterable[RankingResult | RankingItem],
+    sentences: Mapping[str, tuple[int, str]],
 ) -> int:
     """Write one item, its shown outputs, one assignment and (unless skipped) one judgment
-    per ranked item of the file, numbered after the campaign's last item; the item count."""
+    per ranked item of the file, numbered after the campaign's last item, WRITE_BATCH items
+    at a time; the item count."""
     lines = {
         s.name: s.outputs for s in CampaignSystem.objects.filter(campaign=campaign) if s.outputs
     }
-    first_block = len(campaign.result_blocks)
+    block = len(campaign.result_blocks) - 1
     last_item = Item.objects.filter(campaign=campaign).order_by("-number").first()
     next_number = last_item.number + 1 if last_item else 0
-    items: list[Item] = []
+    batch: list[tuple[Item, RankingItem]] = []
+    written = 0
+    for read in reads:
+        if isinstance(read, RankingResult):
+            block += 1
+            continue
+        index, text = sentences.get(read.src_id, (-1, ""))
+        item = Item(
+            campaign=campaign,
+            number=next_number + written + len(batch),
+            src_id=read.src_id,
+            doc_id=read.doc_id,
+            source=text,
+            block=block,
+        )
+        batch.append((item, read))
+        if len(batch) >= WRITE_BATCH:
+            written += _write_batch(campaign, batch, lines, sentences)
+            batch = []
+    return written + _write_batch(campaign, batch, lines, sentences)
+
+
+def _write_batch(
+    campaign: Campaign,
+    batch: Sequence[tuple[Item, RankingItem]],
+    lines: Mapping[str, list[str]],
+    sentences: Mapping[str, tuple[int, str]],
+) -> int:
+    Item.objects.bulk_create([item for item, _ in batch])
     outputs: list[ItemOutput] = []
     assignments: list[Assignment] = []
-    judgment_ranks: list[tuple[Assignment, list[int]]] = []
-    judgment_verdicts: list[list[dict[str, object]]] = []
-    for block, result in enumerate(judgments.results, start=first_block):
-        for ranking in result.items:
-            index, text = sentences.get(ranking.src_id, (-1, ""))
-            item = Item(
-                campaign=campaign,
-                number=next_number + len(items),
-                src_id=ranking.src_id,
-                doc_id=ranking.doc_id,
-                source=text,
-                block=block,
-            )
-            items.append(item)
-            for position, entry in enumerate(ranking.entries):
-                shown = lines.get(entry.systems[0], [])
-                outputs.append(
-                    ItemOutput(
-                        item=item,
-                        position=position,
-                        text=shown[index] if 0 <= index < len(shown) else "",
-                        systems=list(entry.systems),
-                    )
+    judgments: list[Judgment] = []
+    for item, ranking in batch:
+        index = sentences.get(ranking.src_id, (-1, ""))[0]
+        for position, entry in enumerate(ranking.entries):
+            shown = lines.get(entry.systems[0], [])
+            outputs.append(
+                ItemOutput(
+                    item_id=item.pk,
+                    position=position,
+                    text=shown[index] if 0 <= index < len(shown) else "",
+                    systems=list(entry.systems),
                 )
-            assignment = Assignment(
-                campaign=campaign,
-                item=item,
-                judge_name=ranking.user,
-                order=item.number,
-                status=AssignmentStatus.SKIPPED if not ranking.entries else AssignmentStatus.DONE,
-                appraise_id=ranking.item_id,
-                duration=ranking.duration,
-                extra=[list(pair) for pair in ranking.extra],
             )
-            assignments.append(assignment)
-            if ranking.entries:
-                judgment_ranks.append((assignment, [e.rank for e in ranking.entries]))
-                judgment_verdicts.append(
-                    [
+        assignment = Assignment(
+            campaign=campaign,
+            item_id=item.pk,
+            judge_name=ranking.user,
+            order=item.number,
+            status=AssignmentStatus.SKIPPED if not ranking.entries else AssignmentStatus.DONE,
+            appraise_id=ranking.item_id,
+            duration=ranking.duration,
+            extra=[list(pair) for pair in ranking.extra],
+        )
+        assignments.append(assignment)
+        if ranking.entries:
+            judgments.append(
+                Judgment(
+                    assignment=assignment,
+                    ranks=[e.rank for e in ranking.entries],
+                    edit_verdicts=[
                         {
                             "output": position,
                             "edit": verdict.edit,
@@ -239,23 +282,15 @@ def _write_items(
                         }
                         for position, entry in enumerate(ranking.entries)
                         for verdict in entry.edits
-                    ]
+                    ],
                 )
-    Item.objects.bulk_create(items, batch_size=500)
-    for output in outputs:
-        output.item_id = output.item.pk
-    for assignment in assignments:
-        assignment.item_id = assignment.item.pk
-    ItemOutput.objects.bulk_create(outputs, batch_size=500)
-    Assignment.objects.bulk_create(assignments, batch_size=500)
-    Judgment.objects.bulk_create(
-        (
-            Judgment(assignment_id=a.pk, ranks=ranks, edit_verdicts=verdicts)
-            for (a, ranks), verdicts in zip(judgment_ranks, judgment_verdicts, strict=True)
-        ),
-        batch_size=500,
-    )
-    return len(items)
+            )
+    ItemOutput.objects.bulk_create(outputs)
+    Assignment.objects.bulk_create(assignments)
+    for judgment in judgments:
+        judgment.assignment_id = judgment.assignment.pk
+    Judgment.objects.bulk_create(judgments)
+    return len(batch)
 
 
 def export_judgments(*, campaign: Campaign, by: User | None = None) -> str:

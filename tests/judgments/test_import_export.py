@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from gecscore.meta.judgments import (
 from gecscore.meta.rankings import rank_trueskill
 
 from judgments.models import Assignment, Campaign, CampaignSystem, Item, ItemOutput, Judgment
+from judgments.services.appraise import import_judgments
 from judgments.selectors import campaign_judgment_set, human_system_scores
 
 pytestmark = pytest.mark.django_db
@@ -228,3 +230,33 @@ def test_a_campaign_named_by_a_number_is_found_by_its_name(tmp_path: Path) -> No
     _import(tmp_path, _xml(GOOD_ITEM.format(id=1)), campaign="other")
     report = _human_ranking("--campaign", "2015", "--method", "ew")
     assert set(report["systems"]) == {"A", "B", "C"} and report["judgments"] == 3
+
+
+def _appraise_file(items: int) -> bytes:
+    body = "".join(
+        f'<ranking-item src-id="{i % 50}" id="{i}" user="ann{i % 7}" duration="00:00:{i % 60:02}">'
+        '<translation rank="1" system="A"/><translation rank="2" system="B C"/>'
+        '<translation rank="3" system="D"/></ranking-item>\n'
+        for i in range(items)
+    )
+    return _xml(body).encode("utf-8")
+
+
+def _import_peak(data: bytes, name: str) -> int:
+    tracemalloc.start()
+    try:
+        import_judgments(campaign_name=name, source=data)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_an_appraise_import_holds_one_batch_of_items_not_the_file() -> None:
+    """Four times the items, about the same peak: the file is read twice as a stream (check,
+    then write) and written in batches; read whole, the peak grows with the file."""
+    small, large = _appraise_file(600), _appraise_file(2_400)
+    small_peak = _import_peak(small, "small")
+    large_peak = _import_peak(large, "large")
+    assert Item.objects.filter(campaign__name="large").count() == 2_400
+    assert Judgment.objects.filter(assignment__campaign__name="large").count() == 2_400
+    assert large_peak < 1.6 * small_peak, (small_peak, large_peak)
