@@ -19,8 +19,8 @@ from gecscore.meta.judgments import (
 from gecscore.meta.rankings import rank_trueskill
 
 from judgments.models import Assignment, Campaign, CampaignSystem, Item, ItemOutput, Judgment
-from judgments.services.appraise import import_judgments
 from judgments.selectors import campaign_judgment_set, human_system_scores
+from judgments.services.appraise import import_judgments
 
 pytestmark = pytest.mark.django_db
 
