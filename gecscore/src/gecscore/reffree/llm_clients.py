@@ -71,7 +71,8 @@ class LLMStopped(GECError):
 
 class Stop:
     """Shared by the calls of one run (threads included). ``cancel(reason)`` is the caller's
-    Cancel; ``trip(error)`` is called by a call that failed after its retries. Either one
+    Cancel; ``trip(error)`` is called by a call that failed after its retries (or by the
+    caller, on any error that ends its run). Either one
     cuts off every request in flight (their sockets are shut down) and makes every later
     call raise :class:`LLMStopped` at once."""
 
@@ -81,7 +82,7 @@ class Stop:
         self._aborts: set[Callable[[str], None]] = set()
         self.reason = ""
         self.cancelled = False
-        self.failure: GECError | None = None  # the error that tripped it
+        self.failure: BaseException | None = None  # the error that tripped it
 
     @property
     def stopped(self) -> bool:
@@ -90,10 +91,10 @@ class Stop:
     def cancel(self, reason: str = "cancelled") -> None:
         self._set(reason, cancelled=True, failure=None)
 
-    def trip(self, failure: GECError) -> None:
+    def trip(self, failure: BaseException) -> None:
         self._set(str(failure), cancelled=False, failure=failure)
 
-    def _set(self, reason: str, *, cancelled: bool, failure: GECError | None) -> None:
+    def _set(self, reason: str, *, cancelled: bool, failure: BaseException | None) -> None:
         with self._lock:
             if self._event.is_set():
                 return  # the first reason stands

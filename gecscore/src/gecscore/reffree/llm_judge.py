@@ -373,8 +373,7 @@ class LLMJudge(ReferenceFreeMetric):
                         progress(done, len(futures))
             except BaseException as exc:
                 # Without this the pool's exit would still ask every queued prompt.
-                if not stop.stopped:
-                    stop.cancel(f"stopped: {type(exc).__name__}")
+                stop.trip(exc)
                 pool.shutdown(wait=True, cancel_futures=True)
                 if stop.failure is not None and exc is not stop.failure:
                     raise stop.failure from None  # the cause, not a call it cut off
