@@ -136,7 +136,9 @@ def keep_alive(job_id: int, token: str | None = None) -> Iterator[None]:
 
 
 @contextmanager
-def watch_cancel(job_id: int | None, on_cancel: Callable[[], None], *, every: float) -> Iterator[None]:
+def watch_cancel(
+    job_id: int | None, on_cancel: Callable[[], None], *, every: float
+) -> Iterator[None]:
     """Call `on_cancel()` once, from a thread, when the job stops being this run's while the
     block runs (cancelled, failed by the sweeper, taken over by another claim): for work that
     blocks longer than a Cancel may wait between two progress reports, such as a request to

@@ -74,7 +74,7 @@ def judge_worker(django_db_setup, django_db_blocker, tmp_path, server) -> Iterat
     queue = f"llm-{os.getpid()}-{random.randrange(10**6)}"
     previous = (app.conf.task_always_eager, app.conf.task_routes)
     app.conf.task_routes = {"*": {"queue": queue}}
-    app.amqp.flush_routes()
+    _reload_routes(app)
     env = {
         "GEC_LLM_URL": server.url,
         "GEC_LLM_MODEL": "tiny-judge",
@@ -89,9 +89,14 @@ def judge_worker(django_db_setup, django_db_blocker, tmp_path, server) -> Iterat
     yield subject
     subject.stop()
     app.conf.task_always_eager, app.conf.task_routes = previous
-    app.amqp.flush_routes()
+    _reload_routes(app)
     with app.connection_for_write() as conn:
         conn.default_channel.queue_purge(queue)
+
+
+def _reload_routes(app: Any) -> None:
+    app.amqp.flush_routes()
+    app.amqp.__dict__.pop("router", None)  # a cached_property holding the old routes
 
 
 def _release(admin: Any) -> Any:

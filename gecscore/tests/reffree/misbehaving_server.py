@@ -18,6 +18,7 @@ Every request's path and JSON body is recorded, with the time each client went a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import socketserver
@@ -50,11 +51,9 @@ class MisbehavingServer:
                     return
                 with server.lock:
                     server.requests.append(body)
-                sent = 0
-                try:
+                sent = 0  # the client shut its side (what the tests wait for) before a byte
+                with contextlib.suppress(OSError):
                     sent = server.behave(self.request)
-                except OSError:  # the client shut its side: what the tests wait for
-                    pass
                 with server.lock:
                     server.left.append(time.monotonic())
                     server.sent.append(sent)
@@ -104,10 +103,14 @@ class MisbehavingServer:
         raise ValueError(f"unknown mode {mode}")
 
     def _drip(self, sock: socket.socket, data: bytes) -> int:
+        """``data`` a byte at a time; the bytes sent before the client went away."""
         for sent in range(len(data)):
             if self.closing.wait(self.interval):
                 return sent
-            sock.sendall(data[sent : sent + 1])
+            try:
+                sock.sendall(data[sent : sent + 1])
+            except OSError:
+                return sent
         return len(data)
 
     def _stream(self, sock: socket.socket) -> int:

@@ -30,7 +30,6 @@ import json
 import socket
 import ssl
 import threading
-import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -359,8 +358,7 @@ class HTTPChatClient:
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             # The exception's name only: its text can quote the whole body.
             raise _Retry(
-                f"not a chat-completions response ({type(exc).__name__}; "
-                f"{describe_body(body)})"
+                f"not a chat-completions response ({type(exc).__name__}; {describe_body(body)})"
             ) from None
 
 
