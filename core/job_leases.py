@@ -163,7 +163,11 @@ def watch_cancel(
                 except Exception:  # the next look may work; the work goes on meanwhile
                     logger.warning("cancel watch of job %s: no read", job_id, exc_info=True)
                     continue
-                live = row is not None and row[0] in (JobStatus.QUEUED, JobStatus.RUNNING)
+                if row is None:
+                    # Not committed yet (work run in-process inside the transaction that made
+                    # the job): nobody else can have cancelled it.
+                    continue
+                live = row[0] in (JobStatus.QUEUED, JobStatus.RUNNING)
                 if not live or (token and row[1] != token):
                     on_cancel()
                     return

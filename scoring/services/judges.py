@@ -39,9 +39,9 @@ from core.job_queue import enqueue_job
 from core.jobs import (
     JobCancelled,
     fail_job,
-    finish_job,
     mark_running,
     report_progress,
+    settle_job,
 )
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
@@ -214,12 +214,17 @@ def run_judges(
             # does not load is not).
             fail_job(job_id, message=message, retryable=http and isinstance(exc, GECError))
         raise ServiceError(f"LLM judging failed: {message}") from None
-    _store(scored, results)
     numbers = {
         name: {s: e["score"] for s, e in entries.items()} for name, entries in results.items()
     }
-    if job_id is not None:
-        finish_job(job_id, result={"version": version.pk, **numbers}, message="done")
+    try:
+        # The entries and "done" commit together: a Cancel that came while the last answers
+        # arrived rolls the entries back instead of storing a run the user gave up.
+        with transaction.atomic():
+            _store(scored, results)
+            settle_job(job_id, result={"version": version.pk, **numbers}, message="done")
+    except JobCancelled:
+        return {}
     return numbers
 
 

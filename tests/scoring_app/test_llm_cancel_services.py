@@ -6,13 +6,9 @@ only between two judges, after every prompt had waited out its deadline and its 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
-import sys
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -29,6 +25,7 @@ from scoring import services
 from tests.core.faultkit import Worker, wait_for
 from tests.factories import make_user
 from tests.parallel import worker_log
+from tests.scoring_app.llm_servers import MisbehavingServer
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -41,19 +38,6 @@ SYSTEMS = {
     "alpha": ["He goes to school .", "She has two cats .", "This is fine .", "They were happy ."],
     "beta": ["He goes to school .", "She have two cats .", "This is fine .", "They was happy ."],
 }
-
-
-def _misbehaving_server() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "gecscore/tests/reffree/misbehaving_server.py"
-    spec = importlib.util.spec_from_file_location("gecscore_misbehaving_server", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-MisbehavingServer = _misbehaving_server().MisbehavingServer
 
 
 def _lines(lines: list[str]) -> bytes:
