@@ -351,10 +351,14 @@ GEC_SCRIBENDI_MODEL = env_str("GEC_SCRIBENDI_MODEL")
 GEC_LLM_URL = env_str("GEC_LLM_URL")
 GEC_LLM_MODEL = env_str("GEC_LLM_MODEL")
 GEC_LLM_API_KEY = env_str("GEC_LLM_API_KEY")
-GEC_LLM_TIMEOUT = float(env_int("GEC_LLM_TIMEOUT", 60))
+# Seconds per request, all of it: connect, headers and body (a server that drips is cut off).
+GEC_LLM_TIMEOUT = env_float("GEC_LLM_TIMEOUT", 60.0)
+# An answer larger than this is an error, read no further (a chat answer is a few KB at most).
+GEC_LLM_MAX_RESPONSE_BYTES = env_int("GEC_LLM_MAX_RESPONSE_BYTES", 1 << 20)
 GEC_LLM_CONCURRENCY = env_int("GEC_LLM_CONCURRENCY", 4)
 # A request that fails (connection, timeout, HTTP 429/5xx) is sent again GEC_LLM_RETRIES times,
 # the first after GEC_LLM_RETRY_WAIT seconds, each wait twice the last (1 + 2 + 4 s by default).
+# The first request that still fails ends the run: the prompts not yet asked are not asked.
 GEC_LLM_RETRIES = env_int("GEC_LLM_RETRIES", 3)
 GEC_LLM_RETRY_WAIT = env_float("GEC_LLM_RETRY_WAIT", 1.0)
 GEC_WEIGHT_CACHE_DIR = Path(env_str("GEC_WEIGHT_CACHE_DIR", str(VAR_DIR / "weights-cache")))

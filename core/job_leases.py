@@ -12,7 +12,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
@@ -132,4 +132,52 @@ def keep_alive(job_id: int, token: str | None = None) -> Iterator[None]:
         yield
     finally:
         stop.set()
+        thread.join(timeout=5)
+
+
+@contextmanager
+def watch_cancel(
+    job_id: int | None, on_cancel: Callable[[], None], *, every: float
+) -> Iterator[None]:
+    """Call `on_cancel()` once, from a thread, when the job stops being this run's while the
+    block runs (cancelled, failed by the sweeper, taken over by another claim): for work that
+    blocks longer than a Cancel may wait between two progress reports, such as a request to
+    an LLM endpoint. The job row is read every `every` seconds over one connection of the
+    thread's own. PostgreSQL only, like leases: on SQLite tasks run in-process and the work
+    notices a cancel at its next progress report."""
+    if job_id is None or not leases_apply():
+        yield
+        return
+    done = threading.Event()
+    token = claims.get(job_id)
+    table = BackgroundJob._meta.db_table
+
+    def watch() -> None:
+        conn = connections.create_connection("default")
+        try:
+            while not done.wait(every):
+                try:
+                    with conn.cursor() as cursor:
+                        cursor.execute(f"SELECT status, claim FROM {table} WHERE id = %s", [job_id])
+                        row = cursor.fetchone()
+                except Exception:  # the next look may work; the work goes on meanwhile
+                    logger.warning("cancel watch of job %s: no read", job_id, exc_info=True)
+                    continue
+                if row is None:
+                    # Not committed yet (work run in-process inside the transaction that made
+                    # the job): nobody else can have cancelled it.
+                    continue
+                live = row[0] in (JobStatus.QUEUED, JobStatus.RUNNING)
+                if not live or (token and row[1] != token):
+                    on_cancel()
+                    return
+        finally:
+            conn.close()
+
+    thread = threading.Thread(target=watch, name=f"job-{job_id}-cancel-watch", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
         thread.join(timeout=5)

@@ -16,6 +16,11 @@ the judges run again: TrueSkill values only compare within one run.
 Offered when an LLM is configured: ``GEC_LLM_URL`` (an OpenAI-compatible endpoint the
 operator runs: vLLM, llama.cpp, Ollama) with ``GEC_LLM_MODEL`` the name it serves, or
 ``GEC_LLM_MODEL`` alone, a local Hugging Face causal LM folder.
+
+A run cannot hold its worker: each request has one deadline (``GEC_LLM_TIMEOUT``, connect to
+last byte), the first prompt that still fails after its retries ends the run (the library's
+circuit breaker), and Cancel is watched from a thread while requests are in flight, which
+cuts them off: the worker is free within about a second, whatever the endpoint does.
 """
 
 from __future__ import annotations
@@ -25,16 +30,18 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from gecscore.errors import GECError
+from gecscore.reffree.llm_clients import Stop
 from gecscore.reffree.llm_judge import LLMJudge, trueskill_scores
 
 from core.exceptions import Conflict, NotFound, ServiceError
+from core.job_leases import watch_cancel
 from core.job_queue import enqueue_job
 from core.jobs import (
     JobCancelled,
     fail_job,
-    finish_job,
     mark_running,
     report_progress,
+    settle_job,
 )
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
@@ -136,6 +143,7 @@ def make_judge(name: str) -> LLMJudge:
         concurrency=int(getattr(settings, "GEC_LLM_CONCURRENCY", 4)),
         retries=int(getattr(settings, "GEC_LLM_RETRIES", 3)),
         retry_wait=float(getattr(settings, "GEC_LLM_RETRY_WAIT", 1.0)),
+        max_response_bytes=int(getattr(settings, "GEC_LLM_MAX_RESPONSE_BYTES", 1 << 20)),
         device=settings.GEC_BERT_DEVICE,
         cache_dir=str(cache_dir) if cache_dir else None,
     )
@@ -145,10 +153,11 @@ def make_judge(name: str) -> LLMJudge:
 
 
 def judge_entries(
-    name: str, sources: list[str], systems: dict[str, list[str]]
+    name: str, sources: list[str], systems: dict[str, list[str]], *, stop: Stop | None = None
 ) -> dict[str, dict[str, Any]]:
-    """``{system: entry}`` of one judge over ``systems`` (in the dict's order)."""
-    result = make_judge(name).score_systems(sources, list(systems.values()))
+    """``{system: entry}`` of one judge over ``systems`` (in the dict's order); ``stop``
+    cancels the run."""
+    result = make_judge(name).score_systems(sources, list(systems.values()), stop=stop)
     mu = trueskill_scores(result.pairwise)
     signature = f"{result.signature}|aggregate={JUDGE_AGGREGATION}|systems={len(systems)}"
     entries: dict[str, dict[str, Any]] = {}
@@ -176,6 +185,9 @@ def run_judges(
     if version is None:
         raise NotFound(f"no release {version_id}")
     http = False
+    stop = Stop()
+    # Cancel must not wait for the next progress report: that comes after a whole judge.
+    every = min(1.0, float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0)) / 4)
     try:
         chosen = _chosen(metrics)
         http = judge_backend()["backend"] == "http"
@@ -187,24 +199,32 @@ def run_judges(
         if len(systems) < 2:
             raise ServiceError(f"{version.label} has fewer than 2 scored systems to compare")
         results: dict[str, dict[str, dict[str, Any]]] = {}
-        for index, name in enumerate(chosen):
-            report_progress(job_id, index, message=f"{name}: judging {len(systems)} systems")
-            results[name] = judge_entries(name, sources, systems)
+        with watch_cancel(job_id, lambda: stop.cancel("the job was cancelled"), every=every):
+            for index, name in enumerate(chosen):
+                report_progress(job_id, index, message=f"{name}: judging {len(systems)} systems")
+                results[name] = judge_entries(name, sources, systems, stop=stop)
     except JobCancelled:
         return {}
     except (ServiceError, GECError, ValueError, OSError) as exc:
+        if stop.cancelled:  # the job already ended; the requests cut off say nothing more
+            return {}
         message = exc.message if isinstance(exc, ServiceError) else str(exc)
         if job_id is not None:
             # An endpoint down or overloaded is worth retrying as it is (a local model that
             # does not load is not).
             fail_job(job_id, message=message, retryable=http and isinstance(exc, GECError))
         raise ServiceError(f"LLM judging failed: {message}") from None
-    _store(scored, results)
     numbers = {
         name: {s: e["score"] for s, e in entries.items()} for name, entries in results.items()
     }
-    if job_id is not None:
-        finish_job(job_id, result={"version": version.pk, **numbers}, message="done")
+    try:
+        # The entries and "done" commit together: a Cancel that came while the last answers
+        # arrived rolls the entries back instead of storing a run the user gave up.
+        with transaction.atomic():
+            _store(scored, results)
+            settle_job(job_id, result={"version": version.pk, **numbers}, message="done")
+    except JobCancelled:
+        return {}
     return numbers
 
 

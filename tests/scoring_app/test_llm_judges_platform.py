@@ -2,15 +2,14 @@
 release, the `gpu` task (eager) asks a real local HTTP server speaking the OpenAI
 chat-completions API (the library tests' server, gecscore/tests/reffree/chat_server.py), and
 the stored per-system and per-sentence scores equal the library's called directly on the same
-inputs; they show on the leaderboard, the system page, and the meta-evaluation catalogue."""
+inputs; they show on the leaderboard, the system page, and the meta-evaluation catalogue.
+An endpoint that hangs, drips, floods or redirects fails the job within its deadlines with a
+bounded message (gecscore/tests/reffree/misbehaving_server.py)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from django.test import Client
@@ -30,6 +29,7 @@ from scoring import services
 from scoring.services import meta
 from scoring.services.meta.catalogue import available_metrics, stored_metric_scores
 from tests.factories import make_user
+from tests.scoring_app.llm_servers import ChatServer, MisbehavingServer
 
 pytestmark = [pytest.mark.django_db]
 
@@ -55,21 +55,6 @@ SYSTEMS = {
     ],
     "gamma": SOURCES,
 }
-
-
-def _chat_server() -> ModuleType:
-    """The library tests' chat server, loaded from its file (the platform's ``tests``
-    package is another one)."""
-    path = Path(__file__).resolve().parents[2] / "gecscore/tests/reffree/chat_server.py"
-    spec = importlib.util.spec_from_file_location("gecscore_chat_server", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ChatServer = _chat_server().ChatServer
 
 
 def _lines(lines: list[str]) -> bytes:
@@ -204,6 +189,40 @@ def test_a_dead_endpoint_fails_the_job_as_retryable(  # type: ignore[no-untyped-
     assert time.monotonic() - started < 5
     for score in (s.score for s in version.system_outputs.all()):
         assert "llm-s" not in score.summary["extra"]  # nothing half-written
+
+
+@pytest.mark.parametrize(
+    ("mode", "options", "said"),
+    [
+        ("hang", {}, "failed 2 times (last: no complete answer within the 1 s timeout)"),
+        ("drip", {"interval": 0.2}, "no complete answer within the 1 s timeout"),
+        ("huge", {"size": 500 * 1024 * 1024}, "over the 1048576-byte limit"),
+        ("not-utf8", {"size": 1000}, "(1000 bytes, not UTF-8)"),
+        ("redirect", {"location": "http://127.0.0.1:9/internal"}, "redirects are not followed"),
+    ],
+)
+def test_a_misbehaving_endpoint_fails_the_job_within_its_deadlines(  # type: ignore[no-untyped-def]
+    release, settings, django_capture_on_commit_callbacks, mode, options, said
+) -> None:
+    """GEC_LLM_TIMEOUT x (GEC_LLM_RETRIES + 1) per run, however many prompts (one at a time
+    here: before, each waited out its own deadlines), with a bounded message."""
+    admin, version = release
+    settings.GEC_LLM_TIMEOUT, settings.GEC_LLM_RETRIES, settings.GEC_LLM_RETRY_WAIT = 1.0, 1, 0.0
+    settings.GEC_LLM_CONCURRENCY = 1
+    with MisbehavingServer(mode, **options) as server:
+        settings.GEC_LLM_URL, settings.GEC_LLM_MODEL = server.url, "tiny-judge"
+        started = time.monotonic()
+        with django_capture_on_commit_callbacks(execute=True):
+            services.request_judge_run(version=version, user=admin, metrics=["llm-s"])
+        elapsed = time.monotonic() - started
+        asked = len(server.requests)
+    job = BackgroundJob.objects.get(kind=services.JOB_KIND_JUDGE)
+    assert job.status == JobStatus.FAILED and said in job.message, job.message[:1000]
+    assert len(job.message) < 700
+    assert elapsed < 1.0 * (1 + 1) + 1.5
+    assert asked <= 2  # the first prompt's two attempts; the 3 others never asked
+    for score in (s.score for s in version.system_outputs.all()):
+        assert "llm-s" not in score.summary["extra"]
 
 
 def test_only_admins_start_a_judge_run(release, settings) -> None:  # type: ignore[no-untyped-def]

@@ -24,7 +24,10 @@ when that fails, also a JSON object inside a Markdown code fence and the key spe
 prompt shows (``target{i}_score``); an answer still unreadable after ``retries`` new requests
 leaves the sentence unjudged (``None`` in its table, counted in ``details['unjudged']``).
 A request that fails (connection, timeout, HTTP 429/5xx) is retried ``retries`` times with
-doubling waits, then the run stops with a GECError naming the URL.
+doubling waits; the first prompt whose request still fails stops the run (the requests in
+flight are cut off, the prompts not yet asked are not asked) with a GECError naming the URL.
+The requests go through :mod:`gecscore.reffree.llm_clients` (one deadline per request, a cap
+on the answer's size, no redirects), the client every LLM caller of the project uses.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import hashlib
 import itertools
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +46,13 @@ from gecscore.meta.judgments import Comparison
 from gecscore.meta.rankings import expected_wins
 from gecscore.metric import MetricConfig, References, Result, SentenceScore
 from gecscore.reffree.base import ReferenceFreeMetric, cache_key
-from gecscore.reffree.llm_clients import _HFClient, _HTTPClient
+from gecscore.reffree.llm_clients import (
+    DEFAULT_MAX_RESPONSE_BYTES,
+    HFChatClient,
+    HTTPChatClient,
+    LLMEndpoint,
+    Stop,
+)
 from gecscore.reffree.llm_prompts import (
     AGGREGATIONS,
     BACKENDS,
@@ -98,13 +107,14 @@ class LLMJudgeConfig(MetricConfig):
     model: str | None = None
     url: str | None = None
     api_key: str | None = None
-    timeout: float = 60.0  # seconds per request
+    timeout: float = 60.0  # seconds per request, connect to last byte
     concurrency: int = 4  # requests in flight
     retries: int = 3  # new requests after a failed or unreadable answer
     retry_wait: float = 1.0  # seconds before the first retry; doubles each time
     seed: int = 777
     criteria: str | None = None
     max_targets: int = 5
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES  # http backend: larger is an error
     max_new_tokens: int = 64  # hf backend
     device: str = "auto"  # hf backend
     cache_dir: str | None = None  # on-disk cache of the readable answers, per prompt
@@ -112,7 +122,7 @@ class LLMJudgeConfig(MetricConfig):
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
             raise GECError(f"LLM judge backend must be one of {', '.join(BACKENDS)}")
-        for name in ("concurrency", "max_targets", "max_new_tokens"):
+        for name in ("concurrency", "max_targets", "max_new_tokens", "max_response_bytes"):
             if getattr(self, name) < 1:
                 raise GECError(f"LLM judge {name} must be at least 1")
         if self.retries < 0 or self.timeout <= 0 or self.retry_wait < 0:
@@ -238,7 +248,17 @@ class LLMJudge(ReferenceFreeMetric):
                     "name the server serves"
                 )
             self.model_name = model
-            self._client: Any = _HTTPClient(config, model, url)
+            endpoint = LLMEndpoint(
+                url=url,
+                model=model,
+                api_key=config.api_key or os.environ.get("GEC_LLM_API_KEY", ""),
+                timeout=config.timeout,
+                retries=config.retries,
+                retry_wait=config.retry_wait,
+                max_response_bytes=config.max_response_bytes,
+                seed=config.seed,
+            )
+            self._client: HTTPChatClient | HFChatClient = HTTPChatClient(endpoint)
         else:
             from gecscore.reffree.models import model_setting
 
@@ -249,7 +269,9 @@ class LLMJudge(ReferenceFreeMetric):
                 what=f"{self.name}'s local causal LM",
             )
             self.model_name = local.id
-            self._client = _HFClient(config, local)
+            self._client = HFChatClient(
+                local, device=config.device, max_new_tokens=config.max_new_tokens
+            )
         self._memo: dict[str, tuple[tuple[float, ...] | None, int]] = {}
 
     @property
@@ -290,11 +312,26 @@ class LLMJudge(ReferenceFreeMetric):
             self.instruction_template().replace("[SOURCE]", source).replace("[CORRECTION]", shown)
         )
 
-    def _judge(self, prompt: str, n_targets: int) -> tuple[tuple[float, ...] | None, int]:
+    def messages(self, prompt: str) -> list[dict[str, str]]:
+        """gec-metrics' messages: the system message and the prompt over HTTP, the prompt
+        alone for a local model (what its chat template was given before)."""
+        if isinstance(self._client, HTTPChatClient):
+            return [
+                {"role": "system", "content": SYSTEM_MESSAGE},
+                {"role": "user", "content": prompt},
+            ]
+        return [{"role": "user", "content": prompt}]
+
+    def _judge(
+        self, prompt: str, n_targets: int, stop: Stop
+    ) -> tuple[tuple[float, ...] | None, int]:
         config = self.config
         assert isinstance(config, LLMJudgeConfig)
+        messages = self.messages(prompt)
+        schema = response_schema(n_targets)
         for attempt in range(1, config.retries + 2):
-            scores = parse_scores(self._client.complete(prompt, n_targets), n_targets)
+            answer = self._client.complete(messages, response_format=schema, stop=stop)
+            scores = parse_scores(answer, n_targets)
             if scores is not None:
                 return scores, attempt
         return None, config.retries + 1
@@ -303,9 +340,12 @@ class LLMJudge(ReferenceFreeMetric):
         self,
         prompts: Sequence[tuple[str, int]],
         progress: Callable[[int, int], None] | None = None,
+        stop: Stop | None = None,
     ) -> list[tuple[tuple[float, ...] | None, int]]:
         """Scores (or None) and attempts per (prompt, number of targets); each distinct prompt
-        is asked once per metric object, and not at all when ``cache_dir`` has its answer."""
+        is asked once per metric object, and not at all when ``cache_dir`` has its answer.
+        The first prompt that fails stops the run (``stop``, also the caller's Cancel): the
+        answers read before it stay memoised and cached, the prompts not yet asked are not."""
         config = self.config
         assert isinstance(config, LLMJudgeConfig)
         todo = {p: n for p, n in prompts if p not in self._memo}
@@ -318,22 +358,37 @@ class LLMJudge(ReferenceFreeMetric):
                 self._memo[p] = (tuple(scores), 0)
                 del todo[p]
         workers = config.concurrency if config.backend == "http" else 1
+        stop = stop if stop is not None else Stop()
         done = 0
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {p: pool.submit(self._judge, p, n) for p, n in todo.items()}
-            for p, future in futures.items():
-                self._memo[p] = future.result()
-                if self._memo[p][0] is not None:
-                    self.cache.put_many([(cache_key(prefix, p), list(self._memo[p][0] or ()))])
-                done += 1
-                if progress is not None:
-                    progress(done, len(futures))
+            futures = {pool.submit(self._judge, p, n, stop): p for p, n in todo.items()}
+            try:
+                for future in as_completed(futures):
+                    p = futures[future]
+                    self._memo[p] = future.result()
+                    if self._memo[p][0] is not None:
+                        self.cache.put_many([(cache_key(prefix, p), list(self._memo[p][0] or ()))])
+                    done += 1
+                    if progress is not None:
+                        progress(done, len(futures))
+            except BaseException as exc:
+                # Without this the pool's exit would still ask every queued prompt.
+                stop.trip(exc)
+                pool.shutdown(wait=True, cancel_futures=True)
+                if stop.failure is not None and exc is not stop.failure:
+                    raise stop.failure from None  # the cause, not a call it cut off
+                raise
         return [self._memo[p] for p, _ in prompts]
 
     def score_systems(
-        self, sources: Sequence[str], systems: Sequence[Sequence[str]]
+        self,
+        sources: Sequence[str],
+        systems: Sequence[Sequence[str]],
+        *,
+        stop: Stop | None = None,
     ) -> JudgeResult:
-        """Judge the systems' hypotheses together (``systems[k][i]``: system k, sentence i)."""
+        """Judge the systems' hypotheses together (``systems[k][i]``: system k, sentence i);
+        ``stop`` lets the caller cancel the run."""
         config = self.config
         assert isinstance(config, LLMJudgeConfig)
         for k, hyps in enumerate(systems):
@@ -342,7 +397,8 @@ class LLMJudge(ReferenceFreeMetric):
         per_sentence = [[hyps[i] for hyps in systems] for i in range(len(sources))]
         targets = [sample_targets(hyps, config.max_targets) for hyps in per_sentence]
         prompts = [self.prompt(source, t) for source, t in zip(sources, targets, strict=True)]
-        answers = self.judge_prompts([(p, len(t)) for p, t in zip(prompts, targets, strict=True)])
+        asked = [(p, len(t)) for p, t in zip(prompts, targets, strict=True)]
+        answers = self.judge_prompts(asked, stop=stop)
         judged = tuple(
             JudgedSentence(tuple(t), p, scores, attempts)
             for t, p, (scores, attempts) in zip(targets, prompts, answers, strict=True)
