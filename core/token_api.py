@@ -1,0 +1,32 @@
+"""POST /api/auth/token/: username + password -> {"token", "expires"}.
+
+The password is checked through the login throttle like every other login
+(core/login_throttle.py): the view hands Django's own request to `authenticate`, so a
+lockout answers 429 through the throttle's middleware exactly as the login page does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from core.services import issue_api_token, token_expires_at
+
+
+class TokenLoginView(ObtainAuthToken):
+    """The user's live token, or a new one when it has expired (GEC_API_TOKEN_HOURS)."""
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context: dict[str, Any] = super().get_serializer_context()
+        # Django's request, not DRF's wrapper: the throttle marks a lockout on it, and its
+        # middleware (which sees only Django's request) turns the answer into a 429.
+        context["request"] = self.request._request
+        return context
+
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token = issue_api_token(user=serializer.validated_data["user"])
+        return Response({"token": token.key, "expires": token_expires_at(token).isoformat()})
