@@ -50,9 +50,7 @@ def client_address(request: HttpRequest) -> str | None:
     proxies = settings.GEC_TRUSTED_PROXY_COUNT
     if proxies <= 0:
         return remote
-    forwarded = [
-        part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
-    ]
+    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
     forwarded = [part for part in forwarded if part]
     if len(forwarded) < proxies:
         return remote  # the request did not pass every proxy: only the socket is known

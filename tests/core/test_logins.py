@@ -5,6 +5,7 @@ shows as one; a demo that refuses to seed production."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from io import StringIO
 from typing import Any
@@ -140,9 +141,7 @@ def test_the_api_token_endpoint_is_throttled_and_answers_json(settings) -> None:
     other = make_user(Role.ANNOTATOR, username="script2")
     client = _client("203.0.113.12")
     limit = settings.AXES_FAILURE_LIMIT
-    assert _fail_until_locked(client, script.username, TOKEN, limit) == [400] * (limit - 1) + [
-        429
-    ]
+    assert _fail_until_locked(client, script.username, TOKEN, limit) == [400] * (limit - 1) + [429]
     refused = _login(client, script.username, PASSWORD, TOKEN)
     assert refused.status_code == 429 and "Too many failed logins" in refused.json()["detail"]
     assert not Token.objects.filter(user=script).exists()
@@ -154,7 +153,7 @@ def test_the_api_token_endpoint_is_throttled_and_answers_json(settings) -> None:
 def test_a_json_token_request_counts_like_a_form_one(settings) -> None:  # type: ignore[no-untyped-def]
     user = make_user(Role.ANNOTATOR)
     client = _client("203.0.113.13")
-    body = '{"username": "%s", "password": "wrong"}' % user.username
+    body = json.dumps({"username": user.username, "password": "wrong"})
     answers = [
         client.post(TOKEN, body, content_type="application/json").status_code
         for _ in range(settings.AXES_FAILURE_LIMIT)
@@ -282,9 +281,10 @@ def test_an_expired_api_token_gets_401_and_a_new_token_is_issued(settings) -> No
     issued = _login(Client(), user.username, PASSWORD, TOKEN).json()
     key = issued["token"]
     token = Token.objects.get(key=key)
-    assert issued["expires"] == (
-        token.created + timedelta(hours=settings.GEC_API_TOKEN_HOURS)
-    ).isoformat()
+    assert (
+        issued["expires"]
+        == (token.created + timedelta(hours=settings.GEC_API_TOKEN_HOURS)).isoformat()
+    )
     api = Client(HTTP_AUTHORIZATION=f"Token {key}")
     assert api.get("/api/assignments/").status_code == 200
     # The same live token is handed out again: other scripts holding it keep working.
@@ -294,7 +294,9 @@ def test_an_expired_api_token_gets_401_and_a_new_token_is_issued(settings) -> No
     expired = api.get("/api/assignments/")
     assert expired.status_code == 401 and "expired" in expired.json()["detail"]
     assert expired["WWW-Authenticate"] == "Token"
-    assert Client(HTTP_AUTHORIZATION="Token not-a-token").get("/api/assignments/").status_code == 401
+    assert (
+        Client(HTTP_AUTHORIZATION="Token not-a-token").get("/api/assignments/").status_code == 401
+    )
     fresh = _login(Client(), user.username, PASSWORD, TOKEN).json()["token"]
     assert fresh != key and not Token.objects.filter(key=key).exists()
     assert Client(HTTP_AUTHORIZATION=f"Token {fresh}").get("/api/assignments/").status_code == 200
