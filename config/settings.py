@@ -151,6 +151,7 @@ AXES_RESET_ON_SUCCESS = False
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_DISABLE_ACCESS_LOG = True  # successful logins are not recorded row by row
 AXES_CLIENT_IP_CALLABLE = "core.login_throttle.client_address"
+AXES_USERNAME_CALLABLE = "core.login_throttle.attempted_username"
 AXES_LOCKOUT_CALLABLE = "core.login_throttle.lockout_response"
 AXES_VERBOSE = False
 # Reverse proxies in front of the web server that append the client to X-Forwarded-For; 0

@@ -22,6 +22,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from core.models import User
+
 
 class LoginThrottleBackend(AxesStandaloneBackend):
     """Refuses a login of a locked username or address; never logs anyone in itself.
@@ -40,6 +42,20 @@ class LoginThrottleBackend(AxesStandaloneBackend):
             return None
         super().authenticate(request, username=username, password=password, **kwargs)
         return None
+
+
+USERNAME_MAX_LENGTH: int = User._meta.get_field("username").max_length or 150
+
+
+def attempted_username(request: HttpRequest, credentials: dict[str, Any] | None) -> str | None:
+    """The username a failure counts against, cut to the longest a username can be: the
+    login form passes longer ones on to `authenticate`, and the throttle's records hold
+    255 characters (PostgreSQL refuses more)."""
+    if credentials:
+        value = credentials.get("username")
+    else:
+        value = getattr(request, "data", request.POST).get("username")
+    return value[:USERNAME_MAX_LENGTH] if isinstance(value, str) else None
 
 
 def client_address(request: HttpRequest) -> str | None:

@@ -8,15 +8,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from rest_framework import serializers
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.login_throttle import USERNAME_MAX_LENGTH
 from core.services import issue_api_token, token_expires_at
+
+
+class TokenRequestSerializer(AuthTokenSerializer):
+    # As long as a username can be (the login form's limit too): a longer one is refused
+    # before it reaches the throttle's records.
+    username = serializers.CharField(
+        label="Username", write_only=True, max_length=USERNAME_MAX_LENGTH
+    )
 
 
 class TokenLoginView(ObtainAuthToken):
     """The user's live token, or a new one when it has expired (GEC_API_TOKEN_HOURS)."""
+
+    serializer_class = TokenRequestSerializer
 
     def get_serializer_context(self) -> dict[str, Any]:
         context: dict[str, Any] = super().get_serializer_context()

@@ -84,6 +84,16 @@ def test_one_address_trying_many_usernames_is_locked(settings) -> None:  # type:
     assert _login(_client("198.51.100.30"), real.username, PASSWORD).status_code == 302
 
 
+def test_an_attackers_own_successful_login_does_not_reset_the_count(settings) -> None:  # type: ignore[no-untyped-def]
+    victim = make_user(Role.ANNOTATOR, username="target")
+    own = make_user(Role.ANNOTATOR, username="mallory")
+    attacker = _client("203.0.113.19")
+    limit = settings.AXES_FAILURE_LIMIT
+    assert _fail_until_locked(attacker, victim.username, LOGIN, limit - 1) == [200] * (limit - 1)
+    assert _login(_client("203.0.113.19"), own.username, PASSWORD).status_code == 302
+    assert _login(attacker, victim.username, "one-more-guess").status_code == 429
+
+
 def test_a_lockout_ends_after_the_documented_minutes(settings) -> None:  # type: ignore[no-untyped-def]
     user = make_user(Role.ANNOTATOR, username="patient")
     client = _client("203.0.113.9")
@@ -159,6 +169,18 @@ def test_a_json_token_request_counts_like_a_form_one(settings) -> None:  # type:
         for _ in range(settings.AXES_FAILURE_LIMIT)
     ]
     assert answers[-1] == 429 and set(answers[:-1]) == {400}
+
+
+def test_an_overlong_username_is_refused_or_counted_cut_to_a_usernames_length() -> None:
+    address = "203.0.113.20"
+    for url, status in ((TOKEN, 400), (LOGIN, 200), (ADMIN_LOGIN, 200)):
+        response = _login(_client(address), "u" * 300, "wrong", url)
+        assert response.status_code == status, url
+    # The API's serializer refuses it; the forms pass it to authenticate, and the failure
+    # counts against the first 150 characters (the throttle's column holds 255).
+    assert list(AccessAttempt.objects.values_list("username", "failures_since_start")) == [
+        ("u" * 150, 2)
+    ]
 
 
 def test_django_admin_login_is_throttled(settings) -> None:  # type: ignore[no-untyped-def]
