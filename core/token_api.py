@@ -19,8 +19,7 @@ from core.services import issue_api_token, token_expires_at
 
 
 class TokenRequestSerializer(AuthTokenSerializer):
-    # As long as a username can be (the login form's limit too): a longer one is refused
-    # before it reaches the throttle's records.
+    # No longer than a username can be: the throttle then never records a longer one.
     username = serializers.CharField(
         label="Username", write_only=True, max_length=USERNAME_MAX_LENGTH
     )
