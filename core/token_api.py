@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
@@ -25,6 +26,11 @@ class TokenRequestSerializer(AuthTokenSerializer):
     )
 
 
+class TokenResponseSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text='send it as "Authorization: Token <token>"')
+    expires = serializers.DateTimeField(help_text="when the token stops working (401)")
+
+
 class TokenLoginView(ObtainAuthToken):
     """The user's live token, or a new one when it has expired (GEC_API_TOKEN_HOURS)."""
 
@@ -37,6 +43,14 @@ class TokenLoginView(ObtainAuthToken):
         context["request"] = self.request._request
         return context
 
+    @extend_schema(
+        request=TokenRequestSerializer,
+        responses={
+            200: TokenResponseSerializer,
+            400: OpenApiResponse(description="wrong username or password"),
+            429: OpenApiResponse(description="logins paused: too many failed logins"),
+        },
+    )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
