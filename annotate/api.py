@@ -373,11 +373,12 @@ class GuidelineView(APIView):
 
 # --- routes (included under /api/ by config/urls.py) ----------------------------------------
 from django.urls import path  # noqa: E402
-from rest_framework.authtoken.views import ObtainAuthToken  # noqa: E402
+
+from core.token_api import TokenLoginView  # noqa: E402
 
 urlpatterns = [
-    # username + password -> {"token": ...}; send it as "Authorization: Token <key>".
-    path("auth/token/", ObtainAuthToken.as_view(), name="api-token"),
+    # username + password -> {"token", "expires"}; send it as "Authorization: Token <key>".
+    path("auth/token/", TokenLoginView.as_view(), name="api-token"),
     path("diff/", DiffView.as_view(), name="api-diff"),
     path("assignments/", AssignmentListView.as_view(), name="api-assignments"),
     path("assignments/next/", NextAssignmentView.as_view(), name="api-assignment-next"),

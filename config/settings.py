@@ -8,6 +8,7 @@ Defaults give the quick start: SQLite under var/, Celery tasks run in-process, D
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -45,6 +46,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # ReDoc served by the app, pinned (no CDN)
     "csp",
+    "axes",  # login throttling (django-axes): see "Logins" below
     "core",
     "datasets",
     "annotate",
@@ -68,6 +70,8 @@ MIDDLEWARE = [
     "core.middleware.RequestLogMiddleware",
     "core.middleware.ServiceErrorMiddleware",
     "core.middleware.NullCharacterMiddleware",
+    # Last: turns a login refused by the throttle into the lockout answer (429).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -120,6 +124,45 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# --- Logins: throttling and API tokens (docs/operations.md, "Logins") ----------------------
+# The throttle backend refuses a locked-out login before any password is hashed; it must
+# come first. django-axes records failures in the database (AccessAttempt rows), so every
+# web worker sees the same counts.
+AUTHENTICATION_BACKENDS = [
+    "core.login_throttle.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env_bool("GEC_LOGIN_THROTTLE", True)
+# GEC_LOGIN_FAILURE_LIMIT failed logins for one username, or from one client address, lock
+# logins for that username or from that address until GEC_LOGIN_LOCKOUT_MINUTES have passed
+# since the last counted failure. Attempts during a lockout are refused without a password
+# check and do not extend it; a success does not wipe the count (an attacker's own account
+# must not reset an address's failures).
+AXES_FAILURE_LIMIT = env_int("GEC_LOGIN_FAILURE_LIMIT", 10)
+GEC_LOGIN_LOCKOUT_MINUTES = env_int("GEC_LOGIN_LOCKOUT_MINUTES", 15)
+if AXES_FAILURE_LIMIT < 1 or GEC_LOGIN_LOCKOUT_MINUTES < 1:
+    raise ImproperlyConfigured(
+        "GEC_LOGIN_FAILURE_LIMIT and GEC_LOGIN_LOCKOUT_MINUTES must be at least 1 "
+        "(GEC_LOGIN_THROTTLE=0 turns the throttle off)"
+    )
+AXES_COOLOFF_TIME = timedelta(minutes=GEC_LOGIN_LOCKOUT_MINUTES)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = False
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_DISABLE_ACCESS_LOG = True  # successful logins are not recorded row by row
+AXES_CLIENT_IP_CALLABLE = "core.login_throttle.client_address"
+AXES_USERNAME_CALLABLE = "core.login_throttle.attempted_username"
+AXES_LOCKOUT_CALLABLE = "core.login_throttle.lockout_response"
+AXES_VERBOSE = False
+# Reverse proxies in front of the web server that append the client to X-Forwarded-For; 0
+# means clients connect directly and REMOTE_ADDR is the client.
+GEC_TRUSTED_PROXY_COUNT = env_int("GEC_TRUSTED_PROXY_COUNT", 0)
+# An API token (POST /api/auth/token/) is refused with 401 this many hours after it was
+# issued; asking for a token again then issues a new one.
+GEC_API_TOKEN_HOURS = env_int("GEC_API_TOKEN_HOURS", 24 * 14)
+if GEC_API_TOKEN_HOURS < 1:
+    raise ImproperlyConfigured("GEC_API_TOKEN_HOURS must be at least 1 (hours a token lives)")
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -179,7 +222,7 @@ X_FRAME_OPTIONS = "DENY"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "core.api_auth.ExpiringTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -15,4 +16,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if exc.field:
             body["field"] = exc.field
         return Response(body, status=exc.status)
+    if isinstance(exc, AuthenticationFailed):
+        # Only the token class raises it: a token was sent and is unknown or expired. DRF
+        # answers 403 because the first authentication class (the session) has no
+        # challenge; the client must log in again, which is what 401 says.
+        exc.status_code = 401
+        exc.auth_header = "Token"
     return drf_exception_handler(exc, context)

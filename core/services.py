@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from axes.handlers.proxy import AxesProxyHandler
+from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
@@ -14,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, PermissionDenied, ServiceError
@@ -35,6 +39,8 @@ def create_user(
     existing = User.objects.filter(username=username).first()
     if existing is not None:
         raise Conflict(_username_taken(existing), field="username")
+    if is_superuser and Role.ADMIN not in roles:
+        roles = (*roles, Role.ADMIN)  # a superuser is an admin, and shows so on the users page
     user = User(
         username=username,
         email=email,
@@ -90,6 +96,18 @@ def set_roles(*, user: User, roles: list[Role] | tuple[Role, ...]) -> None:
     # has_perm caches per instance; a changed role must show at once.
     for cache in ("_perm_cache", "_user_perm_cache", "_group_perm_cache"):
         user.__dict__.pop(cache, None)
+
+
+def give_superuser_admin_role(user: User) -> None:
+    """A superuser holds the admin role as a group too, so the users page shows it ticked
+    and the account works as an admin like any other (createsuperuser makes such accounts)."""
+    if not user.is_superuser:
+        return
+    admin_group = next(g for g in ensure_role_groups() if g.name == Role.ADMIN.value)
+    if not user.groups.filter(pk=admin_group.pk).exists():
+        user.groups.add(admin_group)
+        for cache in ("_perm_cache", "_user_perm_cache", "_group_perm_cache"):
+            user.__dict__.pop(cache, None)
 
 
 def mark_notifications_read(*, user: Any) -> int:
@@ -271,3 +289,29 @@ def set_user_active(*, by: Any, user_id: Any, active: bool) -> User:
         user.save(update_fields=["is_active"])
         log_action(user, by, "user.activated" if active else "user.deactivated", {})
     return user
+
+
+@transaction.atomic
+def unlock_logins(*, by: Any, user_id: Any) -> tuple[User, int]:
+    """Clear the failed logins counted against an account (every address it was tried
+    from), so a locked account can log in at once. The number of records cleared."""
+    user = _managed_user(user_id, by=by, field="unlock")
+    cleared = AxesProxyHandler.reset_attempts(username=user.username)
+    log_action(user, by, "login.unlocked", {"username": user.username, "records": cleared})
+    return user, cleared
+
+
+def token_expires_at(token: Token) -> datetime:
+    return token.created + timedelta(hours=settings.GEC_API_TOKEN_HOURS)
+
+
+@transaction.atomic
+def issue_api_token(*, user: User) -> Token:
+    """The user's API token: the current one while it lives, else a new one."""
+    token = Token.objects.select_for_update().filter(user=user).first()
+    if token is not None and token_expires_at(token) > timezone.now():
+        return token
+    if token is not None:
+        token.delete()
+    token, _created = Token.objects.get_or_create(user=user)
+    return token

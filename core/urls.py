@@ -13,4 +13,5 @@ urlpatterns = [
     path("users/", user_views.users_page, name="users"),
     path("users/<int:user_id>/roles/", user_views.user_roles, name="user-roles"),
     path("users/<int:user_id>/active/", user_views.user_active, name="user-active"),
+    path("users/<int:user_id>/unlock/", user_views.user_unlock, name="user-unlock"),
 ]

@@ -11,10 +11,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.login_throttle import locked_usernames
 from core.permissions import role_required
 from core.roles import Role
 from core.selectors import user_directory
-from core.services import change_roles, create_accounts, set_user_active
+from core.services import change_roles, create_accounts, set_user_active, unlock_logins
 from core.web import call_service
 
 MAX_QUERY_CHARS = 150
@@ -30,6 +31,7 @@ def _users_context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
         "roles": [r.value for r in Role],
         "role_filter": role if role in {r.value for r in Role} else "",
         "query": query,
+        "locked": locked_usernames(),
         **extra,
     }
 
@@ -76,4 +78,13 @@ def user_active(request: HttpRequest, user_id: int) -> HttpResponse:
     user = call_service(request, set_user_active, by=request.user, user_id=user_id, active=active)
     if user is not None:
         messages.success(request, f"{user.username} {'reactivated' if active else 'deactivated'}.")
+    return redirect("users")
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def user_unlock(request: HttpRequest, user_id: int) -> HttpResponse:
+    unlocked = call_service(request, unlock_logins, by=request.user, user_id=user_id)
+    if unlocked is not None:
+        messages.success(request, f"{unlocked[0].username} can log in again.")
     return redirect("users")

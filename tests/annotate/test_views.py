@@ -213,7 +213,8 @@ def test_the_whole_loop_through_the_api_with_token_auth() -> None:
     assert StudyItem.objects.count() == 2 and ReviewTask.objects.filter(status="done").count() == 1
 
 
-def test_demo_seed_lets_annotators_and_the_reviewer_work(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_demo_seed_lets_annotators_and_the_reviewer_work(capsys, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.DEBUG = True  # the quick start, where the demo is seeded
     call_command("seed_demo")
     call_command("seed_demo")  # idempotent: nothing assigned twice
     for name in ("annotator1", "annotator2", "annotator3"):

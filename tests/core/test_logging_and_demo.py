@@ -24,7 +24,8 @@ def test_json_formatter_emits_one_object_with_extra_fields() -> None:
 
 
 @pytest.mark.django_db
-def test_seed_demo_creates_users_who_can_log_in_and_is_idempotent(client: Client) -> None:
+def test_seed_demo_creates_users_who_can_log_in_and_is_idempotent(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.DEBUG = True  # the quick start; production settings refuse (tests/core/test_logins.py)
     out = StringIO()
     call_command("seed_demo", stdout=out)
     call_command("seed_demo", stdout=StringIO())
@@ -38,7 +39,8 @@ def test_seed_demo_creates_users_who_can_log_in_and_is_idempotent(client: Client
 
 
 @pytest.mark.django_db
-def test_seed_demo_prints_the_address_make_run_serves(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_seed_demo_prints_the_address_make_run_serves(monkeypatch, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.DEBUG = True
     monkeypatch.setenv("HOST", "0.0.0.0")
     monkeypatch.setenv("PORT", "9123")
     out = StringIO()

@@ -1,6 +1,8 @@
 """Seed the quick-start demo: users with printed passwords and a small Chinese dataset.
 
-Safe to run again: existing users and the demo dataset are left as they are.
+Safe to run again: existing users and the demo dataset are left as they are. With
+DJANGO_DEBUG=0 it refuses unless --allow-demo-accounts is given: the demo's passwords are
+published, and one of its accounts is a superuser.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from core.models import User
@@ -35,8 +38,23 @@ def demo_password(username: str) -> str:
 class Command(BaseCommand):
     help = "Create demo users (annotator1..3, reviewer, admin) and the demo dataset."
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--allow-demo-accounts",
+            action="store_true",
+            help="create the demo accounts even with DJANGO_DEBUG=0 (their passwords are public)",
+        )
+
     @transaction.atomic
     def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.DEBUG and not options["allow_demo_accounts"]:
+            raise CommandError(
+                "refusing to seed the demo with DJANGO_DEBUG=0: it creates accounts whose "
+                "passwords are printed in the docs, the superuser 'admin' (password "
+                f"{demo_password('admin')!r}) among them. Create the first admin with "
+                "'manage.py createsuperuser' (docs/operations.md), or pass "
+                "--allow-demo-accounts to seed the demo anyway."
+            )
         for username, roles in DEMO_USERS:
             if User.objects.filter(username=username).exists():
                 continue
