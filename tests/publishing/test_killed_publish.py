@@ -12,25 +12,25 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from datasets.models import DatasetVersion
 from publishing import services, staging
+from tests.manage_subprocess import (
+    end_group,
+    kill_stopped,
+    manage_env,
+    start_manage,
+    wait_until_stopped,
+)
 from tests.publishing.test_publish import release_with_defects
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-STOP_BEFORE = Path(__file__).with_name("stop_before")
 TARGET = "published"
 
 
@@ -80,56 +80,19 @@ STAGES = [
 
 
 @pytest.fixture
-def release(tmp_path: Path) -> Iterator[tuple[DatasetVersion, dict[str, str]]]:
+def release(tmp_path: Path) -> tuple[DatasetVersion, dict[str, str]]:
     """A release with its report (so each run only writes the folder), and the environment
     a `manage.py` subprocess reads the same rows with."""
     version = release_with_defects()
     services.compute_report(version=version)
-    env = {k: v for k, v in os.environ.items() if k != "PUBLISH_TEST_STOP_BEFORE"}
-    if connection.vendor == "postgresql":
-        from tests.core.faultkit import subprocess_database_url
-
-        env["DATABASE_URL"] = subprocess_database_url()
-    else:
-        # The subprocess gets a copy of the (committed) test database as its own.
-        env.pop("DATABASE_URL", None)
-        var = tmp_path / "var"
-        var.mkdir()
-        source = sqlite3.connect(str(connection.settings_dict["NAME"]))
-        copy = sqlite3.connect(str(var / "db.sqlite3"))
-        source.backup(copy)
-        source.close()
-        copy.close()
-        env["GEC_VAR_DIR"] = str(var)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(STOP_BEFORE), env.get("PYTHONPATH")]))
-    yield version, env
+    return version, manage_env(tmp_path)
 
 
 def start_publish(
     version: DatasetVersion, env: dict[str, str], out: Path, log: Path, stop_before: str = ""
 ) -> subprocess.Popen[bytes]:
-    with log.open("wb") as handle:
-        return subprocess.Popen(
-            [sys.executable, "manage.py", "publish_release", version.label, "-o", str(out)],
-            cwd=REPO_ROOT,
-            env={**env, "PUBLISH_TEST_STOP_BEFORE": stop_before},
-            stdout=subprocess.DEVNULL,
-            stderr=handle,
-        )
-
-
-def wait_until_stopped(process: subprocess.Popen[bytes], log: Path, what: str) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(
-                f"publish_release ended ({process.returncode}) before {what}: {log.read_text()}"
-            )
-        stat = Path(f"/proc/{process.pid}/stat").read_text()
-        if stat.rsplit(")", 1)[1].split()[0] == "T":
-            return
-        time.sleep(0.02)
-    pytest.fail(f"publish_release did not reach {what} in 120 s: {log.read_text()}")
+    args = ["publish_release", version.label, "-o", str(out)]
+    return start_manage(args, env, log, stop_before=stop_before)
 
 
 def leftovers(parent: Path) -> list[Path]:
@@ -160,13 +123,9 @@ def test_a_publish_killed_at_any_stage_leaves_no_folder_and_a_rerun_publishes(
             on_disk = {p.relative_to(partial).as_posix() for p in partial.rglob("*")}
             assert set(stage.present) <= on_disk, (stage.name, sorted(on_disk))
             assert not set(stage.absent) & on_disk, (stage.name, sorted(on_disk))
-            os.kill(process.pid, signum)
-            os.kill(process.pid, signal.SIGCONT)  # a stopped process handles SIGTERM once resumed
-            process.wait(timeout=60)
+            kill_stopped(process, signum)
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            end_group(process)
         assert not out.exists(), stage.name
         # Nothing beside it looks like a release: at most the hidden staging folder.
         assert all(p.name.startswith(f".{TARGET}.partial-") for p in parent.iterdir()), stage.name
@@ -206,9 +165,7 @@ def test_a_running_publish_keeps_its_staging_folder_and_loses_the_race_cleanly(
         os.kill(first.pid, signal.SIGCONT)
         assert first.wait(timeout=60) == 1
     finally:
-        if first.poll() is None:
-            first.kill()
-            first.wait()
+        end_group(first)
     assert "exists and is not an empty folder" in first_log.read_text()
     assert leftovers(parent) == []
     assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == published

@@ -5,6 +5,7 @@ human side equals the library's harness, its ChERRANT scores the library's on th
 from __future__ import annotations
 
 import io
+import signal
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,47 @@ def test_a_campaign_name_in_use_imports_nothing_and_another_name_imports(
     assert _rows_of_an_import() == before
     _import(revisit_copy, shared_data, "--campaign", "RevisitCGEC, second import")
     assert Campaign.objects.get(name="RevisitCGEC, second import").release is not None
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_an_import_killed_midway_leaves_nothing_and_a_rerun_imports(
+    revisit: Path, shared_data: Path, tmp_path: Path, signum: signal.Signals
+) -> None:
+    """A real `manage.py import_revisitcgec` stopped when it first reads the ChERRANT
+    resources (scoring the first system: the dataset, release, campaign and first output are
+    written by then, uncommitted) and killed there: no row stays; the same command then
+    imports everything."""
+    from gecscore.meta.revisitcgec import SYSTEMS
+
+    from tests.manage_subprocess import (
+        end_group,
+        kill_stopped,
+        manage_env,
+        rows_in,
+        start_manage,
+        wait_until_stopped,
+    )
+
+    env = manage_env(tmp_path)
+    args = [
+        "import_revisitcgec",
+        str(revisit),
+        "--resources",
+        str(shared_data / "cherrant-resources"),
+    ]
+    tables = ("datasets_dataset", "judgments_campaign", "scoring_systemoutput")
+    log = tmp_path / "import.log"
+    process = start_manage(args, env, log, stop_before="open */cherrant-resources/cilin.txt")
+    try:
+        wait_until_stopped(process, log, "scoring the first system")
+        assert kill_stopped(process, signum) == -signum
+    finally:
+        end_group(process)
+    assert {table: rows_in(env, table) for table in tables} == dict.fromkeys(tables, 0)
+    rerun = start_manage(args, env, tmp_path / "rerun.log")
+    try:
+        assert rerun.wait(timeout=600) == 0, (tmp_path / "rerun.log").read_text()
+    finally:
+        end_group(rerun)
+    assert [rows_in(env, table) for table in tables] == [1, 1, len(SYSTEMS)]

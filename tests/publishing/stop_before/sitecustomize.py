@@ -1,9 +1,9 @@
-"""Put on PYTHONPATH by tests/publishing/test_killed_publish.py for the `publish_release`
-processes it kills, and by nothing else: Python imports `sitecustomize` at start-up, and this
-one adds an audit hook (PEP 578) that stops the process with SIGSTOP just before the file
-operation named by PUBLISH_TEST_STOP_BEFORE ("<audit event> <glob of the path>", e.g.
-"open */README.md"). The test then kills the stopped process at a known stage, on a fast
-machine or a loaded one; the product has no hook of its own for this.
+"""Put on PYTHONPATH by tests/manage_subprocess.py for the `manage.py` processes the tests
+kill, and by nothing else: Python imports `sitecustomize` at start-up, and this one adds an
+audit hook (PEP 578) that stops the process with SIGSTOP just before the file operation named
+by PUBLISH_TEST_STOP_BEFORE ("<audit event> <glob of the path>", e.g. "open */README.md").
+The test then kills the stopped process at a known stage, on a fast machine or a loaded one;
+the product has no hook of its own for this.
 """
 
 from __future__ import annotations
