@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from core.exceptions import ServiceError
 from datasets.models import DatasetVersion
 from publishing import services, staging
 from tests.manage_subprocess import (
@@ -187,3 +188,17 @@ def test_an_abandoned_staging_folder_is_removed_and_a_live_one_kept(tmp_path: Pa
         assert live.is_dir()
     assert not live.exists()  # the block ended without the rename: nothing is kept
     assert sorted(p.name for p in target.parent.iterdir()) == [f".{TARGET}-notes", "other"]
+
+
+def test_an_empty_folder_is_published_into_and_anything_else_refused(tmp_path: Path) -> None:
+    version = release_with_defects()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    services.publish_release(version=version, out=empty)
+    assert_whole(empty)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x", encoding="utf-8")
+    for taken in (empty, a_file):
+        with pytest.raises(ServiceError, match="exists and is not an empty folder"):
+            services.publish_release(version=version, out=taken)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "empty"]
