@@ -5,15 +5,17 @@ format). Each `request_*` records the job and queues its task after the commit; 
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
 from core.exceptions import ServiceError
 from core.job_queue import enqueue_job
-from core.jobs import JobCancelled, fail_job, finish_job, mark_running
+from core.jobs import JobCancelled, fail_job, finish_job, mark_running, settle_job
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
 from publishing import services, tasks
@@ -52,6 +54,19 @@ def publish_archive(job: BackgroundJob) -> Path:
     return publish_folder(job).with_suffix(".zip")
 
 
+def _archive_being_written(job: BackgroundJob) -> Path:
+    """The zip until it is whole (make_archive adds ".zip" to the name it is given)."""
+    return publish_folder(job).with_suffix(".partial.zip")
+
+
+def discard_publish_files(job: BackgroundJob) -> None:
+    """Everything a publish job writes under MEDIA_ROOT: its folder (the staging folder of
+    publish_release inside it), the zip being written and the finished zip."""
+    shutil.rmtree(publish_folder(job), ignore_errors=True)
+    _archive_being_written(job).unlink(missing_ok=True)
+    publish_archive(job).unlink(missing_ok=True)
+
+
 def _version(job: BackgroundJob) -> DatasetVersion:
     version = (
         DatasetVersion.objects.select_related("dataset")
@@ -80,29 +95,41 @@ def run_report_job(job_id: int) -> dict[str, Any] | None:
 
 def run_publish_job(job_id: int) -> dict[str, Any] | None:
     """Writes the folder under MEDIA_ROOT/publish/<job>/ and one zip of it beside it (what
-    the page downloads); a re-delivered message starts both again from nothing."""
+    the page downloads). Whatever stops it (an error, Cancel, a lost claim) removes what it
+    wrote; a killed worker's files are removed when the sweeper fails its job
+    (publishing.receivers). A re-delivered or retried message starts from nothing."""
     job = BackgroundJob.objects.filter(pk=job_id).first()
     if job is None or job.is_finished:
         return None
     mark_running(job_id, message="publishing")
-    folder, archive = publish_folder(job), publish_archive(job)
-    shutil.rmtree(folder, ignore_errors=True)
-    archive.unlink(missing_ok=True)
+    discard_publish_files(job)
     try:
-        version = _version(job)
-        result = services.publish_release(
-            version=version,
-            out=folder / version.label.replace("@", "-"),
-            user=job.created_by,
-            job_id=job_id,
-        )
-        shutil.make_archive(str(folder), "zip", root_dir=folder)
+        summary = _publish_and_archive(job, job_id)
+        with transaction.atomic():
+            # Raises JobCancelled when the job was cancelled meanwhile: the zip then goes too.
+            settle_job(job_id, result=summary, message="published")
     except (ServiceError, JobCancelled) as exc:
-        shutil.rmtree(folder, ignore_errors=True)
-        archive.unlink(missing_ok=True)
+        discard_publish_files(job)
         fail_job(job_id, message=getattr(exc, "message", str(exc)))
         return None
-    shutil.rmtree(folder, ignore_errors=True)
-    summary = {"files": result["files"], "splits": result["splits"], "archive": archive.name}
-    finish_job(job_id, result=summary, message="published")
+    except BaseException:
+        discard_publish_files(job)
+        raise
     return summary
+
+
+def _publish_and_archive(job: BackgroundJob, job_id: int) -> dict[str, Any]:
+    folder, archive = publish_folder(job), publish_archive(job)
+    version = _version(job)
+    result = services.publish_release(
+        version=version,
+        out=folder / version.label.replace("@", "-"),
+        user=job.created_by,
+        job_id=job_id,
+    )
+    written = shutil.make_archive(
+        str(_archive_being_written(job).with_suffix("")), "zip", root_dir=folder
+    )
+    os.replace(written, archive)  # the download never finds half a zip
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"files": result["files"], "splits": result["splits"], "archive": archive.name}

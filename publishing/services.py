@@ -5,7 +5,6 @@ format, Parquet per split, the dataset card, Croissant, the report and SHA256SUM
 from __future__ import annotations
 
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,7 +24,7 @@ from datasets.models import DatasetVersion, Sentence
 from datasets.reference_m2 import setting_int
 from datasets.selectors import DatasetRow, export_rows
 from datasets.services.exports import ExportFormat, export_dataset, export_filename
-from publishing import card, charts, checks, formats
+from publishing import card, charts, checks, formats, staging
 from publishing import facts as facts_of
 from publishing.facts import metadata_of
 from publishing.models import ReferenceFile, ReferenceStyle, ReleaseMetadata, ReleaseReport
@@ -268,9 +267,16 @@ def publish_release(
     every export format, ``data/<split>.parquet``, ``README.md`` (the card, with its figure),
     ``croissant.json``, ``report.json`` and ``SHA256SUMS``. The report is computed first
     when the release has none; a finding of a blocking check refuses (409) unless
-    ``allow_blocked``. A failure leaves no partial folder behind."""
+    ``allow_blocked``.
+
+    All or nothing, even when the process is killed: the files are written into a hidden
+    staging folder beside ``out`` (``.<name>.partial-<random>``) that is renamed to ``out``
+    only once ``SHA256SUMS`` is written, so ``out`` either does not exist or is complete. A
+    failure removes the staging folder; one left by a killed publish is removed by the next
+    publish to the same place (publishing.staging)."""
     folder = Path(out)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+    target = staging.target_of(folder)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise ServiceError(f"{folder} exists and is not an empty folder", field="out")
     timings: dict[str, float] = {}
     report = latest_report(version)
@@ -284,17 +290,23 @@ def publish_release(
             + "; ".join(f"{f['title']} ({f['count']})" for f in blocked),
             field="report",
         )
-    created = not folder.exists()
-    folder.mkdir(parents=True, exist_ok=True)
-    try:
-        return _write_folder(version, folder, report, user=user, job_id=job_id, timings=timings)
-    except BaseException:
-        if created:
-            shutil.rmtree(folder, ignore_errors=True)
-        else:
-            for child in folder.iterdir():
-                shutil.rmtree(child) if child.is_dir() else child.unlink()
-        raise
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging.discard_abandoned_publishes(target)
+    with staging.staging_folder(target) as partial:
+        written = _write_folder(version, partial, report, user=user, job_id=job_id, timings=timings)
+        staging.move_into_place(partial, target, shown_as=folder)
+    log_action(
+        version,
+        user,
+        "release.publish",
+        {
+            "folder": str(folder),
+            "files": written["files"],
+            "splits": written["splits"],
+            "report": report.pk,
+        },
+    )
+    return {"folder": str(folder), **written, "report": report.pk, "timings": timings}
 
 
 @contextmanager
@@ -322,7 +334,8 @@ def _write_folder(
     exports.mkdir()
     with _timed(timings, "reading the release"):
         rows = _rows_once(version)
-    for fmt in ExportFormat:
+    for done, fmt in enumerate(ExportFormat):
+        _step(job_id, done, f"format {fmt.value}")
         with _timed(timings, f"format {fmt.value}"):
             export_dataset(
                 dataset=dataset,
@@ -333,8 +346,10 @@ def _write_folder(
                 rows=rows,
             )
     m2_path = exports / export_filename(dataset, version, ExportFormat.M2.value)
+    _step(job_id, len(ExportFormat), "Parquet")
     with _timed(timings, "parquet"):
         counts, style_counts, annotators = _write_parquet(version, folder, m2_path, rows)
+    _step(job_id, len(ExportFormat) + 1, "the card")
     with _timed(timings, "card"):
         facts = facts_of.card_facts(version, report, style_counts=style_counts, rows=rows)
         facts["annotation"]["pseudonymised_annotators"] = annotators
@@ -353,6 +368,7 @@ def _write_folder(
             "findings": report.findings,
         },
     )
+    _step(job_id, len(ExportFormat) + 2, "Croissant")
     with _timed(timings, "croissant"):
         _write_croissant(
             version,
@@ -360,22 +376,21 @@ def _write_folder(
             facts,
             {split: folder / "data" / f"{split}.parquet" for split in counts},
         )
+    _step(job_id, len(ExportFormat) + 3, "checksums")
     with _timed(timings, "checksums"):
         formats.write_checksums(folder)
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    log_action(
-        version,
-        user,
-        "release.publish",
-        {"folder": str(folder), "files": files, "splits": counts, "report": report.pk},
-    )
-    return {
-        "folder": str(folder),
-        "files": files,
-        "splits": counts,
-        "report": report.pk,
-        "timings": timings,
-    }
+    return {"files": files, "splits": counts}
+
+
+# Each export format, Parquet, the card, Croissant, the checksums.
+PUBLISH_STEPS = len(ExportFormat) + 4
+
+
+def _step(job_id: int | None, done: int, what: str) -> None:
+    """Progress of a page publish, and where a cancelled one stops (JobCancelled): the
+    staging folder is then removed like on any other failure."""
+    report_progress(job_id, done, total=PUBLISH_STEPS, message=f"publishing: {what}")
 
 
 def _rows_once(version: DatasetVersion) -> list[DatasetRow] | None:

@@ -7,6 +7,12 @@ harness (``gecscore.meta.revisitcgec``).
 Sentence ids are the pooled segments ``mucgec:SRC-ID`` / ``yaclc:SRC-ID`` (the XML's src-ids,
 prefixed because the two corpora reuse them), so the campaign's items tie to the release's
 sentences by id.
+
+All or nothing: every row (dataset, release, campaign, outputs, scores and their jobs) is
+written in one transaction, so a refused system file, a campaign name in use or a score that
+fails leaves nothing behind, and the same command can simply be run again. Nothing is
+written outside the database (the inputs are passed as bytes, the reference M2 is stored in
+a table), so there is no file to clean up.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from django.db import transaction
 
 from core.exceptions import ServiceError
 from datasets.formats import ImportFile
@@ -23,7 +31,7 @@ from datasets.services.imports import import_dataset
 from datasets.services.releases import release_dataset
 from judgments.models import Campaign
 from judgments.services import import_judgments
-from scoring.models import SystemScore
+from scoring.models import ScoreStatus, SystemScore
 from scoring.services.systems import score_now, upload_system_output
 
 
@@ -54,11 +62,23 @@ def import_revisitcgec(
     resources_dir: str | None = None,
     user: Any = None,
 ) -> RevisitImport:
-    """Dataset + release, campaign, six scored outputs; a ServiceError names what failed."""
-    from gecscore.meta.judgments import JudgmentSet, RankingResult, write_judgments_xml
+    """Dataset + release, campaign, six scored outputs, in one transaction; a ServiceError
+    names what failed, and then nothing was written."""
     from gecscore.meta.revisitcgec import SYSTEMS
 
     corpus = _corpus(folder, yaclc_refs, mucgec_dev)
+    with transaction.atomic():
+        release = _import_release(corpus, folder, dataset_name, yaclc_refs, user)
+        campaign = _import_campaign(corpus, folder, campaign_name, release, user)
+        result = RevisitImport(release, campaign)
+        for system in SYSTEMS:
+            result.scores[system] = _scored_output(corpus, system, release, resources_dir, user)
+    return result
+
+
+def _import_release(
+    corpus: Any, folder: str | Path, dataset_name: str, yaclc_refs: str, user: Any
+) -> DatasetVersion:
     rows = ["\t".join((s.segment, s.source, *s.targets)) for s in corpus.sentences]
     import_dataset(
         name=dataset_name,
@@ -74,25 +94,38 @@ def import_revisitcgec(
         language=Language.CHINESE,
         user=user,
     )
-    release = release_dataset(
+    return release_dataset(
         dataset=get_dataset(dataset_name),
         user=user,
         note=f"RevisitCGEC: 100 MuCGEC-dev + 100 YACLC-dev ({yaclc_refs}) sentences",
     )
+
+
+def _import_campaign(
+    corpus: Any, folder: str | Path, campaign_name: str, release: DatasetVersion, user: Any
+) -> Campaign:
+    from gecscore.meta.judgments import JudgmentSet, RankingResult, write_judgments_xml
+
     xml = write_judgments_xml(JudgmentSet((RankingResult((), corpus.items),)))
-    campaign = import_judgments(
+    return import_judgments(
         campaign_name=campaign_name,
         source=xml.encode(),
         release=release,
         label=f"{folder}/judgments.xml",
         by=user,
     )
-    result = RevisitImport(release, campaign)
-    for system in SYSTEMS:
-        lines = [
-            f"{s.segment}\t{s.source}\t{hyp}"
-            for s, hyp in zip(corpus.sentences, corpus.outputs[system], strict=True)
-        ]
+
+
+def _scored_output(
+    corpus: Any, system: str, release: DatasetVersion, resources_dir: str | None, user: Any
+) -> SystemScore:
+    """The system's outputs of both corpora as one upload, scored; a refused upload or a
+    failed score raises (a release missing one system is not what the command promises)."""
+    lines = [
+        f"{s.segment}\t{s.source}\t{hyp}"
+        for s, hyp in zip(corpus.sentences, corpus.outputs[system], strict=True)
+    ]
+    try:
         output = upload_system_output(
             version=release,
             name=system,
@@ -102,5 +135,17 @@ def import_revisitcgec(
             file_format="mucgec",
             replace=True,
         )
-        result.scores[system] = score_now(system=output, user=user, resources_dir=resources_dir)
-    return result
+    except ServiceError as error:
+        mucgec = sum(1 for s in corpus.sentences if s.segment.startswith("mucgec:"))
+        raise ServiceError(
+            f"system {system}: {error.message} (its upload is system-corrections/"
+            f"{system}.mucgec.txt as lines 1-{mucgec}, then {system}.yaclc.txt as lines "
+            f"{mucgec + 1}-{len(lines)})",
+            field="folder",
+        ) from None
+    score = score_now(system=output, user=user, resources_dir=resources_dir)
+    if score.status != ScoreStatus.DONE:
+        raise ServiceError(
+            f"system {system}: scoring ended {score.status}: {score.error}", field="folder"
+        )
+    return score

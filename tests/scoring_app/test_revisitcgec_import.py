@@ -5,6 +5,7 @@ human side equals the library's harness, its ChERRANT scores the library's on th
 from __future__ import annotations
 
 import io
+import signal
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,145 @@ def test_on_postgres_redis_and_a_worker_the_campaign_run_is_queued_and_done(
     assert evaluation.status == ScoreStatus.DONE
     assert set(evaluation.report["metrics"]) == {"f05", "cleme2"}
     assert len(evaluation.human) == 6
+
+
+# --- all or nothing -------------------------------------------------------------------------
+
+
+def _rows_of_an_import() -> dict[str, int]:
+    """How many rows of each kind an import writes (the test database starts without any)."""
+    from core.models import BackgroundJob
+    from datasets.models import Dataset, DatasetVersion, Sentence
+    from judgments.models import Campaign, Item
+    from scoring.models import SystemOutput
+
+    return {
+        model.__name__: model.objects.count()
+        for model in (
+            Dataset,
+            DatasetVersion,
+            Sentence,
+            Campaign,
+            Item,
+            SystemOutput,
+            SystemScore,
+            BackgroundJob,
+        )
+    }
+
+
+@pytest.fixture
+def revisit_copy(revisit: Path, tmp_path: Path) -> Path:
+    """A writable copy of the RevisitCGEC folder (its MuCGEC dev file is passed explicitly)."""
+    import shutil
+
+    folder = tmp_path / "revisitcgec"
+    shutil.copytree(revisit, folder)
+    for path in folder.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return folder
+
+
+def _import(folder: Path, shared_data: Path, *extra: str) -> str:
+    out = io.StringIO()
+    call_command(
+        "import_revisitcgec",
+        str(folder),
+        "--mucgec-dev",
+        str(shared_data / "mucgec-dev" / "MuCGEC_dev.txt"),
+        "--resources",
+        str(shared_data / "cherrant-resources"),
+        *extra,
+        stdout=out,
+    )
+    return out.getvalue()
+
+
+def test_a_nul_byte_in_a_system_file_imports_nothing_and_a_rerun_imports_all(
+    revisit_copy: Path, shared_data: Path
+) -> None:
+    """The third system's file is refused after the dataset, the release, the campaign and
+    two scored systems were written: all of them go, and the fixed folder then imports."""
+    from gecscore.meta.revisitcgec import SYSTEMS
+
+    before = _rows_of_an_import()
+    system_file = revisit_copy / "system-corrections" / f"{SYSTEMS[2]}.yaclc.txt"
+    original = system_file.read_bytes()
+    lines = original.split(b"\n")
+    lines[3] = b"\x00" + lines[3]
+    system_file.write_bytes(b"\n".join(lines))
+    with pytest.raises(CommandError, match="NUL") as refused:
+        _import(revisit_copy, shared_data)
+    # Line 4 of the YACLC file is line 104 of the upload, which the message explains.
+    assert "line 104" in str(refused.value)
+    assert f"{SYSTEMS[2]}.yaclc.txt as lines 101-200" in str(refused.value)
+    assert _rows_of_an_import() == before
+    system_file.write_bytes(original)
+    out = _import(revisit_copy, shared_data)
+    assert "meta-evaluation page" in out
+    after = _rows_of_an_import()
+    assert after["Dataset"] == before["Dataset"] + 1
+    assert after["SystemScore"] == before["SystemScore"] + len(SYSTEMS)
+    assert set(
+        SystemScore.objects.filter(system__version__dataset__name="RevisitCGEC").values_list(
+            "status", flat=True
+        )
+    ) == {ScoreStatus.DONE}
+
+
+def test_a_campaign_name_in_use_imports_nothing_and_another_name_imports(
+    revisit_copy: Path, shared_data: Path
+) -> None:
+    from judgments.models import Campaign
+
+    Campaign.objects.create(name="RevisitCGEC human rankings")
+    before = _rows_of_an_import()
+    with pytest.raises(CommandError, match="RevisitCGEC human rankings"):
+        _import(revisit_copy, shared_data)
+    assert _rows_of_an_import() == before
+    _import(revisit_copy, shared_data, "--campaign", "RevisitCGEC, second import")
+    assert Campaign.objects.get(name="RevisitCGEC, second import").release is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_killed_midway_leaves_nothing_and_a_rerun_imports(
+    revisit: Path, shared_data: Path, tmp_path: Path
+) -> None:
+    """A real `manage.py import_revisitcgec` stopped when it first reads the ChERRANT
+    resources (scoring the first system: the dataset, release, campaign and first output are
+    written by then, uncommitted) and killed there with SIGKILL: no row stays; the same
+    command then imports everything. (SIGTERM ends it the same way: the command sets no
+    handler, so Python dies at once and the database drops the open transaction.)"""
+    from gecscore.meta.revisitcgec import SYSTEMS
+
+    from tests.manage_subprocess import (
+        end_group,
+        kill_stopped,
+        manage_env,
+        rows_in,
+        start_manage,
+        wait_until_stopped,
+    )
+
+    env = manage_env(tmp_path)
+    args = [
+        "import_revisitcgec",
+        str(revisit),
+        "--resources",
+        str(shared_data / "cherrant-resources"),
+    ]
+    tables = ("datasets_dataset", "judgments_campaign", "scoring_systemoutput")
+    log = tmp_path / "import.log"
+    process = start_manage(args, env, log, stop_before="open */cherrant-resources/cilin.txt")
+    try:
+        wait_until_stopped(process, log, "scoring the first system")
+        assert kill_stopped(process, signal.SIGKILL) == -signal.SIGKILL
+    finally:
+        end_group(process)
+    assert {table: rows_in(env, table) for table in tables} == dict.fromkeys(tables, 0)
+    rerun = start_manage(args, env, tmp_path / "rerun.log")
+    try:
+        assert rerun.wait(timeout=600) == 0, (tmp_path / "rerun.log").read_text()
+    finally:
+        end_group(rerun)
+    assert [rows_in(env, table) for table in tables] == [1, 1, len(SYSTEMS)]

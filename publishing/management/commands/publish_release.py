@@ -4,11 +4,19 @@ Writes the release's publishable folder (every export format, Parquet per split,
 card, Croissant metadata, the release report and SHA256SUMS) into DIR, which must not exist
 or be empty. Prints the folder's files on stdout; progress, the summary and each phase's
 wall time (report, each format, parquet, card, croissant, checksums) go to stderr.
+
+Killed at any moment, it leaves no DIR that looks complete: the folder is written beside DIR
+under a hidden name and renamed at the end (publishing.services.publish_release). SIGTERM
+removes that hidden folder on the way out; after SIGKILL the next run removes it.
 """
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -50,9 +58,10 @@ class Command(BaseCommand):
                 compute_report(version=version)
                 report_seconds = time.perf_counter() - started
             self.stderr.write(f"publishing {version.label} to {options['out']} ...")
-            result = publish_release(
-                version=version, out=options["out"], allow_blocked=options["allow_blocked"]
-            )
+            with _sigterm_as_exit(options["out"]):
+                result = publish_release(
+                    version=version, out=options["out"], allow_blocked=options["allow_blocked"]
+                )
         except ServiceError as exc:
             raise CommandError(exc.message) from None
         splits = ", ".join(f"{split} {n}" for split, n in sorted(result["splits"].items()))
@@ -64,3 +73,25 @@ class Command(BaseCommand):
             self.stderr.write(f"  {phase}: {seconds:.1f} s")
         for name in result["files"]:
             self.stdout.write(name)
+
+
+@contextmanager
+def _sigterm_as_exit(out: str) -> Iterator[None]:
+    """SIGTERM (a `docker stop`, a scheduler's time limit) raises SystemExit where the work
+    is, so publish_release removes its staging folder before the process ends; by default
+    SIGTERM ends Python at once and would leave it for the next run to remove."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(
+            f"publish_release stopped by SIGTERM; nothing partial was left at {out} "
+            "(it is absent, or complete if the stop came after the final rename)"
+        )
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
