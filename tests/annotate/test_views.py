@@ -12,10 +12,12 @@ from rest_framework.authtoken.models import Token
 
 from annotate.models import Assignment, AssignmentStatus, Guideline, Submission
 from core.models import AuditLog, User
+from core.roles import Role
 from datasets.models import GoldenReference
 from review.models import ComplaintStatus, ReviewTask, StudyItem
+from review.workflow import assign_dataset
 from tests.annotate.workflow import make_world
-from tests.factories import PASSWORD
+from tests.factories import PASSWORD, make_dataset, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -221,3 +223,18 @@ def test_demo_seed_lets_annotators_and_the_reviewer_work(capsys) -> None:  # typ
         assert Assignment.objects.filter(annotator=user, status="open").count() == 12
     assert ReviewTask.objects.filter(reviewer__username="reviewer").count() == 12
     assert Assignment.objects.count() == 36
+
+
+def test_annotation_subtitle_has_no_dangling_separator_without_source_or_split() -> None:
+    """A sentence imported without a source name or a split is titled by its dataset alone
+    ("ds ·" with nothing after the dot read as a missing value)."""
+    annotator = make_user(Role.ANNOTATOR)
+    dataset = make_dataset(name="plain-ds", sentences=["他对中国的历史很感兴趣。"], k=1, split="")
+    dataset.sentences.update(source=None)
+    dataset.annotators.set([annotator])
+    dataset.reviewers.set([make_user(Role.REVIEWER)])
+    assign_dataset(dataset=dataset, seed=0, by=make_user(Role.ADMIN))
+    assignment = Assignment.objects.get(annotator=annotator)
+    page = _client(annotator).get(f"/annotate/a/{assignment.pk}/").content.decode()
+    subtitle = page.split('<span class="muted subtitle">', 1)[1].split("</span>", 1)[0]
+    assert subtitle == "plain-ds"

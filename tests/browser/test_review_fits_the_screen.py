@@ -19,7 +19,10 @@ from tests.factories import PASSWORD, make_dataset, make_user
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SOURCE = "我昨天去了图书馆借书了三本，然后回家写了作业。"
-FIXES = ["我昨天去图书馆借了三本书，然后回家写了作业。", "我昨天去了图书馆借了三本书，然后回家写作业。"]
+FIXES = [
+    "我昨天去图书馆借了三本书，然后回家写了作业。",
+    "我昨天去了图书馆借了三本书，然后回家写作业。",
+]
 
 
 def _in_view(page: Any, selector: str, height: int) -> None:
