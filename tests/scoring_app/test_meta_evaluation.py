@@ -244,7 +244,11 @@ def test_every_metric_used_keeps_the_signatures_of_its_stored_scores(release, hu
     assert evaluation.signatures["cleme"] == sorted(
         {s.summary["extra"]["cleme"]["signature"] for s in scores}
     )
-    assert evaluation.signatures["detection"] == [f"{scores[0].signature}|mode=ds"]
+    # The main signature with its mode changed: one `mode=` key, not a second one appended.
+    assert evaluation.signatures["detection"] == [
+        scores[0].signature.replace("|mode=correction|", "|mode=ds|")
+    ]
+    assert evaluation.signatures["detection"][0].count("mode=") == 1
     assert "cherrant-f0.5" in evaluation.signatures["f05"][0]
     assert evaluation.human_label.startswith("uploaded: ew")
 
