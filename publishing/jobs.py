@@ -13,7 +13,7 @@ from django.conf import settings
 
 from core.exceptions import ServiceError
 from core.job_queue import enqueue_job
-from core.jobs import JobCancelled, fail_job, finish_job, mark_running
+from core.jobs import JobCancelled, fail_job, finish_job, mark_running, report_progress
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
 from publishing import services, tasks
@@ -90,12 +90,23 @@ def run_publish_job(job_id: int) -> dict[str, Any] | None:
     archive.unlink(missing_ok=True)
     try:
         version = _version(job)
+        # The job's steps, so its page counts them ("done 3/3: published", not "0/0"): the
+        # release's checks when it has no report yet, the folder, the zip.
+        steps = ["writing the formats, Parquet, card and checksums", "zipping the folder"]
+        if services.latest_report(version) is None:
+            steps.insert(0, "checking the release")
+        report_progress(job_id, 0, total=len(steps), message=steps[0])
+        if len(steps) == 3:
+            # Without the job: the checks' own progress counts 3 steps of their own.
+            services.compute_report(version=version, user=job.created_by)
+            report_progress(job_id, 1, total=len(steps), message=steps[1])
         result = services.publish_release(
             version=version,
             out=folder / version.label.replace("@", "-"),
             user=job.created_by,
             job_id=job_id,
         )
+        report_progress(job_id, len(steps) - 1, total=len(steps), message=steps[-1])
         shutil.make_archive(str(folder), "zip", root_dir=folder)
     except (ServiceError, JobCancelled) as exc:
         shutil.rmtree(folder, ignore_errors=True)

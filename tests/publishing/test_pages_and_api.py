@@ -146,3 +146,23 @@ def test_api_metadata_report_and_blocking(
     assert job.status == JobStatus.FAILED and "blocking checks" in job.message
     missing = reverse("publishing:api-metadata", args=[version.pk + 999])
     assert admin.get(missing).status_code == 404
+
+
+@pytest.mark.parametrize("report_first", [False, True])
+def test_publish_job_counts_its_steps(
+    admin: Client, django_capture_on_commit_callbacks: Any, report_first: bool
+) -> None:
+    """The publish job's page said "done 0/0: published" (a release with a report counted
+    nothing): it counts the checks (when needed), the folder and the zip."""
+    version = release_with_defects()
+    if report_first:
+        with django_capture_on_commit_callbacks(execute=True):
+            admin.post(reverse("publishing:run-report", args=[version.pk]))
+    with django_capture_on_commit_callbacks(execute=True):
+        admin.post(reverse("publishing:publish", args=[version.pk]))
+    job = BackgroundJob.objects.get(kind="publishing.publish")
+    assert job.status == JobStatus.DONE, job.message
+    steps = 2 if report_first else 3
+    assert (job.done, job.total, job.message) == (steps, steps, "published")
+    page = admin.get(reverse("publishing:job", args=[job.pk])).content.decode()
+    assert f"done {steps}/{steps}: published" in page and "0/0" not in page
