@@ -295,7 +295,7 @@ def chart_legend(box: ChartBox, names: Sequence[str]) -> tuple[ChartBox, list[st
     parts: list[str] = []
     right = box.width - box.right
     size = font_size(box)
-    row_height = max(LEGEND_ROW, size + 4)
+    row_height = max(LEGEND_ROW, math.ceil(size + 4))
     x, row = float(box.left), 0
     for s, name in enumerate(names):
         width = 14 + text_width(name, size) + 14
