@@ -104,7 +104,7 @@ def test_guideline_is_markdown_sanitised_and_edited_with_a_version_check() -> No
     world = make_world()
     page = _client(world.annotators[0]).get("/guidelines/").content.decode()
     # The seeded guideline: 5 major types with their 14 minor ones.
-    for heading in ("1. Punctuation", "2. Spelling", "3. Word", "4. Syntax", "5. Pragmatics"):
+    for heading in ("1. 标点", "2. 错别字", "3. 词语", "4. 句法", "5. 语用"):
         assert f"<h3>{heading}</h3>" in page
     admin = _client(world.admin)
     version = admin.get("/api/guideline/").json()["version"]
