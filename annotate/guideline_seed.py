@@ -8,54 +8,49 @@ GUIDELINE_SLUG = "main"
 GUIDELINE_TITLE = "Annotation guideline"
 
 GUIDELINE_BODY = """\
-## How to correct
+## 如何修改
 
-* **Rewrite directly.** Edit the text box so the sentence becomes correct, fluent Chinese.
-  The coloured diff under the box shows exactly the edits that will be scored.
-* **Change as little as needed.** Keep the learner's words and structure when they are
-  acceptable; fix errors, do not polish style.
-* **Several corrections.** If the sentence can be fixed in clearly different ways, add a
-  box (`Alt+N`) for each one. Two boxes must not be the same text.
-* **ERROR FREE** (`Alt+E`): the sentence has no error. A box left equal to the source means
-  the same thing.
-* **NOT ANNOTATABLE** (`Alt+U`): the meaning cannot be recovered, so no correction is safe.
-* Submit with `Ctrl+Enter`. Your first submission is final and is never changed; after the
-  review you may be asked to study the sentence and hand in a revision.
+* **直接改写。** 在文本框里修改句子，使它成为正确、通顺的中文。文本框下方的彩色差异
+  显示的正是将被计分的修改。
+* **尽量少改。** 学习者的用词和句式可以接受时就保留；只改正错误，不要润色文风。
+* **多种改法。** 如果句子有明显不同的几种改法，每种改法新增一个文本框（`Alt+N`）。
+  两个文本框的内容不能相同。
+* **ERROR FREE**（`Alt+E`）：句子没有错误。文本框的内容与原句相同，也视为没有错误。
+* **NOT ANNOTATABLE**（`Alt+U`）：句子的意思无法还原，任何修改都不可靠。
+* 按 `Ctrl+Enter` 提交。第一次提交即为最终结果，之后不会被更改；审核以后，你可能会被要求
+  学习这个句子并提交修订稿。
 
-## Error types (5 major, 14 minor)
+## 错误类型（5 个大类，14 个小类）
 
-### 1. Punctuation
-* **Missing** – a needed mark is absent: add it.
-* **Redundant** – an extra mark: delete it.
-* **Misuse** – the wrong mark (e.g. a comma where a full stop ends the sentence): replace it.
+### 1. 标点
+* **缺失**：缺少必要的标点：补上。
+* **冗余**：多了一个标点：删除。
+* **误用**：用错了标点（如句子已经结束却用了逗号而不是句号）：替换。
 
-### 2. Spelling
-* **Phonetic** – a character that sounds alike but is wrong (在 / 再): replace it.
-* **Glyph** – a character that looks alike but is wrong (己 / 已): replace it.
-* **Character disorder** – characters of one word in the wrong order: reorder them.
+### 2. 错别字
+* **音近**：读音相近但写错的字（在 / 再）：替换。
+* **形近**：字形相近但写错的字（己 / 已）：替换。
+* **字序颠倒**：同一个词里的字顺序颠倒：调整顺序。
 
-### 3. Word
-* **Missing** – a needed word is absent (often a measure word or particle): add it.
-* **Redundant** – an extra word, e.g. a doubled 了 or 的: delete it.
-* **Misuse** – a wrong word choice or collocation: replace the word.
+### 3. 词语
+* **缺失**：缺少必要的词（常见的是量词或助词）：补上。
+* **冗余**：多余的词，如重复的"了"或"的"：删除。
+* **误用**：用词不当或搭配不当：替换这个词。
 
-### 4. Syntax
-* **Word order** – a phrase in the wrong place (e.g. the object before the measure
-  phrase): move it; a move is a single word-order edit.
-* **Mixed patterns** – two constructions blended into one (e.g. "通过……使……" without a
-  subject): keep one construction.
+### 4. 句法
+* **语序**：短语的位置不对（如宾语放在了数量短语前面）：移动它；一次移动算一个语序修改。
+* **句式杂糅**：两种句式混在一起（如用了"通过……使……"而句子没有主语）：只保留一种句式。
 
-### 5. Pragmatics
-* **Logic** – the statement contradicts itself or the reasoning is broken: fix the
-  minimum that makes it coherent.
-* **Ambiguity** – it can be read two ways: give one correction per reading.
-* **Commonsense** – it states something impossible: correct only when the intended
-  meaning is clear; otherwise mark NOT ANNOTATABLE.
+### 5. 语用
+* **逻辑**：表述自相矛盾或推理不通：做最少的修改，使它前后一致。
+* **歧义**：句子有两种理解：每种理解给出一个修改。
+* **常识**：表述违背常识：只有原意清楚时才修改；否则标为 NOT ANNOTATABLE。
 """
 
 # --- per task and language (issue 28 D9) -------------------------------------------------------
 # The annotation guideline above is the Chinese one (its slug "main" predates per-language
-# guidelines). Each (task, language) has its own row once an admin saves it; until then the
+# guidelines; it was seeded in English until annotate/0008 replaced that text, unless an admin
+# had edited it). Each (task, language) has its own row once an admin saves it; until then the
 # text below is shown. Tasks: annotation, review, ranking (judges rank outputs), edits
 # (judges mark each edit correct or incorrect, then rank).
 

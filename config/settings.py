@@ -366,6 +366,9 @@ GEC_CHERRANT_RESOURCES = env_str("GEC_CHERRANT_RESOURCES")
 # Web and worker processes load the English spaCy model (ERRANT) in a background thread at
 # start when an English dataset exists (datasets/warmup.py; docs/operations.md). 0 turns it off.
 GEC_WARM_ENGLISH_MODEL = env_bool("GEC_WARM_ENGLISH_MODEL", True)
+# Until an English dataset exists, each process's warm-up thread asks again this often (one
+# small query), so a dataset imported into a running deployment warms every process. 0: once.
+GEC_WARM_ENGLISH_POLL_SECONDS = env_float("GEC_WARM_ENGLISH_POLL_SECONDS", 15.0)
 # Local path (or installed package name) of the model used for BERTScore edit weights.
 GEC_BERT_MODEL = env_str("GEC_BERT_MODEL")
 # The same for English releases (PT-M2 on the MaxMatch lattice); a Chinese BERT never weighs

@@ -80,21 +80,25 @@ def _frame(
         )
         parts.append(
             f'<text class="tick-y" x="{box.left - 6}" y="{y + 4:.1f}" text-anchor="end" '
-            f'font-size="{tick_font_size(box)}" '
+            f'font-size="{font_size(box)}" '
             f'fill="#5b6475">{escape(format_number(value, percent))}</text>'
         )
     parts.extend(chart_axes(box, x_label, y_label))
     return parts
 
 
-TICK_FONT = 11
-TICK_FONT_WIDTH = 560  # a chart up to this wide is drawn near 1:1; wider ones shrink on screen
+TEXT_FONT = 12  # every label, tick and legend entry
+TITLE_FONT = 15
+# A chart up to this wide is drawn near 1:1 (a two-column grid's card holds ~447 px at a
+# 1024-px window); a wider one shrinks on screen, so its text grows with its view box.
+FONT_WIDTH = 560
 
 
-def tick_font_size(box: ChartBox) -> float:
-    """Tick labels grow with the view box (issue 28 D12: ~7 px on screen): a wide chart
-    scaled down into its card keeps labels near 11 px."""
-    return round(TICK_FONT * max(1.0, box.width / TICK_FONT_WIDTH), 1)
+def font_size(box: ChartBox, base: float = TEXT_FONT) -> float:
+    """The font size, in view-box units, of a text of `base` px: every text of a chart grows
+    with the view box alike, so a chart scaled down into its card keeps its labels, axis
+    names, legend and title at 11 px or more on screen (they were drawn at 6.8 px)."""
+    return round(base * max(1.0, box.width / FONT_WIDTH), 1)
 
 
 def chart_open(box: ChartBox, title: str, description: str) -> list[str]:
@@ -106,7 +110,8 @@ def chart_open(box: ChartBox, title: str, description: str) -> list[str]:
         f'width="{box.width}" height="{box.height}" role="img" aria-labelledby="{uid}-t {uid}-d">',
         f'<title id="{uid}-t">{escape(title)}</title>',
         f'<desc id="{uid}-d">{escape(description)}</desc>',
-        f'<text x="{box.width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="600">{escape(title)}</text>',
+        f'<text x="{box.width / 2}" y="22" text-anchor="middle" '
+        f'font-size="{font_size(box, TITLE_FONT)}" font-weight="600">{escape(title)}</text>',
     ]
 
 
@@ -118,9 +123,9 @@ def chart_axes(box: ChartBox, x_label: str, y_label: str) -> list[str]:
         f'<line x1="{box.left}" x2="{box.width - box.right}" y1="{bottom}" '
         f'y2="{bottom}" stroke="#1d2330"/>',
         f'<text x="{box.left + box.plot_width / 2}" y="{box.height - 10}" text-anchor="middle" '
-        f'font-size="12">{escape(x_label)}</text>',
+        f'font-size="{font_size(box)}">{escape(x_label)}</text>',
         f'<text transform="translate(14 {box.top + box.plot_height / 2}) rotate(-90)" '
-        f'text-anchor="middle" font-size="12">{escape(y_label)}</text>',
+        f'text-anchor="middle" font-size="{font_size(box)}">{escape(y_label)}</text>',
     ]
 
 
@@ -184,7 +189,7 @@ def grouped_bar_chart(
             )
         parts.append(
             f'<text x="{box.left + (g + 0.5) * group_width:.1f}" y="{box.top + box.plot_height + 16}" '
-            f'text-anchor="middle" font-size="11">{escape(category)}</text>'
+            f'text-anchor="middle" font-size="{font_size(box)}">{escape(category)}</text>'
         )
     parts.extend(legend)
     parts.append("</svg>")
@@ -251,7 +256,7 @@ def line_chart(
     for x in x_values:
         parts.append(
             f'<text class="tick-x" x="{px(x):.1f}" y="{box.top + box.plot_height + 16}" '
-            f'text-anchor="middle" font-size="{tick_font_size(box)}">'
+            f'text-anchor="middle" font-size="{font_size(box)}">'
             f"{escape(format_number(x))}</text>"
         )
     for s, (name, values) in enumerate(series):
@@ -275,12 +280,10 @@ LEGEND_TOP = 30
 LEGEND_ROW = 15
 
 
-def text_width(text: str, font_size: float = 11) -> float:
+def text_width(text: str, size: float = TEXT_FONT) -> float:
     """An estimate of the width of `text` in the charts' sans-serif font: wide (CJK)
     characters a full em, others about 0.6 em. Enough to keep labels inside the view box."""
-    return sum(
-        font_size if unicodedata.east_asian_width(ch) in "WF" else font_size * 0.6 for ch in text
-    )
+    return sum(size if unicodedata.east_asian_width(ch) in "WF" else size * 0.6 for ch in text)
 
 
 def chart_legend(box: ChartBox, names: Sequence[str]) -> tuple[ChartBox, list[str]]:
@@ -291,19 +294,21 @@ def chart_legend(box: ChartBox, names: Sequence[str]) -> tuple[ChartBox, list[st
         return box, []
     parts: list[str] = []
     right = box.width - box.right
+    size = font_size(box)
+    row_height = max(LEGEND_ROW, math.ceil(size + 4))
     x, row = float(box.left), 0
     for s, name in enumerate(names):
-        width = 14 + text_width(name) + 14
+        width = 14 + text_width(name, size) + 14
         if x > box.left and x + width - 14 > right:
             x, row = float(box.left), row + 1
-        y = LEGEND_TOP + row * LEGEND_ROW
+        y = LEGEND_TOP + row * row_height
         parts.append(
             f'<rect class="legend" x="{x:.1f}" y="{y}" width="10" height="10" '
             f'fill="{PALETTE[s % len(PALETTE)]}"/>'
         )
         parts.append(
-            f'<text class="legend" x="{x + 14:.1f}" y="{y + 9}" font-size="11">{escape(name)}</text>'
+            f'<text class="legend" x="{x + 14:.1f}" y="{y + 9}" font-size="{size}">{escape(name)}</text>'
         )
         x += width
-    needed = LEGEND_TOP + (row + 1) * LEGEND_ROW + 6
+    needed = LEGEND_TOP + (row + 1) * row_height + 6
     return replace(box, top=max(box.top, needed)), parts

@@ -14,8 +14,8 @@ from core.charts import (
     chart_axes,
     chart_legend,
     chart_open,
+    font_size,
     format_number,
-    tick_font_size,
 )
 
 
@@ -88,7 +88,7 @@ def _xy_frame(
         )
         parts.append(
             f'<text class="tick-y" x="{box.left - 6}" y="{y + 4:.1f}" text-anchor="end" '
-            f'font-size="{tick_font_size(box)}" fill="#5b6475">{escape(_tick_label(y_value, y_ticks))}</text>'
+            f'font-size="{font_size(box)}" fill="#5b6475">{escape(_tick_label(y_value, y_ticks))}</text>'
         )
     if x_ticks is not None:
         x_labels = [(x_value, f"{x_value:.3g}") for x_value in x_ticks]
@@ -99,7 +99,7 @@ def _xy_frame(
         x = box.left + box.plot_width * (x_value - x_range.low) / x_range.span
         parts.append(
             f'<text class="tick-x" x="{x:.1f}" y="{bottom + 16}" text-anchor="middle" '
-            f'font-size="{tick_font_size(box)}" fill="#5b6475">{escape(label)}</text>'
+            f'font-size="{font_size(box)}" fill="#5b6475">{escape(label)}</text>'
         )
     parts.extend(chart_axes(box, x_label, y_label))
     return parts
@@ -154,7 +154,8 @@ def scatter_chart(
         right_half = px(x) > box.left + box.plot_width / 2
         parts.append(
             f'<text x="{px(x) + (-6 if right_half else 6):.1f}" y="{py(y) - 6:.1f}" '
-            f'text-anchor="{"end" if right_half else "start"}" font-size="10" fill="#1d2330">'
+            f'text-anchor="{"end" if right_half else "start"}" font-size="{font_size(box)}" '
+            f'fill="#1d2330">'
             f"{escape(name)}</text>"
         )
     parts.append("</svg>")

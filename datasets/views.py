@@ -34,6 +34,36 @@ def dataset_list(request: HttpRequest) -> HttpResponse:
     return render(request, "datasets/list.html", {"rows": dataset_summaries()})
 
 
+def _check_file_fields(fmt: str, sources: list[Any], others: list[Any]) -> None:
+    """Each file in its own field: the sources file is parallel's alone, the data file every
+    other format's (the browser only bubbled "Please select a file" at the other field)."""
+    if fmt == ImportFormat.PARALLEL:
+        if not sources:
+            raise ServiceError(
+                "the parallel format needs its sources file in the field “Sources file” "
+                "(the reference files go under “Reference or data files”)",
+                field="source_file",
+            )
+        if not others:
+            raise ServiceError(
+                "the parallel format needs at least one reference file in the field "
+                "“Reference or data files”",
+                field="files",
+            )
+        return
+    if sources:
+        raise ServiceError(
+            f"“Sources file” is for the parallel format only: choose the {fmt or 'data'} file "
+            "under “Reference or data files” (and leave “Sources file” empty)",
+            field="source_file",
+        )
+    if not others:
+        raise ServiceError(
+            f"choose the {fmt or 'data'} file to import under “Reference or data files”",
+            field="files",
+        )
+
+
 @role_required(Role.ADMIN)
 @require_http_methods(["GET", "POST"])
 def dataset_import(request: HttpRequest) -> HttpResponse:
@@ -46,11 +76,13 @@ def dataset_import(request: HttpRequest) -> HttpResponse:
         if sources:
             others.sort(key=lambda item: natural_key(item[0]))
         uploads = sources + others
+        fmt = request.POST.get("format", "")
         try:
+            _check_file_fields(fmt, sources, others)
             job = request_import(
                 user=request.user,
                 name=request.POST.get("name", "").strip(),
-                fmt=request.POST.get("format", ""),
+                fmt=fmt,
                 uploads=uploads,
                 source_name=request.POST.get("source", "").strip(),
                 split=request.POST.get("split", ""),
@@ -59,6 +91,7 @@ def dataset_import(request: HttpRequest) -> HttpResponse:
             )
         except ServiceError as exc:
             context["error"] = exc.message
+            context["error_field"] = exc.field
             return render(request, "datasets/import.html", context, status=exc.status)
         return redirect("datasets:job", job_id=job.pk)
     return render(request, "datasets/import.html", context)

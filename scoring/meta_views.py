@@ -22,6 +22,7 @@ from core.uploads import TOO_LARGE
 from core.web import lookup, parse_id
 from core.xycharts import AxisRange, range_line_chart, scatter_chart
 from datasets.selectors import release_by_id
+from judgments.selectors import METHOD_LABELS
 from scoring.models import HumanSystemScores, MetaEvaluation, ScoreStatus, SystemOutput
 from scoring.services import meta as meta_services
 
@@ -73,6 +74,40 @@ def meta_charts(evaluation: MetaEvaluation) -> dict[str, Any]:
             box=ChartBox(width=760, height=360, top=56),
         )
     return {"scatters": scatters, "window_chart": window_svg}
+
+
+# The form's choices of the human side's ranking and of the metrics' aggregation.
+HUMAN_METHOD_CHOICES = {
+    "ranks": [(m, METHOD_LABELS[m]) for m in meta_services.HUMAN_METHODS],
+    "edits": [(m, METHOD_LABELS[m]) for m in meta_services.EDIT_METHODS],
+}
+AGGREGATION_LABELS = {
+    "default": "default: the stored corpus score",
+    "trueskill": "TrueSkill over sentence scores",
+    "expected-wins": "Expected Wins over sentence scores",
+}
+AGGREGATION_CHOICES = [(a, AGGREGATION_LABELS[a]) for a in meta_services.AGGREGATIONS]
+
+
+def _form_choices(request: HttpRequest, shown: MetaEvaluation | None) -> dict[str, Any]:
+    """The run form starts from the run shown (after a run, the one just asked for), so a
+    second run with one thing changed does not begin by choosing the human side again."""
+    chosen_campaign = _int_or_none(request.GET.get("campaign"))
+    if shown is None:
+        return {
+            "chosen_campaign": chosen_campaign,
+            "chosen_upload": None,
+            "chosen_method": "ew",
+            "chosen_aggregation": "default",
+            "chosen_metrics": [],
+        }
+    return {
+        "chosen_campaign": chosen_campaign or shown.campaign_id,
+        "chosen_upload": None if chosen_campaign else shown.human_scores_id,
+        "chosen_method": shown.human_method or "ew",
+        "chosen_aggregation": shown.aggregation,
+        "chosen_metrics": list(shown.metrics),
+    }
 
 
 # Below this many systems a bootstrap over systems resamples a handful of points (with 3,
@@ -177,7 +212,9 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         "metric_choices": meta_services.available_metrics(version),
         "uploads": list(HumanSystemScores.objects.filter(version=version)),
         "campaigns": meta_services.campaigns_for_release(version, user=request.user),
-        "chosen_campaign": _int_or_none(request.GET.get("campaign")),
+        **_form_choices(request, shown),
+        "human_methods": HUMAN_METHOD_CHOICES,
+        "aggregation_choices": AGGREGATION_CHOICES,
         "runs": runs,
         "evaluation": shown,
         "default_bootstrap": meta_services.DEFAULT_BOOTSTRAP,

@@ -61,7 +61,14 @@ def _curve_labels(length: int) -> list[str]:
     return [str(k) for k in range(1, length)] + [CURVE_LABELS_ALL]
 
 
-def reference_count_chart(series: list[tuple[str, list[float]]]) -> str:
+# A chart in one card of a two-column grid (the system page): ~447 px on screen at a 1024-px
+# window, so a 480-unit view box keeps 12-unit text at 11 px or more.
+CARD_CHART = ChartBox(width=480, height=300)
+
+
+def reference_count_chart(
+    series: list[tuple[str, list[float]]], box: ChartBox | None = None
+) -> str:
     """Figure 3: F0.5 with the first 1, 2, 3 references and all of them, per system.
 
     A curve is [k=1, ..., All]; a shorter one (a corpus with fewer references per sentence)
@@ -80,7 +87,7 @@ def reference_count_chart(series: list[tuple[str, list[float]]]) -> str:
         series=padded,
         x_label="references used",
         y_label="F0.5",
-        box=ChartBox(width=720, height=340),
+        box=box or ChartBox(width=720, height=340),
     )
 
 
@@ -221,11 +228,11 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
                 for m in ("p", "r", "f05")
             ],
             y_label="score",
-            box=ChartBox(width=560, height=300),
+            box=CARD_CHART,
             y_max=1.0,
         )
         context["curve_chart"] = reference_count_chart(
-            [(system.name, summary.get("ref_count_curve", []))]
+            [(system.name, summary.get("ref_count_curve", []))], box=CARD_CHART
         )
         context["curve"] = list(
             zip(

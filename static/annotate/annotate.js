@@ -96,10 +96,20 @@
     } catch (e) { /* private mode: drafts are a convenience only */ }
   }
 
+  // A box grows to its text, up to half the window (a 230-character sentence scrolled inside
+  // two rows, and its diff fell below the fold); a longer text scrolls inside the box.
+  function fitBox(area) {
+    area.style.height = "auto";
+    var borders = area.offsetHeight - area.clientHeight;
+    var most = Math.max(area.offsetHeight, Math.round(window.innerHeight * 0.5));
+    area.style.height = Math.min(area.scrollHeight + borders, most) + "px";
+  }
+
   function wireBox(box) {
     var area = box.querySelector("textarea");
     GEC.attachLiveDiff(area, box.querySelector(".diff"), source, undefined, config.language);
-    area.addEventListener("input", function () { touched = true; checkBoxes(); saveDraft(); });
+    fitBox(area);
+    area.addEventListener("input", function () { touched = true; fitBox(area); checkBoxes(); saveDraft(); });
     box.querySelector(".delete-box").addEventListener("click", function () {
       if (allBoxes().length > 1) { box.remove(); renumber(); checkBoxes(); saveDraft(); }
     });
@@ -145,6 +155,9 @@
   }
   renumber();
   checkBoxes();
+  window.addEventListener("resize", function () {
+    allBoxes().forEach(function (box) { fitBox(box.querySelector("textarea")); });
+  });
   // A keyboard-only annotator types at once (issue 28 D7): the first open box has the focus,
   // with the caret after its text.
   if (config.open) {

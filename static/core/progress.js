@@ -17,7 +17,8 @@
         if (bar) { bar.style.width = s.percent + "%"; bar.setAttribute("aria-valuenow", s.percent); }
         box.setAttribute("data-job-status", s.status);
         if (msg) {
-          var text = s.status + " " + s.done + "/" + s.total;
+          // A job that never counted its work says so in words, not "0/0".
+          var text = s.total ? s.status + " " + s.done + "/" + s.total : s.status;
           if (s.message) { text += ": " + s.message; }
           msg.textContent = text;
         }

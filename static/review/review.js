@@ -135,5 +135,13 @@
     if (handled) event.preventDefault();
   });
 
+  // The sticky action bar's height, so scrolling to a correction keeps it clear of the bar.
+  var bar = document.querySelector("[data-testid=action-bar]");
+  function measureBar() {
+    if (bar) document.documentElement.style.setProperty("--action-bar", bar.offsetHeight + "px");
+  }
+  measureBar();
+  window.addEventListener("resize", measureBar);
+
   focusCorrection(0);
 })();

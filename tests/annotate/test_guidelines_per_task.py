@@ -37,9 +37,9 @@ def _annotation_page(world, language: str) -> str:  # type: ignore[no-untyped-de
 def test_annotation_page_follows_the_datasets_language() -> None:
     world = make_world()
     chinese = _annotation_page(world, "zh")
-    assert "fluent Chinese" in chinese and "fluent English" not in chinese
+    assert "通顺的中文" in chinese and "fluent English" not in chinese
     english = _annotation_page(world, "en")
-    assert "fluent English" in english and "fluent Chinese" not in english
+    assert "fluent English" in english and "通顺的中文" not in english
 
 
 def test_edits_mode_judging_says_when_an_edit_is_correct() -> None:
@@ -81,7 +81,7 @@ def test_admin_edits_one_language_and_task_with_a_version_check() -> None:
         "Guideline saved: English guide (annotation, en), version 1." in response.content.decode()
     )
     assert "standard English" in _annotation_page(world, "en")
-    assert "fluent Chinese" in _annotation_page(world, "zh")  # the other language untouched
+    assert "通顺的中文" in _annotation_page(world, "zh")  # the other language untouched
     stale = admin.put(
         "/api/guideline/",
         json.dumps(
@@ -151,3 +151,69 @@ def test_a_title_too_long_is_refused_not_cut() -> None:
     assert response.status_code == 400 and response.json()["field"] == "title"
     assert "202" in response.json()["detail"]
     assert not Guideline.objects.filter(title__startswith="标题").exists()
+
+
+def test_chinese_annotation_guideline_is_written_in_chinese() -> None:
+    """It was the English text under a Chinese title; the same content, in Chinese."""
+    from annotate.guideline_seed import default_guideline
+
+    _, body = default_guideline("annotation", "zh")
+    letters = [ch for ch in body if ch.isalpha()]
+    chinese = [ch for ch in letters if "\u4e00" <= ch <= "\u9fff"]
+    assert len(chinese) > 0.8 * len(letters), "mostly Chinese (the buttons keep their labels)"
+    for heading in (
+        "## 如何修改",
+        "## 错误类型（5 个大类，14 个小类）",
+        "### 1. 标点",
+        "### 5. 语用",
+    ):
+        assert heading in body
+    # Every rule of the English text is there: 6 on correcting, 14 error types.
+    assert body.count("\n* ") == 6 + 14
+    for key in ("`Alt+N`", "`Alt+E`", "`Alt+U`", "`Ctrl+Enter`", "在 / 再", "己 / 已"):
+        assert key in body
+    assert "How to correct" not in body
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_gives_the_seeded_guideline_its_chinese_text_and_keeps_an_edited_one() -> None:
+    from importlib import import_module
+
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    from annotate.guideline_seed import GUIDELINE_BODY
+
+    english = import_module("annotate.migrations.0008_chinese_annotation_guideline").ENGLISH_SEED
+    before = [("annotate", "0007_guideline_archived")]
+    after = [("annotate", "0008_chinese_annotation_guideline")]
+
+    def migrate(targets):  # type: ignore[no-untyped-def]
+        executor = MigrationExecutor(connection)
+        executor.migrate(targets)
+        executor.loader.build_graph()
+        return executor.loader.project_state(targets).apps
+
+    latest = list(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    try:
+        old = migrate(before).get_model("annotate", "Guideline")
+        old.objects.update_or_create(
+            slug="main",
+            defaults={
+                "task": "annotation",
+                "language": "zh",
+                "title": "T",
+                "body": english,
+                "version": 1,
+            },
+        )
+        new = migrate(after).get_model("annotate", "Guideline")
+        seeded = new.objects.get(slug="main")
+        assert (seeded.body, seeded.version) == (GUIDELINE_BODY, 2)
+        # An admin's own text is never replaced.
+        old = migrate(before).get_model("annotate", "Guideline")
+        old.objects.filter(slug="main").update(body="我们自己的规则。", version=5)
+        new = migrate(after).get_model("annotate", "Guideline")
+        assert new.objects.get(slug="main").body == "我们自己的规则。"
+    finally:
+        migrate(latest)

@@ -12,10 +12,12 @@ from rest_framework.authtoken.models import Token
 
 from annotate.models import Assignment, AssignmentStatus, Guideline, Submission
 from core.models import AuditLog, User
+from core.roles import Role
 from datasets.models import GoldenReference
 from review.models import ComplaintStatus, ReviewTask, StudyItem
+from review.workflow import assign_dataset
 from tests.annotate.workflow import make_world
-from tests.factories import PASSWORD
+from tests.factories import PASSWORD, make_dataset, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -102,7 +104,7 @@ def test_guideline_is_markdown_sanitised_and_edited_with_a_version_check() -> No
     world = make_world()
     page = _client(world.annotators[0]).get("/guidelines/").content.decode()
     # The seeded guideline: 5 major types with their 14 minor ones.
-    for heading in ("1. Punctuation", "2. Spelling", "3. Word", "4. Syntax", "5. Pragmatics"):
+    for heading in ("1. 标点", "2. 错别字", "3. 词语", "4. 句法", "5. 语用"):
         assert f"<h3>{heading}</h3>" in page
     admin = _client(world.admin)
     version = admin.get("/api/guideline/").json()["version"]
@@ -222,3 +224,18 @@ def test_demo_seed_lets_annotators_and_the_reviewer_work(capsys, settings) -> No
         assert Assignment.objects.filter(annotator=user, status="open").count() == 12
     assert ReviewTask.objects.filter(reviewer__username="reviewer").count() == 12
     assert Assignment.objects.count() == 36
+
+
+def test_annotation_subtitle_has_no_dangling_separator_without_source_or_split() -> None:
+    """A sentence imported without a source name or a split is titled by its dataset alone
+    ("ds ·" with nothing after the dot read as a missing value)."""
+    annotator = make_user(Role.ANNOTATOR)
+    dataset = make_dataset(name="plain-ds", sentences=["他对中国的历史很感兴趣。"], k=1, split="")
+    dataset.sentences.update(source=None)
+    dataset.annotators.set([annotator])
+    dataset.reviewers.set([make_user(Role.REVIEWER)])
+    assign_dataset(dataset=dataset, seed=0, by=make_user(Role.ADMIN))
+    assignment = Assignment.objects.get(annotator=annotator)
+    page = _client(annotator).get(f"/annotate/a/{assignment.pk}/").content.decode()
+    subtitle = page.split('<span class="muted subtitle">', 1)[1].split("</span>", 1)[0]
+    assert subtitle == "plain-ds"

@@ -124,7 +124,9 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     assert set(positions) == {FIX_B, WRONG, FIX_C}
     supports = review.locator("[data-testid=support]").all_inner_texts()
     assert all(text.startswith("1 of 3") for text in supports)
-    assert review.locator("[data-testid=tag-candidate]").inner_text().count("没有错误") == 1
+    # The tag in words, as the annotator's button says it (not the marker or "error_free").
+    tag = review.locator("[data-testid=tag-candidate]").inner_text()
+    assert tag.count("ERROR FREE") == 1 and "error_free" not in tag
 
     def candidate(text: str) -> Any:
         return review.locator(f"[data-testid=candidate][data-position='{positions[text]}']")

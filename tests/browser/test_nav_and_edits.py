@@ -80,7 +80,10 @@ def test_annotator_sees_the_nav_and_edits_marked_without_colour(page, screenshot
     diff.locator(".edit-del").first.wait_for()
     deletion = diff.locator(".edit-del").first
     insertion = diff.locator(".edit-ins").first
-    assert "line-through" in deletion.evaluate("e => getComputedStyle(e).textDecorationLine")
+    # No strike-through (a line through 了 reads as 子): a dashed underline, the insertion's solid.
+    assert deletion.evaluate("e => getComputedStyle(e).textDecorationLine") == "underline"
+    assert deletion.evaluate("e => getComputedStyle(e).textDecorationStyle") == "dashed"
+    assert insertion.evaluate("e => getComputedStyle(e).textDecorationStyle") == "solid"
     assert "underline" in insertion.evaluate("e => getComputedStyle(e).textDecorationLine")
     # The bracket markers say deleted / inserted without colour.
     assert "[" in deletion.evaluate("e => getComputedStyle(e, '::before').content")

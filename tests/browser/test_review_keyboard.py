@@ -71,6 +71,7 @@ def test_reviewer_works_through_the_queue_with_the_keyboard(page, screenshot) ->
     page.wait_for_selector("[data-testid=shortcut-legend]")
     assert page.inner_text("[data-testid=source]") == FIRST
     assert page.inner_text("[data-testid=queue-position]") == "1 of 2"
+    page.click("[data-testid=shortcut-legend] summary")  # one line until opened
     legend = page.inner_text("[data-testid=shortcut-legend]")
     for shortcut in ("next / previous correction", "correct / wrong", "save and open the next"):
         assert shortcut in legend

@@ -73,7 +73,10 @@ def test_legends_stay_in_the_view_box_and_above_the_plot() -> None:
         names = re.findall(r'<text class="legend"[^>]*>([^<]*)</text>', svg)
         assert len(texts) == len(names) >= 3
         for attrs, name in zip(texts, names, strict=True):
-            assert float(attrs["x"]) + text_width(name) <= width, (name, attrs)
+            assert float(attrs["x"]) + text_width(name, float(attrs["font-size"])) <= width, (
+                name,
+                attrs,
+            )
         legend_bottom = max(float(a["y"]) for a in texts)
         # The top of the plot: the highest point or bar (r = 1, F = 1).
         tops = [float(y) for y in re.findall(r'<circle cx="[^"]*" cy="([^"]*)"', svg)]

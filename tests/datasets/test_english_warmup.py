@@ -136,3 +136,72 @@ def test_the_setting_turns_the_warm_up_off(settings: Any) -> None:
     settings.GEC_WARM_ENGLISH_MODEL = False
     assert start_english_warmup("web") is None
     assert warm_english_model() == "off (GEC_WARM_ENGLISH_MODEL=0)"
+
+
+# A web process started before any English dataset exists: it reports once it is up, waits for
+# the test to import one, then lets its warm-up thread finish before its first English diff.
+LATE_WEB_PROCESS = r"""
+import json, os, sys, time
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+from django.conf import settings
+settings.DATABASES["default"]["NAME"] = sys.argv[1]
+settings.GEC_WARM_ENGLISH_POLL_SECONDS = 0.2
+import config.wsgi
+from datasets.warmup import english_warmup
+from gecscore.english.errant_edits import annotator
+time.sleep(1.0)  # several polls find no English dataset
+print("STARTED", json.dumps({"loaded": annotator.cache_info().currsize}), flush=True)
+sys.stdin.readline()  # the test imported an English dataset
+thread = english_warmup()
+thread.join(600)
+loaded = annotator.cache_info().currsize
+from django.test import Client
+from core.models import User
+client = Client()
+client.force_login(User.objects.get(username=sys.argv[2]))
+payload = {"source": "She like apples .", "target": "She likes apples .", "language": "en"}
+response = client.post("/api/diff/", payload, content_type="application/json")
+print("RESULT " + json.dumps({"loaded_before_request": loaded, "status": response.status_code,
+    "misses": annotator.cache_info().misses, "alive": thread.is_alive()}), flush=True)
+"""
+
+
+def test_a_running_web_process_warms_the_model_once_an_english_dataset_is_imported() -> None:
+    """A deployment running before its first English dataset: each web process's warm-up
+    thread keeps asking and loads the model once the dataset appears, before the first
+    English diff (which took 5-20 s per web worker after such an import)."""
+    make_dataset(name="warm-late-zh", sentences=["我去了图书馆。"])
+    make_user(Role.ANNOTATOR, username="warm-late")
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            LATE_WEB_PROCESS,
+            str(connection.settings_dict["NAME"]),
+            "warm-late",
+        ],
+        env={**os.environ, "DJANGO_LOG_LEVEL": "INFO"},
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdin is not None
+        started = child.stdout.readline()
+        assert started.startswith("STARTED"), child.stderr.read() if child.stderr else ""
+        assert json.loads(started.removeprefix("STARTED "))["loaded"] == 0
+        _english_dataset()  # imported while the process runs
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        out, log = child.communicate(timeout=600)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    lines = [line for line in out.splitlines() if line.startswith("RESULT ")]
+    assert lines, log[-3000:]
+    got = json.loads(lines[-1].removeprefix("RESULT "))
+    assert got == {"loaded_before_request": 1, "status": 200, "misses": 1, "alive": False}, got
+    assert log.count("skipped: no English dataset; asking again every 0.2 s") == 1, log[-3000:]
+    assert "English model warm-up (web): loaded in" in log

@@ -228,3 +228,33 @@ def test_parallel_upload_takes_the_source_file_first_and_references_in_name_orde
         "他去了了。",
         "他去" + "了" * 10 + "。",
     ]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "fields", "field_named", "message"),
+    [
+        ("text", ["source_file"], "Sources file", "“Sources file” is for the parallel format only"),
+        ("text", [], "Reference or data files", "choose the text file to import"),
+        ("parallel", ["files"], "Sources file", "needs its sources file"),
+        ("parallel", ["source_file"], "Reference or data files", "at least one reference file"),
+    ],
+)
+def test_import_form_names_the_field_a_file_belongs_in(
+    admin_client: Client, fmt: str, fields: list[str], field_named: str, message: str
+) -> None:
+    """Each file field has its own label, and a file in the wrong field (a text file under
+    "Sources file") gets a clear error from the server, not only a browser bubble."""
+    form = admin_client.get("/datasets/import/").content.decode()
+    assert '<label for="id_files">Reference or data files</label>' in form
+    assert '<label for="id_source_file">Sources file (parallel only)</label>' in form
+    assert 'name="files" multiple required' not in form  # the server answers, not a bubble
+    body: dict[str, object] = {"name": "wrongfield", "format": fmt}
+    for field in fields:
+        body[field] = SimpleUploadedFile("data.txt", "他去了。\n".encode())
+    response = admin_client.post("/datasets/import/", body)
+    page = response.content.decode()
+    assert response.status_code == 400
+    error = page.split('data-testid="import-error">')[1].split("</p>")[0]
+    assert message in error and field_named in error
+    assert 'value="wrongfield"' in page  # what was typed is kept
+    assert not BackgroundJob.objects.exists() and not Sentence.objects.exists()

@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from core.models import BackgroundJob, JobStatus
 from core.roles import Role
+from publishing import services
 from publishing.models import ReleaseMetadata, ReleaseReport
 from tests.factories import make_user
 from tests.publishing.test_publish import TEST_FILE, release_with_defects
@@ -146,3 +147,25 @@ def test_api_metadata_report_and_blocking(
     assert job.status == JobStatus.FAILED and "blocking checks" in job.message
     missing = reverse("publishing:api-metadata", args=[version.pk + 999])
     assert admin.get(missing).status_code == 404
+
+
+@pytest.mark.parametrize("report_first", [False, True])
+def test_publish_job_counts_its_steps(
+    admin: Client, django_capture_on_commit_callbacks: Any, report_first: bool
+) -> None:
+    """The publish job's page said "done 0/0: published" (a release with a report counted
+    nothing): it counts the steps of the publish (services.PUBLISH_STEPS), with or without a
+    report computed first."""
+    version = release_with_defects()
+    if report_first:
+        with django_capture_on_commit_callbacks(execute=True):
+            admin.post(reverse("publishing:run-report", args=[version.pk]))
+    with django_capture_on_commit_callbacks(execute=True):
+        admin.post(reverse("publishing:publish", args=[version.pk]))
+    job = BackgroundJob.objects.get(kind="publishing.publish")
+    assert job.status == JobStatus.DONE, job.message
+    steps = services.PUBLISH_STEPS
+    assert steps > 0
+    assert (job.done, job.total, job.message) == (steps, steps, "published")
+    page = admin.get(reverse("publishing:job", args=[job.pk])).content.decode()
+    assert f"done {steps}/{steps}: published" in page and "0/0" not in page

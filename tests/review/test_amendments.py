@@ -92,7 +92,7 @@ def test_amending_back_to_wrong_creates_the_study_item_again(reviewed) -> None: 
         world.admin,
         verdicts=[{"position": 0, "correct": True}, {"position": 1, "correct": False}],
         added=[],
-        reason="",
+        reason="the second reading was wrong",
     )
     assert StudyItem.objects.get().assignment.annotator_id == world.annotators[0].pk
     assert ReviewAmendment.objects.count() == 2

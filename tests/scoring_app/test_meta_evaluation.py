@@ -244,7 +244,11 @@ def test_every_metric_used_keeps_the_signatures_of_its_stored_scores(release, hu
     assert evaluation.signatures["cleme"] == sorted(
         {s.summary["extra"]["cleme"]["signature"] for s in scores}
     )
-    assert evaluation.signatures["detection"] == [f"{scores[0].signature}|mode=ds"]
+    # The main signature with its mode changed: one `mode=` key, not a second one appended.
+    assert evaluation.signatures["detection"] == [
+        scores[0].signature.replace("|mode=correction|", "|mode=ds|")
+    ]
+    assert evaluation.signatures["detection"][0].count("mode=") == 1
     assert "cherrant-f0.5" in evaluation.signatures["f05"][0]
     assert evaluation.human_label.startswith("uploaded: ew")
 
@@ -704,7 +708,7 @@ def test_edit_verdicts_are_a_human_side_and_need_an_edits_campaign(release) -> N
     client = Client()
     client.force_login(admin)
     html = client.get(reverse("scoring:meta-evaluation", args=[release.pk])).content.decode()
-    assert '<option value="edit-precision">' in html
+    assert '<option value="edit-precision"' in html
 
 
 # --- one check on real data: SEEDA's systems and human scores on an English release ------------
@@ -1013,3 +1017,49 @@ def test_page_offers_runs_and_shows_only_campaigns_the_admin_may_see(release, hu
     )
     assert f"has no judgment campaign {campaign.pk}" in response.content.decode()
     assert MetaEvaluation.objects.count() == 1
+
+
+def test_page_keeps_the_form_choices_and_names_systems_without_a_human_score(
+    release: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """After a run the form still shows its human side, ranking, aggregation and metrics; with
+    edit precision, a system none of whose edits was judged (epsilon outputs the sources: no
+    edit) is named as left out, with why, rather than silently missing."""
+    admin = make_user(Role.ADMIN)
+    campaign = _edit_judged_campaign(release, admin)
+    client = Client()
+    client.force_login(admin)
+    url = reverse("scoring:meta-evaluation", args=[release.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            url,
+            {
+                "metrics": ["f05", "cleme"],
+                "human": f"campaign:{campaign.pk}",
+                "method": "edit-precision",
+                "aggregation": "default",
+                "bootstrap": "0",
+            },
+        )
+    evaluation = MetaEvaluation.objects.get()
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    assert "epsilon" not in evaluation.systems
+    assert evaluation.report["left_out"] == {
+        "epsilon": "no human score: none of its edits was judged"
+    }
+    assert response["Location"].endswith(f"?run={evaluation.pk}")
+    html = client.get(response["Location"]).content.decode()
+    assert f'<option value="campaign:{campaign.pk}" selected>' in html
+    assert '<option value="edit-precision" selected>' in html
+    assert '<option value="default" selected>' in html
+    assert (
+        'data-testid="metric-f05" checked' in html and 'data-testid="metric-cleme" checked' in html
+    )
+    assert 'data-testid="metric-p" checked' not in html
+    left_out = html.split('data-testid="left-out">')[1].split("</p>")[0]
+    assert "<strong>epsilon</strong> (no human score: none of its edits was judged)" in left_out
+
+
+def test_a_human_file_naming_a_system_without_output_says_it_was_left_out(release, human) -> None:  # type: ignore[no-untyped-def]
+    evaluation = _run(release, human, metrics=["f05"], bootstrap=0)
+    assert evaluation.report["left_out"] == {"INPUT": "no stored score of f05"}

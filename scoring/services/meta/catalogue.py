@@ -42,8 +42,17 @@ def _detection(score: SystemScore) -> tuple[float, str] | None:
     entry = (score.summary or {}).get("detection", {}).get("ds")
     if not isinstance(entry, dict) or not isinstance(entry.get("f05"), int | float):
         return None
-    # Detection (span) mode is computed with the same settings as the main score.
-    return float(entry["f05"]), f"{score.signature}|mode=ds"
+    # Detection (span) mode is computed with the same settings as the main score: its
+    # signature is the main one with the mode changed (appending a second `mode=` key made
+    # "mode=correction|...|mode=ds").
+    return float(entry["f05"]), detection_signature(score.signature)
+
+
+def detection_signature(signature: str) -> str:
+    """A stored correction-mode signature with its `mode` set to span detection (`ds`)."""
+    parts = signature.split("|")
+    moded = [("mode=ds" if part.startswith("mode=") else part) for part in parts]
+    return "|".join(moded if moded != parts else [*parts, "mode=ds"])
 
 
 # Where a scored system's summary keeps the library's metrics (registry names): the entry of

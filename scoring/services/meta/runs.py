@@ -272,6 +272,34 @@ def _evaluated_systems(
     return systems
 
 
+def _left_out(
+    human: dict[str, float],
+    metric_scores: dict[str, dict[str, float]],
+    systems: list[str],
+    excluded: set[str],
+    human_method: str,
+) -> dict[str, str]:
+    """Every system named by the human side or by a chosen metric that the run does not
+    correlate (other than those left out on request), with the reason, so none is dropped
+    without a word (with edit precision, a system none of whose edits was judged has no
+    human score)."""
+    named = set(human) | {s for scores in metric_scores.values() for s in scores}
+    reasons: dict[str, str] = {}
+    for name in sorted(named - set(systems) - excluded):
+        if name not in human:
+            reasons[name] = (
+                "no human score: none of its edits was judged"
+                if human_method == "edit-precision"
+                else "no human score"
+            )
+        elif not finite(human[name]):
+            reasons[name] = "its human score is not a number"
+        else:
+            missing = [key for key, scores in metric_scores.items() if name not in scores]
+            reasons[name] = "no stored score of " + ", ".join(missing)
+    return reasons
+
+
 def _baseline(
     evaluation: MetaEvaluation, human: dict[str, float], systems: list[str], window: int
 ) -> dict[str, Any]:
@@ -301,6 +329,7 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
     metric_scores, signatures = stored_metric_scores(version, keys)
     excluded = set(evaluation.excluded_systems)
     systems = _evaluated_systems(human, metric_scores, excluded)
+    left_out = _left_out(human, metric_scores, systems, excluded, evaluation.human_method)
     aggregation = evaluation.aggregation
     metric_scores = {
         key: aggregate_scores(version, key, metric_scores[key], systems, aggregation)
@@ -313,6 +342,7 @@ def _evaluate(evaluation: MetaEvaluation, *, job_id: int | None) -> dict[str, An
         "systems": systems,
         "metrics": {},
         "excluded": sorted(excluded),
+        "left_out": left_out,
         "window_size": window,
         "bootstrap": evaluation.bootstrap,
         "sentence_bootstrap": evaluation.sentence_bootstrap,
