@@ -1,7 +1,8 @@
 """Memory and time of importing a large, valid Appraise ranking file: the platform's import
-(two streamed passes, written in batches: judgments/services/appraise.py) against the naive
-way it replaced (the whole file read into one JudgmentSet, then written), side by side in
-one run.
+(two streamed passes, written in batches: judgments/services/appraise.py) against the import
+it replaced (the whole file read into one JudgmentSet, every row built, then written: the
+module as it was at commit BEFORE, read from git and run on the same database), side by
+side in one run.
 
 Data: GJG15's Appraise file (`../shared/data/conll14/human/`, the CoNLL-14 systems ranked by
 people, Grundkiewicz et al. 2015), its ranking items repeated with new item ids until the
@@ -19,8 +20,10 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import subprocess
 import time
 import tracemalloc
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,15 +45,26 @@ def _grow(xml: str, megabytes: float) -> bytes:
     return (xml[:end] + "\n".join(copies) + xml[end:]).encode("utf-8")
 
 
+BEFORE = "24223a1"  # the last commit whose Appraise import read the file whole
+
+
+def _import_before() -> Any:
+    """judgments/services/appraise.py as it was at BEFORE (its imports resolve against the
+    current tree: the library still offers read_judgments_xml and JudgmentSet)."""
+    text = subprocess.run(
+        ["git", "show", f"{BEFORE}:judgments/services/appraise.py"],
+        cwd=Path(__file__).resolve().parents[1],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    module = types.ModuleType("appraise_before_streaming")
+    exec(compile(text, "appraise_before_streaming.py", "exec"), module.__dict__)
+    return module.import_judgments
+
+
 def _naive(data: bytes, name: str) -> None:
-    """Read the whole file into one JudgmentSet first (what the import did before)."""
-    from gecscore.meta.judgments import read_judgments_xml
-
-    from judgments.services.appraise import import_judgments
-
-    whole = read_judgments_xml(data, name=name)  # held for the whole import, as before
-    import_judgments(campaign_name=name, source=data)
-    del whole
+    _import_before()(campaign_name=name, source=data)
 
 
 def _streamed(data: bytes, name: str) -> None:
