@@ -344,6 +344,7 @@ def test_release_human_row_is_scored_against_the_frozen_references() -> None:
         judgement="annotatable",
         verdicts=[{**v, "correct": True} for v in verdicts],
         added=[R1],
+        reason="every correction is acceptable",
     )
     services.refresh_annotator_scores(dataset_id=world.dataset.pk, user=None)
     after = selectors.human_scores(world.dataset)

@@ -40,11 +40,11 @@ def _client(url: str, **options: object) -> HTTPChatClient:
     return HTTPChatClient(LLMEndpoint(url=url, model="tiny", **{**settings, **options}))  # type: ignore[arg-type]
 
 
-def _fails(client: HTTPChatClient, match: str) -> tuple[str, float]:
+def _fails(chat: HTTPChatClient, match: str) -> tuple[str, float]:
     """The error message of one call that must fail, and how long the call took."""
     started = time.monotonic()
     with pytest.raises(GECError, match=match) as error:
-        client.complete([{"role": "user", "content": "Correct: He go ."}])
+        chat.complete([{"role": "user", "content": "Correct: He go ."}])
     elapsed = time.monotonic() - started
     message = str(error.value)
     assert len(message) < MESSAGE_BOUND, message[:MESSAGE_BOUND]
