@@ -3,7 +3,7 @@
 
 Everything else about the package is in pyproject.toml. The extension is ``optional``: without a
 C compiler or the Python headers the build warns and the package uses its pure-Python fill,
-which gives the same results 2-3x slower (README). ``GEC_REQUIRE_NATIVE=1`` makes a failed
+which gives the same results about 4x slower (README). ``GEC_REQUIRE_NATIVE=1`` makes a failed
 compile fail the build (CI and the Docker image set it). ``pip install -e .`` builds it in place
 (next to the source) the same way.
 """

@@ -4,7 +4,8 @@ Each command module exposes ``register(subparsers) -> None`` which adds its subc
 (argparse sub-parsers) and sets ``func`` (``Callable[[argparse.Namespace], int]``) as the
 parser default. To add a metric's commands, name them in ``registry.COMMANDS`` with their
 module (and the metric in ``registry.METRICS``). Options that several commands take come
-from ``gecscore.commands.arguments`` (one type and help text each).
+from ``gecscore.commands.arguments`` (one type and help text each), except in ``green`` and
+the model-based commands, which declare their own.
 
 Exit status: 0 done; 2 a usage error (argparse) or a ``GECError`` / ``OSError``, printed as
 one ``error: ...`` line; 141 (128 + SIGPIPE) when the reader of stdout went away, silently;

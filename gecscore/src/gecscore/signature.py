@@ -6,9 +6,10 @@ so its text must never change for the same options. Two spellings exist, both ke
 as they were first published:
 
 * keyed (:data:`KEYED`): ``metric=cherrant-f0.5|version=1|mode=cs|refs=all`` (ChERRANT F,
-  PT-M2, ERRANT, GLEU);
-* colon (:data:`COLON`, :data:`COLON_V`): ``m2scorer|version:m2scorer-3.2|beta:0.5``
-  and ``CLEME|v:1.0(...)|level:corpus`` (the metrics whose reference tools print it so).
+  PT-M2, ERRANT, GLEU, GREEN, the reference-free metrics and the LLM judges);
+* colon (:data:`COLON`, :data:`COLON_V`): ``m2score|version:m2scorer-3.2|beta:0.5``
+  (M2 and SentM2), ``imeasure|version:imeasure-fc79fdf-nomix|...`` and
+  ``CLEME|v:1.0(...)|level:corpus`` (CLEME, CLEME2.0).
 
 A field whose value is ``None`` is written as its bare name (a flag such as ``single``, or a
 part formatted elsewhere, such as the weight provider's own signature); an empty bare part is

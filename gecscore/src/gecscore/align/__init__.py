@@ -21,7 +21,8 @@ What we do differently, for speed, without changing any result:
 * When the optional C module ``_alignfill`` is built (an optional extension of the package's
   ``setup.py``: in the wheel, or in place by ``pip install -e``), the fill, back-track, certificate and band widening run in C: the
   same steps in the same order with the same float arithmetic, so the same paths (tested);
-  about 5x less CPU per reference. ``GEC_PURE_PYTHON=1`` switches it off.
+  about 4x less CPU per reference on MuCGEC dev (docs/benchmarks.md). ``GEC_PURE_PYTHON=1``
+  switches it off.
 
 Modules: ``costs`` (the substitution cost model), ``table`` (the banded table and its Python
 fill), ``backtrack`` (paths and the band certificate), ``native`` (the bridge to the C core);

@@ -1,7 +1,9 @@
 """The options the commands share: one argument type and one help text per option.
 
 A command that takes an option another command takes uses the helper here, so the option
-means, checks and explains the same thing everywhere:
+means, checks and explains the same thing everywhere; ``green`` and the model-based commands
+(``commands/green.py``, ``commands/reffree.py``) do not yet, and declare their own ``--hyp``
+and number types:
 
 * ``--hyp`` is repeatable in every command that scores hypotheses (several systems in one
   call, one table or JSON object per system, in the order given);

@@ -12,8 +12,7 @@ ChERRANT's ``parallel_to_m2`` semantics) and its own scorer:
 ``cleme-independent``
 ``cleme2``                CLEME2.0 (unweighted), char chunks
 ``gleu-char``             GLEU (``get_metric("gleu")``) on text split into characters
-``green``                 GREEN (``get_metric("green")``) on text split into characters, when
-                          the registry knows it
+``green``                 GREEN (``get_metric("green")``) on text split into characters
 ``ptm2``                  PT-M2 F0.5 (char edits) with a configured Chinese BERT
                           (``ptm2_model``: a local path; ``self`` = weight 1, for tests)
 ``length``                the floor: mean characters per output (sentence score: characters)
@@ -23,7 +22,7 @@ Aggregation: ``default`` is each metric's corpus score. ``trueskill`` and ``expe
 rank the systems from the sentence scores the way the human rankings are built (Goto et al.
 2025); they come from ``gecscore.meta.aggregation.aggregate`` (``trueskill`` / ``ew``; the
 systems in :data:`SYSTEMS` order, which TrueSkill's match order follows), through
-:func:`aggregate_sentence_scores`, and are reported unavailable while that module is absent.
+:func:`aggregate_sentence_scores`.
 """
 
 from __future__ import annotations
@@ -88,8 +87,8 @@ def aggregate_sentence_scores(
     """System scores ranked from sentence scores by ``method`` (``trueskill`` or
     ``expected-wins``), the sentences in ``segments`` order for every system. THE HOOK: this
     calls ``gecscore.meta.aggregation.aggregate(name, sentence_scores)`` (``name`` =
-    ``trueskill`` / ``ew``), written with GREEN (issue #25, helper ``green``); until that
-    module is in the library the aggregation is :class:`MetricUnavailable`."""
+    ``trueskill`` / ``ew``), written with GREEN (issue #25, helper ``green``). The module is in
+    the library now; the :class:`MetricUnavailable` branch below is left from before it was."""
     import importlib
 
     lengths = {len(values) for values in sentence_scores.values()}

@@ -11,7 +11,7 @@ clusters, and Cohen's kappa agreement -- computed as Grundkiewicz et al.'s (2015
   (ties: the alphabetically last), an opponent drawn with weight exp(-|mu_a - mu_b|), and one
   of that pair's judgments drawn uniformly, and applies the ``trueskill`` package's two-player
   update. The published scores are the mean mu over many seeded runs (1,000 here). The runs are
-  played side by side in numpy; ``gecscore/tests/meta`` checks that the update equals the
+  played side by side (the compiled player where built, else numpy); ``gecscore/tests/meta`` checks that the update equals the
   package's ``rate`` on the same matches.
 * Rank ranges: for each run, the systems ranked by score; a system's range is the min and max
   rank after dropping ceil(n * 0.025) runs at each end; a new cluster starts after a system

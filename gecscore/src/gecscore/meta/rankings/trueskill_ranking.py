@@ -1,5 +1,6 @@
 """TrueSkill (Sakaguchi et al. 2014, as ``TS.py -n 2 -d 0``), many seeded runs played side by side
-in numpy with the ``trueskill`` package's two-player update."""
+with the ``trueskill`` package's two-player update: by the compiled player
+(``gecscore._trueskill``) where it is built, else in numpy (``GEC_PURE_PYTHON=1`` forces numpy)."""
 
 from __future__ import annotations
 
