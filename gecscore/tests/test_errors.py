@@ -81,6 +81,52 @@ def test_a_bad_option_is_an_option_error(case: str) -> None:
     assert "--" not in str(info.value)
 
 
+def _metrics_with_a_beta() -> list[str]:
+    from dataclasses import fields
+
+    from gecscore import get_metric, metric_names
+
+    names = []
+    for name in metric_names():
+        if "beta" in {option.name for option in fields(get_metric(name).Config)}:
+            names.append(name)
+    return names
+
+
+@pytest.mark.parametrize("beta", [float("nan"), float("inf"), 0.0, -0.5])
+@pytest.mark.parametrize("name", _metrics_with_a_beta())
+def test_every_metric_refuses_a_beta_that_is_not_positive_and_finite(
+    name: str, beta: float
+) -> None:
+    # A NaN or infinite beta was once accepted and gave F NaN.
+    from gecscore import get_metric
+
+    with pytest.raises(OptionError, match=f"beta must be a positive finite number, got {beta}"):
+        get_metric(name).Config(beta=beta)
+
+
+def test_the_metrics_with_a_beta_are_the_edit_and_ngram_metrics() -> None:
+    assert set(_metrics_with_a_beta()) == {
+        "cherrant",
+        "cleme",
+        "errant",
+        "green",
+        "imeasure",
+        "m2",
+        "ptm2",
+        "ptm2-m2",
+        "sentm2",
+    }
+
+
+def test_the_error_kinds_are_exported() -> None:
+    import gecscore.errors
+
+    assert {"GECError", "OptionError", "InputError", "InputFormatError"} <= set(
+        gecscore.errors.__all__
+    )
+
+
 def _empty_source() -> object:
     from gecscore.extract import annotate_sentence
 

@@ -26,6 +26,7 @@ from gecscore.metric import (
     MetricConfig,
     References,
     Result,
+    check_beta,
     check_corpus,
     counted_result,
     counts_sentence,
@@ -59,8 +60,7 @@ class ChERRANTConfig(MetricConfig):
     workers: int = 1
 
     def __post_init__(self) -> None:
-        if self.beta <= 0:
-            raise GECError(f"beta must be positive, got {self.beta}")
+        check_beta(self.beta)
         if self.mode not in MODES:
             raise GECError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.cat is not None and self.cat not in CAT_LEVELS:

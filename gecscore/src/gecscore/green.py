@@ -37,6 +37,7 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
+    check_beta,
     check_corpus,
 )
 from gecscore.signature import Signature
@@ -282,8 +283,7 @@ class GREENConfig(MetricConfig):
             raise GECError(f"GREEN unit must be one of {', '.join(UNITS)}, got {self.unit!r}")
         if self.n < 1:
             raise GECError(f"GREEN n must be at least 1, got {self.n}")
-        if not self.beta > 0:
-            raise GECError(f"GREEN beta must be positive, got {self.beta}")
+        check_beta(self.beta)
 
 
 class GREEN(Metric):

@@ -30,13 +30,14 @@ its module is imported, and names the missing setting in a :class:`~gecscore.err
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from gecscore.counts import Counts
-from gecscore.errors import GECError
+from gecscore.errors import GECError, OptionError
 
 if TYPE_CHECKING:
     from gecscore.m2 import M2Block
@@ -50,6 +51,7 @@ __all__ = [
     "Result",
     "SentenceScore",
     "CountedScore",
+    "check_beta",
     "check_corpus",
     "counted_result",
     "counts_sentence",
@@ -60,6 +62,13 @@ __all__ = [
 class MetricConfig:
     """Base of every metric's ``Config`` (a frozen dataclass of its options, all defaulted
     to the reference tool's defaults)."""
+
+
+def check_beta(beta: float) -> None:
+    """The one rule for every ``beta`` option: a positive finite number. Infinity and NaN would
+    make F NaN (and the ``--json`` output not JSON), 0 or less has no meaning."""
+    if not (beta > 0 and math.isfinite(beta)):
+        raise OptionError(f"beta must be a positive finite number, got {beta}")
 
 
 @dataclass(frozen=True)

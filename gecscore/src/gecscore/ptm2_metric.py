@@ -18,6 +18,7 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
+    check_beta,
     check_corpus,
     counted_result,
 )
@@ -47,8 +48,7 @@ class PTM2Config(MetricConfig):
             raise GECError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
         if self.granularity not in GRANULARITIES:
             raise GECError(f"granularity must be char or word, got {self.granularity!r}")
-        if self.beta <= 0:
-            raise GECError(f"beta must be positive, got {self.beta}")
+        check_beta(self.beta)
 
 
 def required_provider(weights: EditWeightProvider | None, metric: str) -> EditWeightProvider:
@@ -145,6 +145,7 @@ class PTM2M2Config(MetricConfig):
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
             raise GECError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
+        check_beta(self.beta)
 
 
 class PTM2M2(Metric):

@@ -28,6 +28,7 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
+    check_beta,
     check_corpus,
     counted_result,
 )
@@ -75,8 +76,7 @@ class CLEMEConfig(_ChunkConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.beta <= 0:
-            raise GECError(f"beta must be positive, got {self.beta}")
+        check_beta(self.beta)
         if self.select not in SELECTIONS:
             raise GECError(f"select must be one of {', '.join(SELECTIONS)}, got {self.select!r}")
 

@@ -20,6 +20,7 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
+    check_beta,
     check_corpus,
 )
 
@@ -39,6 +40,7 @@ class IMeasureMetricConfig(MetricConfig):
             raise GECError(f"optimise must be one of {', '.join(OPTIMISE)}, got {self.optimise!r}")
         if not self.weight > 0:
             raise GECError(f"the WAcc weight must be positive, got {self.weight}")
+        check_beta(self.beta)
 
     def scorer_config(self) -> IMeasureConfig:
         return IMeasureConfig(weight=self.weight, beta=self.beta, optimise=self.optimise)  # type: ignore[arg-type]

@@ -39,6 +39,7 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
+    check_beta,
     check_corpus,
     counted_result,
 )
@@ -376,8 +377,7 @@ class M2Config(MetricConfig):
     max_arcs: int | None = DEFAULT_MAX_ARCS  # None: no limit (see docs/metrics/m2score.md)
 
     def __post_init__(self) -> None:
-        if self.beta <= 0:
-            raise GECError(f"beta must be positive, got {self.beta}")
+        check_beta(self.beta)
         if self.max_unchanged_words < 0:
             raise GECError(f"max_unchanged_words must be >= 0, got {self.max_unchanged_words}")
 
