@@ -146,6 +146,13 @@ def _m2_line_count() -> object:
     return score(["a b", "c"], parse_m2("S a b\n\n"))
 
 
+def _green_without_references() -> object:
+    from gecscore.m2 import parse_m2
+    from gecscore.meta.compute import Inputs, compute
+
+    return compute(["green"], Inputs({"s": ["a b"]}, parse_m2("S a b\n"), references=[]))
+
+
 def _pearson_too_short() -> object:
     from gecscore.meta.correlation import pearson
 
@@ -157,6 +164,7 @@ INPUT_ERRORS: dict[str, tuple[Callable[[], object], str]] = {
     "gleu without references": (_gleu_no_reference, "at least one reference"),
     "m2 line count": (_m2_line_count, "2 hypothesis lines for 1 gold sentences"),
     "pearson of one system": (_pearson_too_short, "at least 2 scores"),
+    "meta green without references": (_green_without_references, "green needs plain reference"),
 }
 
 
