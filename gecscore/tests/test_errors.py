@@ -23,6 +23,12 @@ def _compare_max_refs() -> object:
     return compare_m2([], [], max_refs=0)
 
 
+def _compare_beta() -> object:
+    from gecscore.compare import compare_m2
+
+    return compare_m2([], [], beta=float("inf"))
+
+
 def _extract_granularity() -> object:
     from gecscore.extract import extract_edits
 
@@ -62,6 +68,7 @@ def _exclude() -> object:
 
 OPTION_ERRORS: dict[str, tuple[Callable[[], object], str]] = {
     "compare mode": (_compare_mode, "mode must be one of"),
+    "compare beta": (_compare_beta, "beta must be a positive finite number, got inf"),
     "compare max_refs": (_compare_max_refs, "max_refs must be at least 1"),
     "extraction granularity": (_extract_granularity, "granularity must be"),
     "extraction strategy": (_parallel_strategy, "strategy must be 'all' or 'first'"),

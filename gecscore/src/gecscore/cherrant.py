@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from gecscore.compare import CAT_LEVELS, MODES, compare_m2
+from gecscore.counts import check_beta
 from gecscore.errors import GECError
 from gecscore.metric import (
     Gold,
@@ -26,7 +27,6 @@ from gecscore.metric import (
     MetricConfig,
     References,
     Result,
-    check_beta,
     check_corpus,
     counted_result,
     counts_sentence,

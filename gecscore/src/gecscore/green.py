@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from gecscore.counts import check_beta
 from gecscore.english.gleu import NgramCounts, ngram_counts
 from gecscore.errors import GECError
 from gecscore.metric import (
@@ -37,7 +38,6 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
-    check_beta,
     check_corpus,
 )
 from gecscore.signature import Signature

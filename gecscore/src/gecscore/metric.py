@@ -30,14 +30,13 @@ its module is imported, and names the missing setting in a :class:`~gecscore.err
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from gecscore.counts import Counts
-from gecscore.errors import GECError, OptionError
+from gecscore.errors import GECError
 
 if TYPE_CHECKING:
     from gecscore.m2 import M2Block
@@ -51,7 +50,6 @@ __all__ = [
     "Result",
     "SentenceScore",
     "CountedScore",
-    "check_beta",
     "check_corpus",
     "counted_result",
     "counts_sentence",
@@ -62,13 +60,6 @@ __all__ = [
 class MetricConfig:
     """Base of every metric's ``Config`` (a frozen dataclass of its options, all defaulted
     to the reference tool's defaults)."""
-
-
-def check_beta(beta: float) -> None:
-    """The one rule for every ``beta`` option: a positive finite number. Infinity and NaN would
-    make F NaN (and the ``--json`` output not JSON), 0 or less has no meaning."""
-    if not (beta > 0 and math.isfinite(beta)):
-        raise OptionError(f"beta must be a positive finite number, got {beta}")
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gecscore.counts import check_beta
 from gecscore.errors import GECError
 from gecscore.m2 import M2Block
 from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
@@ -18,7 +19,6 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
-    check_beta,
     check_corpus,
     counted_result,
 )

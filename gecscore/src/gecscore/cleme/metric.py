@@ -19,6 +19,7 @@ from gecscore.cleme.inputs import ERRANT_GRANULARITY, sentences_from_m2, sentenc
 from gecscore.cleme.model import Sentence
 from gecscore.cleme.scorers import SELECTIONS, Selection
 from gecscore.cleme.weighting import LEVELS, Level
+from gecscore.counts import check_beta
 from gecscore.errors import GECError
 from gecscore.metric import (
     Gold,
@@ -28,7 +29,6 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
-    check_beta,
     check_corpus,
     counted_result,
 )

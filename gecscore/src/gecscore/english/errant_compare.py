@@ -30,7 +30,7 @@ from gecscore.compare import (
 )
 from gecscore.compare_options import PairTracer
 from gecscore.compare_table import format_table
-from gecscore.counts import Counts
+from gecscore.counts import Counts, check_beta
 from gecscore.errors import GECError, OptionError
 from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit
 from gecscore.metric import (
@@ -40,7 +40,6 @@ from gecscore.metric import (
     MetricConfig,
     References,
     Result,
-    check_beta,
     check_corpus,
     counted_result,
     counts_sentence,

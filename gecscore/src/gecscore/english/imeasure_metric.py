@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gecscore.counts import check_beta
 from gecscore.english.imeasure import OPTIMISE, IMeasureConfig, score_systems
 from gecscore.errors import GECError
 from gecscore.metric import (
@@ -20,7 +21,6 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
-    check_beta,
     check_corpus,
 )
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from gecscore.counts import ZERO, Counts
+from gecscore.counts import ZERO, Counts, check_beta
 from gecscore.errors import GECError, InputError
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
@@ -39,7 +39,6 @@ from gecscore.metric import (
     References,
     Result,
     SentenceScore,
-    check_beta,
     check_corpus,
     counted_result,
 )
