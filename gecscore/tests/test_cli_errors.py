@@ -202,7 +202,7 @@ def test_one_hypothesis_prints_no_file_header(
 
 # --- options shared by the commands -------------------------------------------------------
 
-BETA_COMMANDS = ["compare", "score", "ptm2", "m2score", "imeasure", "errant-compare"]
+BETA_COMMANDS = ["compare", "score", "ptm2", "m2score", "imeasure", "errant-compare", "green"]
 
 
 @pytest.mark.parametrize("command", BETA_COMMANDS)

@@ -23,6 +23,12 @@ def _compare_max_refs() -> object:
     return compare_m2([], [], max_refs=0)
 
 
+def _compare_beta() -> object:
+    from gecscore.compare import compare_m2
+
+    return compare_m2([], [], beta=float("inf"))
+
+
 def _extract_granularity() -> object:
     from gecscore.extract import extract_edits
 
@@ -62,6 +68,7 @@ def _exclude() -> object:
 
 OPTION_ERRORS: dict[str, tuple[Callable[[], object], str]] = {
     "compare mode": (_compare_mode, "mode must be one of"),
+    "compare beta": (_compare_beta, "beta must be a positive finite number, got inf"),
     "compare max_refs": (_compare_max_refs, "max_refs must be at least 1"),
     "extraction granularity": (_extract_granularity, "granularity must be"),
     "extraction strategy": (_parallel_strategy, "strategy must be 'all' or 'first'"),
@@ -79,6 +86,52 @@ def test_a_bad_option_is_an_option_error(case: str) -> None:
         call()
     assert isinstance(info.value, GECError) and isinstance(info.value, ValueError)
     assert "--" not in str(info.value)
+
+
+def _metrics_with_a_beta() -> list[str]:
+    from dataclasses import fields
+
+    from gecscore import get_metric, metric_names
+
+    names = []
+    for name in metric_names():
+        if "beta" in {option.name for option in fields(get_metric(name).Config)}:
+            names.append(name)
+    return names
+
+
+@pytest.mark.parametrize("beta", [float("nan"), float("inf"), 0.0, -0.5])
+@pytest.mark.parametrize("name", _metrics_with_a_beta())
+def test_every_metric_refuses_a_beta_that_is_not_positive_and_finite(
+    name: str, beta: float
+) -> None:
+    # A NaN or infinite beta was once accepted and gave F NaN.
+    from gecscore import get_metric
+
+    with pytest.raises(OptionError, match=f"beta must be a positive finite number, got {beta}"):
+        get_metric(name).Config(beta=beta)
+
+
+def test_the_metrics_with_a_beta_are_the_edit_and_ngram_metrics() -> None:
+    assert set(_metrics_with_a_beta()) == {
+        "cherrant",
+        "cleme",
+        "errant",
+        "green",
+        "imeasure",
+        "m2",
+        "ptm2",
+        "ptm2-m2",
+        "sentm2",
+    }
+
+
+def test_the_error_kinds_are_exported() -> None:
+    import gecscore.errors
+
+    assert {"GECError", "OptionError", "InputError", "InputFormatError"} <= set(
+        gecscore.errors.__all__
+    )
 
 
 def _empty_source() -> object:
@@ -100,6 +153,13 @@ def _m2_line_count() -> object:
     return score(["a b", "c"], parse_m2("S a b\n\n"))
 
 
+def _green_without_references() -> object:
+    from gecscore.m2 import parse_m2
+    from gecscore.meta.compute import Inputs, compute
+
+    return compute(["green"], Inputs({"s": ["a b"]}, parse_m2("S a b\n"), references=[]))
+
+
 def _pearson_too_short() -> object:
     from gecscore.meta.correlation import pearson
 
@@ -111,6 +171,7 @@ INPUT_ERRORS: dict[str, tuple[Callable[[], object], str]] = {
     "gleu without references": (_gleu_no_reference, "at least one reference"),
     "m2 line count": (_m2_line_count, "2 hypothesis lines for 1 gold sentences"),
     "pearson of one system": (_pearson_too_short, "at least 2 scores"),
+    "meta green without references": (_green_without_references, "green needs plain reference"),
 }
 
 

@@ -38,3 +38,16 @@ def test_misuse_is_a_gecerror() -> None:
         GLEU().score_corpus(SOURCES, HYPOTHESES[:1], REFERENCES)
     with pytest.raises(gecscore.GECError, match="reference sets"):
         GLEU().score_corpus(SOURCES, HYPOTHESES, REFERENCES[0])  # type: ignore[arg-type]
+
+
+def test_gold_is_its_blocks_and_has_every_attribute_its_type_declares() -> None:
+    # Its type once declared a ``blocks`` attribute that no instance had (AttributeError).
+    import inspect
+
+    from gecscore.m2 import parse_m2
+
+    blocks = parse_m2("S a b c\nA 0 1|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n\nS d e\n")
+    gold = gecscore.Gold(blocks)
+    assert tuple(gold) == tuple(blocks) and gold.sources == ["a b c", "d e"]
+    for name in inspect.get_annotations(gecscore.Gold):
+        assert hasattr(gold, name), f"Gold declares {name!r} but has no such attribute"

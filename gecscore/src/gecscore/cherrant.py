@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from gecscore.compare import CAT_LEVELS, MODES, compare_m2
+from gecscore.counts import check_beta
 from gecscore.errors import GECError
 from gecscore.metric import (
     Gold,
@@ -59,8 +60,7 @@ class ChERRANTConfig(MetricConfig):
     workers: int = 1
 
     def __post_init__(self) -> None:
-        if self.beta <= 0:
-            raise GECError(f"beta must be positive, got {self.beta}")
+        check_beta(self.beta)
         if self.mode not in MODES:
             raise GECError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.cat is not None and self.cat not in CAT_LEVELS:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from gecscore.compare_options import edit_filter, filter_fields
-from gecscore.counts import Counts, precision_recall_f
+from gecscore.counts import Counts, check_beta, precision_recall_f
 from gecscore.errors import GECError, OptionError
 from gecscore.m2 import M2Block, M2Edit
 from gecscore.signature import Field, Signature
@@ -280,7 +280,8 @@ def group_categories(total_cats: dict[str, list[int]], level: int) -> dict[str, 
     return {name: grouped[name] for name in sorted(grouped)}
 
 
-def _check_options(mode: str, cat: int | None, max_refs: int | None) -> None:
+def _check_options(mode: str, cat: int | None, max_refs: int | None, beta: float) -> None:
+    check_beta(beta)
     if mode not in MODES:
         raise OptionError(f"mode must be one of {MODES}, got {mode!r}")
     if cat is not None and cat not in CAT_LEVELS:
@@ -422,7 +423,7 @@ def compare_m2(
     ``single`` / ``multi`` / ``filt``: ChERRANT's edit filters (``edit_filter``); ``tracer``
     watches the choice of each sentence's pair (``PairTracer``).
     """
-    _check_options(mode, cat, max_refs)
+    _check_options(mode, cat, max_refs, beta)
     _check_lengths(hyp_blocks, ref_blocks)
     total, total_cats, sentences, mismatches = _compare_sentences(
         hyp_blocks,

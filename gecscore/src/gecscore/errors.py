@@ -10,7 +10,9 @@ import os
 __all__ = [
     "UTF8_BOM",
     "GECError",
+    "InputError",
     "InputFormatError",
+    "OptionError",
     "decode_utf8",
     "first_nonblank_line",
     "read_lines",

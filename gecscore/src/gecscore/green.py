@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from gecscore.counts import check_beta
 from gecscore.english.gleu import NgramCounts, ngram_counts
 from gecscore.errors import GECError
 from gecscore.metric import (
@@ -282,8 +283,7 @@ class GREENConfig(MetricConfig):
             raise GECError(f"GREEN unit must be one of {', '.join(UNITS)}, got {self.unit!r}")
         if self.n < 1:
             raise GECError(f"GREEN n must be at least 1, got {self.n}")
-        if not self.beta > 0:
-            raise GECError(f"GREEN beta must be positive, got {self.beta}")
+        check_beta(self.beta)
 
 
 class GREEN(Metric):

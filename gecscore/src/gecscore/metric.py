@@ -148,9 +148,8 @@ class Gold(tuple):  # type: ignore[type-arg]
     """Annotated references: M2 blocks (one per sentence), for metrics that score edits.
 
     ``Gold(read_m2("ref.m2"))``; passed as ``references`` it keeps the annotators' edits.
+    The blocks are the tuple itself (``gold[i]``, ``tuple(gold)``).
     """
-
-    blocks: tuple[M2Block, ...]
 
     def __new__(cls, blocks: Sequence[M2Block]) -> Gold:
         return super().__new__(cls, blocks)

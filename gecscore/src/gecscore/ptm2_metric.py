@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gecscore.counts import check_beta
 from gecscore.errors import GECError
 from gecscore.m2 import M2Block
 from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
@@ -47,8 +48,7 @@ class PTM2Config(MetricConfig):
             raise GECError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
         if self.granularity not in GRANULARITIES:
             raise GECError(f"granularity must be char or word, got {self.granularity!r}")
-        if self.beta <= 0:
-            raise GECError(f"beta must be positive, got {self.beta}")
+        check_beta(self.beta)
 
 
 def required_provider(weights: EditWeightProvider | None, metric: str) -> EditWeightProvider:
@@ -145,6 +145,7 @@ class PTM2M2Config(MetricConfig):
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
             raise GECError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
+        check_beta(self.beta)
 
 
 class PTM2M2(Metric):

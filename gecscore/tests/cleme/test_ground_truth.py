@@ -134,3 +134,30 @@ def test_conll14_amu_matches_cleme_readme(conll_dir: Path) -> None:
         1181.71,
         6312.0,
     )
+
+
+# CLEME v1.0 (THUKElab/CLEME @5fc7617, scripts/evaluate.py) on CoNLL-14 POST: F, Acc, P, R and,
+# at corpus level, tp, fp, fn, tn. POST is the system whose hypothesis deletes a whole
+# sentence that has two references (sentence 24): v1.0 then drops the hypothesis and scores the
+# first reference in its place, which moves the length weighting's b and the counts.
+POST_V1 = {
+    ("corpus", "dependent"): (0.2131, 0.7383, 0.2107, 0.2231, 332.52, 1245.67, 1157.97, 6449.0),
+    ("corpus", "independent"): (0.2251, 0.771, 0.215, 0.2772, 338.52, 1235.67, 882.66, 6793.0),
+    ("sentence", "dependent"): (0.3334, 0.7478, 0.5326, 0.5061),
+    ("sentence", "independent"): (0.3938, 0.8148, 0.5626, 0.5983),
+}
+
+
+@pytest.mark.parametrize(("level", "assumption"), sorted(POST_V1))
+def test_conll14_post_matches_cleme_v1(conll_dir: Path, level: str, assumption: str) -> None:
+    score = cleme(
+        read_m2_sentences(conll_dir / "conll14-POST.errant"),
+        read_m2_sentences(conll_dir / "conll14.errant"),
+        level=level,  # type: ignore[arg-type]
+        assumption=assumption,  # type: ignore[arg-type]
+    )
+    got: tuple[float, ...] = (score.f, score.acc, score.p, score.r)
+    if level == "corpus":
+        got += (round(score.tp, 2), round(score.fp, 2), round(score.fn, 2), score.tn)
+        assert round(score.bias, 4) == 1.8247
+    assert got == POST_V1[(level, assumption)]

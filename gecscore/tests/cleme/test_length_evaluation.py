@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from gecscore.cleme.evaluate import evaluate_chunks, evaluate_lengths
+from gecscore.cleme.evaluate import (
+    EMPTY_TARGETS,
+    EmptyTargets,
+    evaluate_chunks,
+    evaluate_lengths,
+)
 from gecscore.cleme.inputs import read_m2_sentences
 from gecscore.cleme.model import ClemeInputError, Sentence, SpanEdit, make_sentence
 from gecscore.cleme.scorers import score_evaluation
@@ -28,9 +33,11 @@ def _same_counts(
     references: list[Sentence],
     assumption: str,
     max_refs: int | None = None,
+    empty_targets: EmptyTargets = "head",
 ) -> None:
-    full = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)  # type: ignore[arg-type]
-    lean = evaluate_lengths(hypotheses, references, assumption=assumption, max_refs=max_refs)  # type: ignore[arg-type]
+    options = {"assumption": assumption, "max_refs": max_refs, "empty_targets": empty_targets}
+    full = evaluate_chunks(hypotheses, references, **options)  # type: ignore[arg-type]
+    lean = evaluate_lengths(hypotheses, references, **options)  # type: ignore[arg-type]
     assert lean.mean_corrected_length == full.mean_corrected_length
     assert (lean.assumption, lean.max_refs) == (full.assumption, full.max_refs)
     for table in (CORPUS_WEIGHTING, SENTENCE_INDEPENDENT_WEIGHTING, NO_WEIGHTING):
@@ -59,12 +66,17 @@ def test_reference_limit_counts_the_same(
     _same_counts(mucgec_hyps["example"], mucgec_refs, "independent", max_refs)
 
 
-@pytest.mark.parametrize("system", ["AMU", "CAMB", "INPUT", "UMC"])
-def test_conll14_systems_count_the_same(conll_dir: Path, system: str) -> None:
+# POST has a hypothesis that deletes a whole sentence, which the two rules for empty
+# corrections treat differently.
+@pytest.mark.parametrize("empty_targets", EMPTY_TARGETS)
+@pytest.mark.parametrize("system", ["AMU", "CAMB", "INPUT", "POST", "UMC"])
+def test_conll14_systems_count_the_same(
+    conll_dir: Path, system: str, empty_targets: EmptyTargets
+) -> None:
     references = read_m2_sentences(conll_dir / "conll14.errant")
     hypotheses = read_m2_sentences(conll_dir / f"conll14-{system}.errant")
-    _same_counts(hypotheses, references, "dependent")
-    _same_counts(hypotheses, references, "independent")
+    _same_counts(hypotheses, references, "dependent", empty_targets=empty_targets)
+    _same_counts(hypotheses, references, "independent", empty_targets=empty_targets)
 
 
 def _edit(start: int, end: int, text: str) -> SpanEdit:

@@ -84,6 +84,10 @@ def test_compare_commands_run_as_modules(tmp_path: Path) -> None:
         ("gecscore.dropin.cherrant_parallel", ["--bpe"], "--bpe"),
         ("gecscore.dropin.m2scorer", ["--very_verbose", "S", "G"], "--very_verbose"),
         ("gecscore.dropin.cherrant_compare", ["--max_answer_num", "4"], "--max_answer_num 4"),
+        # The references crash (ZeroDivisionError) at -b 0 and print an F that is not F-beta at
+        # -b inf or nan.
+        ("gecscore.dropin.cherrant_compare", ["-b", "inf"], "beta must be a positive finite"),
+        ("gecscore.dropin.errant_compare", ["-b", "0"], "beta must be a positive finite"),
     ],
 )
 def test_what_cannot_be_reproduced_is_refused(
@@ -93,7 +97,7 @@ def test_what_cannot_be_reproduced_is_refused(
     m2.write_text(M2, encoding="utf-8")
     if module.endswith("cherrant_parallel"):
         argv = ["-f", str(m2), "-o", str(tmp_path / "out.m2"), *argv]
-    elif module.endswith("cherrant_compare"):
+    elif module.endswith("_compare"):
         argv = ["-hyp", str(m2), "-ref", str(m2), *argv]
     done = _run(sys.executable, "-m", module, *argv)
     assert done.returncode == 2

@@ -140,3 +140,24 @@ def test_dropin_output_equals_reference(name: str, tmp_path: Path) -> None:
             f"{name}: {len(ours)} bytes, sha256 {digest}; the reference printed "
             f"{record['bytes']} bytes, sha256 {record['sha256']}\n" + _first_difference(name, ours)
         )
+
+
+# Edits whose span is beyond their sentence: the reference compare scripts never look at the
+# sentence's length and score them as written (the library's own commands refuse them). The
+# expected stdout of each case is in the file, as the reference printed it.
+BEYOND_SOURCE = json.loads((HERE / "beyond_source.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", sorted(BEYOND_SOURCE["cases"]))
+def test_dropin_compare_scores_edits_beyond_the_sentence_as_the_reference(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for file_name, text in BEYOND_SOURCE["inputs"].items():
+        (tmp_path / file_name).write_text(text, encoding="utf-8")
+    case = BEYOND_SOURCE["cases"][name]
+    argv = ["-hyp", str(tmp_path / case["hyp"]), "-ref", str(tmp_path / case["ref"])]
+    assert _main(case["command"])([*argv, *case["flags"]]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == case["stdout"]
+    assert "edit(s) with a span beyond the sentence's tokens" in captured.err
+    assert "scores them as written" in captured.err

@@ -140,6 +140,21 @@ def test_rank_json_shape(seeda: Path) -> None:
     assert round(report["agreement"]["inter_kappa"], 2) == 0.28
 
 
+# ``meta system --compute`` on SEEDA's subset against the CoNLL-14 gold, without --refs.
+COMPUTE_ON_GOLD = [
+    "system",
+    "--human",
+    "{human}",
+    "--outputs",
+    "{outputs}",
+    "--gold",
+    "{gold}",
+    "--lines",
+    "{lines}",
+    "--compute",
+]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -148,12 +163,20 @@ def test_rank_json_shape(seeda: Path) -> None:
         (["system", "--human", "{human}", "--metric", "x={human}", "--exclude", "NOPE"], "NOPE"),
         (["system", "--human", "{human}", "--metric", "x={human}", "--window", "1"], "window"),
         (["system", "--human", "{human}", "--compute", "gleu"], "--outputs"),
+        # GREEN once ended in a ValueError traceback here (exit 1).
+        ([*COMPUTE_ON_GOLD, "green"], "--compute green needs --refs"),
+        ([*COMPUTE_ON_GOLD, "m2", "gleu-gecm", "gleu"], "--compute gleu-gecm gleu needs --refs"),
     ],
 )
-def test_bad_input_is_a_clear_error(seeda: Path, args: list[str], message: str) -> None:
+def test_bad_input_is_a_clear_error(
+    seeda: Path, conll14: Path, args: list[str], message: str
+) -> None:
     values = {
         "human": str(seeda / "scores" / "human" / "EW_edit.txt"),
         "placeholder": str(seeda / "scores" / "metric" / "system_score.txt"),
+        "outputs": str(seeda / "outputs" / "subset"),
+        "gold": str(conll14 / "conll14st-test.m2"),
+        "lines": str(seeda / "subset_conll14_lines.txt"),
     }
     done = _meta(*(a.format(**values) for a in args))
     assert done.returncode == 2

@@ -3,12 +3,24 @@
 Hypothesis and references of a sentence are partitioned together (hypothesis row 0), the
 hypothesis chunks are counted against the references under the chosen assumption, and the
 mean length ``b`` of the references' changed chunks is measured for length weighting.
+
+Corrections that delete the whole sentence ("empty") would merge all chunks into one; the two
+CLEME releases set them aside differently (``empty_targets``):
+
+* ``"head"`` (CLEME HEAD, whose CLEME2.0 ``cleme2`` reproduces): empty references are dropped;
+  if every reference is empty the first stays. The hypothesis is never dropped.
+* ``"v1.0"`` (CLEME v1.0, which ``cleme`` reproduces): the hypothesis and the references are one
+  list, and while that list has more than two entries each empty entry is deleted as the list
+  is walked, the entry after a deleted one being skipped (v1.0 deletes from the list it
+  iterates over). The hypothesis is an entry like the others: when it is empty and deleted,
+  the first remaining reference is scored in its place against the rest (CoNLL-14 POST,
+  sentence 24, where v1.0's F differs from HEAD's rule in the fourth decimal).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from gecscore.cleme.counting import (
     Assumption,
@@ -33,13 +45,19 @@ from gecscore.cleme.weighting import (
 from gecscore.collector import collector_paused
 
 __all__ = [
+    "EMPTY_TARGETS",
     "ChunkEvaluation",
+    "EmptyTargets",
     "LengthEvaluation",
     "SentenceEvaluation",
     "evaluate_chunks",
     "evaluate_lengths",
     "usable_references",
 ]
+
+
+EmptyTargets = Literal["head", "v1.0"]
+EMPTY_TARGETS: tuple[EmptyTargets, ...] = ("head", "v1.0")
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
@@ -87,15 +105,28 @@ def usable_references(
     when there are at least two references). If every reference is empty the first stays.
     """
     chosen = list(references if max_refs is None else references[:max_refs])
-    n_source = len(source)
-    kept = []
-    for edits in chosen:
-        length = n_source  # of the corrected sentence
-        for start, end, tokens, _ in edits:
-            length += len(tokens) - (end - start)
-        if length > 0:
-            kept.append(edits)
+    kept = [edits for edits in chosen if _corrected_length(len(source), edits)]
     return kept if kept else chosen[:1]
+
+
+def _corrected_length(n_source: int, edits: Sequence[SpanEdit]) -> int:
+    length = n_source
+    for start, end, tokens, _ in edits:
+        length += len(tokens) - (end - start)
+    return length
+
+
+def _v1_targets(
+    source: Tokens, hypothesis: tuple[SpanEdit, ...], references: Sequence[tuple[SpanEdit, ...]]
+) -> tuple[tuple[SpanEdit, ...], list[tuple[SpanEdit, ...]]]:
+    """CLEME v1.0's hypothesis and references of one sentence (see the module's docstring)."""
+    targets = [hypothesis, *references]
+    index = 0
+    while index < len(targets):
+        if len(targets) > 2 and not _corrected_length(len(source), targets[index]):
+            del targets[index]
+        index += 1  # as v1.0's ``for i, x in enumerate(targets)`` with ``del targets[i]``
+    return targets[0], targets[1:]
 
 
 def _check_inputs(
@@ -110,10 +141,11 @@ def _check_inputs(
         raise ClemeInputError(f"max_refs must be at least 1, got {max_refs}")
 
 
-def _checked_references(
-    hyp: Sentence, ref: Sentence, max_refs: int | None
-) -> list[tuple[SpanEdit, ...]]:
-    """The usable references of one sentence pair, after checking the pair fits together."""
+def _checked_targets(
+    hyp: Sentence, ref: Sentence, max_refs: int | None, empty_targets: EmptyTargets
+) -> tuple[tuple[SpanEdit, ...], list[tuple[SpanEdit, ...]]]:
+    """The hypothesis and the usable references of one sentence pair, after checking the pair
+    fits together."""
     if hyp.source != ref.source:
         raise ClemeInputError(
             f"{hyp.origin or 'hypothesis'} and {ref.origin or 'reference'}: the source "
@@ -126,7 +158,10 @@ def _checked_references(
         )
     if not ref.corrections:
         raise ClemeInputError(f"{ref.origin or 'reference'}: the sentence has no reference")
-    return usable_references(ref.source, ref.corrections, max_refs)
+    if empty_targets == "v1.0":
+        chosen = ref.corrections if max_refs is None else ref.corrections[:max_refs]
+        return _v1_targets(ref.source, hyp.corrections[0], chosen)
+    return hyp.corrections[0], usable_references(ref.source, ref.corrections, max_refs)
 
 
 def evaluate_chunks(
@@ -136,18 +171,18 @@ def evaluate_chunks(
     assumption: Assumption = "dependent",
     max_refs: int | None = None,
     merge_distance: int = 0,
+    empty_targets: EmptyTargets = "head",
 ) -> ChunkEvaluation:
-    """Partition and count every sentence. Raises ClemeInputError on mismatched inputs."""
+    """Partition and count every sentence. Raises ClemeInputError on mismatched inputs.
+    ``empty_targets``: CLEME2.0's rule (HEAD) by default; see the module's docstring."""
     _check_inputs(hypotheses, references, max_refs)
     with collector_paused():
         evaluations: list[SentenceEvaluation] = []
         total_length = 0
         n_changed = 0
         for hyp, ref in zip(hypotheses, references, strict=True):
-            refs = _checked_references(hyp, ref, max_refs)
-            joint = partition(
-                ref.source, [hyp.corrections[0], *refs], merge_distance=merge_distance
-            )
+            hyp_edits, refs = _checked_targets(hyp, ref, max_refs, empty_targets)
+            joint = partition(ref.source, [hyp_edits, *refs], merge_distance=merge_distance)
             spans = joint.spans
             for row_tokens, row_edited in zip(joint.tokens[1:], joint.edited[1:], strict=True):
                 for i in row_edited:
@@ -167,26 +202,29 @@ def evaluate_lengths(
     assumption: Assumption = "dependent",
     max_refs: int | None = None,
     merge_distance: int = 0,
+    empty_targets: EmptyTargets = "v1.0",
 ) -> LengthEvaluation:
     """``evaluate_chunks`` reduced to what CLEME's scores read: per sentence and reference
     the lengths of the TP, FP and FN chunks (``LengthTally``), and ``b``. Builds no
-    partition rows, only each correction's edited cells (half the time; issue #17)."""
+    partition rows, only each correction's edited cells (half the time; issue #17).
+    ``empty_targets``: CLEME v1.0's rule by default (this is what ``cleme`` runs); pass
+    ``"head"`` to count as ``evaluate_chunks`` does by default."""
     _check_inputs(hypotheses, references, max_refs)
     with collector_paused():
         sentences: list[tuple[LengthTally, ...]] = []
         total_length = 0
         n_changed = 0
         for hyp, ref in zip(hypotheses, references, strict=True):
-            refs = _checked_references(hyp, ref, max_refs)
+            hyp_edits, refs = _checked_targets(hyp, ref, max_refs, empty_targets)
             source = ref.source
-            starts, ends = merged_intervals([hyp.corrections[0], *refs], merge_distance)
+            starts, ends = merged_intervals([hyp_edits, *refs], merge_distance)
             ref_cells = [correction_cells(source, edits, starts, ends) for edits in refs]
             for cells in ref_cells:
                 for i, cell in cells.items():
                     span_length = ends[i] - starts[i]
                     total_length += len(cell) if len(cell) > span_length else span_length
                 n_changed += len(cells)
-            hyp_cells = correction_cells(source, hyp.corrections[0], starts, ends)
+            hyp_cells = correction_cells(source, hyp_edits, starts, ends)
             n_chunks = _chunk_count(starts, ends, len(source))
             tallies = count_lengths(
                 source, starts, ends, hyp_cells, ref_cells, n_chunks, assumption

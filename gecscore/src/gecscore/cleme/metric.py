@@ -19,6 +19,7 @@ from gecscore.cleme.inputs import ERRANT_GRANULARITY, sentences_from_m2, sentenc
 from gecscore.cleme.model import Sentence
 from gecscore.cleme.scorers import SELECTIONS, Selection
 from gecscore.cleme.weighting import LEVELS, Level
+from gecscore.counts import check_beta
 from gecscore.errors import GECError
 from gecscore.metric import (
     Gold,
@@ -75,8 +76,7 @@ class CLEMEConfig(_ChunkConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.beta <= 0:
-            raise GECError(f"beta must be positive, got {self.beta}")
+        check_beta(self.beta)
         if self.select not in SELECTIONS:
             raise GECError(f"select must be one of {', '.join(SELECTIONS)}, got {self.select!r}")
 

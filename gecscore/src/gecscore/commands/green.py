@@ -16,6 +16,7 @@ import json
 import os
 from typing import Any
 
+from gecscore.commands.arguments import positive_float, positive_int
 from gecscore.english.textfiles import check_same_length, read_text_lines
 from gecscore.green import GREEN, UNITS, GREENConfig
 
@@ -23,20 +24,6 @@ __all__ = [
     "register",
     "run_green",
 ]
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -49,8 +36,8 @@ def register(subparsers: Any) -> None:
         "--ref", required=True, action="extend", nargs="+", metavar="REF.txt", help="one or more"
     )
     green.add_argument("--unit", choices=UNITS, default="word", help="n-gram units (default word)")
-    green.add_argument("--n", type=_positive_int, default=4, help="largest n-gram order (4)")
-    green.add_argument("--beta", type=_positive_float, default=2.0, help="F-beta's beta (2.0)")
+    green.add_argument("--n", type=positive_int, default=4, help="largest n-gram order (4)")
+    green.add_argument("--beta", type=positive_float, default=2.0, help="F-beta's beta (2.0)")
     green.add_argument("--sentence", action="store_true", help="also sentence-level scores")
     green.add_argument("--json", action="store_true", help="one JSON object per hypothesis")
     green.set_defaults(func=run_green)

@@ -415,8 +415,12 @@ def _computed_scores(
     """``--compute``: the named metrics on ``--outputs`` against ``--gold`` (``--refs``)."""
     if not args.outputs or not args.gold:
         raise CommandError("--compute needs --outputs DIR and --gold GOLD.m2")
-    if "gleu" in args.compute and not args.refs:
-        raise CommandError("--compute gleu needs --refs (plain reference files)")
+    plain = [name for name in args.compute if name in compute.PLAIN_REFERENCE_METRICS]
+    if plain and not args.refs:
+        raise CommandError(
+            f"--compute {' '.join(plain)} needs --refs REF [REF ...] (plain reference files, "
+            "one sentence per line): the gold M2's edits are not used as references"
+        )
     inputs = compute.load_inputs(
         args.outputs,
         args.gold,

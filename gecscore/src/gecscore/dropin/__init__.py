@@ -20,10 +20,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from gecscore.errors import GECError
 
-__all__ = ["Unsupported", "run"]
+if TYPE_CHECKING:
+    from gecscore.m2 import M2Block
+
+__all__ = ["Unsupported", "read_m2_as_compare_does", "run"]
 
 
 class Unsupported(GECError):
@@ -45,3 +49,22 @@ def run(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None 
         prog = sys.argv[0].rsplit("/", 1)[-1] if sys.argv and sys.argv[0] else "gecscore"
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
+
+
+def read_m2_as_compare_does(hyp: str, ref: str, tool: str) -> tuple[list[M2Block], list[M2Block]]:
+    """The hypothesis and reference M2 files of a compare drop-in. errant_compare and ChERRANT's
+    compare script never look at the sentence's length: an edit whose span is beyond its
+    sentence is scored as written, so it is read here too (the library's commands refuse it),
+    with a warning on stderr naming its lines (stdout stays the reference's)."""
+    from gecscore.m2 import beyond_source_warning, read_m2
+
+    blocks = []
+    for path in (hyp, ref):
+        beyond_source: list[int] = []
+        blocks.append(read_m2(path, beyond_source=beyond_source))
+        if beyond_source:
+            treatment = f"{tool} scores them as written, and so does this"
+            print(
+                f"warning: {beyond_source_warning(path, beyond_source, treatment)}", file=sys.stderr
+            )
+    return blocks[0], blocks[1]

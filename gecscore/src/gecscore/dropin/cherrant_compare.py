@@ -16,7 +16,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from gecscore.dropin import Unsupported, run
+from gecscore.dropin import Unsupported, read_m2_as_compare_does, run
 from gecscore.dropin._compare_flags import compare_parser, mode_of
 
 __all__ = ["entry", "main", "mode_of", "parse_args"]
@@ -47,7 +47,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     from gecscore.compare import compare_m2
     from gecscore.compare_table import format_table
-    from gecscore.m2 import read_m2
 
     args = parse_args(argv)
     if args.max_answer_num is not None and args.max_answer_num not in (1, 2, 3):
@@ -60,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gecscore.dropin._verbose import CherrantTrace
 
         tracer = CherrantTrace(args.beta, sys.stdout)
-    hyp, ref = read_m2(args.hyp), read_m2(args.ref)
+    hyp, ref = read_m2_as_compare_does(args.hyp, args.ref, "ChERRANT")
     if args.start is not None and args.end is not None:
         hyp, ref = hyp[args.start : args.end], ref[args.start : args.end]
     result = compare_m2(

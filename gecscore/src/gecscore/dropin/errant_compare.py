@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from gecscore.dropin import run
+from gecscore.dropin import read_m2_as_compare_does, run
 from gecscore.dropin._compare_flags import compare_parser, mode_of
 
 __all__ = ["entry", "main", "parse_args"]
@@ -27,7 +27,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     from gecscore.compare import CompareError
     from gecscore.english.errant_compare import CompareOptions, compare_blocks, format_result
-    from gecscore.m2 import read_m2
 
     args = parse_args(argv)
     mode = mode_of(args)
@@ -42,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except ValueError as exc:
         raise CompareError(str(exc)) from None
-    hyp, ref = read_m2(args.hyp), read_m2(args.ref)
+    hyp, ref = read_m2_as_compare_does(args.hyp, args.ref, "errant_compare 3.0.2")
     tracer = None
     if args.verbose:
         from gecscore.dropin._verbose import ErrantTrace

@@ -30,7 +30,7 @@ from gecscore.compare import (
 )
 from gecscore.compare_options import PairTracer
 from gecscore.compare_table import format_table
-from gecscore.counts import Counts
+from gecscore.counts import Counts, check_beta
 from gecscore.errors import GECError, OptionError
 from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit
 from gecscore.metric import (
@@ -80,8 +80,7 @@ class CompareOptions:
             raise OptionError(f"mode must be one of {MODES}, got {self.mode!r}")
         if self.cat is not None and self.cat not in CAT_LEVELS:
             raise OptionError(f"cat must be one of {CAT_LEVELS}, got {self.cat!r}")
-        if self.beta <= 0:
-            raise OptionError(f"beta must be positive, got {self.beta}")
+        check_beta(self.beta)
 
     @property
     def signature(self) -> str:
@@ -235,10 +234,7 @@ class ERRANTConfig(MetricConfig):
     cat: int | None = None
 
     def __post_init__(self) -> None:
-        try:
-            self.options()
-        except ValueError as exc:
-            raise GECError(str(exc)) from None
+        self.options()  # its checks, raising OptionError
 
     def options(self) -> CompareOptions:
         return CompareOptions(self.mode, self.beta, self.single, self.multi, self.filt, self.cat)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gecscore.counts import check_beta
 from gecscore.english.imeasure import OPTIMISE, IMeasureConfig, score_systems
 from gecscore.errors import GECError
 from gecscore.metric import (
@@ -39,6 +40,7 @@ class IMeasureMetricConfig(MetricConfig):
             raise GECError(f"optimise must be one of {', '.join(OPTIMISE)}, got {self.optimise!r}")
         if not self.weight > 0:
             raise GECError(f"the WAcc weight must be positive, got {self.weight}")
+        check_beta(self.beta)
 
     def scorer_config(self) -> IMeasureConfig:
         return IMeasureConfig(weight=self.weight, beta=self.beta, optimise=self.optimise)  # type: ignore[arg-type]

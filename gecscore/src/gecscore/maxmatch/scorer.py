@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from gecscore.counts import ZERO, Counts
+from gecscore.counts import ZERO, Counts, check_beta
 from gecscore.errors import GECError, InputError
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
@@ -376,8 +376,7 @@ class M2Config(MetricConfig):
     max_arcs: int | None = DEFAULT_MAX_ARCS  # None: no limit (see docs/metrics/m2score.md)
 
     def __post_init__(self) -> None:
-        if self.beta <= 0:
-            raise GECError(f"beta must be positive, got {self.beta}")
+        check_beta(self.beta)
         if self.max_unchanged_words < 0:
             raise GECError(f"max_unchanged_words must be >= 0, got {self.max_unchanged_words}")
 

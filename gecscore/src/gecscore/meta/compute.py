@@ -34,6 +34,7 @@ __all__ = [
     "Inputs",
     "MetricFunction",
     "MetricScores",
+    "PLAIN_REFERENCE_METRICS",
     "compute",
     "compute_all",
     "gleu_scores",
@@ -80,6 +81,12 @@ class MetricScores:
 
 
 MetricFunction = Callable[[Inputs, dict[str, object]], MetricScores]
+
+# The metrics that score against plain reference sentences (``--refs``). They do not fall back
+# on the gold M2: its annotators' edits applied to the sources are not the reference files
+# that gec-metrics and the GLEU script read (e.g. CoNLL-14's REF0/REF1), so scores would
+# silently differ from theirs.
+PLAIN_REFERENCE_METRICS = ("gleu", "gleu-gecm", "green")
 
 
 def _m2_results(inputs: Inputs, cache: dict[str, object]) -> dict[str, M2Result]:
@@ -164,7 +171,7 @@ def green_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     from gecscore.green import GreenCorpus, green_from_counts
 
     if not inputs.references:
-        raise ValueError("green needs --refs (plain reference files, one sentence per line)")
+        raise InputError("green needs plain reference files (one sentence per line)")
     corpus = GreenCorpus(inputs.sources, inputs.references)
     results = {s: corpus.score(lines) for s, lines in inputs.outputs.items()}
 
