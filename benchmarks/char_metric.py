@@ -1,7 +1,7 @@
 """Benchmark: char-level M2 extraction and comparison, side by side with ChERRANT.
 
     .venv/bin/python benchmarks/char_metric.py [--runs 3] [--shared ../shared]
-        [--reference /work/refs/MuCGEC --reference-python /work/refs/venv-ref/bin/python]
+        [--reference ../refs/MuCGEC --reference-python ../refs/venv-ref/bin/python]
         [--only hyp,refs,compare,startup] [--workers N] [--json OUT.json]
 
 Times, as whole processes interleaved with the reference (see benchmarks/_sidebyside.py):

@@ -1,7 +1,7 @@
 """Benchmark: M2 (MaxMatch) on the 13 CoNLL-2014 systems, ours beside m2scorer 3.2.
 
     .venv/bin/python benchmarks/classic.py [--shared ../shared] [--repeat 3]
-        [--reference /work/refs/m2scorer --python2 ~/.pyenv/versions/2.7.18/bin/python]
+        [--reference ../refs/m2scorer --python2 ~/.pyenv/versions/2.7.18/bin/python]
         [--reference-repeat 1] [--reference-skip NTHU] [--stress-timeout 120] [--no-errant-gleu]
         [--errant-compare PATH] [--gec-ranking DIR --python2-path DIR] [--json]
 

@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/classic_errant_gleu.py [--shared ../shared] [--repeat 3]
         [--errant-compare .venv/bin/errant_compare]
-        [--python2 ~/.pyenv/versions/2.7.18/bin/python --gec-ranking /work/refs/gec-ranking]
-        [--python2-path /work/refs/py27libs] [--json]
+        [--python2 ~/.pyenv/versions/2.7.18/bin/python --gec-ranking ../refs/gec-ranking]
+        [--python2-path ../refs/py27libs] [--json]
 
 Every measurement is a whole process, timed from outside (interpreter start, imports, reading,
 scoring), and the runs are interleaved (ours, reference, ours, reference, ...) so both see the

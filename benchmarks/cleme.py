@@ -1,7 +1,7 @@
 """Benchmark: CLEME (corpus, dependent) from M2, side by side with CLEME v1.0.
 
     .venv/bin/python benchmarks/cleme.py [--runs 10] [--shared ../shared]
-        [--reference /work/refs/CLEME --reference-python /work/refs/venv-ref/bin/python]
+        [--reference ../refs/CLEME --reference-python ../refs/venv-ref/bin/python]
         [--level corpus|sentence] [--assumption dependent|independent] [--json OUT.json]
 
 Times ``python -m gecscore cleme --hyp example_pred_dev.m2 --ref MuCGEC_dev.m2 --json``

@@ -1,7 +1,7 @@
 """Benchmark: GREEN on SEEDA's 15 systems, ours beside gec-metrics 0.1.1's, in the same run.
 
     .venv/bin/python benchmarks/green.py [--shared ../shared] [--runs 3]
-        [--gec-metrics /work/refs/green-gecm] [--unit word|char] [--json]
+        [--gec-metrics DIR] [--unit word|char] [--json]
 
 Whole processes, interleaved (benchmarks/_sidebyside.py), each scoring all 15 systems of
 SEEDA's subset (391 sentences, sources = outputs/subset/INPUT.txt, references =
@@ -27,10 +27,13 @@ import tempfile
 import time
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(REPO))
 from _sidebyside import Run, Side, interleave, load_average, report  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.refs import reference_path  # noqa: E402
+
 SYSTEMS = [
     *("BART", "BERT-fuse", "GECToR-BERT", "GECToR-ens", "GPT-3.5", "INPUT", "LM-Critic"),
     *("PIE", "REF-F", "REF-M", "Riken-Tohoku", "T5", "TemplateGEC", "TransGEC", "UEDIN-MS"),
@@ -94,7 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--gec-metrics", type=Path, default=Path("/work/refs/green-gecm"))
+    parser.add_argument(
+        "--gec-metrics",
+        type=Path,
+        default=reference_path("GEC_GREEN_GECM", "gec-metrics"),
+        help="gec-metrics 0.1.1's virtualenv (default $GEC_GREEN_GECM, else $GEC_REFS_DIR/gec-metrics)",
+    )
     parser.add_argument("--unit", choices=("word", "char"), default="word")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

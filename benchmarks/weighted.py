@@ -16,7 +16,7 @@ layer 8 on MuCGEC and 9 on CoNLL-14, as bert-base-chinese / bert-base-uncased) o
 MiniLM-L6-H384 size (layer 6) with a real char + word vocabulary of both datasets
 (`gecscore.weights.random_model`), so the numbers can be reproduced without downloading
 weights. `--before DIR` times another checkout's provider (e.g. `git worktree add
-/work/refs/weighted-before HEAD~1`) on the same requests in a child process of the same run,
+../refs/weighted-before HEAD~1`) on the same requests in a child process of the same run,
 and compares its weights with ours.
 
 Printed besides the times: the device, the phase profile of our cold run (tokenise,

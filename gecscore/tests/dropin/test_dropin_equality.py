@@ -3,8 +3,8 @@
 references.json holds, per case, the sha256 and length of the reference's output
 (tools/record_dropin_references.py re-runs ChERRANT @3922193, errant 3.0.2 and m2scorer 3.2 to
 regenerate it); the outputs themselves are not kept (they derive from the shared data). When a
-case differs and the reference tools are set up (``$GEC_DROPIN_REFS``, default /work/refs), the
-failure shows the first differing line.
+case differs and the reference tools are set up (``$GEC_DROPIN_REFS``, default
+``$GEC_REFS_DIR``: tests/refs.py), the failure shows the first differing line.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import hashlib
 import importlib.util
 import io
 import json
-import os
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.refs import reference_path
 from tests.shared import SHARED_DIR, shared_missing
 
 HERE = Path(__file__).resolve().parent
@@ -90,7 +90,7 @@ def _first_difference(name: str, ours: bytes) -> str:
     recorder = _recorder()
     if recorder is None:
         return "(tools/record_dropin_references.py is not here: no reference to show)"
-    refs = Path(os.environ.get("GEC_DROPIN_REFS", "/work/refs"))
+    refs = reference_path("GEC_DROPIN_REFS")
     try:
         reference = recorder.reference_output(name, refs, SHARED_DIR)
     except (FileNotFoundError, RuntimeError) as exc:

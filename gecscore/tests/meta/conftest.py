@@ -3,7 +3,6 @@ subset (computed once), and where SEEDA's own scripts are (side-by-side checks s
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 from gecscore.m2 import read_m2
 from gecscore.maxmatch import M2Result, score_systems
 from gecscore.meta.scorefiles import SEEDA_SYSTEMS
+from tests.refs import reference_missing, reference_path
 from tests.shared import shared_missing
 
 
@@ -47,13 +47,22 @@ def seeda_m2(seeda: Path, conll14: Path) -> dict[str, M2Result]:
 @pytest.fixture(scope="session")
 def seeda_scripts() -> tuple[str, Path]:
     """(python with numpy + scipy, SEEDA's utils folder) for running SEEDA's scripts beside
-    ours: GEC_REF_PYTHON and GEC_SEEDA_UTILS, by default /work/refs/venv and /work/refs/SEEDA
-    (fetched tmu-nlp/SEEDA @0c6c07f). Skips when they are not there."""
-    python = os.environ.get("GEC_REF_PYTHON", "/work/refs/venv/bin/python")
-    utils = Path(os.environ.get("GEC_SEEDA_UTILS", "/work/refs/SEEDA/utils"))
-    if not (Path(python).exists() and (utils / "corr_system.py").exists()):
-        pytest.skip("SEEDA's scripts (GEC_SEEDA_UTILS) or a python with scipy (GEC_REF_PYTHON)")
-    check = subprocess.run([python, "-c", "import scipy, numpy"], capture_output=True)
+    ours: GEC_REF_PYTHON and GEC_SEEDA_UTILS, by default $GEC_REFS_DIR/venv/bin/python and
+    $GEC_REFS_DIR/SEEDA/utils (fetched tmu-nlp/SEEDA @0c6c07f). Skips when they are not there,
+    unless GEC_REQUIRE_REFS requires seeda (tests/refs.py)."""
+    python = reference_path("GEC_REF_PYTHON", "venv", "bin", "python")
+    utils = reference_path("GEC_SEEDA_UTILS", "SEEDA", "utils")
+    if not (utils / "corr_system.py").exists():
+        reference_missing(
+            "seeda", variable="GEC_SEEDA_UTILS", path=utils, what="SEEDA's utils/corr_system.py"
+        )
+    if not python.exists():
+        reference_missing(
+            "seeda", variable="GEC_REF_PYTHON", path=python, what="a python with numpy and scipy"
+        )
+    check = subprocess.run([str(python), "-c", "import scipy, numpy"], capture_output=True)
     if check.returncode:
-        pytest.skip(f"{python} has no scipy/numpy")
-    return python, utils
+        reference_missing(
+            "seeda", variable="GEC_REF_PYTHON", path=python, what="a python with numpy and scipy"
+        )
+    return str(python), utils

@@ -1,5 +1,5 @@
 """System rankings from sentence scores (TrueSkill as gec-metrics 0.1.1, Expected Wins) and the
-SEEDA figures gec-metrics 0.1.1 gives for GREEN (docs: /work/shared/specs/reference-tools.md)."""
+SEEDA figures gec-metrics 0.1.1 gives for GREEN (docs: $GEC_SHARED_DIR/specs/reference-tools.md)."""
 
 from __future__ import annotations
 

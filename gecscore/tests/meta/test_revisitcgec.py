@@ -46,7 +46,7 @@ ISSUE_EW = {
 }
 # ChERRANT @3922193 (MuCGEC repository), char level, its resources, default options, on the
 # same files: MuCGEC subset from the issue; YACLC subsets measured for this test with the
-# reference tool (/work/refs/dropin-cherrant: parallel_to_m2.py -g char,
+# reference tool ($GEC_REFS_DIR/dropin-cherrant: parallel_to_m2.py -g char,
 # compare_m2_for_evaluation.py), see docs/reproduction.md.
 CHERRANT_CHAR = {
     ("mucgec", "minimal"): {

@@ -1,9 +1,10 @@
 """Tiny random models (real vocabularies built from the SEEDA sentences) and gec-metrics 0.1.1
 run in its own virtualenv, for the equality tests of the model-based metrics.
 
-The reference virtualenv is ``$GEC_REF_GECMETRICS`` (default ``/work/refs/models-gecm``:
-``pip install torch==2.13.0`` then ``gec-metrics==0.1.1``); without it the equality tests
-compare with the numbers it gave, recorded in the tests.
+The reference virtualenv is ``$GEC_REF_GECMETRICS`` (default ``$GEC_REFS_DIR/gec-metrics``, as
+``.ci/run`` makes it: ``pip install torch==2.13.0`` then ``gec-metrics==0.1.1``); without it
+the equality tests compare with the numbers it gave, recorded in the tests, unless
+``GEC_REQUIRE_REFS`` requires gec-metrics (tests/refs.py).
 """
 
 from __future__ import annotations
@@ -12,15 +13,16 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
 from gecscore.weights.random_model import build_random_bert, build_random_gpt2
+from tests.refs import reference_missing, reference_path, refs_required
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-REF_VENV = Path(os.environ.get("GEC_REF_GECMETRICS", "/work/refs/models-gecm"))
+REF_VENV = reference_path("GEC_REF_GECMETRICS", "gec-metrics")
 RUNNER = Path(__file__).with_name("gecmetrics_runner.py")
 # SEEDA lines (0-based) scored: the first 24 and the two with non-ASCII characters.
 LINES = [*range(24), 100, 334]
@@ -28,15 +30,30 @@ SYSTEMS = ("REF-F", "GECToR-BERT", "TemplateGEC", "PIE", "BART", "GPT-3.5")
 
 
 def reference_python() -> Path | None:
+    """gec-metrics 0.1.1's python, or None when it is absent (the test then checks the recorded
+    numbers); when GEC_REQUIRE_REFS requires gec-metrics, an absent one fails the test."""
     python = REF_VENV / "bin" / "python"
-    return python if python.is_file() else None
+    if python.is_file():
+        return python
+    if refs_required("gec-metrics"):
+        _reference_missing()
+    return None
+
+
+def _reference_missing() -> NoReturn:
+    reference_missing(
+        "gec-metrics",
+        variable="GEC_REF_GECMETRICS",
+        path=REF_VENV / "bin" / "python",
+        what="gec-metrics 0.1.1's python",
+    )
 
 
 def run_reference(request: dict[str, Any]) -> dict[str, Any]:
     """gec-metrics 0.1.1's answer to ``request`` (see gecmetrics_runner.py)."""
     python = reference_python()
     if python is None:
-        pytest.skip(f"gec-metrics 0.1.1 reference virtualenv absent ({REF_VENV})")
+        _reference_missing()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": ""}
     done = subprocess.run(
         [str(python), str(RUNNER)],
