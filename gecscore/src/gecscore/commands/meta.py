@@ -10,6 +10,8 @@
     python -m gecscore meta revisitcgec --data DIR [--corpus mucgec|yaclc|all]
         [--yaclc-refs minimal|fluency] [--metric NAME ...] [--method ew|trueskill|both]
         [--aggregate default|trueskill|expected-wins ...] [--json]
+    python -m gecscore meta seeda --seeda DIR --metric NAME
+        [--aggregate default|trueskill|expected-wins] [--gold GOLD.m2] [--json]
 
 HUMAN and SCORES: WMT layout (``NAME LANGPAIR TESTSET SYSTEM SCORE``) or SEEDA layout (one
 score per line in SEEDA's alphabetical system order), gzipped or not. SENTENCE_SCORES: a WMT
@@ -28,6 +30,7 @@ from typing import Any
 
 from gecscore.cli import CommandError
 from gecscore.commands.arguments import named_path, non_negative_int, positive_int
+from gecscore.commands.meta_seeda import register_seeda
 from gecscore.meta import compute
 from gecscore.meta.judgments import Comparison, JudgmentSet, read_judgments, read_judgments_xml
 from gecscore.meta.report import METHODS, human_ranking, sentence_report, system_report
@@ -42,6 +45,7 @@ from gecscore.meta.sentence import seeda_segment_map
 
 __all__ = [
     "add_sentence_intervals",
+    "print_report",
     "register",
     "register_revisitcgec",
     "run_rank",
@@ -58,6 +62,7 @@ def register(subparsers: Any) -> None:
     _register_sentence(commands)
     _register_rank(commands)
     register_revisitcgec(commands)
+    register_seeda(commands)
 
 
 def _register_system(commands: Any) -> None:
@@ -195,7 +200,7 @@ def register_revisitcgec(commands: Any) -> None:
     parser.set_defaults(func=run_revisitcgec)
 
 
-def _print(report: dict[str, Any], as_json: bool, text: str) -> None:
+def print_report(report: dict[str, Any], as_json: bool, text: str) -> None:
     if as_json:
         json.dump(report, sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -263,7 +268,7 @@ def run_system(args: argparse.Namespace) -> int:
                 lines.append(
                     f"Williams {a} > {b}: t = {_fmt(report['williams_t'][a][b])}, p = {p:.4f}"
                 )
-    _print(report, args.json, "\n".join(lines) + "\n")
+    print_report(report, args.json, "\n".join(lines) + "\n")
     return 0
 
 
@@ -347,7 +352,7 @@ def run_sentence(args: argparse.Namespace) -> int:
     lines = ["metric\t" + "\t".join(keys)]
     for name, values in report["metrics"].items():
         lines.append(name + "\t" + "\t".join(_fmt(values[k]) for k in keys))
-    _print(report, args.json, "\n".join(lines) + "\n")
+    print_report(report, args.json, "\n".join(lines) + "\n")
     return 0
 
 
@@ -372,7 +377,7 @@ def run_rank(args: argparse.Namespace) -> int:
         f"judgments {report['judgments']}; kappa inter {_fmt(kappa['inter_kappa'])},"
         f" intra {_fmt(kappa['intra_kappa'])}"
     )
-    _print(report, args.json, "\n".join(lines) + "\n")
+    print_report(report, args.json, "\n".join(lines) + "\n")
     return 0
 
 
@@ -454,5 +459,5 @@ def run_revisitcgec(args: argparse.Namespace) -> int:
         window=args.window,
         workers=args.workers,
     )
-    _print(report, args.json, format_text(report))
+    print_report(report, args.json, format_text(report))
     return 0
