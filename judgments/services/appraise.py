@@ -27,6 +27,7 @@ from core.models import User
 from core.unique import create_unique
 from core.uploads import judgments_xml_limits
 from datasets.models import DatasetVersion, Language
+from judgments import results
 from judgments.models import (
     Assignment,
     AssignmentStatus,
@@ -118,6 +119,10 @@ def import_judgments(
         result={"campaign": campaign.pk, "name": campaign.name, "items": items},
         message=f"imported {items} ranking items into campaign {campaign.name!r}",
     )
+    # The default results are computed once the import is in (by a worker), so the first
+    # view of the campaign's results is served from storage (judgments/results.py).
+    campaign_id = campaign.pk
+    transaction.on_commit(lambda: results.queue_default_results(campaign_id, user=by))
     return campaign
 
 
@@ -203,6 +208,7 @@ def _write_items(
                 doc_id=ranking.doc_id,
                 source=text,
                 block=block,
+                system_count=sum(len(entry.systems) for entry in ranking.entries),
             )
             items.append(item)
             for position, entry in enumerate(ranking.entries):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -445,6 +445,11 @@ def _pair_outcomes(
 
 
 TS_CHUNK = 500  # runs per independent seeded chunk: the same numbers for any worker count
+# With a progress callback, one process plays this many chunks side by side at a time (and
+# reports after each batch) instead of all of them at once: the same numbers.
+TS_PROGRESS_CHUNKS = 2
+
+ChunkProgress = Callable[[int, int], None]
 
 
 def _trueskill_chunks(
@@ -462,39 +467,64 @@ def trueskill_mu(
     seed: int = 0,
     workers: int = 1,
     matches: int | None = None,
+    on_chunks: ChunkProgress | None = None,
 ) -> FloatArray:
     """Final mu of ``runs`` runs (runs x systems). The runs are played in chunks of
     :data:`TS_CHUNK`, chunk k seeded with the k-th child of ``SeedSequence(seed)``, so the
     result does not depend on ``workers`` (processes from the product's worker context).
     Each process plays its share of the chunks side by side (one process: all of them), which
-    costs less CPU than a process per chunk; more workers give a shorter wall time."""
+    costs less CPU than a process per chunk; more workers give a shorter wall time.
+
+    ``on_chunks(done, total)`` is called as chunks finish (after each process's share, or in
+    one process after each :data:`TS_PROGRESS_CHUNKS` chunks); an exception it raises (a
+    cancelled job) stops the runs there."""
     sizes = [min(TS_CHUNK, runs - start) for start in range(0, runs, TS_CHUNK)]
     seeds = [
         int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(len(sizes))
     ]
     chunks = list(zip(sizes, seeds, strict=True))
     groups = min(max(workers, 1), len(chunks))
-    jobs = [
-        (list(pairs), [chunks[k] for k in part.tolist()], matches)
-        for part in np.array_split(np.arange(len(chunks)), groups)
-    ]
-    if len(jobs) > 1:
+    shares = [part.tolist() for part in np.array_split(np.arange(len(chunks)), groups)]
+    if groups == 1 and on_chunks is not None:
+        shares = [
+            list(range(start, min(start + TS_PROGRESS_CHUNKS, len(chunks))))
+            for start in range(0, len(chunks), TS_PROGRESS_CHUNKS)
+        ]
+    jobs = [(list(pairs), [chunks[k] for k in share], matches) for share in shares]
+    parts: list[FloatArray] = []
+    done = 0
+
+    def finished(part: FloatArray, share: list[int]) -> None:
+        nonlocal done
+        parts.append(part)
+        done += len(share)
+        if on_chunks is not None:
+            on_chunks(done, len(chunks))
+
+    if groups > 1:
         from gecscore.processes import worker_context
 
         with worker_context().Pool(len(jobs)) as pool:
-            parts = pool.map(_trueskill_chunks, jobs)
+            for part, share in zip(pool.imap(_trueskill_chunks, jobs), shares, strict=True):
+                finished(part, share)
     else:
-        parts = [_trueskill_chunks(job) for job in jobs]
+        for job, share in zip(jobs, shares, strict=True):
+            finished(_trueskill_chunks(job), share)
     out: FloatArray = np.concatenate(parts, axis=0)
     return out
 
 
 def rank_trueskill(
-    pairs: Sequence[Comparison], *, runs: int = 1000, seed: int = 0, workers: int = 1
+    pairs: Sequence[Comparison],
+    *,
+    runs: int = 1000,
+    seed: int = 0,
+    workers: int = 1,
+    on_chunks: ChunkProgress | None = None,
 ) -> Ranking:
     """TrueSkill ranking: mean mu over ``runs`` seeded runs, with rank ranges and clusters."""
     systems = _systems_of(pairs)
-    mu = trueskill_mu(pairs, runs=runs, seed=seed, workers=workers)
+    mu = trueskill_mu(pairs, runs=runs, seed=seed, workers=workers, on_chunks=on_chunks)
     mean = mu.mean(axis=0)
     scores = {s: float(mean[i]) for i, s in enumerate(systems)}
     return _ranking("trueskill", systems, scores, mu, seed)
