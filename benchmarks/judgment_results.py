@@ -9,10 +9,14 @@ flushed first) the product's `import_judgments` loads RevisitCGEC's judgments (1
 15,000 pairwise comparisons, 6 systems), GJG15's (2,319 items, 109,098 comparisons, 13
 systems) and one Appraise item of 20,000 systems. For RevisitCGEC and GJG15:
 
-- the job: the default results (both methods, 200 bootstrap resamples, 1,000 TrueSkill
-  runs; the page's and the API's default) computed by the results job's body in a process
-  of its own, as a worker does: wall seconds, peak RSS of that process over its RSS once
-  Django is up, and the peak RSS of its TrueSkill worker processes;
+- nothing stored yet: the import queued the default results' job (tasks are not run in
+  process here: CELERY_TASK_ALWAYS_EAGER=0 and no worker takes the message); the first GET
+  of the page and of the API in a fresh process (202 / the page's progress bar);
+- the job: that queued job (the default results: both methods, 200 bootstrap resamples,
+  1,000 TrueSkill runs; the page's and the API's default) run in a process of its own, as a
+  worker runs it: wall seconds, the RSS of that process once Django is up and at its peak,
+  and the peak RSS of its TrueSkill worker processes and of all together (sampled from
+  /proc every 0.2 s);
 - cold reads: in a fresh process each (DJANGO_DEBUG=0), the first GET of the results page,
   then of the API, as a campaign admin through Django's test client, then each once more
   (warm): wall seconds and status. "Cold" = the first request of a process that has never
@@ -45,13 +49,51 @@ ADMIN = "bench-results-admin"
 # Run in a process of its own, with the campaign name as argv[1]: the results job's body,
 # as a worker runs it (prints JSON: seconds, RSS).
 JOB_SCRIPT = r"""
-import json, os, resource, sys, time
+import json, os, sys, threading, time
 import django
 django.setup()
-from core.jobs import run_claimed, start_job
+from core.jobs import LIVE, run_claimed, start_job
 from core.models import BackgroundJob
 from judgments import results, results_job
 from judgments.models import Campaign, CampaignResults, Item
+
+def rss_mb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+def descendants(root):
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    parents[int(entry)] = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                pass
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+peak = {"self": 0.0, "others": 0.0, "total": 0.0}
+running = True
+def sample():
+    me = os.getpid()
+    while running:
+        own = rss_mb(me)
+        others = sum(rss_mb(pid) for pid in descendants(me))
+        peak["self"] = max(peak["self"], own)
+        peak["others"] = max(peak["others"], others)
+        peak["total"] = max(peak["total"], own + others)
+        time.sleep(0.2)
+
 name, wipe = sys.argv[1], sys.argv[2] == "wipe"
 campaign = Campaign.objects.get(name=name)
 if wipe:  # counts from before they were stored: the job must stop at the item as it reads
@@ -60,18 +102,24 @@ if wipe:  # counts from before they were stored: the job must stop at the item a
     Item.objects.filter(campaign=campaign).update(system_count=2)
 params = results.parameters({}, campaign)
 row, _ = CampaignResults.objects.get_or_create(campaign=campaign, **params.as_dict())
-job = start_job(kind=results.JOB_KIND_RESULTS, params={"results": row.pk},
-                total=results_job.progress_units(params.method, params.runs, edits=False))
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+job = row.job if row.job is not None and row.job.status in LIVE else None
+if job is None:  # as the import queued it, else as a read would
+    job = start_job(kind=results.JOB_KIND_RESULTS, params={"results": row.pk},
+                    total=results_job.progress_units(params.method, params.runs, edits=False))
+    CampaignResults.objects.filter(pk=row.pk).update(job=job)
+start = rss_mb(os.getpid())
+sampler = threading.Thread(target=sample, daemon=True)
+sampler.start()
 started = time.perf_counter()
 run_claimed(job.pk, results_job.run_results_job)
 seconds = time.perf_counter() - started
+running = False
+sampler.join()
 job = BackgroundJob.objects.get(pk=job.pk)
 print(json.dumps({
     "seconds": round(seconds, 2), "status": job.status, "message": job.message,
-    "rss_start_mb": round(base / 1024, 1),
-    "rss_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-    "children_peak_mb": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+    "rss_start_mb": round(start, 1), "rss_peak_mb": round(peak["self"], 1),
+    "workers_peak_mb": round(peak["others"], 1), "all_processes_peak_mb": round(peak["total"], 1),
 }))
 """
 
@@ -98,7 +146,7 @@ print(json.dumps(out))
 """
 
 SETUP_SCRIPT = r"""
-import sys
+import json, sys
 import django
 django.setup()
 from core.roles import Role
@@ -108,6 +156,7 @@ admin = create_user(username=sys.argv[1], password="bench-results-password-1",
                     roles=[Role.ADMIN], is_superuser=False)
 for campaign in Campaign.objects.all():
     campaign.admins.add(admin)
+print(json.dumps({"admin": admin.username}))
 """
 
 
@@ -166,7 +215,11 @@ def main() -> int:
             "DJANGO_STATIC_MANIFEST": "0",
             "PYTHONPATH": str(REPO),
         }
-        env.pop("REDIS_URL", None)  # tasks in process; the job is run by hand below
+        # No broker: a queued task's message goes to Celery's in-memory transport and no
+        # worker takes it (as when the worker is busy); the job is run by hand below, as a
+        # worker runs it. CELERY_TASK_ALWAYS_EAGER=0, so nothing runs inside a request.
+        env.pop("REDIS_URL", None)
+        env["CELERY_TASK_ALWAYS_EAGER"] = "0"
         env.pop("DATABASE_URL", None)
         if args.database_url:
             env["DATABASE_URL"] = args.database_url
@@ -197,7 +250,8 @@ def main() -> int:
                     print(json.dumps(step))
                     report["steps"].append(step)
                 step = {"campaign": name, "code": "this checkout", "load": _load()}
-                empty = _python(env, REPO, READ_SCRIPT, name, ADMIN)  # nothing stored yet
+                # nothing stored yet: the import queued the job, no worker has run it
+                empty = _python(env, REPO, READ_SCRIPT, name, ADMIN)
                 step["nothing_stored"] = {k: v for k, v in empty.items() if "cold" in k}
                 step["job"] = _python(env, REPO, JOB_SCRIPT, name, "keep")
                 step["load_after_job"] = _load()

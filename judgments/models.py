@@ -8,6 +8,9 @@ System names live only in these tables; what a judge is shown never carries them
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -193,7 +196,8 @@ class CampaignResults(models.Model):
     by a background job (judgments/results.py) and served from here, so the results page and
     API never compute in the request.
 
-    `report` is the last finished computation and `state` the judgments it was computed from
+    `report` (stored as `report_json`) is the last finished computation and `state` the
+    judgments it was computed from
     (judgments.results.judgment_state); when the campaign's state differs the report is
     stale and another job is queued. `error` is a refusal the job found for `error_state`
     (no pairwise judgment yet, a bound passed), answered as a 400 until the judgments change.
@@ -204,7 +208,9 @@ class CampaignResults(models.Model):
     bootstrap = models.PositiveIntegerField()
     seed = models.BigIntegerField()
     runs = models.PositiveIntegerField()
-    report = models.JSONField(null=True, blank=True)
+    # JSON text, not a JSONField: PostgreSQL's jsonb sorts an object's keys, and the report's
+    # "systems" objects are ordered best first (the ranking itself).
+    report_json = models.TextField(blank=True, help_text="the report as JSON text, in order")
     state = models.CharField(max_length=200, blank=True)
     computed_at = models.DateTimeField(null=True, blank=True)
     seconds = models.FloatField(default=0.0, help_text="wall time of the computation")
@@ -229,6 +235,11 @@ class CampaignResults(models.Model):
                 name="unique_campaign_results_parameters",
             )
         ]
+
+    @property
+    def report(self) -> dict[str, Any] | None:
+        """The stored report, its objects in their stored order; None before the first."""
+        return json.loads(self.report_json) if self.report_json else None
 
     def __str__(self) -> str:
         return (

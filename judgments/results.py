@@ -152,7 +152,7 @@ def _row(campaign: Campaign, params: Parameters) -> CampaignResults | None:
 
 def _stored(row: CampaignResults, state: str) -> Outcome | None:
     """What the row answers for the judgments' `state`, or None when a job is to be queued."""
-    if row.report is not None and row.state == state:
+    if row.report_json and row.state == state:
         return Outcome("done", row, with_live_counts(row), stale=False, job=row.job)
     if row.error and row.error_state == state:
         if row.error_setting:
@@ -181,11 +181,11 @@ def _stored(row: CampaignResults, state: str) -> Outcome | None:
 def _computing(row: CampaignResults, state: str) -> Outcome:
     job = row.job
     status = job.status if job is not None and job.status in LIVE else JobStatus.QUEUED
-    return Outcome(str(status), row, _stale_report(row), stale=row.report is not None, job=job)
+    return Outcome(str(status), row, _stale_report(row), stale=bool(row.report_json), job=job)
 
 
 def _stale_report(row: CampaignResults) -> dict[str, Any] | None:
-    return with_live_counts(row) if row.report is not None else None
+    return with_live_counts(row) if row.report_json else None
 
 
 def with_live_counts(row: CampaignResults) -> dict[str, Any]:

@@ -8,6 +8,7 @@ computed from. A refusal (a bound, nothing to rank) is stored too, for that stat
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing
 import os
@@ -127,7 +128,7 @@ def run_results_job(job_id: int) -> dict[str, Any] | None:
         return None
     seconds = time.monotonic() - started
     CampaignResults.objects.filter(pk=row.pk).update(
-        report=report,
+        report_json=json.dumps(report, ensure_ascii=False),
         state=state,
         computed_at=timezone.now(),
         seconds=seconds,

@@ -52,7 +52,10 @@ class Migration(migrations.Migration):
                 ("bootstrap", models.PositiveIntegerField()),
                 ("seed", models.BigIntegerField()),
                 ("runs", models.PositiveIntegerField()),
-                ("report", models.JSONField(blank=True, null=True)),
+                (
+                    "report_json",
+                    models.TextField(blank=True, help_text="the report as JSON text, in order"),
+                ),
                 ("state", models.CharField(blank=True, max_length=200)),
                 ("computed_at", models.DateTimeField(blank=True, null=True)),
                 (
