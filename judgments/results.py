@@ -144,7 +144,7 @@ def results_for(
 
 def _row(campaign: Campaign, params: Parameters) -> CampaignResults | None:
     return (
-        CampaignResults.objects.select_related("job")
+        CampaignResults.objects.select_related("job", "campaign")
         .filter(campaign=campaign, **params.as_dict())
         .first()
     )
@@ -172,9 +172,9 @@ def _stored(row: CampaignResults, state: str) -> Outcome | None:
         return _computing(row, state)
     if job is not None and row.job_state == state:
         if job.status == JobStatus.CANCELLED:
-            return Outcome("cancelled", row, _stale_report(row), stale=True, job=job)
+            return Outcome("cancelled", row, _stale_report(row), bool(row.report_json), job)
         if job.status == JobStatus.FAILED and not job.retryable:
-            return Outcome("failed", row, _stale_report(row), stale=True, job=job)
+            return Outcome("failed", row, _stale_report(row), bool(row.report_json), job)
     return None
 
 

@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from django.utils import timezone
+from gecscore.errors import InputError
 
 from core.exceptions import ServiceError
 from core.jobs import JobCancelled, fail_job, finish_job, mark_running, report_progress
@@ -108,7 +109,7 @@ def run_results_job(job_id: int) -> dict[str, Any] | None:
         )
     except JobCancelled:
         return None
-    except (ServiceError, ValueError) as error:  # a bound, or nothing to rank
+    except (ServiceError, InputError) as error:  # a bound, or nothing to rank
         message = getattr(error, "message", str(error))
         CampaignResults.objects.filter(pk=row.pk).update(
             error=message,
