@@ -176,9 +176,13 @@ def _wide_xml(path: Path, systems: int) -> Path:
 
 
 def _run(env: dict[str, str], code: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, *args], env=env, cwd=code, check=True, capture_output=True, text=True
+    done = subprocess.run(
+        [sys.executable, *args], env=env, cwd=code, capture_output=True, text=True
     )
+    if done.returncode:
+        sys.stderr.write(done.stderr[-4000:])
+        done.check_returncode()
+    return done
 
 
 def _python(env: dict[str, str], code: Path, script: str, *args: str) -> dict[str, Any]:
