@@ -205,6 +205,20 @@ GEC_MAX_XML_DEPTH = env_int("GEC_MAX_XML_DEPTH", 16)
 GEC_MAX_SENTENCE_CHARS = env_int("GEC_MAX_SENTENCE_CHARS", 5000)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
+# Human-judgment campaign results (judgments/results.py): computed by a background job,
+# stored and served from storage. A request past one of these bounds is refused with a 400
+# that names the setting; the job checks them before it expands a single pairwise
+# comparison, so its memory is bounded whatever was imported (docs/judgments.md).
+GEC_RESULTS_MAX_RUNS = env_int("GEC_RESULTS_MAX_RUNS", 10_000)  # TrueSkill runs
+GEC_RESULTS_MAX_BOOTSTRAP = env_int("GEC_RESULTS_MAX_BOOTSTRAP", 2000)  # EW resamples
+GEC_RESULTS_MAX_ITEMS = env_int("GEC_RESULTS_MAX_ITEMS", 100_000)  # judged items per campaign
+GEC_RESULTS_MAX_SYSTEMS_PER_ITEM = env_int("GEC_RESULTS_MAX_SYSTEMS_PER_ITEM", 100)
+GEC_RESULTS_MAX_SYSTEMS = env_int("GEC_RESULTS_MAX_SYSTEMS", 500)  # systems per campaign
+GEC_RESULTS_MAX_COMPARISONS = env_int("GEC_RESULTS_MAX_COMPARISONS", 1_000_000)  # pairwise
+# Parameter sets kept per campaign (the oldest other sets go first) and computations queued
+# or running at once per campaign (one more is refused with a 429 naming this setting).
+GEC_RESULTS_KEEP = env_int("GEC_RESULTS_KEEP", 20)
+GEC_RESULTS_MAX_QUEUED = env_int("GEC_RESULTS_MAX_QUEUED", 3)
 
 # --- Security (production) ----------------------------------------------------------------
 if not DEBUG:

@@ -10,11 +10,15 @@ from core.exceptions import ServiceError
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """Service errors become `{"detail": ..., "field": ...}` with their own status code."""
+    """Service errors become `{"detail": ..., "field": ...}` (and `"setting"`, the setting
+    that sets a bound passed) with their own status code."""
     if isinstance(exc, ServiceError):
         body: dict[str, Any] = {"detail": exc.message}
         if exc.field:
             body["field"] = exc.field
+        setting = getattr(exc, "setting", None)  # a bound passed: the setting that sets it
+        if setting:
+            body["setting"] = setting
         return Response(body, status=exc.status)
     if isinstance(exc, AuthenticationFailed):
         # Only the token class raises it: a token was sent and is unknown or expired. DRF

@@ -24,11 +24,11 @@ from rest_framework.views import APIView
 from core.exceptions import NotFound, ServiceError
 from core.jobs import job_state
 from core.models import User
-from core.params import MAX_ID, MAX_INT32, bounded_float, bounded_int
+from core.params import MAX_ID, MAX_INT32, bounded_float
 from core.permissions import IsPlatformAdmin
 from datasets.models import DatasetVersion
 from datasets.selectors import get_dataset, get_version
-from judgments import selectors, services
+from judgments import results, selectors, services
 from judgments.jobs import request_judgments_import
 from judgments.models import Assignment, Campaign, CampaignMode
 
@@ -252,49 +252,68 @@ class CampaignExportView(APIView):
         return response
 
 
+def results_query(params: Any) -> dict[str, Any]:
+    """The results' parameters as a request gives them (query string or POST body)."""
+    return {
+        "method": params.get("method"),
+        "bootstrap": params.get("bootstrap"),
+        "seed": params.get("seed"),
+        "runs": params.get("runs"),
+    }
+
+
 class CampaignResultsView(APIView):
-    """GET ?method=ew|trueskill|both&bootstrap=N&seed=S&runs=R&verdicts=1: the human_ranking
-    JSON plus per-judge statistics; `edits` (null in a ranking campaign): edit precision per
-    system with bootstrap intervals, kappa on verdicts and the verdict-based ranking; with
-    verdicts=1 also `edit_verdicts`, one row per judged edit."""
+    """The campaign's results, computed by a background job and served from storage
+    (judgments/results.py, docs/judgments.md): never computed in the request.
+
+    GET ?method=ew|trueskill|both (both)&bootstrap=N (200, as the page)&seed=S (the
+    campaign's)&runs=R (1,000)&verdicts=1: 200 with the human_ranking JSON plus per-judge
+    statistics, `edits` (null in a ranking campaign: edit precision per system with bootstrap
+    intervals, kappa on verdicts and the verdict-based ranking), `status` "done",
+    `computed_at`; with verdicts=1 also `edit_verdicts`, one row per judged edit. When the
+    stored results are missing or stale (judgments came in, or other parameters), their
+    computation is queued and the answer is 202: `status` queued|running, the `job`'s
+    progress (poll /jobs/<id>/ or this URL) and the `previous` results, marked `stale`.
+    A parameter out of range, or a campaign past a bound, is a 400 naming the field and the
+    setting (GEC_RESULTS_MAX_*). POST (same parameters, query or body): compute again (202)."""
 
     permission_classes = [IsPlatformAdmin]
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = selectors.campaign_for_admin(campaign_id, request.user)
-        params = request.query_params
-        method = params.get("method", "both")
-        if method not in (*selectors.HUMAN_METHODS, "both"):
-            raise ServiceError(
-                f"method must be one of {', '.join(selectors.HUMAN_METHODS)} or both "
-                f"(got {method[:40]!r})",
-                field="method",
-            )
-        bootstrap = bounded_int(
-            params.get("bootstrap"),
-            field="bootstrap",
-            low=0,
-            high=selectors.MAX_RESULTS_BOOTSTRAP,
-            default=0,
-        )
-        seed = bounded_int(params.get("seed"), field="seed", low=0, high=MAX_INT32)
-        runs = bounded_int(
-            params.get("runs"),
-            field="runs",
-            low=1,
-            high=selectors.MAX_TRUESKILL_RUNS,
-            default=selectors.TRUESKILL_RUNS,
-        )
-        try:
-            report = selectors.campaign_results(
-                campaign, method=method, bootstrap=bootstrap, seed=seed, runs=runs
-            )
-        except ValueError as error:  # no pairwise judgment yet
-            raise ServiceError(str(error)) from None
-        if params.get("verdicts") in ("1", "true", "yes"):
-            report["edit_verdicts"] = selectors.edit_verdict_rows(campaign)
-        return Response(report)
+        params = results.parameters(results_query(request.query_params), campaign)
+        outcome = results.results_for(campaign, params, user=request.user)
+        return _results_answer(request, campaign, outcome)
+
+    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = selectors.campaign_for_admin(campaign_id, request.user)
+        body = request.data if hasattr(request.data, "get") else {}
+        given = {
+            name: value for name, value in results_query(body).items() if value not in (None, "")
+        }
+        query = {**results_query(request.query_params), **given}
+        params = results.parameters(query, campaign)
+        outcome = results.results_for(campaign, params, user=request.user, force=True)
+        return _results_answer(request, campaign, outcome)
+
+
+def _results_answer(request: Request, campaign: Campaign, outcome: results.Outcome) -> Response:
+    if outcome.status != "done" or outcome.report is None:
+        return Response(results.outcome_state(outcome), status=outcome.http_status)
+    row = outcome.row
+    report = {
+        **outcome.report,
+        "status": "done",
+        "stale": False,
+        "computed_at": row.computed_at.isoformat() if row.computed_at else None,
+        "compute_seconds": round(row.seconds, 2),
+        "job": row.job_id,
+    }
+    if request.query_params.get("verdicts") in ("1", "true", "yes"):
+        report["edit_verdicts"] = selectors.edit_verdict_rows(campaign)
+    return Response(report)
 
 
 class ReassignStaleView(APIView):

@@ -8,9 +8,13 @@ System names live only in these tables; what a judge is shown never carries them
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
+from core.models import BackgroundJob
 from datasets.models import DatasetVersion, Language
 
 
@@ -93,6 +97,11 @@ class Item(models.Model):
     doc_id = models.CharField(max_length=100, blank=True)
     source = models.TextField(blank=True)
     block = models.PositiveSmallIntegerField(default=0, help_text="index in result_blocks")
+    system_count = models.PositiveIntegerField(
+        default=0,
+        help_text="systems over the item's outputs (collapsed ones counted each): the results'"
+        " bounds (judgments/results.py) are checked on it without reading the outputs",
+    )
 
     class Meta:
         ordering = ["campaign", "number"]
@@ -180,3 +189,60 @@ class Judgment(models.Model):
         ' "target": text}] in edits mode',
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+
+class CampaignResults(models.Model):
+    """A campaign's results for one set of parameters (method, bootstrap, seed, runs), computed
+    by a background job (judgments/results.py) and served from here, so the results page and
+    API never compute in the request.
+
+    `report` (stored as `report_json`) is the last finished computation and `state` the
+    judgments it was computed from
+    (judgments.results.judgment_state); when the campaign's state differs the report is
+    stale and another job is queued. `error` is a refusal the job found for `error_state`
+    (no pairwise judgment yet, a bound passed), answered as a 400 until the judgments change.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="results")
+    method = models.CharField(max_length=12)
+    bootstrap = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    runs = models.PositiveIntegerField()
+    # JSON text, not a JSONField: PostgreSQL's jsonb sorts an object's keys, and the report's
+    # "systems" objects are ordered best first (the ranking itself).
+    report_json = models.TextField(blank=True, help_text="the report as JSON text, in order")
+    state = models.CharField(max_length=200, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(default=0.0, help_text="wall time of the computation")
+    error = models.TextField(blank=True)
+    error_field = models.CharField(max_length=64, blank=True)
+    error_setting = models.CharField(max_length=64, blank=True)
+    error_state = models.CharField(max_length=200, blank=True)
+    job = models.ForeignKey(
+        BackgroundJob, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    job_state = models.CharField(
+        max_length=200, blank=True, help_text="the judgments' state when `job` was queued"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["campaign", "-updated_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "method", "bootstrap", "seed", "runs"],
+                name="unique_campaign_results_parameters",
+            )
+        ]
+
+    @property
+    def report(self) -> dict[str, Any] | None:
+        """The stored report, its objects in their stored order; None before the first."""
+        return json.loads(self.report_json) if self.report_json else None
+
+    def __str__(self) -> str:
+        return (
+            f"{self.campaign.name}: {self.method}, bootstrap {self.bootstrap}, seed {self.seed},"
+            f" runs {self.runs}"
+        )

@@ -4,12 +4,13 @@ JudgmentSet, and the human scores the scoring side's meta-evaluation page uses."
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from gecscore.meta.edits import edit_precision, edit_report, verdict_rankings
 from gecscore.meta.judgments import (
+    ADMIN_USER,
     EditVerdict,
     JudgmentSet,
     RankedEntry,
@@ -17,16 +18,17 @@ from gecscore.meta.judgments import (
     RankingResult,
 )
 from gecscore.meta.judgments import pairwise as pairwise_comparisons
-from gecscore.meta.rankings import agreement, expected_wins, rank_trueskill
+from gecscore.meta.rankings import expected_wins, rank_trueskill
 from gecscore.meta.report import human_ranking
 
-from core.cache import cached
 from core.exceptions import NotFound
 from core.roles import Role, has_role
 from core.web import parse_id
 from datasets.extraction import diff_segments, edits_between, segments_as_dicts
 from datasets.models import DatasetVersion
 from judgments import signals
+from judgments.judge_stats import judge_statistics
+from judgments.limits import ResultsLimits
 from judgments.models import Assignment, AssignmentStatus, Campaign, Item, Judgment
 
 HUMAN_METHODS = ("ew", "trueskill")
@@ -41,10 +43,8 @@ METHOD_LABELS = {
     "edit-precision": "edit precision",
 }
 TRUESKILL_RUNS = 1000  # the published TrueSkill scores average 1,000 seeded orders
-# Bounds of the results' parameters (page and API): each bootstrap sample and TrueSkill run
-# is work in the web request; 100,000,000 samples once took 6.7 GiB and 47 s, then a 500.
-MAX_RESULTS_BOOTSTRAP = 2000
-MAX_TRUESKILL_RUNS = 10_000
+# The results' parameters are bounded by settings (GEC_RESULTS_MAX_BOOTSTRAP, _RUNS and the
+# campaign's size: judgments/limits.py); they are computed by a job (judgments/results.py).
 PARALLEL_MIN_ITEMS = 1000  # judged items from which TrueSkill runs in 2 processes
 MAX_STALE_MINUTES = 60 * 24 * 366  # "stale" reassigns items opened up to a year ago
 # Per item (the columns are small integers; a campaign of more is not a ranking task).
@@ -60,9 +60,16 @@ def campaigns_for_release(version: DatasetVersion) -> QuerySet[Campaign]:
     return Campaign.objects.filter(release=version).order_by("-created_at", "name")
 
 
-def campaign_judgment_set(campaign: Campaign) -> JudgmentSet:
+def campaign_judgment_set(
+    campaign: Campaign, *, limits: ResultsLimits | None = None
+) -> JudgmentSet:
     """Every finished or skipped assignment of `campaign` as Appraise ranking items, in the
-    campaign's result blocks and item order (exported as XML, it reads back the same)."""
+    campaign's result blocks and item order (exported as XML, it reads back the same).
+
+    With `limits` (the results job) the assignments are read a chunk at a time and each item
+    is checked as it is read: an item with more systems than allowed, or more judged items,
+    systems or pairwise comparisons than allowed, stops the read with BoundExceeded before
+    anything is expanded."""
     assignments = (
         Assignment.objects.filter(
             campaign=campaign, status__in=[AssignmentStatus.DONE, AssignmentStatus.SKIPPED]
@@ -72,8 +79,21 @@ def campaign_judgment_set(campaign: Campaign) -> JudgmentSet:
         .order_by("item__block", "item__number", "order", "id")
     )
     by_block: dict[int, list[RankingItem]] = defaultdict(list)
-    for assignment in assignments:
-        by_block[assignment.item.block].append(_ranking_item(assignment))
+    rows = assignments.iterator(chunk_size=500) if limits is not None else assignments
+    judged = comparisons = 0
+    systems: set[str] = set()
+    for assignment in rows:
+        item = _ranking_item(assignment)
+        if limits is not None and item.entries and item.user != ADMIN_USER:
+            width = sum(len(entry.systems) for entry in item.entries)
+            limits.check_item(f"item {item.src_id!r} (judged by {item.user})", width)
+            judged += 1
+            comparisons += width * (width - 1) // 2
+            systems.update(name for entry in item.entries for name in entry.systems)
+            limits.check_totals(
+                campaign.name, items=judged, systems=len(systems), comparisons=comparisons
+            )
+        by_block[assignment.item.block].append(item)
     blocks = campaign.result_blocks or [[]]
     count = max(len(blocks), max(by_block, default=-1) + 1)
     results = tuple(
@@ -267,51 +287,7 @@ def judge_view_of_item(item: Item, *, language: str) -> dict[str, Any]:
     return {"source": item.source, "src_id": item.src_id, "outputs": outputs}
 
 
-def judge_statistics(campaign: Campaign, judgments: JudgmentSet) -> list[dict[str, Any]]:
-    """Per judge: items finished and skipped, time, and Cohen's kappa with the other judges and
-    with themself (pooled like the campaign's kappa, without the 50-decision floor)."""
-    rows = (
-        Assignment.objects.filter(campaign=campaign)
-        .values("judge_name")
-        .annotate(
-            assigned=Count("id"),
-            done=Count("id", filter=Q(status=AssignmentStatus.DONE)),
-            skipped=Count("id", filter=Q(status=AssignmentStatus.SKIPPED)),
-        )
-        .order_by("judge_name")
-    )
-    seconds: dict[str, float] = defaultdict(float)
-    for name, spent in Assignment.objects.filter(
-        campaign=campaign, status=AssignmentStatus.DONE
-    ).values_list("judge_name", "seconds_spent"):
-        seconds[name] += spent
-    kappa = agreement(judgments.items, min_overlap=1)
-    out = []
-    for row in rows:
-        name = row["judge_name"]
-        inter_sum = inter_weight = 0.0
-        intra: float | None = None
-        for (first, second), (value, weight) in kappa.per_pair.items():
-            if name not in (first, second) or not weight:
-                continue
-            if first == second:
-                intra = value
-            else:
-                inter_sum += value * weight
-                inter_weight += weight
-        out.append(
-            {
-                "judge": name,
-                "assigned": row["assigned"],
-                "done": row["done"],
-                "skipped": row["skipped"],
-                "seconds": round(seconds[name], 1),
-                "seconds_per_item": round(seconds[name] / row["done"], 1) if row["done"] else None,
-                "inter_kappa": inter_sum / inter_weight if inter_weight else None,
-                "intra_kappa": intra,
-            }
-        )
-    return out
+Progress = Callable[[str, int, int], None]
 
 
 def campaign_results(
@@ -322,10 +298,16 @@ def campaign_results(
     seed: int | None = None,
     runs: int = TRUESKILL_RUNS,
     workers: int = 1,
+    judgments: JudgmentSet | None = None,
+    on_progress: Progress | None = None,
 ) -> dict[str, Any]:
     """The human ranking of the library's report (``human_ranking``) plus per-judge stats.
-    Raises ValueError when there is no pairwise judgment yet."""
-    judgments = campaign_judgment_set(campaign)
+    Raises ValueError when there is no pairwise judgment yet. `judgments`: the campaign's
+    judgment set when already read (the results job reads it within the bounds);
+    `on_progress(step, done, total)`: the library's progress, steps of the edit verdicts'
+    ranking prefixed with "edit verdicts: "."""
+    if judgments is None:
+        judgments = campaign_judgment_set(campaign)
     report = human_ranking(
         judgments.items,
         method=method,
@@ -333,8 +315,16 @@ def campaign_results(
         seed=campaign.seed if seed is None else seed,
         runs=runs,
         workers=workers,
+        on_progress=on_progress,
     )
     report["judges"] = judge_statistics(campaign, judgments)
+    edits_progress: Progress | None = None
+    if on_progress is not None:
+        outer = on_progress
+
+        def edits_progress(step: str, done: int, total: int) -> None:
+            outer(f"edit verdicts: {step}", done, total)
+
     report["edits"] = _edit_results(
         judgments.items,
         method=method,
@@ -342,6 +332,7 @@ def campaign_results(
         seed=report["seed"],
         runs=runs,
         workers=workers,
+        on_progress=edits_progress,
     )
     return report
 
@@ -354,6 +345,7 @@ def _edit_results(
     seed: int,
     runs: int,
     workers: int,
+    on_progress: Progress | None = None,
 ) -> dict[str, Any] | None:
     """Edit precision per system (intervals from `bootstrap` resamples of the judged items),
     kappa on verdicts, and the human ranking of the outputs ordered by their verdicts; None
@@ -369,6 +361,7 @@ def _edit_results(
             seed=seed,
             runs=runs,
             workers=workers,
+            on_progress=on_progress,
         )
     except ValueError:  # every judged item has a single output
         ranking = None
@@ -380,9 +373,18 @@ def _edit_results(
 
 def edit_verdict_rows(campaign: Campaign, *, limit: int | None = None) -> list[dict[str, Any]]:
     """One row per judged edit (item, sentence, judge, systems, edit, verdict), in item order;
-    the first `limit` rows when given."""
+    the first `limit` rows when given. Only the judgments that carry verdicts are read, a
+    chunk at a time (the results page lists the first rows of a campaign of any size)."""
+    assignments = (
+        Assignment.objects.filter(campaign=campaign, status=AssignmentStatus.DONE)
+        .exclude(judgment__edit_verdicts=[])
+        .select_related("item", "judgment")
+        .prefetch_related("item__outputs")
+        .order_by("item__block", "item__number", "order", "id")
+    )
     rows: list[dict[str, Any]] = []
-    for item in campaign_judgment_set(campaign).items:
+    for assignment in assignments.iterator(chunk_size=200):
+        item = _ranking_item(assignment)
         for entry in item.entries:
             for verdict in entry.edits:
                 if limit is not None and len(rows) >= limit:
@@ -435,28 +437,3 @@ def campaign_progress(campaign: Campaign) -> dict[str, int]:
         "skipped": counts.get(AssignmentStatus.SKIPPED, 0),
         "total": sum(counts.values()),
     }
-
-
-def cached_campaign_results(campaign: Campaign, *, bootstrap: int) -> dict[str, Any]:
-    """`campaign_results` (both methods, 1,000 TrueSkill orders, 2 worker processes) cached
-    until the campaign's judgments change: the results page of a large imported campaign
-    would otherwise replay TrueSkill on every view."""
-
-    state = Assignment.objects.filter(campaign=campaign).aggregate(
-        count=Count("id", filter=~Q(status=AssignmentStatus.PENDING)),
-        last=Max("judgment__id"),
-        finished=Max("finished_at"),
-    )
-    key = (
-        f"judgments:results:v2:{campaign.pk}:{campaign.seed}:{bootstrap}:"
-        f"{state['count']}:{state['last']}:{state['finished'].timestamp() if state['finished'] else 0}"
-    )
-    # Worker processes only pay off on a large campaign: starting the pool (a fork server
-    # that imports numpy) cost a small campaign's first view most of its 2.35 s (issue 28
-    # D24). The numbers do not depend on the worker count.
-    workers = 2 if state["count"] >= PARALLEL_MIN_ITEMS else 1
-    return cached(
-        key,
-        lambda: campaign_results(campaign, method="both", bootstrap=bootstrap, workers=workers),
-        timeout=24 * 3600,
-    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any, cast
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -18,13 +19,15 @@ from annotate.selectors import guideline_for
 from core.exceptions import ServiceError
 from core.markdown import render_markdown
 from core.models import User
-from core.params import bounded_float, bounded_int
+from core.params import bounded_float
 from core.permissions import role_required
 from core.roles import Role, has_role
 from core.web import call_service, lookup, parse_id
 from datasets.models import DatasetVersion
+from judgments import results as stored
 from judgments import selectors, services
 from judgments.forms import CampaignForm
+from judgments.limits import setting
 from judgments.models import AssignmentStatus, Campaign, CampaignMode
 
 
@@ -191,43 +194,87 @@ def _meta_evaluation_url(campaign: Campaign) -> str | None:
 
 @role_required(Role.ADMIN)
 def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    """The campaign's stored results (judgments/results.py): served from storage, never
+    computed here. Missing or stale ones are queued and the page shows the job's progress
+    (and the last results, marked stale) until it reloads. POST: compute again."""
     campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
-    report = None
+    if request.method == "POST":
+        query = {
+            "method": request.POST.get("method"),
+            "bootstrap": request.POST.get("bootstrap"),
+            "seed": request.POST.get("seed"),
+            "runs": request.POST.get("runs"),
+        }
+    else:
+        query = {
+            "method": request.GET.get("method"),
+            "bootstrap": request.GET.get("bootstrap"),
+            "seed": request.GET.get("seed"),
+            "runs": request.GET.get("runs"),
+        }
+    outcome: stored.Outcome | None = None
+    params: stored.Parameters | None = None
     error = ""
     try:
-        bootstrap = bounded_int(
-            request.GET.get("bootstrap"),
-            field="bootstrap",
-            low=0,
-            high=selectors.MAX_RESULTS_BOOTSTRAP,
-            default=200,
+        params = stored.parameters(query, campaign)
+        outcome = stored.results_for(
+            campaign, params, user=_user(request), force=request.method == "POST"
         )
-        report = selectors.cached_campaign_results(campaign, bootstrap=bootstrap)
     except ServiceError as exc:
         error = exc.message
-    except ValueError as exc:  # no pairwise judgment yet
-        error = str(exc)
+    if request.method == "POST":
+        if error:
+            messages.error(request, error)
+        target = reverse("judgments:results", args=[campaign.pk])
+        if params is not None:
+            target += "?" + urlencode(
+                {"method": params.method, "bootstrap": params.bootstrap, "seed": params.seed}
+                | ({"runs": params.runs} if params.runs else {})
+            )
+        return redirect(target)
+    report = outcome.report if outcome is not None else None
     progress = selectors.campaign_progress(campaign)
+    systems = list(campaign.systems.values_list("name", flat=True)[: SYSTEMS_SHOWN + 1])
+    edits = report.get("edits") if report else None
+    verdict_count = int(edits.get("verdicts", 0)) if edits else 0
     return render(
         request,
         "judgments/results.html",
         {
             "campaign": campaign,
             "report": report,
+            "outcome": outcome,
+            "params": params,
+            "job": outcome.job if outcome is not None else None,
+            "computing": outcome is not None and outcome.status in ("queued", "running"),
             "rows": _result_rows(report) if report else [],
             "error": error,
             "progress": progress,
-            "systems": list(campaign.systems.values_list("name", flat=True)),
+            "systems": systems[:SYSTEMS_SHOWN],
+            "more_systems": max(0, campaign.systems.count() - SYSTEMS_SHOWN)
+            if len(systems) > SYSTEMS_SHOWN
+            else 0,
             "meta_url": _meta_evaluation_url(campaign),
-            "edits": report.get("edits") if report else None,
-            "edit_rows": _edit_rows(report["edits"]) if report and report.get("edits") else [],
-            "verdict_rows": selectors.edit_verdict_rows(campaign, limit=VERDICT_ROWS_SHOWN),
-            "verdict_count": selectors.count_edit_verdicts(campaign),
+            "edits": edits,
+            "edit_rows": _edit_rows(edits) if edits else [],
+            "verdict_rows": selectors.edit_verdict_rows(campaign, limit=VERDICT_ROWS_SHOWN)
+            if edits
+            else [],
+            "verdict_count": verdict_count,
             "verdicts_shown": VERDICT_ROWS_SHOWN,
+            "method_choices": METHOD_CHOICES,
+            "max_bootstrap": setting("GEC_RESULTS_MAX_BOOTSTRAP"),
+            "max_runs": setting("GEC_RESULTS_MAX_RUNS"),
         },
     )
 
 
+METHOD_CHOICES = [
+    ("both", "Expected Wins and TrueSkill"),
+    ("ew", "Expected Wins"),
+    ("trueskill", "TrueSkill"),
+]
+SYSTEMS_SHOWN = 100  # the page names the first ones (an imported item may name thousands)
 VERDICT_ROWS_SHOWN = 200  # the page lists the first ones; the CSV export has them all
 
 

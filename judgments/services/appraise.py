@@ -29,6 +29,7 @@ from core.models import User
 from core.unique import create_unique
 from core.uploads import judgments_xml_limits
 from datasets.models import DatasetVersion, Language
+from judgments import results
 from judgments.models import (
     Assignment,
     AssignmentStatus,
@@ -119,6 +120,10 @@ def import_judgments(
         result={"campaign": campaign.pk, "name": campaign.name, "items": items},
         message=f"imported {items} ranking items into campaign {campaign.name!r}",
     )
+    # The default results are computed once the import is in (by a worker), so the first
+    # view of the campaign's results is served from storage (judgments/results.py).
+    campaign_id = campaign.pk
+    transaction.on_commit(lambda: results.queue_default_results(campaign_id, user=by))
     return campaign
 
 
@@ -226,6 +231,7 @@ def _write_items(
             doc_id=read.doc_id,
             source=text,
             block=block,
+            system_count=sum(len(entry.systems) for entry in read.entries),
         )
         batch.append((item, read))
         if len(batch) >= WRITE_BATCH:

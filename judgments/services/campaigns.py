@@ -230,7 +230,13 @@ def _build_items(
                 by_text.setdefault(line, []).append(system)
         if len(by_text) < 2:
             continue  # nothing to rank: every system wrote the same sentence
-        item = Item(campaign=campaign, number=len(items), src_id=str(src_id), source=text)
+        item = Item(
+            campaign=campaign,
+            number=len(items),
+            src_id=str(src_id),
+            source=text,
+            system_count=sum(len(systems) for systems in by_text.values()),
+        )
         items.append(item)
         outputs.extend(
             ItemOutput(item=item, position=position, text=line, systems=sorted(systems))

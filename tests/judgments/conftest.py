@@ -55,3 +55,31 @@ def cases(shared_data: Path):  # type: ignore[no-untyped-def]
     if not (shared_data / "conll14" / "human").is_dir() or not (shared_data / "seeda").is_dir():
         pytest.skip("shared/data/conll14 or shared/data/seeda is absent")
     return judgment_cases(shared_data)
+
+
+def run_queued_results() -> int:
+    """Run every queued results job here, as a worker would: in a test the task's message is
+    sent on a commit that the test's transaction never makes. How many ran."""
+    from core.jobs import run_claimed
+    from core.models import BackgroundJob, JobStatus
+    from judgments import results, results_job
+
+    queued = BackgroundJob.objects.filter(kind=results.JOB_KIND_RESULTS, status=JobStatus.QUEUED)
+    ran = 0
+    for job_id in list(queued.order_by("id").values_list("id", flat=True)):
+        run_claimed(job_id, results_job.run_results_job)
+        ran += 1
+    return ran
+
+
+@pytest.fixture
+def computed():  # type: ignore[no-untyped-def]
+    """`computed(client, url, data)`: GET a results page or API URL, run the results job it
+    queued (as a worker would), then GET it again: the stored results, served from storage."""
+
+    def get(client, url, data=None):  # type: ignore[no-untyped-def]
+        client.get(url, data)
+        run_queued_results()
+        return client.get(url, data)
+
+    return get

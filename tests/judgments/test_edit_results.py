@@ -105,10 +105,10 @@ def test_ranking_campaign_has_no_edit_results(world) -> None:  # type: ignore[no
     assert selectors.human_system_scores(campaign, method="edit-precision") == {}
 
 
-def test_results_page_shows_precision_agreement_and_each_verdict(world) -> None:  # type: ignore[no-untyped-def]
+def test_results_page_shows_precision_agreement_and_each_verdict(world, computed) -> None:  # type: ignore[no-untyped-def]
     client = Client()
     client.force_login(world["owner"])
-    response = client.get(f"/judgments/{world['campaign'].pk}/results/")
+    response = computed(client, f"/judgments/{world['campaign'].pk}/results/")
     assert response.status_code == 200
     html = response.content.decode()
     assert 'data-testid="edit-precision"' in html
@@ -151,14 +151,14 @@ def test_imported_xml_keeps_the_verdicts(world) -> None:  # type: ignore[no-unty
     )
 
 
-def test_results_api_gives_edit_results_and_verdicts_on_request(world) -> None:  # type: ignore[no-untyped-def]
+def test_results_api_gives_edit_results_and_verdicts_on_request(world, computed) -> None:  # type: ignore[no-untyped-def]
     api = APIClient()
     api.force_authenticate(world["owner"])
     url = f"/api/judgments/campaigns/{world['campaign'].pk}/results/"
-    data = api.get(url, {"method": "ew", "bootstrap": 50}).json()
+    data = computed(api, url, {"method": "ew", "bootstrap": 50}).json()
     assert {row["system"] for row in data["edits"]["systems"]} == set(SYSTEMS)
     assert "edit_verdicts" not in data
-    data = api.get(url, {"method": "ew", "verdicts": "1"}).json()
+    data = computed(api, url, {"method": "ew", "verdicts": "1"}).json()
     assert len(data["edit_verdicts"]) == selectors.count_edit_verdicts(world["campaign"])
     assert set(data["edit_verdicts"][0]) >= {"judge", "systems", "source", "target", "correct"}
     export = api.get(

@@ -12,9 +12,10 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from core.models import BackgroundJob
 from core.roles import Role
 from judgments import services
-from judgments.models import Assignment, Campaign
+from judgments.models import Assignment, Campaign, CampaignResults
 from tests.factories import PASSWORD, make_user
 from tests.judgments.factories import SYSTEMS, make_campaign
 
@@ -114,6 +115,15 @@ def test_only_campaign_admins_see_systems_results_and_exports(world, who) -> Non
     expected = {"judge": 403, "outsider": 403, "other_admin": 404, "anon": 403}[who]
     for name in ("api-judgment-campaign", "api-judgment-results", "api-judgment-export"):
         assert api.get(reverse(name, args=[campaign.pk])).status_code == expected, name
+    # computing the results again (POST, page and API) is theirs alone too: nothing queued
+    assert api.post(reverse("api-judgment-results", args=[campaign.pk])).status_code == expected
+    posted = _client(user).post(reverse("judgments:results", args=[campaign.pk]))
+    if who == "anon":
+        assert posted.status_code == 302 and "/accounts/login/" in posted["Location"]
+    else:
+        assert posted.status_code == expected
+    assert not CampaignResults.objects.filter(campaign=campaign).exists()
+    assert not BackgroundJob.objects.filter(kind="judgments.results").exists()
     page = _client(user)
     for url in (
         reverse("judgments:results", args=[campaign.pk]),
@@ -131,13 +141,13 @@ def test_only_campaign_admins_see_systems_results_and_exports(world, who) -> Non
         _no_system_names(page.get(reverse("judgments:index")).content.decode())
 
 
-def test_campaign_admin_sees_systems_results_and_exports(world) -> None:  # type: ignore[no-untyped-def]
+def test_campaign_admin_sees_systems_results_and_exports(world, computed) -> None:  # type: ignore[no-untyped-def]
     campaign = world["campaign"]
     api = _client(world["owner"], api=True)
     detail = api.get(reverse("api-judgment-campaign", args=[campaign.pk])).json()
     assert detail["systems"] == SYSTEM_NAMES
-    results = api.get(
-        reverse("api-judgment-results", args=[campaign.pk]) + "?method=ew&bootstrap=10"
+    results = computed(
+        api, reverse("api-judgment-results", args=[campaign.pk]) + "?method=ew&bootstrap=10"
     )
     assert results.status_code == 200 and set(results.json()["systems"]) <= set(SYSTEM_NAMES)
     xml = api.get(reverse("api-judgment-export", args=[campaign.pk]))
@@ -147,7 +157,7 @@ def test_campaign_admin_sees_systems_results_and_exports(world) -> None:  # type
     unexpanded = api.get(reverse("api-judgment-export", args=[campaign.pk]) + "?as=csv-unexpanded")
     assert unexpanded.content.decode().startswith("srclang,trglang,srcIndex")
     assert unexpanded.content.count(b"\n") <= csv.content.count(b"\n")  # outputs, not systems
-    page = _client(world["owner"]).get(reverse("judgments:results", args=[campaign.pk]))
+    page = computed(_client(world["owner"]), reverse("judgments:results", args=[campaign.pk]))
     assert page.status_code == 200 and b"human-ranking" in page.content
     assert f"?campaign={campaign.pk}".encode() in page.content  # meta-evaluation link
 

@@ -149,6 +149,46 @@ def test_expected_wins_bootstrap_gives_rank_ranges_and_clusters(conll14: Path) -
     assert rank_expected_wins(pairs, bootstrap=200, seed=1) == ranking
 
 
+def test_expected_wins_bootstrap_in_blocks_gives_the_same_numbers(conll14: Path) -> None:
+    """The resamples are drawn and scored a block at a time (bounded memory: 2,000 resamples
+    of 500 systems at once were 4 GB per array); the numbers are those of one block."""
+    from gecscore.meta.rankings import expected_wins_bootstrap
+
+    pairs = pairwise(read_judgments_xml(conll14 / "human" / "judgments.xml").items)
+    whole = expected_wins_bootstrap(pairs, runs=120, seed=4, block_cells=10**9)
+    assert whole.shape == (120, 13)
+    for cells in (1, 13 * 13 * 7, 5000):
+        blocks = expected_wins_bootstrap(pairs, runs=120, seed=4, block_cells=cells)
+        assert np.array_equal(blocks, whole), cells
+
+
+def test_trueskill_progress_reports_the_chunks_and_changes_no_number(seeda: Path) -> None:
+    from gecscore.meta.rankings import TS_CHUNK, trueskill_mu
+    from gecscore.meta.report import human_ranking
+
+    items = read_judgments_xml(seeda / "data" / "judgments_edit.xml").items
+    pairs = pairwise(items)
+    runs = 3 * TS_CHUNK + 5  # four chunks
+    plain = trueskill_mu(pairs, runs=runs, seed=2, matches=30)
+    for workers, expected in ((1, [(2, 4), (4, 4)]), (2, [(2, 4), (4, 4)])):
+        seen: list[tuple[int, int]] = []
+
+        def record(done: int, total: int, seen: list[tuple[int, int]] = seen) -> None:
+            seen.append((done, total))
+
+        reported = trueskill_mu(
+            pairs, runs=runs, seed=2, matches=30, workers=workers, on_chunks=record
+        )
+        assert np.array_equal(reported, plain)
+        assert seen == expected
+    steps: list[tuple[str, int, int]] = []
+    report = human_ranking(
+        items, runs=20, bootstrap=10, on_progress=lambda *step: steps.append(step)
+    )
+    assert steps == [("expected wins", 1, 1), ("trueskill", 1, 1)]
+    assert report == human_ranking(items, runs=20, bootstrap=10)
+
+
 def test_trueskill_runs_do_not_depend_on_the_worker_count(seeda: Path) -> None:
     from gecscore.meta.rankings import TS_CHUNK, trueskill_mu
 

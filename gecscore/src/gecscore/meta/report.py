@@ -4,7 +4,7 @@ what the platform's pages and ``human_ranking`` command reuse): plain dicts of p
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gecscore.errors import InputError, OptionError
@@ -48,6 +48,7 @@ def human_ranking(
     runs: int = 1000,
     systems: Sequence[str] | None = None,
     workers: int = 1,
+    on_progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """``{"systems": {SYSTEM: {"expected_wins", "trueskill", "rank_range", "cluster"}},
     "judgments": n, "items": m, "agreement": {"inter_kappa", "intra_kappa"}}``: ``judgments``
@@ -55,7 +56,11 @@ def human_ranking(
 
     ``rank_range``/``cluster`` come from the EW bootstrap (``bootstrap`` resamples) when EW is
     computed with a bootstrap, otherwise from the TrueSkill runs; null when neither ran.
-    Systems are listed best first by the first method computed."""
+    Systems are listed best first by the first method computed.
+
+    ``on_progress(step, done, total)`` is called as the work goes: ``("expected wins", 1, 1)``
+    once EW (and its bootstrap) is done, ``("trueskill", done, total)`` as TrueSkill's seeded
+    chunks finish; an exception it raises (a cancelled job) stops the work there."""
     if method not in METHODS:
         raise OptionError(f"method must be one of {', '.join(METHODS)} (got {method!r})")
     pairs = pairwise(items, systems=systems)
@@ -66,8 +71,17 @@ def human_ranking(
     if method in ("ew", "both"):
         ew = rank_expected_wins(pairs, bootstrap=bootstrap, seed=seed)
         rankings.append(ew)
+        if on_progress is not None:
+            on_progress("expected wins", 1, 1)
     if method in ("trueskill", "both"):
-        ts = rank_trueskill(pairs, runs=runs, seed=seed, workers=workers)
+        chunks = None
+        if on_progress is not None:
+            report = on_progress
+
+            def chunks(done: int, total: int) -> None:
+                report("trueskill", done, total)
+
+        ts = rank_trueskill(pairs, runs=runs, seed=seed, workers=workers, on_chunks=chunks)
         rankings.append(ts)
     ranged = ew if ew is not None and ew.runs > 1 else ts
     ranges = {s.system: s for s in ranged.systems} if ranged is not None else {}

@@ -17,7 +17,8 @@ clusters, and Cohen's kappa agreement -- computed as Grundkiewicz et al.'s (2015
   rank after dropping ceil(n * 0.025) runs at each end; a new cluster starts after a system
   whose worst rank is better than the best rank of every system below it (``cluster.py``).
 
-Modules: ``ranking`` (the result and rank ranges), ``expected_wins_ranking``, ``trueskill_ranking``,
+Modules: ``ranking`` (the result and rank ranges), ``expected_wins_ranking``, ``trueskill_ranking``
+(with the package's math in ``_trueskill_math``),
 ``judge_agreement``.
 """
 

@@ -51,11 +51,25 @@ def expected_wins(
     return {s: float(ew[i]) for i, s in enumerate(systems)}
 
 
+# Cells (resamples x systems x systems) of one block of resamples: the win matrices of a
+# block and their temporaries stay within a few times 8 bytes x this, whatever the
+# number of resamples (2,000 resamples of 500 systems in one go were 4 GB per array).
+EW_BLOCK_CELLS = 1 << 21
+
+
 def expected_wins_bootstrap(
-    pairs: Sequence[Comparison], *, runs: int = 1000, seed: int = 0
+    pairs: Sequence[Comparison],
+    *,
+    runs: int = 1000,
+    seed: int = 0,
+    block_cells: int = EW_BLOCK_CELLS,
 ) -> FloatArray:
     """EW of each resample (runs x systems, systems sorted): ``EW.py``'s default bootstrap,
-    drawing len(pairs) judgments (ties included) with replacement."""
+    drawing len(pairs) judgments (ties included) with replacement.
+
+    The resamples are drawn and scored in blocks of about ``block_cells`` / systems^2 runs,
+    one after the other from the one generator: the same draws, and the same numbers, as
+    all of them at once (each resample's EW is computed on its own row), in bounded memory."""
     systems = _systems_of(pairs)
     index = {s: i for i, s in enumerate(systems)}
     n = len(systems)
@@ -66,18 +80,23 @@ def expected_wins_bootstrap(
     keys = list(cells)
     probabilities = np.array([cells[k] for k in keys], dtype=float) / len(pairs)
     rng = np.random.default_rng(seed)
-    counts = rng.multinomial(len(pairs), probabilities, size=runs)
-    wins = np.zeros((runs, n, n))
-    present = np.zeros((runs, n), dtype=bool)
-    for c, (a, b, relation) in enumerate(keys):
-        column = counts[:, c]
-        if relation == "<":
-            wins[:, a, b] += column
-        elif relation == ">":
-            wins[:, b, a] += column
-        present[:, a] |= column > 0
-        present[:, b] |= column > 0
-    return _expected_wins_of(wins, present)
+    out = np.empty((runs, n))
+    block = max(1, min(runs, block_cells // max(1, n * n, len(keys))))
+    for start in range(0, runs, block):
+        size = min(block, runs - start)
+        counts = rng.multinomial(len(pairs), probabilities, size=size)
+        wins = np.zeros((size, n, n))
+        present = np.zeros((size, n), dtype=bool)
+        for c, (a, b, relation) in enumerate(keys):
+            column = counts[:, c]
+            if relation == "<":
+                wins[:, a, b] += column
+            elif relation == ">":
+                wins[:, b, a] += column
+            present[:, a] |= column > 0
+            present[:, b] |= column > 0
+        out[start : start + size] = _expected_wins_of(wins, present)
+    return out
 
 
 def rank_expected_wins(

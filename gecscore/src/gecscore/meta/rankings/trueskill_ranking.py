@@ -4,10 +4,9 @@ with the ``trueskill`` package's two-player update: by the compiled player
 
 from __future__ import annotations
 
-import math
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -16,6 +15,7 @@ import numpy.typing as npt
 
 from gecscore.errors import InputError
 from gecscore.meta.judgments import Comparison
+from gecscore.meta.rankings._trueskill_math import _v_w
 from gecscore.meta.rankings.ranking import FloatArray, Ranking, _ranking, _systems_of
 
 _trueskill: ModuleType | None
@@ -39,108 +39,6 @@ __all__ = [
 
 TS_SIGMA = 0.5
 TS_DRAW_PROBABILITY = 0.25
-
-_ERFC_COEFFICIENTS = (
-    0.17087277,
-    -0.82215223,
-    1.48851587,
-    -1.13520398,
-    0.27886807,
-    -0.18628806,
-    0.09678418,
-    0.37409196,
-    1.00002368,
-)
-
-
-def _erfc(x: FloatArray) -> FloatArray:
-    """The ``trueskill`` package's default erfc (a Chebyshev fit, fractional error < 1.2e-7):
-    the same approximation, so the vectorised update gives the package's numbers. Every step
-    writes in place (numpy's per-call cost, not the arithmetic, dominates at 1,000 runs)."""
-    z = np.abs(x)
-    t = z / 2.0
-    t += 1.0
-    np.reciprocal(t, out=t)
-    poly = t * _ERFC_COEFFICIENTS[0]  # the same bits as a constant times t
-    poly += _ERFC_COEFFICIENTS[1]
-    for coefficient in _ERFC_COEFFICIENTS[2:]:
-        poly *= t
-        poly += coefficient
-    poly *= t
-    poly -= 1.26551223
-    z *= z
-    poly -= z
-    np.exp(poly, out=poly)
-    poly *= t
-    np.subtract(2.0, poly, out=poly, where=x < 0)
-    return poly
-
-
-def _cdf(x: FloatArray) -> FloatArray:
-    out = _erfc(x * -(1 / math.sqrt(2)))
-    out *= 0.5
-    return out
-
-
-def _pdf(x: FloatArray) -> FloatArray:
-    out: FloatArray = x * x
-    out *= -0.5
-    np.exp(out, out=out)
-    out *= 1 / math.sqrt(2 * math.pi)
-    return out
-
-
-def _v_w(
-    t: FloatArray, eps: FloatArray, draw: npt.NDArray[np.bool_]
-) -> tuple[FloatArray, FloatArray]:
-    """The package's v and w functions for team difference t and draw margin eps (both
-    already divided by c): the win versions where not ``draw``, the draw versions where it is."""
-    size = t.shape[0]
-    abs_t = np.abs(t)
-    x = t - eps  # win: v = pdf(x)/cdf(x) (or -x where cdf(x) == 0), w = v (v + x)
-    a = eps - abs_t  # draw: v = (pdf(b) - pdf(a)) / (cdf(a) - cdf(b)), signed by t
-    points = np.empty(2 * size)
-    np.copyto(points[:size], x)
-    np.copyto(points[:size], a, where=draw)
-    b = np.subtract(-eps, abs_t, out=points[size:])
-    cdf = _cdf(points)
-    pdf = _pdf(points)
-    cdf_1, cdf_b = cdf[:size], cdf[size:]
-    pdf_1, pdf_b = pdf[:size], pdf[size:]
-    denom = np.subtract(cdf_1, cdf_b, out=cdf_1, where=draw)
-    if not denom.all():  # a cdf that underflowed to 0: the package's fallbacks
-        return _v_w_fallback(t, x, a, b, denom, pdf_1, pdf_b, draw)
-    w_draw = a * pdf_1
-    w_draw -= b * pdf_b
-    w_draw /= denom
-    u = np.subtract(pdf_b, pdf_1, out=pdf_1, where=draw)  # v where not draw, |v| where draw
-    u /= denom
-    w = u + x
-    np.copyto(w, u, where=draw)
-    w *= u
-    np.add(w, w_draw, out=w, where=draw)
-    np.negative(u, out=u, where=draw & (t < 0))
-    return u, w
-
-
-def _v_w_fallback(
-    t: FloatArray,
-    x: FloatArray,
-    a: FloatArray,
-    b: FloatArray,
-    denom: FloatArray,
-    pdf_1: FloatArray,
-    pdf_b: FloatArray,
-    draw: npt.NDArray[np.bool_],
-) -> tuple[FloatArray, FloatArray]:
-    """:func:`_v_w` where some denominator is 0 (v = -x on a win, a on a draw, as the package)."""
-    ok = denom != 0
-    safe = np.where(ok, denom, 1.0)
-    v_win = np.where(ok, pdf_1 / safe, -x)
-    v_abs = np.where(ok, (pdf_b - pdf_1) / safe, a)
-    v = np.where(draw, np.where(t < 0, -v_abs, v_abs), v_win)
-    w = np.where(draw, v_abs * v_abs + (a * pdf_1 - b * pdf_b) / safe, v_win * (v_win + x))
-    return v, w
 
 
 def trueskill_parameters(n_judgments: int) -> tuple[float, float, int]:
@@ -446,6 +344,11 @@ def _pair_outcomes(
 
 
 TS_CHUNK = 500  # runs per independent seeded chunk: the same numbers for any worker count
+# With a progress callback, one process plays this many chunks side by side at a time (and
+# reports after each batch) instead of all of them at once: the same numbers.
+TS_PROGRESS_CHUNKS = 2
+
+ChunkProgress = Callable[[int, int], None]
 
 
 def _trueskill_chunks(
@@ -463,39 +366,61 @@ def trueskill_mu(
     seed: int = 0,
     workers: int = 1,
     matches: int | None = None,
+    on_chunks: ChunkProgress | None = None,
 ) -> FloatArray:
     """Final mu of ``runs`` runs (runs x systems). The runs are played in chunks of
     :data:`TS_CHUNK`, chunk k seeded with the k-th child of ``SeedSequence(seed)``, so the
     result does not depend on ``workers`` (processes from the product's worker context).
     Each process plays its share of the chunks side by side (one process: all of them), which
-    costs less CPU than a process per chunk; more workers give a shorter wall time."""
+    costs less CPU than a process per chunk; more workers give a shorter wall time.
+
+    ``on_chunks(done, total)`` is called as chunks finish (after each process's share, or in
+    one process after each :data:`TS_PROGRESS_CHUNKS` chunks); an exception it raises (a
+    cancelled job) stops the runs there."""
     sizes = [min(TS_CHUNK, runs - start) for start in range(0, runs, TS_CHUNK)]
     seeds = [
         int(child.generate_state(1)[0]) for child in np.random.SeedSequence(seed).spawn(len(sizes))
     ]
     chunks = list(zip(sizes, seeds, strict=True))
     groups = min(max(workers, 1), len(chunks))
-    jobs = [
-        (list(pairs), [chunks[k] for k in part.tolist()], matches)
-        for part in np.array_split(np.arange(len(chunks)), groups)
-    ]
-    if len(jobs) > 1:
+    shares = [part.tolist() for part in np.array_split(np.arange(len(chunks)), groups)]
+    if groups == 1 and on_chunks is not None:
+        shares = [
+            list(range(start, min(start + TS_PROGRESS_CHUNKS, len(chunks))))
+            for start in range(0, len(chunks), TS_PROGRESS_CHUNKS)
+        ]
+    jobs = [(list(pairs), [chunks[k] for k in share], matches) for share in shares]
+    parts: list[FloatArray] = []
+
+    def finished(part: FloatArray, share: list[int]) -> None:
+        parts.append(part)
+        if on_chunks is not None:
+            on_chunks(share[-1] + 1, len(chunks))  # the shares are runs of chunks, in order
+
+    if groups > 1:
         from gecscore.processes import worker_context
 
         with worker_context().Pool(len(jobs)) as pool:
-            parts = pool.map(_trueskill_chunks, jobs)
+            for part, share in zip(pool.imap(_trueskill_chunks, jobs), shares, strict=True):
+                finished(part, share)
     else:
-        parts = [_trueskill_chunks(job) for job in jobs]
+        for job, share in zip(jobs, shares, strict=True):
+            finished(_trueskill_chunks(job), share)
     out: FloatArray = np.concatenate(parts, axis=0)
     return out
 
 
 def rank_trueskill(
-    pairs: Sequence[Comparison], *, runs: int = 1000, seed: int = 0, workers: int = 1
+    pairs: Sequence[Comparison],
+    *,
+    runs: int = 1000,
+    seed: int = 0,
+    workers: int = 1,
+    on_chunks: ChunkProgress | None = None,
 ) -> Ranking:
     """TrueSkill ranking: mean mu over ``runs`` seeded runs, with rank ranges and clusters."""
     systems = _systems_of(pairs)
-    mu = trueskill_mu(pairs, runs=runs, seed=seed, workers=workers)
+    mu = trueskill_mu(pairs, runs=runs, seed=seed, workers=workers, on_chunks=on_chunks)
     mean = mu.mean(axis=0)
     scores = {s: float(mean[i]) for i, s in enumerate(systems)}
     return _ranking("trueskill", systems, scores, mu, seed)
