@@ -1,5 +1,5 @@
-"""Benchmark: a judgment campaign's results page and API, cold, served from storage (issue 43
-items 1-2, issue 40 N8), and the job that computes them.
+"""Benchmark: a judgment campaign's results page and API, cold, served from storage, and
+the job that computes them.
 
     .venv/bin/python benchmarks/judgment_results.py [--shared ../shared] [--before REV]
         [--database-url postgres://USER@127.0.0.1:5432/SCRATCH] [--json OUT.json]

@@ -1,4 +1,4 @@
-"""The bounds of a campaign's results (issue 43 items 1-2), each a setting (config/settings.py,
+"""The bounds of a campaign's results , each a setting (config/settings.py,
 docs/judgments.md), the campaign's size checked against them on stored counts, and the state
 of its judgments that stored results are computed from. A request past one is refused with a 400 that names the setting, before
 any job is queued; the job checks the same bounds before it expands a single pairwise

@@ -1,7 +1,7 @@
 """A campaign's results (human ranking, agreement, judges, edit verdicts) are computed by a
 background job, stored (CampaignResults, one row per set of parameters) and served from
-storage: the results page and API read a row and never compute in the request (issue 43
-items 1-2, issue 40 N8; GJG15 once took 45 s in the request, and a 20,000-system item 4 GB).
+storage: the results page and API read a row and never compute in the request (GJG15
+once took 45 s in the request, and a 20,000-system item 4 GB).
 
 The read path (`results_for`): the parameters are checked (a 400 naming the field and, for a
 bound, the setting); the campaign's size is checked against the bounds on stored counts
@@ -43,7 +43,7 @@ logger = logging.getLogger("gec.jobs")
 JOB_KIND_RESULTS = results_job.JOB_KIND_RESULTS
 METHODS = (*selectors.HUMAN_METHODS, "both")
 DEFAULT_METHOD = "both"
-# The page's and the API's default (issue 40 N22: the API said bootstrap=0, so its rank
+# The page's and the API's default (the API said bootstrap=0, so its rank
 # ranges and edit-precision intervals were null while the page showed them).
 DEFAULT_BOOTSTRAP = 200
 

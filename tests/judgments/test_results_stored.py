@@ -1,5 +1,5 @@
-"""Campaign results are computed by a background job, stored and served from storage (issue
-43 items 1-2, issue 40 N8 and N22): GJG15 as a campaign took 45 s in the request (and
+"""Campaign results are computed by a background job, stored and served from storage:
+GJG15 as a campaign took 45 s in the request (and
 `?runs=10000` a worker timeout), an Appraise item with 20,000 systems grew a web worker to
 4 GB, RevisitCGEC's results page took 6.8 s. Here: the page and API answer from storage
 (nothing is computed in the request), new judgments make the stored results stale and a
@@ -137,7 +137,7 @@ def test_stored_results_are_served_without_computing_in_the_request(  # type: ig
 
 
 def test_the_api_defaults_to_the_pages_bootstrap_so_intervals_are_given(small, computed) -> None:  # type: ignore[no-untyped-def]
-    """Issue 40 N22: the API's default was bootstrap=0 (rank ranges null) while the page
+    """The API's default was bootstrap=0 (rank ranges null) while the page
     showed them. Both now default to 200 resamples, and the same stored row answers both."""
     campaign = small["campaign"]
     body = computed(small["api"], _api(campaign)).json()
@@ -407,7 +407,7 @@ def _wide_xml(path: Path, systems: int) -> Path:
 def test_an_item_of_20000_systems_is_refused_at_once_and_the_job_stays_small(  # type: ignore[no-untyped-def]
     tmp_path, settings, monkeypatch
 ) -> None:
-    """Issue 43 item 2: one results request on this item grew a web worker to 4 GB in 94 s."""
+    """One results request on this item grew a web worker to 4 GB in 94 s."""
     admin = make_user(Role.ADMIN)
     campaign = services.import_judgments(
         campaign_name="wide", source=_wide_xml(tmp_path / "wide.xml", 20_000), by=admin
@@ -448,7 +448,7 @@ def test_an_item_of_20000_systems_is_refused_at_once_and_the_job_stays_small(  #
 def test_gjg15_results_are_served_from_storage_and_the_job_stays_small(  # type: ignore[no-untyped-def]
     cases, monkeypatch
 ) -> None:
-    """Issue 43 item 1: GJG15 as a campaign (2,319 items, 109,098 pairwise comparisons) took
+    """GJG15 as a campaign (2,319 items, 109,098 pairwise comparisons) took
     45 s in the request. The job computes them (Expected Wins within 0.001 of the published
     scores, the published kappas, as test_import_export checks the command), the API and the
     page serve them in under a second."""
