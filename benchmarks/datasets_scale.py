@@ -396,6 +396,9 @@ def main() -> int:
         )
 
         if args.platform:
+            # As in production (DJANGO_DEBUG=0): with DEBUG on, Django keeps the text of the
+            # last 9,000 queries, megabytes each for bulk INSERTs, in the process's memory.
+            settings.DEBUG = False
             settings.GEC_MAX_UPLOAD_DECOMPRESSED_BYTES = 1 << 40
             settings.GEC_MAX_UPLOAD_LINES = 1 << 40
             run_platform(args, source, Path(tmp), n_refs)
