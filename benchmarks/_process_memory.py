@@ -105,6 +105,8 @@ class StepMemory:
         hwm = _status(self._own).get("VmHWM", 0)
         if hwm > self._own_hwm_before:
             own.rss = max(own.rss, hwm)
+        if exc and exc[0] is not None:  # the figures of a failed step, before its traceback
+            print(f"{format_row(self.summary())} failed: {exc[0].__name__}: {exc[1]}", flush=True)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
