@@ -29,11 +29,29 @@ shingling and near-duplicate search see N different sources rather than 1,137 re
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/gec_bench_datasets \\
         .venv/bin/python benchmarks/datasets_scale.py --sentences 100000 --publish --distinct-sources
+
+`--platform` runs the whole path of one release instead, each step timed with the peak
+memory (RSS) of each process it used (this one, the extractor's pool processes, the
+PostgreSQL backends of the database; `_process_memory.py`) and the load average during it:
+import; assignment with k = 3 (3 annotators and a reviewer in the pools: `assign_dataset`,
+every sentence put back to pending first, as a corpus imported to be annotated again);
+release; the first M2 export (it extracts the release's reference M2 with `--workers`
+processes); `publish_release` with its report (every check, the near-duplicate one
+included, against MuCGEC dev's sources as an uploaded reference file) and its folder; one
+system scored (MuCGEC dev's example prediction, repeated as the sources are, uploaded and
+scored as the scoring task does). The services run in this process, as a Celery worker
+runs them. The rows are left behind (deleting a million sentences' assignments through the
+ORM would be a step of its own): give it a database of its own and drop it afterwards.
+
+    GEC_SHARED_DIR=../shared DATABASE_URL=postgres://postgres@127.0.0.1:5432/gec_bench_platform \\
+        .venv/bin/python benchmarks/datasets_scale.py --sentences 1000000 --platform \\
+        --distinct-sources --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 import tempfile
@@ -113,6 +131,160 @@ def build_input(n: int, path: Path, *, distinct: bool = False) -> int:
     return references
 
 
+def build_hypotheses(n: int, path: Path, *, distinct: bool = False) -> None:
+    """MuCGEC dev's example prediction for each sentence `build_input` writes (the two
+    predictions joined where it joins two sources), one hypothesis a line."""
+    predictions = [
+        line.split("\t")[2]
+        for line in (SHARED / "data" / "mucgec-dev" / "example_pred_dev.txt")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ]
+    count = len(predictions)
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            hypothesis = predictions[i % count]
+            if distinct:
+                hypothesis += predictions[(i % count + 1 + i // count) % count]
+            out.write(hypothesis + "\n")
+
+
+def run_platform(args: argparse.Namespace, source: Path, tmp: Path, n_refs: int) -> None:
+    """Import, assign (k = 3), release, M2 export, publish_release (report and folder), one
+    system scored: each step's time, load and peak memory per process, printed as a
+    Markdown table row as soon as the step ends."""
+    from _process_memory import StepMemory, format_row
+    from django.conf import settings
+
+    from core.models import User
+    from datasets.formats import ImportFile
+    from datasets.models import Dataset, DatasetVersion, Sentence, SentenceStatus
+    from datasets.reference_m2 import reference_m2
+    from datasets.services.exports import export_dataset
+    from datasets.services.imports import import_dataset
+    from datasets.services.releases import release_dataset
+    from publishing.services import add_reference_file, compute_report, publish_release
+    from review.workflow import assign_dataset
+    from scoring.services import score_now, upload_system_output
+
+    database = str(settings.DATABASES["default"]["NAME"])
+    # On a shared machine, should memory run out, the kernel is to take this run first.
+    Path("/proc/self/oom_score_adj").write_text("1000", encoding="ascii")
+    print(
+        "| step | time | load average (1 min) | benchmark process | pool processes | "
+        "PostgreSQL backends |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |", flush=True)
+    steps: list[StepMemory] = []
+
+    def step(name: str) -> StepMemory:
+        steps.append(StepMemory(name, database, stop_above=int(args.stop_above_gb * 2**30)))
+        return steps[-1]
+
+    def done() -> None:
+        print(format_row(steps[-1].summary()), flush=True)
+
+    skip = set(args.skip.split(",")) if args.skip else set()
+    if "import" in skip:  # the dataset an earlier run left, and its newest release
+        dataset = Dataset.objects.get(name="bench-import")
+    else:
+        with step("import"):
+            imported = import_dataset(
+                name="bench-import",
+                fmt="mucgec",
+                files=[ImportFile.from_path(source)],
+                source_name="bench",
+                split="test",
+            )
+        done()
+        assert imported.sentences == args.sentences and imported.references == n_refs
+        dataset = imported.dataset
+    if "assign" not in skip:
+        users = [
+            User.objects.get_or_create(username=f"bench-{role}-{i}")[0]
+            for role, i in [("annotator", 1), ("annotator", 2), ("annotator", 3), ("reviewer", 1)]
+        ]
+        dataset.annotators.set(users[:3])
+        dataset.reviewers.set(users[3:])
+        dataset.annotators_per_sentence = 3
+        dataset.save(update_fields=["annotators_per_sentence"])
+        # Sentences imported with references are reviewed; put back to pending (a corpus
+        # imported for annotation again) so the assignment has every one to hand out.
+        started = time.perf_counter()
+        Sentence.objects.filter(dataset=dataset).update(status=SentenceStatus.PENDING)
+        print(
+            f"  (setup, not a step: sentences set pending in {time.perf_counter() - started:.1f} s)"
+        )
+        with step("assign, k = 3"):
+            assigned = assign_dataset(dataset=dataset, seed=1, by=None)
+        done()
+        assert assigned.assignments == 3 * args.sentences, assigned
+    if "release" in skip:
+        version = DatasetVersion.objects.filter(dataset=dataset).order_by("-number").first()
+    else:
+        with step("release"):
+            version = release_dataset(dataset=dataset, note="benchmark")
+        done()
+    resources = str(SHARED / "data" / "cherrant-resources")
+    settings.GEC_CHERRANT_RESOURCES = resources
+    if "m2" not in skip:
+        with step(f"M2 export (extracts the reference M2, {args.workers} pool processes)"):
+            export_dataset(
+                dataset=dataset,
+                version=version,
+                fmt="m2",
+                out=tmp / "out.m2",
+                resources_dir=resources,
+                workers=args.workers,
+            )
+        done()
+    if "report" not in skip:
+        known = "\n".join(row[1] for row in _mucgec_rows()) + "\n"
+        add_reference_file(
+            name="bench-mucgec-dev", upload=known.encode("utf-8"), file_name="dev.txt", user=None
+        )
+        with step("publish_release: report (every check, near duplicates included)"):
+            report = compute_report(version=version)
+        done()
+        print(
+            "  report findings: " + ", ".join(f"{f['check']} {f['count']}" for f in report.findings)
+        )
+    if "folder" not in skip:
+        with step("publish_release: the folder (formats, Parquet, card, checksums)"):
+            published = publish_release(version=version, out=tmp / "published")
+        done()
+        print(f"  published {len(published['files'])} files; splits {published['splits']}")
+    if "score" not in skip:
+        scored = min(args.score_sentences or args.sentences, args.sentences)
+        if scored < args.sentences:
+            # The same code path on a release of the first K sentences, its reference M2
+            # extracted as the release's background job does (not timed).
+            head = tmp / "head.txt"
+            with source.open(encoding="utf-8") as lines, head.open("w", encoding="utf-8") as out:
+                out.writelines(itertools.islice(lines, scored))
+            part = import_dataset(
+                name="bench-score", fmt="mucgec", files=[ImportFile.from_path(head)]
+            )
+            version = release_dataset(dataset=part.dataset, note="benchmark, scored part")
+            reference_m2(version, workers=args.workers)
+        hypotheses = tmp / "hypotheses.txt"
+        build_hypotheses(scored, hypotheses, distinct=args.distinct_sources)
+        with step(f"one system scored, {scored:,} sentences (upload + score + store)"):
+            system = upload_system_output(
+                version=version,
+                name="bench-example",
+                data=hypotheses,
+                file_name="pred.txt",
+                user=None,
+            )
+            score = score_now(system=system)
+        done()
+        print(
+            f"  score {score.status}: F0.5 {score.f05} (TP {score.tp}, FP {score.fp}, FN {score.fn})"
+        )
+    print(f"  total: {sum(s.seconds for s in steps):.1f} s", flush=True)
+
+
 def run_publish(version: Any, tmp: Path, phases: list[tuple[str, float, float]]) -> None:
     """The release report, then publish_release (what `manage.py publish_release --report`
     runs), each phase timed with the load average after it."""
@@ -167,6 +339,32 @@ def main() -> int:
         help="time the release report and publish_release (each phase) instead of the exports",
     )
     parser.add_argument(
+        "--platform",
+        action="store_true",
+        help="import, assign (k = 3), release, M2 export, publish_release and one system "
+        "scored, with each process's peak memory (leaves its rows: use a database of its own)",
+    )
+    parser.add_argument(
+        "--score-sentences",
+        type=int,
+        default=None,
+        help="with --platform, score the system on a release of the first K sentences "
+        "(scoring holds every sentence's rows and results: ~50 KB a sentence)",
+    )
+    parser.add_argument(
+        "--skip",
+        default="",
+        help="with --platform, steps to leave out, comma-separated: import, assign, release, "
+        "m2, report, folder, score (without import: the dataset bench-import an earlier run "
+        "left, and its newest release)",
+    )
+    parser.add_argument(
+        "--stop-above-gb",
+        type=float,
+        default=8.0,
+        help="with --platform, stop the run when one of its processes holds more",
+    )
+    parser.add_argument(
         "--distinct-sources",
         action="store_true",
         help="every source different (two MuCGEC dev sentences joined), for the report",
@@ -210,7 +408,8 @@ def main() -> int:
             Sentence.objects.filter(dataset=dataset).delete()
             dataset.delete()
 
-    cleanup()
+    if not (args.platform and "import" in args.skip.split(",")):
+        cleanup()
     print(
         f"database: {connection.vendor} {settings.DATABASES['default']['NAME']}; workers: {args.workers}"
     )
@@ -221,6 +420,14 @@ def main() -> int:
             f"input: {args.sentences:,} sentences, {n_refs:,} references, {source.stat().st_size / 1e6:.1f} MB"
         )
 
+        if args.platform:
+            # As in production (DJANGO_DEBUG=0): with DEBUG on, Django keeps the text of the
+            # last 9,000 queries, megabytes each for bulk INSERTs, in the process's memory.
+            settings.DEBUG = False
+            settings.GEC_MAX_UPLOAD_DECOMPRESSED_BYTES = 1 << 40
+            settings.GEC_MAX_UPLOAD_LINES = 1 << 40
+            run_platform(args, source, Path(tmp), n_refs)
+            return 0
         cpu = os.times()
         started = time.perf_counter()
         result = import_dataset(

@@ -22,6 +22,7 @@ are ``NEAR_DUPLICATE_JACCARD`` and ``SHINGLE``.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -37,6 +38,9 @@ SHORT_SHINGLE = 3
 MINHASH_PERMUTATIONS = 128
 MINHASH_SEED = 1
 MINHASH_BLOCK = 2000  # sets hashed per numpy expression (bounded memory: ~40 shingles a set)
+# Distinct shingles whose sha1 is remembered while a release is hashed (~170 bytes each); the
+# memo is emptied when full, so a release of any size hashes in bounded memory.
+MINHASH_MEMO_SHINGLES = 1_000_000
 MERSENNE_PRIME = (1 << 61) - 1  # datasketch's legacy MinHash constants
 MAX_HASH = (1 << 32) - 1
 # A sentence longer than this (in characters) is reported as over-long: far beyond any GEC
@@ -166,18 +170,22 @@ def _groups(rows: Sequence[ReleaseRow], key: Any) -> list[list[ReleaseRow]]:
 @dataclass
 class PreparedRows:
     """What several checks need of the release's sources, computed once: each row's
-    normalised key, the rows of each key, and the shingles and MinHash of every key that
-    has shingles (normalising, shingling and hashing are most of the report's time)."""
+    normalised key, the rows of each key, and the MinHash of every key that has shingles
+    (normalising, shingling and hashing are most of the report's time). The shingle sets
+    themselves are made again for the few candidate pairs the LSH index returns: kept for a
+    whole release they were ~11 KB a sentence (11 GB for a million sentences)."""
 
     rows: Sequence[ReleaseRow]
     normalised: list[str]  # per row, in row order
     by_key: dict[str, list[ReleaseRow]]  # normalised key -> its rows, keys in first-seen order
     keys: list[str]  # the keys with shingles (shorter texts only match exactly)
-    sets: list[set[str]]  # shingles of keys[i]
-    minhashes: list[Any]  # MinHash of sets[i]
+    minhashes: list[Any]  # MinHash of shingles(keys[i])
     # The LSH index of all minhashes, left by near_duplicate_findings (which fills it as it
     # goes) for overlap_findings: inserting 100k MinHashes costs ~10 s, so once.
     index: Any = None
+
+    def shingle_set(self, index: int) -> set[str]:
+        return shingles(self.keys[index])
 
     def lsh(self) -> Any:
         if self.index is None:
@@ -193,12 +201,15 @@ def prepare(rows: Sequence[ReleaseRow]) -> PreparedRows:
     for row, key in zip(rows, normalised, strict=True):
         by_key[key].append(row)
     keys: list[str] = []
-    sets: list[set[str]] = []
-    for key in by_key:
-        if shingled := shingles(key):
-            keys.append(key)
-            sets.append(shingled)
-    return PreparedRows(rows, normalised, dict(by_key), keys, sets, _minhashes(sets))
+
+    def shingled_keys() -> Iterable[set[str]]:
+        for key in by_key:
+            if shingled := shingles(key):
+                keys.append(key)
+                yield shingled
+
+    minhashes = _minhashes(shingled_keys())
+    return PreparedRows(rows, normalised, dict(by_key), keys, minhashes)
 
 
 def duplicate_findings(prepared: PreparedRows) -> list[Finding]:
@@ -232,15 +243,36 @@ def duplicate_findings(prepared: PreparedRows) -> list[Finding]:
     return [exact, normalised, cross]
 
 
-def _minhashes(texts: Sequence[set[str]]) -> list[Any]:
+class ShingleHashes(dict[str, int]):
+    """The 32-bit sha1 of each shingle, computed on first sight and remembered (a sentence's
+    shingles recur across a corpus) up to ``limit`` shingles: when full the memo is emptied
+    and fills again, so its size never passes ``limit`` whatever the release's size. Hits are
+    plain dict lookups (``__missing__`` runs only for a shingle not in the memo)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        super().__init__()
+        self.limit = max(1, MINHASH_MEMO_SHINGLES if limit is None else limit)
+        self.largest = 0  # the most shingles held at once
+        self.emptied = 0
+
+    def __missing__(self, shingle: str) -> int:
+        if len(self) >= self.limit:
+            self.clear()
+            self.emptied += 1
+        value = self[shingle] = _sha1_32(shingle)
+        self.largest = max(self.largest, len(self))
+        return value
+
+
+def _minhashes(texts: Iterable[set[str]], memo: ShingleHashes | None = None) -> list[Any]:
     """datasketch MinHashes (legacy scheme, sha1 of each shingle: its defaults) of every set,
     computed for many sets at once. ``MinHash.bulk`` hashes one set at a time (0.75 ms per
     sentence on this machine, 75 s for a 100k-sentence release); the same arithmetic on a
-    block of sets in numpy takes a fraction of that. Each distinct shingle is hashed once (a
-    sentence's shingles recur across a corpus); the blocks' arithmetic (``_block_minima``)
-    runs in two threads while this one hashes the next block (numpy releases the GIL in its
-    loops). The values equal ``MinHash(num_perm, seed, scheme="legacy").update_batch``
-    (tests/publishing checks it)."""
+    block of sets in numpy takes a fraction of that. Shingles are hashed through a bounded
+    memo (``ShingleHashes``); the sets are consumed a block at a time, so only one block's
+    sets are held; the blocks' arithmetic (``_block_minima``) runs in two threads while this
+    one hashes the next block (numpy releases the GIL in its loops). The values equal
+    ``MinHash(num_perm, seed, scheme="legacy").update_batch`` (tests/publishing checks it)."""
     from concurrent.futures import ThreadPoolExecutor
 
     import numpy as np
@@ -248,19 +280,13 @@ def _minhashes(texts: Sequence[set[str]]) -> list[Any]:
 
     permutations = MinHash(num_perm=MINHASH_PERMUTATIONS, seed=MINHASH_SEED, scheme="legacy")
     a, b = (column[:, None] for column in permutations.permutations)
-    hashed: dict[str, int] = {}
+    hashed = ShingleHashes() if memo is None else memo
+    sets = iter(texts)
     with ThreadPoolExecutor(max_workers=2) as pool:
         blocks = []
-        for start in range(0, len(texts), MINHASH_BLOCK):
-            block = texts[start : start + MINHASH_BLOCK]
+        while block := list(itertools.islice(sets, MINHASH_BLOCK)):
             values = np.fromiter(
-                (
-                    hashed[shingle]
-                    if shingle in hashed
-                    else hashed.setdefault(shingle, _sha1_32(shingle))
-                    for shingles_ in block
-                    for shingle in shingles_
-                ),
+                (hashed[shingle] for shingles_ in block for shingle in shingles_),
                 dtype=np.uint64,
             )
             offsets = np.cumsum([0] + [len(shingles_) for shingles_ in block[:-1]])
@@ -316,7 +342,7 @@ def near_duplicate_findings(prepared: PreparedRows) -> Finding:
     """Groups of different normalised sources joined by confirmed near-duplicate pairs
     (Jaccard >= the threshold); one item per group, listing every sentence in it."""
     finding = Finding("near_duplicate_sources")
-    keyed, keys, sets = prepared.by_key, prepared.keys, prepared.sets
+    keyed, keys, shingle_set = prepared.by_key, prepared.keys, prepared.shingle_set
     parent = list(range(len(keys)))
 
     def root(index: int) -> int:
@@ -330,8 +356,9 @@ def near_duplicate_findings(prepared: PreparedRows) -> Finding:
         # One confirmed match joins this source to a group; later members of a large group
         # need not be compared with all earlier ones.
         for other in lsh.query(minhash):
-            if root(other) != root(index) and jaccard(sets[index], sets[other]) >= (
-                NEAR_DUPLICATE_JACCARD
+            if (
+                root(other) != root(index)
+                and jaccard(shingle_set(index), shingle_set(other)) >= NEAR_DUPLICATE_JACCARD
             ):
                 parent[root(index)] = root(other)
                 break
@@ -357,7 +384,7 @@ def overlap_findings(prepared: PreparedRows, others: Iterable[OtherText]) -> lis
     """Release sources that occur (normalised) or nearly occur in other corpora."""
     exact = Finding("overlap_exact")
     near = Finding("overlap_near")
-    by_key, keys, sets = prepared.by_key, prepared.keys, prepared.sets
+    by_key, keys = prepared.by_key, prepared.keys
     other_list = list(others)
     other_keys = [normalise(other.text) for other in other_list]
     near_candidates: list[tuple[int, set[str]]] = []
@@ -380,7 +407,7 @@ def overlap_findings(prepared: PreparedRows, others: Iterable[OtherText]) -> lis
             # The most similar confirmed release source (each other sentence listed once).
             best, best_similarity = -1, 0.0
             for index in prepared.lsh().query(minhash):
-                similarity = jaccard(sets[index], other_set)
+                similarity = jaccard(prepared.shingle_set(index), other_set)
                 if similarity >= NEAR_DUPLICATE_JACCARD and similarity > best_similarity:
                     best, best_similarity = index, similarity
             if best >= 0:

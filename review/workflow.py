@@ -49,23 +49,30 @@ def _checked_pools(dataset: Dataset) -> tuple[int, list[User], list[User]]:
     return k, annotators, reviewers
 
 
+# Sentences written per round of INSERTs: the model objects of one chunk are all that is held,
+# so a dataset of a million sentences is assigned in bounded memory.
+ASSIGN_CHUNK_SENTENCES = 5000
+
+
 @transaction.atomic
 def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary:
     """Give every not-yet-assigned sentence of `dataset` to k distinct annotators and one
     reviewer who is not among them, at random but balanced across the pools.
 
     The same pools, sentences and seed give the same assignment (users are ordered by id
-    before the seeded shuffles).
+    before the seeded shuffles). Only the sentences' ids are read; the rows are written a
+    chunk at a time, in this one transaction.
     """
     dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
     k, annotators, reviewers = _checked_pools(dataset)
-    sentences = list(
+    sentence_ids = list(
         dataset.sentences.filter(status=SentenceStatus.PENDING)
         .exclude(assignments__status__in=[AssignmentStatus.OPEN, AssignmentStatus.SUBMITTED])
         .order_by("position")
+        .values_list("pk", flat=True)
     )
     rng = random.Random(seed)
-    rng.shuffle(sentences)
+    rng.shuffle(sentence_ids)
     annotator_load: Counter[int] = Counter(
         Assignment.objects.filter(sentence__dataset=dataset)
         .exclude(status=AssignmentStatus.WITHDRAWN)
@@ -74,36 +81,33 @@ def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary
     reviewer_load: Counter[int] = Counter(
         ReviewTask.objects.filter(sentence__dataset=dataset).values_list("reviewer_id", flat=True)
     )
-    new_assignments: list[Assignment] = []
-    new_tasks: list[ReviewTask] = []
-    for sentence in sentences:
-        chosen = pick_least_loaded(annotators, annotator_load, k, rng)
-        chosen_ids = {user.pk for user in chosen}
-        eligible = [user for user in reviewers if user.pk not in chosen_ids]
-        if not eligible:
-            raise ServiceError(
-                f"sentence {sentence.external_id}: every reviewer in the pool is also one of its "
-                "annotators; add a reviewer who does not annotate, or enlarge the annotator pool",
-                field="reviewers",
-            )
-        reviewer = pick_least_loaded(eligible, reviewer_load, 1, rng)[0]
-        for user in chosen:
-            annotator_load[user.pk] += 1
-            new_assignments.append(Assignment(sentence=sentence, annotator=user))
-        reviewer_load[reviewer.pk] += 1
-        new_tasks.append(ReviewTask(sentence=sentence, reviewer=reviewer))
-    # An old review task of a sentence that is assigned again (all assignments withdrawn) is
-    # replaced, never duplicated.
-    ReviewTask.objects.filter(sentence__in=sentences).delete()
-    Assignment.objects.bulk_create(new_assignments)
-    ReviewTask.objects.bulk_create(new_tasks)
-    Sentence.objects.filter(pk__in=[s.pk for s in sentences]).update(
-        status=SentenceStatus.ANNOTATING
-    )
+    for start in range(0, len(sentence_ids), ASSIGN_CHUNK_SENTENCES):
+        chunk = sentence_ids[start : start + ASSIGN_CHUNK_SENTENCES]
+        new_assignments: list[Assignment] = []
+        new_tasks: list[ReviewTask] = []
+        for sentence_id in chunk:
+            chosen = pick_least_loaded(annotators, annotator_load, k, rng)
+            chosen_ids = {user.pk for user in chosen}
+            eligible = [user for user in reviewers if user.pk not in chosen_ids]
+            if not eligible:
+                external_id = Sentence.objects.get(pk=sentence_id).external_id
+                raise ServiceError(
+                    f"sentence {external_id}: every reviewer in the pool is also one of its "
+                    "annotators; add a reviewer who does not annotate, or enlarge the annotator "
+                    "pool",
+                    field="reviewers",
+                )
+            reviewer = pick_least_loaded(eligible, reviewer_load, 1, rng)[0]
+            for user in chosen:
+                annotator_load[user.pk] += 1
+                new_assignments.append(Assignment(sentence_id=sentence_id, annotator=user))
+            reviewer_load[reviewer.pk] += 1
+            new_tasks.append(ReviewTask(sentence_id=sentence_id, reviewer=reviewer))
+        _write_chunk(chunk, new_assignments, new_tasks)
     summary = AssignmentSummary(
-        sentences=len(sentences),
-        assignments=len(new_assignments),
-        review_tasks=len(new_tasks),
+        sentences=len(sentence_ids),
+        assignments=k * len(sentence_ids),
+        review_tasks=len(sentence_ids),
         seed=seed,
     )
     log_action(
@@ -118,3 +122,14 @@ def assign_dataset(*, dataset: Dataset, seed: int, by: Any) -> AssignmentSummary
         },
     )
     return summary
+
+
+def _write_chunk(
+    sentence_ids: list[int], assignments: list[Assignment], tasks: list[ReviewTask]
+) -> None:
+    # An old review task of a sentence that is assigned again (all assignments withdrawn) is
+    # replaced, never duplicated.
+    ReviewTask.objects.filter(sentence_id__in=sentence_ids).delete()
+    Assignment.objects.bulk_create(assignments)
+    ReviewTask.objects.bulk_create(tasks)
+    Sentence.objects.filter(pk__in=sentence_ids).update(status=SentenceStatus.ANNOTATING)

@@ -375,6 +375,23 @@ def test_counts_from_the_changed_ngrams_equal_counting_every_ngram(seeda: Path) 
                 assert corpus.sentence_counts(i, hyp) == full, (unit, i)
 
 
+def test_scoring_without_keeping_the_prepared_corpus_gives_the_same_numbers(
+    seeda: Path,
+) -> None:
+    """One system is scored with each sentence prepared as it is reached (bounded memory);
+    every number equals the prepared corpus's."""
+    sources, refs = _seeda_inputs(seeda)
+    hypotheses = _lines(seeda / "outputs/subset/GPT-3.5.txt")
+    for unit in ("word", "char"):
+        kept = GreenCorpus(sources, refs, unit=unit).score(hypotheses)
+        streamed = GreenCorpus(sources, refs, unit=unit, keep=False)
+        assert streamed._prepared is None
+        ours = streamed.score(hypotheses)
+        assert ours.score == kept.score and ours.chosen == kept.chosen, unit
+        assert ours.sentence_scores == kept.sentence_scores, unit
+        assert ours.counts.tolist() == kept.counts.tolist(), unit
+
+
 def test_a_tie_between_references_keeps_the_first() -> None:
     # gec-metrics replaces the best reference only on a strictly better sentence score.
     result = GREEN().score_corpus(SRCS, HYPS, [REFS[0], REFS[0], REFS[1]])

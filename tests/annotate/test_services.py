@@ -17,6 +17,7 @@ from core.exceptions import Conflict, NotFound, ServiceError
 from core.models import AuditLog
 from core.roles import Role
 from datasets.models import SentenceStatus
+from review import workflow
 from review.models import ReviewStatus, ReviewTask
 from review.workflow import assign_dataset
 from tests.annotate.workflow import make_world, submit_all
@@ -73,6 +74,49 @@ def test_assignment_is_reproducible_with_the_same_seed_and_differs_with_another(
 
     assert run(42) == run(42)
     assert run(42) != run(43)
+
+
+def test_assigning_chunk_by_chunk_gives_the_assignment_of_one_chunk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    annotators, reviewers = _pools(5, 3)
+
+    def run() -> tuple[dict[int, set[int]], dict[int, int], int]:
+        dataset = make_dataset(sentences=[f"句子{i}。" for i in range(11)], k=3)
+        dataset.annotators.set(annotators)
+        dataset.reviewers.set(reviewers)
+        summary = assign_dataset(dataset=dataset, seed=5, by=None)
+        tasks = ReviewTask.objects.filter(sentence__dataset=dataset)
+        assert set(dataset.sentences.values_list("status", flat=True)) == {
+            SentenceStatus.ANNOTATING
+        }
+        return (
+            _mapping(dataset),
+            {t.sentence.position: t.reviewer_id for t in tasks},
+            summary.assignments,
+        )
+
+    whole = run()
+    monkeypatch.setattr(workflow, "ASSIGN_CHUNK_SENTENCES", 4)  # three chunks: 4 + 4 + 3
+    assert run() == whole
+    assert len(whole[0]) == len(whole[1]) == 11 and whole[2] == 33
+
+
+def test_a_sentence_without_a_possible_reviewer_names_itself_and_leaves_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Three users in both pools and k = 3: no sentence can have a reviewer.
+    users = [make_user(Role.ANNOTATOR, Role.REVIEWER) for _ in range(3)]
+    dataset = make_dataset(sentences=[f"句子{i}。" for i in range(5)], k=3)
+    dataset.annotators.set(users)
+    dataset.reviewers.set(users)
+    monkeypatch.setattr(workflow, "ASSIGN_CHUNK_SENTENCES", 1)
+    with pytest.raises(
+        ServiceError, match="sentence [1-5]: every reviewer in the pool is also one of its"
+    ):
+        assign_dataset(dataset=dataset, seed=0, by=None)
+    assert not Assignment.objects.exists() and not ReviewTask.objects.exists()
+    assert set(dataset.sentences.values_list("status", flat=True)) == {SentenceStatus.PENDING}
 
 
 def test_reviewer_never_reviews_a_sentence_they_annotated() -> None:

@@ -139,9 +139,7 @@ def test_near_duplicates_and_normalised_duplicates_are_found() -> None:
     assert near == [["e", "f"]]
 
 
-def test_vectorised_minhash_equals_datasketch() -> None:
-    from datasketch import MinHash
-
+def random_shingle_sets() -> list[set[str]]:
     # Two blocks' worth (MINHASH_BLOCK), shingles repeated across sentences (hashed once) and
     # sentences of both shingle sizes.
     rng = random.Random(7)
@@ -150,7 +148,13 @@ def test_vectorised_minhash_equals_datasketch() -> None:
         "".join(rng.choice(alphabet) for _ in range(rng.randint(6, 40)))
         for _ in range(checks.MINHASH_BLOCK + 50)
     ]
-    sets = [shingled for t in texts if (shingled := checks.shingles(checks.normalise(t)))]
+    return [shingled for t in texts if (shingled := checks.shingles(checks.normalise(t)))]
+
+
+def test_vectorised_minhash_equals_datasketch() -> None:
+    from datasketch import MinHash
+
+    sets = random_shingle_sets()
     ours = checks._minhashes(sets)
     for shingle_set, lean in zip(sets, ours, strict=True):
         theirs = MinHash(
@@ -158,6 +162,38 @@ def test_vectorised_minhash_equals_datasketch() -> None:
         )
         theirs.update_batch([s.encode("utf-8") for s in sorted(shingle_set)])
         assert list(lean.hashvalues) == list(theirs.hashvalues)
+
+
+def test_shingle_memo_stays_under_its_bound_and_the_minhashes_are_unchanged() -> None:
+    sets = random_shingle_sets()
+    unbounded = checks.ShingleHashes(limit=10**9)
+    expected = [list(m.hashvalues) for m in checks._minhashes(sets, memo=unbounded)]
+    assert unbounded.emptied == 0 and unbounded.largest > 5000
+    bounded = checks.ShingleHashes(limit=300)
+    ours = [list(m.hashvalues) for m in checks._minhashes(sets, memo=bounded)]
+    assert bounded.largest <= 300 and len(bounded) <= 300
+    assert bounded.emptied > 10  # emptied many times, mid-block included
+    assert ours == expected
+
+
+def test_near_duplicate_findings_are_the_same_with_a_tiny_shingle_memo(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(11)
+    base = ["他每天早上六点起床，然后去公园跑步锻炼身体。", "我们在北京上了三年大学，非常开心。"]
+    texts = base + [b[:-1] + rng.choice("了吧呢啊") + "。" for b in base for _ in range(3)]
+    texts += ["".join(rng.choice("完全不同的一句话在这里出现我们你是") for _ in range(30))]
+    rows = [checks.ReleaseRow(i, f"s{i}", t, "train", ("x",)) for i, t in enumerate(texts)]
+    others = [checks.OtherText("file other", "1", base[0] + "吗")]
+
+    def findings() -> list[dict[str, object]]:
+        return [f.as_dict() for f in checks.release_findings(rows, others)]
+
+    expected = findings()
+    assert {f["check"]: f["count"] for f in expected}["near_duplicate_sources"] > 0
+    assert {f["check"]: f["count"] for f in expected}["overlap_near"] == 1
+    monkeypatch.setattr(checks, "MINHASH_MEMO_SHINGLES", 5)
+    assert findings() == expected
 
 
 def test_mersenne_reduction_equals_the_modulo() -> None:
