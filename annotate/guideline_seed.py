@@ -47,7 +47,7 @@ GUIDELINE_BODY = """\
 * **常识**：表述违背常识：只有原意清楚时才修改；否则标为 NOT ANNOTATABLE。
 """
 
-# --- per task and language (issue 28 D9) -------------------------------------------------------
+# --- per task and language ---------------------------------------------------------------------
 # The annotation guideline above is the Chinese one (its slug "main" predates per-language
 # guidelines; it was seeded in English until annotate/0008 replaced that text, unless an admin
 # had edited it). Each (task, language) has its own row once an admin saves it; until then the

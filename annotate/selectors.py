@@ -33,7 +33,7 @@ def open_assignments_for(user: Any) -> QuerySet[Assignment]:
 
 def todo_for(user: Any) -> QuerySet[Assignment]:
     """The annotator's open assignments in the one order the to-do list shows and "Next
-    sentence" takes (issue 28 D10: they disagreed): a sentence already opened first (a reload
+    sentence" takes (the two used to disagree): a sentence already opened first (a reload
     must not skip it; the earliest opened), then by dataset name and sentence position."""
     return open_assignments_for(user).order_by(
         F("opened_at").asc(nulls_last=True), "sentence__dataset__name", "sentence__position", "id"
@@ -174,7 +174,8 @@ def annotator_stats() -> list[dict[str, Any]]:
 
 
 def current_guideline() -> Guideline:
-    """The Chinese annotation guideline (the one guideline before issue 28 D9)."""
+    """The Chinese annotation guideline (the only one before there were guidelines per task
+    and language)."""
     return guideline_for(GuidelineTask.ANNOTATION, "zh")
 
 

@@ -164,7 +164,7 @@ def clean_corrections(*, source: str, texts: Any, tag: Any) -> CleanedCorrection
     for index, text in enumerate(distinct):
         share = shared_with_source(source, text)
         if share is not None and share < UNRELATED_SHARE:
-            # Issue 28 D26: a sentence typed into the wrong item was accepted silently.
+            # A sentence typed into the wrong item was accepted silently.
             notes.append(
                 f"correction {index + 1} shares only {share:.0%} with the source: check that it"
                 " belongs to this sentence (a complaint or the reviewer can fix it)"

@@ -13,7 +13,8 @@
   load average before and after are printed. ``--reference-skip NTHU`` leaves NTHU out of the
   reference side (about 12 minutes of CPU alone); ours always scores all 13.
   ``identical`` compares the printed P / R / F_0.5 of every system the reference ran.
-* Stress: generated outputs with long repeated n-grams (nusnlp/m2scorer issues 8 and 12).
+* Stress: generated outputs with long repeated n-grams (github.com/nusnlp/m2scorer/issues/8
+  and /issues/12).
   Ours in one process each; the reference is given ``--stress-timeout`` seconds each.
 * ERRANT compare and GLEU rows come from ``benchmarks/classic_errant_gleu.py`` when it is
   present (``--no-errant-gleu`` skips them).

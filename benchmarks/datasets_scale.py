@@ -17,7 +17,7 @@ as the spec records it (151 s for the 2,467 MuCGEC-dev references on one core).
 The benchmark database is created if missing and its datasets named `bench-*` are deleted
 before and after the run.
 
-`--publish` times `publish_release` (issue 29) instead of the exports: import, release, the
+`--publish` times `publish_release` instead of the exports: import, release, the
 release's reference M2 (extracted here as the release's background job extracts it when
 Celery workers run, and timed on its own; in-process the first export would do it), then
 the release report (every check, the MinHash near-duplicate check included, against an

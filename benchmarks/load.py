@@ -1,4 +1,4 @@
-"""Load test (issue 16): N concurrent annotators against gunicorn + PostgreSQL + Redis + a
+"""Load test: N concurrent annotators against gunicorn + PostgreSQL + Redis + a
 Celery worker, each with a real logged-in session, looping GET /annotate/next/ -> GET the
 annotate page -> POST a correction, bounded in requests and in time.
 

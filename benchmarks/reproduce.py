@@ -45,25 +45,25 @@ from gecscore.meta.sentence import (  # noqa: E402
 # Published numbers (sources in the table rows).
 GJG15_KAPPA = (0.29, 0.46)  # Grundkiewicz et al. 2015, Table 3
 SEEDA_KAPPA = {"sent": (0.40, 0.72), "edit": (0.28, 0.62)}  # Kobayashi et al. 2024
-GJG15_CORRELATIONS = {  # Chollampatt & Ng 2018 (gecmetrics), issue 18: (EW, TS) per statistic
+GJG15_CORRELATIONS = {  # Chollampatt & Ng 2018 (gecmetrics): (EW, TS) per statistic
     ("M2", "pearson"): (0.623, 0.672),
     ("M2", "spearman"): (0.687, 0.720),
     ("GLEU", "pearson"): (0.691, 0.733),
     ("GLEU", "spearman"): (0.407, 0.478),
     ("SentM2", "pearson"): (0.871, 0.864),
-    ("ERRANT", "pearson"): (0.642, 0.688),  # issue 18 (CLEME's M2 files)
+    ("ERRANT", "pearson"): (0.642, 0.688),  # CLEME's M2 files
     ("ERRANT", "spearman"): (0.659, 0.698),
 }
 GJG15_WILLIAMS = (0.399, 0.349)  # GLEU vs M2, EW Pearson: t, p (gecmetrics run.sh, R psych)
 GJG15_SENTENCE_M2_HTIES = 0.617  # Chollampatt & Ng 2018, sentence level, expanded
-SEEDA_ISSUE = {  # issue 18 (SEEDA's scripts on M2 / SentM2 scores of the subset)
+SEEDA_ISSUE = {  # (SEEDA's scripts on M2 / SentM2 scores of the subset)
     ("M2", "EW_edit", "base"): (0.758, 0.769),
     ("SentM2", "EW_edit", "base"): (0.871, 0.846),
 }
 SEEDA_SENTENCE_ISSUE = (0.619, 0.238)  # SentM2, judgments_edit, base: accuracy, Kendall
 MUCGEC_CHAR = 0.3622  # ChERRANT on example_pred_dev (specs/reference-tools.md)
 MUCGEC_CLEME = 0.3155  # CLEME v1.0 corpus dependent, same pair (specs/reference-tools.md)
-# RevisitCGEC (issue 26): Expected Wins of the whole judgments.xml, and ChERRANT @3922193
+# RevisitCGEC: Expected Wins of the whole judgments.xml, and ChERRANT @3922193
 # char-level F0.5 on the same files (MuCGEC subset: the issue; YACLC subsets: measured with
 # $GEC_REFS_DIR/dropin-cherrant, parallel_to_m2.py -g char + compare_m2_for_evaluation.py).
 REVISIT_EW = {"bart": 0.6394, "s2e": 0.5138, "char": 0.4982, "word": 0.4701, "spm": 0.4558}

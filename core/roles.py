@@ -36,7 +36,7 @@ def has_role(user: Any, role: Role | str) -> bool:
 def works_in_role(user: Any, role: Role | str) -> bool:
     """`user` holds `role` through a group, not only through a superuser's blanket
     permissions: what the navigation and home page offer. A superuser who was never made an
-    annotator has no to-do list and should not be shown one (issue 28 D17); access checks
+    annotator has no to-do list and should not be shown one; access checks
     keep using `has_role`."""
     if not has_role(user, role) or not user.is_superuser:
         return has_role(user, role)

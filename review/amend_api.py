@@ -1,4 +1,4 @@
-"""REST API of review amendments (issue 28 D6): a saved review amended by its reviewer or an
+"""REST API of review amendments: a saved review amended by its reviewer or an
 admin, and the task's amendment history."""
 
 from __future__ import annotations

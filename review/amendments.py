@@ -1,4 +1,4 @@
-"""Amending a saved review (issue 28 D6): the task's reviewer or an admin replaces the
+"""Amending a saved review: the task's reviewer or an admin replaces the
 verdicts, references and sentence status of a reviewed sentence.
 
 The amendment is a new review save (review/verdicts.py `save_review`, the same checks): the

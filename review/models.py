@@ -12,7 +12,7 @@ from django.db import models
 
 from datasets.models import GoldenReference, ReferenceKind, Sentence
 
-# --- Review workflow (issue 4) -----------------------------------------------------------
+# --- Review workflow ---------------------------------------------------------------------
 # Self-study, complaints and guidelines live here beside the review models (rather than in
 # annotate/models.py) so this workflow's migrations never race the dataset/import ones.
 
@@ -151,7 +151,7 @@ class ComplaintMessage(models.Model):
 
 
 class ReviewAmendment(models.Model):
-    """A saved review replaced by a new one (issue 28 D6): who amended it, when, why, and the
+    """A saved review replaced by a new one: who amended it, when, why, and the
     review before and after (sentence status, verdicts, current golden references). The
     golden references themselves keep every revision; a frozen release is never changed."""
 

@@ -255,7 +255,7 @@ def _verdicts_by_position(
             f"correction {missing[0] + 1} has no verdict: mark it Correct or Wrong",
             field="verdicts",
         )
-    if missing:  # name them all (issue 28 D16: only the first was named)
+    if missing:  # name them all (only the first used to be named)
         numbers = ", ".join(str(position + 1) for position in missing[:-1])
         raise ServiceError(
             f"corrections {numbers} and {missing[-1] + 1} have no verdict ({len(missing)} of"

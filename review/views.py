@@ -158,7 +158,7 @@ def task_page(request: HttpRequest, task_id: int) -> HttpResponse:
 
 def _keep_posted(candidates: list[selectors.Candidate], posted: dict[str, object]) -> None:
     """A refused save shows the form again with the reviewer's choices and edits kept and
-    every correction still without a verdict marked (issue 28 D16)."""
+    every correction still without a verdict marked."""
     given = {v["position"]: v for v in posted["verdicts"]}  # type: ignore[attr-defined]
     for candidate in candidates:
         if not candidate.is_correction:
@@ -305,7 +305,7 @@ def study_page(request: HttpRequest, item_id: int) -> HttpResponse:
     sentence = item.task.sentence
     original = annotate_selectors.first_submission(item.assignment)
     # A refused revision is shown again as posted; a fresh page starts from the annotator's
-    # own corrections (issue 28 D22: it started from the source), the source after a tag.
+    # own corrections (it used to start from the source), the source after a tag.
     texts = request.POST.getlist("text") if request.method == "POST" else []
     initial_texts = (
         [c.text for c in original.corrections.all()] if original and not original.tag else []

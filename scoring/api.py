@@ -304,7 +304,7 @@ class AnnotatorQualityView(APIView):
         )
 
 
-# --- meta-evaluation (issue 18) ---------------------------------------------------------------
+# --- meta-evaluation --------------------------------------------------------------------------
 #
 #   GET  /api/scoring/releases/<id>/meta/          metrics, human sources, runs of the release
 #   POST /api/scoring/releases/<id>/meta/          {"metrics": [...], "human_scores": id |

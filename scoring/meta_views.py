@@ -1,4 +1,4 @@
-"""The meta-evaluation page (issue 18): which metric agrees with people on a release; runs,
+"""The meta-evaluation page: which metric agrees with people on a release; runs,
 human score uploads, the report with its charts."""
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def _form_choices(request: HttpRequest, shown: MetaEvaluation | None) -> dict[st
 
 # Below this many systems a bootstrap over systems resamples a handful of points (with 3,
 # a third of the resamples repeat one system twice or more) and its interval looks far surer
-# than it is (issue 28 D4: [0.924, 1.000] over 3 systems); the page says so beside the table.
+# than it is ([0.924, 1.000] over 3 systems); the page says so beside the table.
 FEW_SYSTEMS_FOR_INTERVALS = 8
 
 
@@ -128,7 +128,7 @@ def _meta_rows(evaluation: MetaEvaluation) -> list[dict[str, Any]]:
                 "key": key,
                 **entry,
                 "best": key == best,
-                # Issue 28 D2: CLEME's b is measured per system; only settings count as mixed.
+                # CLEME's b is measured per system; only settings count as mixed.
                 "signatures": settings,
                 "measured_per_system": len(stored) > len(settings),
             }

@@ -94,7 +94,7 @@ def first_k_scores(
     hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block], max_refs: int, *, all_f: float
 ) -> dict[str, float]:
     """ERRANT F0.5 against the first k references of each sentence (annotators 0..k-1), k = 1
-    .. max_refs - 1, and "all" (issue 28 D14: English pages showed only the "All" bar)."""
+    .. max_refs - 1, and "all" (English pages used to show only the "All" bar)."""
     by_k: dict[str, float] = {}
     for k in range(1, max_refs):
         firsts = [

@@ -50,10 +50,10 @@ DEFAULT_COLUMNS = ("detection", "cleme")
 # English releases also report the classic metrics papers print beside ERRANT.
 DEFAULT_COLUMNS_EN = ("m2", "sentm2", "gleu", "cleme")
 # Computed only when an English release is scored (word-level ERRANT / MaxMatch); a Chinese
-# release does not offer them (issue 28 D15: they showed "—" with no reason).
+# release does not offer them (they used to show "—" with no reason).
 ENGLISH_ONLY_COLUMNS = ("m2", "sentm2", "gleu", "ptm2")
 CURVE_LABELS_ALL = "All"
-# ChERRANT's M/R/S/W and ERRANT's M/R/U (U was left out: issue 28 D14).
+# ChERRANT's M/R/S/W and ERRANT's M/R/U (U used to be left out).
 ERROR_TYPES = ("M", "R", "U", "S", "W")
 
 

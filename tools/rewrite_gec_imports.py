@@ -1,4 +1,4 @@
-"""Rewrite references to the metric library's old home (issue 24: `scoring/gec` became the
+"""Rewrite references to the metric library's old home (`scoring/gec` became the
 package `gecscore`, in `gecscore/src/gecscore/`, and `tests/scoring` became `gecscore/tests`).
 
     python tools/rewrite_gec_imports.py [PATH ...]      # default: every git-tracked text file

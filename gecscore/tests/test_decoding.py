@@ -119,7 +119,7 @@ def test_one_format_detector_reads_an_empty_file_as_an_empty_m2(tmp_path: Path) 
         detect_format(path)
 
 
-# One line reader (gecscore.errors.split_lines / read_lines, issue #24): a BOM removed, the
+# One line reader (gecscore.errors.split_lines / read_lines): a BOM removed, the
 # final newline opening no line, CR before LF dropped, a blank line inside kept.
 LINES_TEXT = "\ufeffone\r\ntwo \n\nfour\r\n"
 LINES = ["one", "two ", "", "four"]

@@ -1,4 +1,4 @@
-"""The F column's label and the F key of every command's JSON (issue 24, second defect).
+"""The F column's label and the F key of every command's JSON.
 
 Label: ChERRANT prints ``"F" + str(args.beta)`` with ``--beta`` read as a float, so
 ``compare --beta 1`` prints ``F1.0`` (it printed ``F1``). The expected tables below are

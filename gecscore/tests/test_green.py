@@ -402,7 +402,7 @@ def test_seeda_sentence_level_agreement_equals_gec_metrics(
     seeda: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """gec-metrics 0.1.1, MetaEvalSEEDA().corr_sentence(GREEN()): SEEDA-S accuracy 0.5995,
-    Kendall 0.1990 (issue 25); ours through `meta sentence --variant seeda`."""
+    Kendall 0.1990; ours through `meta sentence --variant seeda`."""
     from gecscore.meta.scorefiles import SEEDA_SYSTEMS
 
     sources, refs = _seeda_inputs(seeda)

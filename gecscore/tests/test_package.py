@@ -85,7 +85,7 @@ def test_version_from_an_uninstalled_source_tree_is_a_message(tmp_path: Path) ->
 
 
 def test_no_module_of_the_package_is_over_500_lines() -> None:
-    """Modules are split by concern (issue #24); this keeps them so."""
+    """Modules are split by concern; this keeps them so."""
     long = {
         str(path.relative_to(PACKAGE_DIR)): n
         for path in (PACKAGE_DIR / "src" / "gecscore").rglob("*.py")

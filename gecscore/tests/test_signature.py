@@ -153,7 +153,7 @@ def test_cleme_signature() -> None:
 
 
 def test_settings_of_leaves_out_only_the_measured_length_bias() -> None:
-    """CLEME's b is measured from each system's chunks (issue 28 D2): signatures that differ
+    """CLEME's b is measured from each system's chunks: signatures that differ
     only there share their settings; any chosen option still tells them apart."""
     table = default_weighting("corpus", "dependent")
     one = cleme_signature("corpus", "dependent", 0.5, table, 2.2056, None)

@@ -326,7 +326,7 @@ def refresh_annotator_scores(
 
 
 def release_human_scores(version: DatasetVersion) -> dict[str, Any]:
-    """The leaderboard's "Human" row of a release (issue 28 D20: it was scored against the
+    """The leaderboard's "Human" row of a release (it used to be scored against the
     live golden references): every annotator box of the release's sentences scored against
     the references the release froze, the same corpus counts and reference-count curve as
     `scoring.selectors.human_scores`. The boxes' edits come from the stored samples (their

@@ -39,7 +39,7 @@
   }
 
   // The share of units a correction has in common with the source (words for spaced text,
-  // else characters), as annotate.services.shared_with_source computes it (issue 28 D26).
+  // else characters), as annotate.services.shared_with_source computes it.
   function sharedWithSource(text) {
     var spaced = source.trim().split(/\s+/).length >= 3;
     function units(value) {
@@ -158,7 +158,7 @@
   window.addEventListener("resize", function () {
     allBoxes().forEach(function (box) { fitBox(box.querySelector("textarea")); });
   });
-  // A keyboard-only annotator types at once (issue 28 D7): the first open box has the focus,
+  // A keyboard-only annotator types at once: the first open box has the focus,
   // with the caret after its text.
   if (config.open) {
     var firstArea = allBoxes().length ? allBoxes()[0].querySelector("textarea") : null;
@@ -168,8 +168,8 @@
     }
   }
 
-  // A new box starts from the correction being written (issue 28 D22: it started from the
-  // source): the focused box, else the last one; the source only when there is none.
+  // A new box starts from the correction being written (it used to start
+  // from the source): the focused box, else the last one; the source only when there is none.
   function startText() {
     var active = document.activeElement;
     if (active && active.tagName === "TEXTAREA" && boxes.contains(active)) return active.value;

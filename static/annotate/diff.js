@@ -70,7 +70,7 @@
     var timer = null;
     var latest = 0;
     var slow = null;
-    // A diff that takes long says so (issue 28 D23: the first English diff loads the language
+    // A diff that takes long says so (the first English diff loads the language
     // model and the box showed a stale diff for over a second without a word).
     function showSlow(ticket) {
       clearTimeout(slow);

@@ -1,4 +1,4 @@
-/* New accounts (issue 28 D21): copy every username and one-time password at once, or
+/* New accounts: copy every username and one-time password at once, or
    download them as CSV. Built in the browser from the page: the server keeps no copy. */
 (function () {
   "use strict";

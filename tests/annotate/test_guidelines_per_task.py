@@ -1,4 +1,4 @@
-"""Issue 28 D9: one guideline per task (annotation, review, ranking, edit judging) and dataset
+"""One guideline per task (annotation, review, ranking, edit judging) and dataset
 language, versioned: the annotation page of an English dataset shows the English guideline
 (it said "fluent Chinese"), edits-mode judging says when an edit counts as correct, admins
 edit each one with a version check, others cannot."""

@@ -1,4 +1,4 @@
-"""Issue 28 D10: "Next sentence" opened demo-zh d1 while the to-do list showed
+"""Regression: The "Next sentence" link opened demo-zh d1 while the to-do list showed
 conll14-pilot first (one sorted by dataset id, the other by name). Both now take one order:
 a sentence already opened first, then dataset name and sentence position."""
 

@@ -1,4 +1,4 @@
-"""Issue 28 D26: a correction sharing nothing with the source (a sentence typed into the
+"""A correction sharing nothing with the source (a sentence typed into the
 wrong item) was accepted as "(1 edit)" with no warning. It is saved with a note (and the page
 warns while typing: the browser test of the annotation loop); a real correction is not."""
 

@@ -1,4 +1,4 @@
-"""Issue 28 D21: one-time passwords could not be copied or downloaded at once. The new
+"""Regression: one-time passwords could not be copied or downloaded at once. The new
 accounts block copies every username and password together and downloads them as CSV."""
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     page.wait_for_selector("[data-testid=source]")
     assert page.inner_text("[data-testid=source]") == SOURCE
     boxes = page.locator("[data-testid=box]")
-    # Issue 28 D26: a sentence typed into the wrong item is flagged while typing.
+    # A sentence typed into the wrong item is flagged while typing.
     boxes.nth(0).locator("textarea").fill("他对中国的历史很感兴趣。")
     assert "shares only" in page.inner_text("[data-testid=client-warnings]")
     boxes.nth(0).locator("textarea").fill(FIX_B)
@@ -77,7 +77,7 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     _wait_for_diff(boxes.nth(0), len(extract_edits(SOURCE, FIX_B)))
     page.keyboard.press("Alt+n")
     assert boxes.count() == 2
-    # Issue 28 D22: the new box starts from the correction being written, not the source.
+    # The new box starts from the correction being written, not the source.
     assert boxes.nth(1).locator("textarea").input_value() == FIX_B
     boxes.nth(1).locator("textarea").fill(WRONG)
     _wait_for_diff(boxes.nth(1), len(extract_edits(SOURCE, WRONG)))
@@ -97,7 +97,7 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     # --- annotator 2: one correction; annotator 3: ERROR FREE.
     page2 = _page_for(browser, live_server, a2.username, other_contexts)
     page2.goto("/annotate/next/")
-    # Issue 28 D7: the box has the focus on load, so a keyboard-only annotator types at once.
+    # The box has the focus on load, so a keyboard-only annotator types at once.
     assert page2.evaluate(
         "document.activeElement === document.querySelector('[data-testid=box] textarea')"
     )
@@ -164,7 +164,7 @@ def test_whole_mucgec_loop(browser, live_server, page, screenshot, other_context
     page.click("[data-testid=study-items] a")
     page.wait_for_selector("[data-testid=golden-references]")
     assert page.locator("[data-testid=golden-references] li").count() == 3
-    # Issue 28 D22: the revision starts from the annotator's own two corrections; the
+    # The revision starts from the annotator's own two corrections; the
     # wrong one is deleted, the right one kept.
     study_boxes = page.locator("[data-testid=box]")
     assert [

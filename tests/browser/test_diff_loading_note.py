@@ -1,4 +1,4 @@
-"""Issue 28 D23: the first English live diff waited on the language model for over a second
+"""Regression: the first English live diff waited on the language model for over a second
 and the page said nothing. A diff that is slow to come says it is being worked out (and, on
 an English dataset, why the first one is slow)."""
 

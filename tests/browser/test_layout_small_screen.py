@@ -1,4 +1,4 @@
-"""Issue 28 D25: on a 1024 x 640 laptop the annotation page's diff and Submit were below the
+"""Regression: on a 1024 x 640 laptop the annotation page's diff and Submit were below the
 fold. At 1024 x 640 and 1400 x 900: no horizontal overflow, the correction box, its live
 diff and Submit visible without scrolling. Screenshots in artifacts/screenshots/."""
 

@@ -1,4 +1,4 @@
-"""Issue 15 in Chromium: the navigation bar for each role, edits readable without colour,
+"""In Chromium: the navigation bar for each role, edits readable without colour,
 no silent cut of a long correction, a valid dataset-name pattern, API docs with the network
 cut, and no Content-Security-Policy violation on any page visited."""
 

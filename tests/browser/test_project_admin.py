@@ -1,4 +1,4 @@
-"""A new admin runs a project from an empty database on the platform's own pages (issue 15):
+"""A new admin runs a project from an empty database on the platform's own pages:
 creates accounts, imports a dataset, sets its pools and k, assigns, and the annotators start,
 without ever opening Django admin."""
 

@@ -1,6 +1,6 @@
-"""Issue 28 D6 in the browser: a reviewer opens a saved review, amends it by keyboard (the
-form starts from the saved verdicts and added reference), gives a reason, saves with
-Ctrl+Enter, and sees the new references and the history; no JavaScript error."""
+"""Amending a saved review in the browser: a reviewer opens a saved review, amends it by
+keyboard (the form starts from the saved verdicts and added reference), gives a reason, saves
+with Ctrl+Enter, and sees the new references and the history; no JavaScript error."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The review page at annotator speed (issue 15): a reviewer judges two sentences with the
+"""The review page at annotator speed: a reviewer judges two sentences with the
 keyboard only, sees "n of m" in the queue and the status preselected by the majority."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 28's walk by every role, through the pages only, each user in a browser context of
+"""A walk by every role, through the pages only, each user in a browser context of
 their own: the admin creates the accounts, imports ten MuCGEC-dev sentences, sets the pools
 and k = 2 and assigns; three annotators correct by keyboard; the reviewer reviews by
 keyboard; the admin releases, exports M2, uploads three system outputs, scores them and opens

@@ -110,7 +110,7 @@ def test_leaderboard_system_and_annotator_pages_render_charts(
 
 
 def _tick_labels_are_readable(page: Any) -> None:
-    """Issue 28 D12: tick labels were ~7 px on screen on small charts; at 1400 and 1024
+    """Regression: tick labels were ~7 px on screen on small charts; at 1400 and 1024
     wide every chart's tick labels render at least 9 px high."""
     for width, height in ((1400, 900), (1024, 640)):
         page.set_viewport_size({"width": width, "height": height})

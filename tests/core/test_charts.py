@@ -52,7 +52,7 @@ METRICS = ["ChERRANT F0.5 (char)", "ChERRANT P (char)", "CLEME", "CLEME2.0", "GL
 
 
 def test_legends_stay_in_the_view_box_and_above_the_plot() -> None:
-    """Issue 28 D3/D12: the window chart's legend ran past its 760-wide view box ("CLEME2.0"
+    """Regression: the window chart's legend ran past its 760-wide view box ("CLEME2.0"
     at x = 793) over the r = 1 line, and bar legends sat on bars at 1.0."""
     window = range_line_chart(
         title="window",
@@ -95,7 +95,7 @@ def test_legends_stay_in_the_view_box_and_above_the_plot() -> None:
 
 
 def test_scatter_ticks_are_round_numbers_and_scores_start_at_zero_or_above() -> None:
-    """Issue 28 D13: ticks read -0.0193, 0.134, 0.287... and the F0.5 axis began below 0."""
+    """Regression: ticks read -0.0193, 0.134, 0.287... and the F0.5 axis began below 0."""
     svg = scatter_chart(
         title="F0.5 against humans",
         points=[("a", 0.05, -0.62), ("b", 0.21, 0.12), ("c", 0.33, 0.91), ("d", 0.41, 0.2)],

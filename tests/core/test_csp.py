@@ -122,7 +122,7 @@ def test_healthz_tells_anonymous_callers_only_whether_it_is_healthy() -> None:
 
 
 def test_every_html_page_carries_the_navigation_bar_of_its_role(world) -> None:  # type: ignore[no-untyped-def]
-    """The bar comes from base.html and core.context_processors for every role (issue 15)."""
+    """The bar comes from base.html and core.context_processors for every role."""
     world_, ids = world
     expected = {
         "annotator": (world_.annotators[0], {"My tasks", "Study", "Complaints", "Guidelines"}),

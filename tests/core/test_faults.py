@@ -1,4 +1,4 @@
-"""Fault injection (issue 16): a whole Celery worker killed with SIGKILL mid-import,
+"""Fault injection: a whole Celery worker killed with SIGKILL mid-import,
 mid-export and mid-scoring, then restarted; a web process whose broker (and cache) is a
 closed port. Real PostgreSQL, Redis and `celery worker` processes; nothing is mocked.
 

@@ -1,4 +1,4 @@
-"""A frozen broker (issue 27): Redis accepts TCP and never answers (SIGSTOP). Every request
+"""A frozen broker: Redis accepts TCP and never answers (SIGSTOP). Every request
 that starts a job answers within GEC_BROKER_TIMEOUT + 1 s, leaves no job, and nothing runs
 when Redis resumes, even the messages that reached Redis's socket before it froze and are
 taken after SIGCONT: their requests rolled back, so a real worker finds no job to claim

@@ -290,7 +290,7 @@ def test_roles_are_checked_before_the_body_is_parsed() -> None:
     assert not failures, "\n".join(failures)
 
 
-# --- numbers in API bodies (issue 27, item 6) ---------------------------------------------------
+# --- numbers in API bodies ----------------------------------------------------------------------
 
 BODY_VALUES: list[Any] = [10**30, -(10**30), 100_000_000, 1e308, "abc", "nan", "inf", True, None]
 

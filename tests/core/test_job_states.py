@@ -1,4 +1,4 @@
-"""The job state machine (issue 16) on any database: claims, the sweeper, Retry, temporary
+"""The job state machine on any database: claims, the sweeper, Retry, temporary
 uploads, and statistics read through a cache that is down. The kill -9 / dead broker
 versions with real processes are in test_faults.py (marker `services`)."""
 
@@ -99,7 +99,7 @@ def test_retry_queues_a_retryable_job_again_and_refuses_others(
 def test_the_retry_form_goes_back_to_the_job_page_or_to_next(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    """Issue 27: a POST without `next` (or with a foreign one) went to / instead of the job."""
+    """Regression: a POST without `next` (or with a foreign one) went to / instead of the job."""
     from django.test import Client
 
     admin = make_user(Role.ADMIN)

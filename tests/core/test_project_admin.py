@@ -1,4 +1,4 @@
-"""Project administration on the platform's own pages (issue 15): accounts and roles, a
+"""Project administration on the platform's own pages: accounts and roles, a
 dataset's pools, k and stale deadline, who is assigned what; Django admin for superusers only.
 """
 
@@ -98,7 +98,7 @@ def test_change_roles_and_deactivate_with_self_protection() -> None:
     assert {"user.deactivated", "user.activated"} <= set(actions)
 
 
-# Every endpoint that changes an existing account: (url, form data). Issue 27, item 7.
+# Every endpoint that changes an existing account: (url, form data).
 USER_CHANGES = [
     ("/users/{id}/active/", {"active": "0"}),
     ("/users/{id}/roles/", {"roles": ["annotator"]}),

@@ -67,7 +67,7 @@ def test_home_requires_login_and_shows_one_section_per_role(client: Client) -> N
 
 
 def test_a_superuser_admin_is_not_shown_an_annotators_to_do_list(client: Client) -> None:
-    """Issue 28 D17: a superuser admin (as the demo's) saw My tasks / Next sentence / Study
+    """Regression: a superuser admin (as the demo's) saw My tasks / Next sentence / Study
     and "Nothing left to annotate": blanket permissions are not the annotator role."""
     admin = create_user(
         username="root-admin", password=PASSWORD, roles=[Role.ADMIN], is_superuser=True
@@ -97,7 +97,7 @@ def test_login_page_renders(client: Client) -> None:
 
 def test_healthz_reports_database_and_in_process_broker(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
     settings.REDIS_URL = ""
-    client.force_login(make_user(Role.ADMIN))  # the detail is for admins (issue 15)
+    client.force_login(make_user(Role.ADMIN))  # the detail is for admins
     response = client.get("/healthz")
     body = json.loads(response.content)
     assert response.status_code == 200
@@ -166,7 +166,7 @@ def test_the_cached_schema_is_drf_spectaculars_own_in_yaml_and_json(client: Clie
 
 
 def test_favicon_is_served_to_anyone(client: Client) -> None:
-    """Issue 28 D18: every first page load asked for /favicon.ico and got a 404."""
+    """Regression: every first page load asked for /favicon.ico and got a 404."""
     response = client.get("/favicon.ico")
     assert response.status_code == 301
     location = response["Location"]

@@ -1,4 +1,4 @@
-"""Two admins creating the same name at once (issue 27, item 4): exactly one 201, every other
+"""Two admins creating the same name at once: exactly one 201, every other
 request a 409 that names the object that won, never a 500 from the unique constraint.
 
 The race is made certain, not left to timing: a holder transaction inserts the name first and

@@ -1,4 +1,4 @@
-"""Every upload path refuses a gzip bomb and an XML bomb fast, in bounded memory (issue 27).
+"""Every upload path refuses a gzip bomb and an XML bomb fast, in bounded memory.
 
 Reported before the one bounded reader (core/uploads.py, gecscore/src/gecscore/boundedio.py): a 1 MB
 ``.txt.gz`` of newlines (1 GB decompressed) took a worker to 5.4 GB and a MemoryError on the

@@ -1,4 +1,4 @@
-"""Issue 28 D23: the first English diff and review page of a process paid for loading spaCy's
+"""Regression: the first English diff and review page of a process paid for loading spaCy's
 English model (1.2 s quiet, 15 s on a loaded machine). Web and worker processes now load it
 at start, in a background thread, when the platform has an English dataset.
 

@@ -1,4 +1,4 @@
-"""A killed export leaves no hidden temporary file (issue 27, smaller item): the sweeper that
+"""A killed export leaves no hidden temporary file: the sweeper that
 fails the job of a dead worker removes the `.<name>.*` file write_atomically was filling.
 
 No worker is killed here: the job row and the export folder are put in the state a worker

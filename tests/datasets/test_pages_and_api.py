@@ -111,7 +111,7 @@ def test_release_export_and_download_through_pages(admin_client: Client, on_comm
     assert "small-v1.txt" in download["Content-Disposition"]
     detail = admin_client.get(f"/datasets/{dataset.name}/").content.decode()
     assert "small@v1" in detail and version.checksum[:12] in detail
-    # Issue 28 D19: once a release exists, the export form offers it first, not the live
+    # Once a release exists, the export form offers it first, not the live
     # references; a second release becomes the default.
     assert '<option value="1" selected>small@v1</option>' in detail
     admin_client.post(f"/datasets/{dataset.name}/release/", {"note": "again"})

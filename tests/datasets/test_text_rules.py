@@ -237,7 +237,7 @@ def test_annotation_box_has_no_maxlength_that_would_cut_text() -> None:
 def test_nul_on_line_301_ends_the_import_job_failed_with_the_line_shown_once(  # type: ignore[no-untyped-def]
     settings, tmp_path: Path, django_capture_on_commit_callbacks
 ) -> None:
-    """Issue 16: such an import once stayed 'running: checked; writing' for ever on PostgreSQL."""
+    """Such an import once stayed 'running: checked; writing' for ever on PostgreSQL."""
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from core.models import BackgroundJob, JobStatus

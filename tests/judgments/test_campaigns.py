@@ -207,7 +207,7 @@ def test_edits_mode_needs_a_verdict_for_every_edit(judges) -> None:  # type: ign
 
 
 def test_edits_mode_page_writes_an_empty_side_of_an_edit_as_the_empty_set(judges, client) -> None:  # type: ignore[no-untyped-def]
-    """Issue 28 D11: an insertion read "[−] → [+了]" and a deletion "[−一] → [+]"; an empty
+    """Regression: an insertion read "[−] → [+了]" and a deletion "[−一] → [+]"; an empty
     side is written ∅ and carries no (empty) del/ins mark."""
     campaign = make_campaign(judges=judges, mode="edits", k=3)
     judge = judges[0]

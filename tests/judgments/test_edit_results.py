@@ -1,4 +1,4 @@
-"""Issue 28 D5: the edit verdicts of an edits-mode campaign are read back everywhere: edit
+"""The edit verdicts of an edits-mode campaign are read back everywhere: edit
 precision per system (with bootstrap intervals), kappa on verdicts, the verdict-based human
 ranking, on the results page, in the results API, the Appraise XML, the verdicts CSV and the
 human_ranking command; only the campaign's admins see them."""

@@ -1,4 +1,4 @@
-"""The results' numbers are bounded on the page and the API alike (issue 27, item 6):
+"""The results' numbers are bounded on the page and the API alike:
 `?bootstrap=100000000` took 6.7 GiB and 47 s, then a 500, on the API (the page capped it);
 `?bootstrap=abc` blamed the field "method". A bound's 400 names its setting."""
 

@@ -1,4 +1,4 @@
-"""Issue 28 D6: a saved review is amended by its reviewer (or an admin) as a new revision,
+"""A saved review is amended by its reviewer (or an admin) as a new revision,
 with history (who, when, why, before/after); the old references stay, a frozen release is not
 changed; study items follow the amended review; others cannot amend (pages and API)."""
 

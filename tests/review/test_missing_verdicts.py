@@ -1,4 +1,4 @@
-"""Issue 28 D16: saving a review without verdicts named only the first correction lacking
+"""Regression: saving a review without verdicts named only the first correction lacking
 one; now every one is named, the page marks each, and the choices already made are kept."""
 
 from __future__ import annotations

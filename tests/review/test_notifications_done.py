@@ -1,4 +1,4 @@
-"""Issue 28 D8: a notification is read once the work it announces is done or gone: after 20
+"""A notification is read once the work it announces is done or gone: after 20
 reviews the reviewer had 20 unread "ready for review". Review saved, study item revised,
 complaint resolved, review reassigned."""
 

@@ -1,4 +1,4 @@
-"""The review page at annotator speed (issue 15): the sentence status preselected by the
+"""The review page at annotator speed: the sentence status preselected by the
 annotators' majority with the reason shown, "n of m" in the reviewer's queue, the header."""
 
 from __future__ import annotations

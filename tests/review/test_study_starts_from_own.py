@@ -1,4 +1,4 @@
-"""Issue 28 D22: the study page's "Your revision" box started from the source; it starts from
+"""The study page's "Your revision" box started from the source; it starts from
 the annotator's own corrections (the source after a tag)."""
 
 from __future__ import annotations

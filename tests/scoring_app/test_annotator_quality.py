@@ -299,7 +299,7 @@ def test_annotator_scores_follow_the_real_review_workflow() -> None:
 
 
 def test_release_human_row_is_scored_against_the_frozen_references() -> None:
-    """Issue 28 D20: the leaderboard's Human row of a release used the live golden
+    """Regression: the leaderboard's Human row of a release used the live golden
     references. Against the release's own references it equals the live row while the two
     agree, and keeps its numbers when a review is amended after the release."""
     from django.test import Client

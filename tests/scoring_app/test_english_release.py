@@ -96,7 +96,7 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
     errant = compare_blocks(hyp_blocks, ref_blocks)
     assert (score.tp, score.fp, score.fn, score.f05) == (errant.tp, errant.fp, errant.fn, errant.f)
     assert errant.tp > 0 and errant.fp > 0  # the sample exercises both
-    # Issue 28 D14: the first-k curve (the chart showed only "All"): k = 1 is annotator 0.
+    # The first-k curve (the chart used to show only "All"): k = 1 is annotator 0.
     first = [
         M2Block(b.source, [t for t in b.targets if t.annotator == 0], b.line) for b in ref_blocks
     ]
@@ -117,7 +117,7 @@ def test_english_system_scores_equal_the_library_on_errant_parallel_files(
     extra = score.summary["extra"]
     assert (extra["m2"]["tp"], extra["m2"]["fp"], extra["m2"]["fn"]) == (m2.tp, m2.fp, m2.fn)
     assert extra["m2"]["sent_f05"] == round(m2.sent_f, 4)
-    # Per-sentence scores for TrueSkill / Expected Wins in meta-evaluation (issue 25).
+    # Per-sentence scores for TrueSkill / Expected Wins in meta-evaluation.
     assert extra["m2"]["sentences"] == m2.sentence_f and len(m2.sentence_f) == len(lines)
     sources = [
         line.strip() for line in _head(conll / "conll14st-test.tok.src", kept).decode().splitlines()
@@ -207,7 +207,7 @@ class _Highlights(HTMLParser):
 def test_english_system_page_draws_word_edits_on_the_words_with_spaces(
     english_release, shared_data: Path, client
 ) -> None:
-    """Issue 28 D1: the Sentences panel joined English tokens without spaces and applied
+    """Regression: the Sentences panel joined English tokens without spaces and applied
     ERRANT's word spans at character positions. Read back, it must give source and
     hypothesis word for word."""
     admin, version = english_release
@@ -224,7 +224,7 @@ def test_english_system_page_draws_word_edits_on_the_words_with_spaces(
     client.force_login(admin)
     page = client.get(f"/scoring/systems/{system.pk}/")
     assert page.status_code == 200
-    assert 'data-testid="errant-types"' in page.content.decode()  # issue 28 D14
+    assert 'data-testid="errant-types"' in page.content.decode()  # ERRANT's types
     shown = _Highlights()
     shown.feed(page.content.decode())
     sources = _head(conll / "conll14st-test.tok.src", kept).decode().splitlines()

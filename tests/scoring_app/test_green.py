@@ -1,4 +1,4 @@
-"""GREEN on the platform (issue 25): every scored system of a Chinese release carries GREEN
+"""GREEN on the platform: every scored system of a Chinese release carries GREEN
 (char units) in its summary, the leaderboard can show it, and the meta-evaluation catalogue,
 page and API offer it with the library's numbers."""
 

@@ -1,4 +1,4 @@
-"""Issue 28 D15: M2 / SentM2 / GLEU / PT-M2 were offered on a Chinese release and always
+"""Regression: M2 / SentM2 / GLEU / PT-M2 were offered on a Chinese release and always
 showed "—" with no reason. A Chinese release offers the character-level columns only and
 says why; asked for anyway (?cols=m2), the column is left out and named."""
 

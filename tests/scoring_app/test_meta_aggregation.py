@@ -1,5 +1,5 @@
 """Meta-evaluation with the systems of each metric ranked by TrueSkill or Expected Wins over
-sentence-level scores (issue 25): the platform's numbers are the library's
+sentence-level scores: the platform's numbers are the library's
 (``gecscore.meta.aggregation`` and ``system_report``) on the same stored inputs; a metric
 without sentence scores is refused; the choice is kept in the run and shown; the ``length``
 baseline is reported beside the metrics."""

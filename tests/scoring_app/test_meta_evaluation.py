@@ -1,4 +1,4 @@
-"""The platform's meta-evaluation of a release (issue 18): stored metric scores of systems
+"""The platform's meta-evaluation of a release: stored metric scores of systems
 scored through the real scoring service, correlated with uploaded human system scores.
 
 The expected numbers are the metric library's own (`system_report`) on the values read
@@ -450,7 +450,7 @@ def test_admin_uploads_runs_and_sees_table_scatters_and_window_chart(
 
 
 def test_cleme_signatures_differing_only_in_the_measured_b_are_not_mixed_settings() -> None:
-    """Issue 28 D2: CLEME's length bias b is measured from each system's chunks, so systems
+    """CLEME's length bias b is measured from each system's chunks, so systems
     scored the same way carry different signatures; the page must not call that mixed."""
     version = scored_release(
         SENTENCES[:4],
@@ -477,7 +477,7 @@ def test_cleme_signatures_differing_only_in_the_measured_b_are_not_mixed_setting
     assert 'data-testid="meta-row"' in html
     assert "mixed settings" not in html
     assert 'data-testid="measured-per-system"' in html and "b=*" in html
-    # Issue 28 D4: intervals over 3 systems come with a caveat (the 7-system run too, below).
+    # Intervals over 3 systems come with a caveat (the 7-system run too, below).
     assert 'data-testid="few-systems"' in html and "Only 3 systems" in html
 
 
@@ -638,7 +638,7 @@ def test_campaign_is_preselected_from_the_judgments_link_and_checked(release) ->
 
 def _edit_judged_campaign(release, admin):  # type: ignore[no-untyped-def]
     """An edits-mode campaign over the release's outputs: the judge marks an edit correct when
-    the output's best system has a HUMAN score above 0 (issue 28 D5)."""
+    the output's best system has a HUMAN score above 0."""
     from judgments import selectors as judgment_selectors
     from judgments import services as judgment_services
 
@@ -945,7 +945,7 @@ def test_sentence_bootstrap_resamples_the_stored_sentence_counts(release, human)
     assert evaluation.report["metrics"]["f05"]["pearson_ci"] is None  # 0 system resamples
 
 
-# --- visibility: another admin's campaign is not offered, run or shown (issue 27, item 5) ------
+# --- visibility: another admin's campaign is not offered, run or shown -------------------------
 
 
 def _campaign_run(release, owner):  # type: ignore[no-untyped-def]

@@ -136,7 +136,7 @@ def test_api_rejects_bad_uploads_with_the_line_and_non_admins(release) -> None: 
     )
     assert response.status_code == 400
     assert "1 lines, but the release has 2 sentences" in response.json()["detail"]
-    # Page and API agree (issue 15): reviewers read the leaderboard in both, annotators in none.
+    # Page and API agree: reviewers read the leaderboard in both, annotators in none.
     reviewer = APIClient()
     reviewer.force_authenticate(make_user(Role.REVIEWER))
     assert reviewer.get(reverse("scoring:api-leaderboard", args=[release.pk])).status_code == 200

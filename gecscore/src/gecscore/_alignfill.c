@@ -3,7 +3,7 @@
  * Damerau-Levenshtein).
  *
  * Why: in pure Python the banded fill and the back-track were ~80% of the extractor's CPU time
- * (issue #5: a first M2 export of 100,000 x 3 references on 2 cores). This file is a
+ * (measured on a first M2 export of 100,000 x 3 references on 2 cores). This file is a
  * line-for-line port of align.table._fill, align.backtrack._cell_ops / _Grid.transposition,
  * align.backtrack._backtrack, align.backtrack._certified and align()'s band-widening loop: the
  * same band layout, the same order of floating-point additions and comparisons (IEEE doubles,

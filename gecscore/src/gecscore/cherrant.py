@@ -7,7 +7,7 @@ annotated. The comparison is :func:`gecscore.compare.compare_m2`, and the signat
 extraction's granularity, strategy and resources) otherwise.
 
 Kept out of ``compare.py``: ``python -m gecscore compare`` loads that module and must not load
-``dataclasses`` or the extractor (issue #17).
+``dataclasses`` or the extractor.
 """
 
 from __future__ import annotations

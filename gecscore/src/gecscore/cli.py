@@ -44,8 +44,8 @@ def _terminal_columns() -> int:
 
     argparse builds a help formatter for every ``add_argument`` (to check metavars), and the
     formatter's default width imports ``shutil`` (with bz2 and lzma): ~3.5 ms of every
-    command's start-up, for a width only --help and usage errors ever print. Issue #17 counts
-    start-up against ``compare_m2_for_evaluation.py``, hence this copy of the rule.
+    command's start-up, for a width only --help and usage errors ever print. Start-up is measured
+    against ``compare_m2_for_evaluation.py``, hence this copy of the rule.
     """
     try:
         columns = int(os.environ["COLUMNS"])

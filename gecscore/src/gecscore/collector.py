@@ -4,7 +4,7 @@ Reading a corpus, comparing it and partitioning it into chunks allocate hundreds
 thousands of small tuples, lists and slotted objects, none of them in a reference cycle.
 Each burst of allocations starts collector passes over every live object; those passes find
 nothing to free and were a third of the time of ``python -m gecscore cleme`` on MuCGEC
-dev (issue #17). Code that knows it builds no cycles pauses the collector meanwhile.
+dev. Code that knows it builds no cycles pauses the collector meanwhile.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ class CompareError(GECError, ValueError):
 
 
 # Result types are named tuples, not frozen dataclasses: importing dataclasses costs ~12 ms
-# of each `compare` run, which issue #17 times against ChERRANT's whole script.
+# of each `compare` run, which is timed against ChERRANT's whole script.
 class Scores(NamedTuple):
     tp: int
     fp: int
@@ -122,8 +122,8 @@ def edit_dicts(
 
     ``keep`` (``edit_filter``) drops edits after their annotator is counted, as ChERRANT's
     filters do: an annotator whose edits are all dropped stays, with no edit.
-    Written as one loop per mode because it runs for every block of both files (issue #17:
-    ``compare`` must not be slower than ChERRANT's own script).
+    Written as one loop per mode because it runs for every block of both files
+    (``compare`` must not be slower than ChERRANT's own script).
     """
     edits = [edit for target in block.targets for edit in target.edits]
     if max_refs is not None:

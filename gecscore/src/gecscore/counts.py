@@ -28,7 +28,7 @@ import math
 from gecscore.errors import OptionError
 
 # No runtime import of typing or dataclasses: `compare` and `cleme` on M2 files load neither,
-# and their start-up time is part of their contract (issue #17). The name TYPE_CHECKING is
+# and their start-up time is part of their contract. The name TYPE_CHECKING is
 # what type checkers look for.
 TYPE_CHECKING = False
 

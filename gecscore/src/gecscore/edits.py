@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gecscore.errors import GECError
 
-TYPE_CHECKING = False  # no typing import at run time (CLI start-up, issue #17)
+TYPE_CHECKING = False  # no typing import at run time (CLI start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 

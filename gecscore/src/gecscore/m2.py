@@ -81,7 +81,7 @@ class M2FormatError(InputFormatError):
 
 class M2Edit(NamedTuple):
     """One ``A`` line. A named tuple rather than a frozen dataclass: a corpus has tens of
-    thousands of edits and tuple construction is about three times cheaper (issue #17)."""
+    thousands of edits and tuple construction is about three times cheaper."""
 
     start: int  # source token index, end exclusive; -1, -1 for noop / NA
     end: int
@@ -97,8 +97,8 @@ class M2Edit(NamedTuple):
 
 
 # M2Target and M2Block are plain slotted classes, not dataclasses: importing dataclasses
-# (and building the classes) costs ~15 ms of every `compare` run, a run that issue #17
-# measures against ChERRANT's whole script. They behave as the dataclasses did (keyword or
+# (and building the classes) costs ~15 ms of every `compare` run, a run that is
+# measured against ChERRANT's whole script. They behave as the dataclasses did (keyword or
 # positional construction, field equality, no hash, the same repr).
 
 
@@ -243,7 +243,7 @@ def _parse_lines(
 ) -> list[M2Block]:
     """Blocks of M2 lines (without line ends or a BOM).
 
-    The loop is the hot path of every command that reads M2 (issue #17: it was most of
+    The loop is the hot path of every command that reads M2 (it was most of
     ``compare``'s time), so well-formed ``A`` lines are parsed inline and anything unusual
     goes to ``_parse_edit`` / ``_check_span``, which raise the error that names the line.
     """

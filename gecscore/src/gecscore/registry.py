@@ -4,7 +4,7 @@ Metrics are named by import path (``"module:attribute"``), never by the object: 
 the public calling convention in :data:`METRIC_CLASSES` (:func:`get_metric` loads it), the
 meta-evaluation function in :class:`Metric`; looking a metric up imports nothing, and
 :func:`load` imports only the module asked for. ``python -m gecscore compare`` reads this
-module at start-up and must not load the extractor or the aligner (issue #17 times it), so
+module at start-up and must not load the extractor or the aligner (its start-up time counts), so
 keep this module free of imports of the library's metric modules.
 
 Who looks here: the CLI (:data:`COMMANDS`: which module registers a command),

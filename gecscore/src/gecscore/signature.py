@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 # Plain classes with __slots__, not dataclasses: `compare` formats a signature, and importing
-# dataclasses costs ~12 ms of each `compare` run (issue #17 times its start-up; see the
+# dataclasses costs ~12 ms of each `compare` run (its start-up time is measured; see the
 # named tuples of compare.py). They behave as frozen dataclasses would: fields are read-only,
 # equal by value, hashable.
 

@@ -1,4 +1,4 @@
-"""Each CLI command imports only what its input needs (issue 17): scoring M2 files never loads
+"""Each CLI command imports only what its input needs: scoring M2 files never loads
 the extractor, the aligner or the resources; extracting does."""
 
 from __future__ import annotations

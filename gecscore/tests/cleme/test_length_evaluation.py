@@ -2,7 +2,7 @@
 
 The lean path builds no partition rows, only each correction's edited cells; every weighted
 count it gives must equal, to the last bit, the one read from the full partition and its
-tallies, for every system, assumption, reference limit and weighting (issue #17).
+tallies, for every system, assumption, reference limit and weighting.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``sentence_from_m2_block`` builds a well-formed block's ``Sentence`` directly and leaves any
 other to ``make_sentence`` (which sorts edits or names an overlap); both ways must give what
-``make_sentence`` gives for the block's corrections, or the same error (issues #17, #24).
+``make_sentence`` gives for the block's corrections, or the same error.
 """
 
 from __future__ import annotations

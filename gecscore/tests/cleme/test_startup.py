@@ -1,4 +1,4 @@
-"""`cleme` on M2 input imports neither the extractor nor the aligner (issue 17)."""
+"""`cleme` on M2 input imports neither the extractor nor the aligner."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_cleme_on_text_does_import_the_extractor(mucgec_dir: Path, tmp_path: Pat
 
 
 def test_cleme_on_m2_imports_no_dataclasses(mucgec_dir: Path) -> None:
-    # Its records are named tuples (issue #17: tuples are cheaper to build, and the command
+    # Its records are named tuples (tuples are cheaper to build, and the command
     # does not load dataclasses' inspect machinery).
     hyp, ref = str(mucgec_dir / "example_pred_dev.m2"), str(mucgec_dir / "MuCGEC_dev.m2")
     probe = PROBE.replace("{heavy!r}", repr(("dataclasses",)))

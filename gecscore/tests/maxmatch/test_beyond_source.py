@@ -1,4 +1,4 @@
-"""Gold M2 edits whose span lies beyond the sentence (issue 24): m2score and imeasure read them
+"""Gold M2 edits whose span lies beyond the sentence: m2score and imeasure read them
 as their reference tools do, and warn with the lines; every other reader still refuses them.
 
 The expected outputs below are the reference tools' own, from runs outside the repository on

@@ -162,8 +162,8 @@ def test_surrounding_spaces_and_crlf_remains_do_not_change_counts() -> None:
 
 
 def test_repeated_ngram_input_finishes_fast() -> None:
-    # The kind of output of nusnlp/m2scorer issues 8 and 12: long repeated n-grams. m2scorer 3.2
-    # on these files: CORRECT EDITS 1, PROPOSED EDITS 25, GOLD EDITS 1 (P 0.0400, F0.5 0.0495).
+    # The kind of output of github.com/nusnlp/m2scorer/issues/8 and /issues/12: long repeated
+    # n-grams. m2scorer 3.2 on these files: CORRECT EDITS 1, PROPOSED EDITS 25, GOLD EDITS 1 (P 0.0400, F0.5 0.0495).
     source = ("the cat sat on the mat , and the dog sat on the log . " * 12).split()
     hypothesis = ("the cat sat on the the mat , and and the dog sat on on the log . " * 12).split()
     gold = "S " + " ".join(source) + "\nA 5 5|||Mec|||the|||REQUIRED|||-NONE-|||0\n"

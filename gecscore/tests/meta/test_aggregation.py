@@ -99,7 +99,7 @@ def _seeda_green(
 
 
 # gec-metrics 0.1.1, MetaEvalSEEDA(system="base").corr_system(GREEN(), aggregation=...),
-# printed to 4 decimals (issue 25 and shared/specs/reference-tools.md).
+# printed to 4 decimals (shared/specs/reference-tools.md).
 @pytest.mark.parametrize(
     ("human", "aggregation", "pearson", "spearman"),
     [

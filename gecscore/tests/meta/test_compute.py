@@ -10,7 +10,7 @@ from gecscore.meta.compute import METRICS, compute, load_inputs
 from gecscore.meta.correlation import pearson, spearman
 from gecscore.meta.scorefiles import read_system_scores
 
-# Issue 18 / Chollampatt & Ng (2018), GJG15, 13 systems incl. INPUT:
+# Chollampatt & Ng (2018), GJG15, 13 systems incl. INPUT:
 # (Pearson EW, Pearson TS, Spearman EW, Spearman TS); SentM2 Spearman is not quoted.
 PUBLISHED = {"m2": (0.623, 0.672, 0.687, 0.720), "sentm2": (0.871, 0.864, None, None)}
 

@@ -35,7 +35,7 @@ from gecscore.meta.revisitcgec_metrics import (
 )
 from tests.shared import shared_missing
 
-# Issue #26: Expected Wins of the whole judgments.xml, 4 decimals.
+# Expected Wins of the whole judgments.xml, 4 decimals.
 ISSUE_EW = {
     "bart": 0.6394,
     "s2e": 0.5138,

@@ -1,4 +1,4 @@
-"""Meta-evaluation of a release's stored metric scores against human scores (issue 18).
+"""Meta-evaluation of a release's stored metric scores against human scores.
 
 Which metric agrees with people? The metric side is read from the stored ``SystemScore``
 rows (nothing is recomputed: the numbers, and their signatures, are the ones the

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 
 # Names are imported on first use, not with the package: `python -m gecscore cleme` on M2
-# needs the scorer, not CLEME2.0, the review grid or the statistics (issue #17: start-up).
+# needs the scorer, not CLEME2.0, the review grid or the statistics (start-up).
 # Not `from typing import ...`: TYPE_CHECKING is the name type checkers look for.
 TYPE_CHECKING = False
 

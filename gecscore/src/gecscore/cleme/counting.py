@@ -29,7 +29,7 @@ ASSUMPTIONS: tuple[Assumption, ...] = ("dependent", "independent")
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
-# tuples are cheaper to build (issue #17).
+# tuples are cheaper to build.
 class ChunkTally(NamedTuple):
     """Hypothesis chunk indices by outcome against one reference (or all, independent).
 

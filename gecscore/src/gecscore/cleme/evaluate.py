@@ -61,7 +61,7 @@ EMPTY_TARGETS: tuple[EmptyTargets, ...] = ("head", "v1.0")
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
-# tuples are cheaper to build (issue #17).
+# tuples are cheaper to build.
 class SentenceEvaluation(NamedTuple):
     """One sentence: its joint partition (row 0 hypothesis) and one tally per reference."""
 
@@ -206,7 +206,7 @@ def evaluate_lengths(
 ) -> LengthEvaluation:
     """``evaluate_chunks`` reduced to what CLEME's scores read: per sentence and reference
     the lengths of the TP, FP and FN chunks (``LengthTally``), and ``b``. Builds no
-    partition rows, only each correction's edited cells (half the time; issue #17).
+    partition rows, only each correction's edited cells (half the time).
     ``empty_targets``: CLEME v1.0's rule by default (this is what ``cleme`` runs); pass
     ``"head"`` to count as ``evaluate_chunks`` does by default."""
     _check_inputs(hypotheses, references, max_refs)

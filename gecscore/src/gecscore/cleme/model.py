@@ -41,7 +41,7 @@ class SpanEdit(NamedTuple):
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
-# tuples are cheaper to build (issue #17).
+# tuples are cheaper to build.
 class Sentence(NamedTuple):
     """One source sentence with the edits of each of its corrections.
 

@@ -49,7 +49,7 @@ class ChunkSpan(NamedTuple):
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
-# tuples are cheaper to build (issue #17).
+# tuples are cheaper to build.
 class Partition(NamedTuple):
     """Chunks of one sentence: ``tokens[c][i]`` / ``changed[c][i]`` for correction c, chunk i.
 

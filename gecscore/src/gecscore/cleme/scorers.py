@@ -103,7 +103,7 @@ def corpus_totals(
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
-# tuples are cheaper to build (issue #17).
+# tuples are cheaper to build.
 class ClemeScore(NamedTuple):
     """A CLEME result. Counts are weighted (floats); at sentence level they are the sums of
     each sentence's chosen reference and p/r/f/acc are means of per-sentence scores."""

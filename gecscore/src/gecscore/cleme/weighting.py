@@ -41,7 +41,7 @@ LEVELS: tuple[Level, ...] = ("corpus", "sentence")
 
 
 # A NamedTuple, not a frozen dataclass: `cleme` on M2 then never imports dataclasses, and
-# tuples are cheaper to build (issue #17).
+# tuples are cheaper to build.
 class LengthWeight(NamedTuple):
     """Sigmoid weight of one outcome: scale ``alpha``, clipped to ``[min_value, max_value]``."""
 

@@ -87,7 +87,7 @@ def aggregate_sentence_scores(
     """System scores ranked from sentence scores by ``method`` (``trueskill`` or
     ``expected-wins``), the sentences in ``segments`` order for every system. THE HOOK: this
     calls ``gecscore.meta.aggregation.aggregate(name, sentence_scores)`` (``name`` =
-    ``trueskill`` / ``ew``), written with GREEN (issue #25, helper ``green``). The module is in
+    ``trueskill`` / ``ew``), written with GREEN (helper ``green``). The module is in
     the library now; the :class:`MetricUnavailable` branch below is left from before it was."""
     import importlib
 
