@@ -4,6 +4,7 @@ the GEC_REQUIRE_REFS switch that turns a missing one from a skip into a failure.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 from pathlib import Path
 
@@ -114,5 +115,64 @@ def test_no_absolute_folder_of_one_machine_for_references_or_ground_truth() -> N
         for path in files
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
         if any(folder in line for folder in machine_folders)
+    ]
+    assert offenders == []
+
+
+def _own_text_files() -> list[Path]:
+    """The project's own text: product, tests, docs, benchmarks, gecscore, .ci and the Makefile;
+    not the virtual environment, run-time folders, build outputs or recorded tool outputs."""
+    # shared/: the reference specifications and ground truth, third-party text.
+    skipped_folders = {
+        ".git",
+        ".venv",
+        "var",
+        "artifacts",
+        "staticfiles",
+        "build",
+        "dist",
+        "shared",
+    }
+    skipped_folders |= {
+        "__pycache__",
+        "node_modules",
+        ".ruff_cache",
+        ".pytest_cache",
+        ".mypy_cache",
+    }
+    recorded = {REPO / "gecscore/tests/dropin", REPO / "gecscore/tests/english/data"}
+    suffixes = {".py", ".pyi", ".md", ".html", ".js", ".css", ".sh", ".toml", ".txt", ".c"}
+    suffixes |= {".yaml", ".yml", ".in"}
+    files = []
+    for folder, subfolders, names in os.walk(REPO):
+        subfolders[:] = sorted(
+            name
+            for name in subfolders
+            if name not in skipped_folders
+            and not name.endswith(".egg-info")
+            and Path(folder, name) not in recorded
+        )
+        files += [
+            Path(folder, name)
+            for name in sorted(names)
+            if Path(name).suffix in suffixes
+            or name in ("Makefile", "Dockerfile")
+            or Path(folder, name) == REPO / ".ci" / "run"
+        ]
+    return files
+
+
+def test_no_tracker_issue_number_in_code_tests_or_docs() -> None:
+    # Readers cannot see the tracker: a comment, docstring or doc says the reason in words.
+    issue = re.compile(r"[Ii]ssues? #?[0-9]+")
+    files = _own_text_files()
+    assert REPO / "Makefile" in files and REPO / ".ci" / "run" in files
+    offenders = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in files
+        for number, line in enumerate(
+            path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1
+        )
+        if issue.search(line)
     ]
     assert offenders == []
