@@ -84,7 +84,7 @@ def test_imported_campaign_gives_the_librarys_trueskill_pairs(cases, case) -> No
     holds the command to the library). The comparison with the published values over 1,000
     orders lives in the library's test (gecscore/tests/meta/test_rankings.py::
     test_trueskill_over_1000_orders_equals_the_published_within_0_003); it ran here too, on the
-    same function and the same pairs, for 130 s of the suite (docs/benchmarks.md)."""
+    same function and the same pairs, for 130 s of the suite (benchmarks/HISTORY.md)."""
     path = cases[case][0]
     call_command("import_judgments", str(path), "--campaign", case, stdout=io.StringIO())
     library = pairwise(read_judgments_xml(path).items)
