@@ -481,6 +481,28 @@ def test_cleme_signatures_differing_only_in_the_measured_b_are_not_mixed_setting
     assert 'data-testid="few-systems"' in html and "Only 3 systems" in html
 
 
+def test_a_run_read_as_running_polls_its_job_even_when_the_job_ended_since(
+    release: Any, human: Any
+) -> None:
+    """The worker can finish a run and then its job between the page's read of the run and
+    its read of the job: the page saw a running run and a finished job, showed neither the
+    table nor a progress box, and stayed so (a browser walk waited for the table in vain).
+    A run still queued or running polls its job, which reloads the page on the finished run."""
+    client = _client(Role.ADMIN)
+    url = reverse("scoring:meta-evaluation", args=[release.pk])
+    evaluation = _run(release, human, metrics=["f05"], bootstrap=20)
+    job = BackgroundJob.objects.create(kind="scoring.meta", status=JobStatus.DONE)
+    MetaEvaluation.objects.filter(pk=evaluation.pk).update(
+        status=ScoreStatus.RUNNING, background_job_id=job.pk
+    )
+    html = client.get(f"{url}?run={evaluation.pk}").content.decode()
+    assert 'data-testid="job"' in html and f'data-job-url="/jobs/{job.pk}/"' in html
+    assert f'data-done-url="{url}?run={evaluation.pk}"' in html
+    MetaEvaluation.objects.filter(pk=evaluation.pk).update(status=ScoreStatus.DONE)
+    html = client.get(f"{url}?run={evaluation.pk}").content.decode()
+    assert 'data-testid="job"' not in html and 'data-testid="meta-table"' in html
+
+
 def test_page_shows_a_bad_request_as_a_message(release, human) -> None:  # type: ignore[no-untyped-def]
     client = _client(Role.ADMIN)
     url = reverse("scoring:meta-evaluation", args=[release.pk])
