@@ -1,58 +1,27 @@
 """Where the platform's tests, benchmarks and tools find the reference tools they compare with
 (the PT-M2 checkout, Hugging Face `datasets`, gec-metrics 0.1.1, ...): the folder beside the
 repository (`../refs`, or `$GEC_REFS_DIR`), as `.ci/run` installs them. Each tool's own
-variable (`GEC_PTM2_REFERENCE`, ...) still wins.
+variable (`GEC_PTM2_REFERENCE`, ...) still wins; a comparison whose tool is absent skips,
+unless `GEC_REQUIRE_REFS` names that tool or is `1`: then it fails.
 
-A comparison whose tool is absent skips, unless `GEC_REQUIRE_REFS` names that tool
-(`GEC_REQUIRE_REFS=gec-metrics,hf-datasets`) or is `1` (every tool): then it fails, so a run
-that lost a tool it installed cannot pass green on the tests that remain. The library's
-`gecscore/tests/refs.py` holds the same rules (the two `tests` packages cannot import each
-other). Benchmarks and tools import this module too, so pytest is imported only to skip.
+The rules live once, in the library's `gecscore/tests/refs.py`, loaded here by its path: the
+two `tests` packages cannot import each other, and a second copy would drift.
 """
 
 from __future__ import annotations
 
-import os
+import importlib.util
 from pathlib import Path
-from typing import NoReturn
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-REQUIRE_VARIABLE = "GEC_REQUIRE_REFS"
-# Every name GEC_REQUIRE_REFS may hold, in both packages (one value serves both suites).
-REFERENCES = ("gec-metrics", "hf-datasets", "ptm2", "seeda")
+_LIBRARY_REFS = Path(__file__).resolve().parents[1] / "gecscore" / "tests" / "refs.py"
+_spec = importlib.util.spec_from_file_location("gecscore_tests_refs", _LIBRARY_REFS)
+assert _spec is not None and _spec.loader is not None
+_library = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_library)
 
-
-def refs_dir() -> Path:
-    """`$GEC_REFS_DIR`, else `refs/` beside the repository (the default of `.ci/run`)."""
-    return Path(os.environ.get("GEC_REFS_DIR") or REPO_ROOT.parent / "refs")
-
-
-def reference_path(variable: str, *parts: str) -> Path:
-    """`$variable` when set, else `$GEC_REFS_DIR/<parts>`."""
-    value = os.environ.get(variable)
-    return Path(value) if value else refs_dir().joinpath(*parts)
-
-
-def refs_required(reference: str) -> bool:
-    """Whether `GEC_REQUIRE_REFS` (`1`, or names separated by commas) requires `reference`."""
-    import pytest
-
-    value = os.environ.get(REQUIRE_VARIABLE, "")
-    names = {name.strip() for name in value.split(",")} - {""}
-    unknown = sorted(names - {"1", *REFERENCES})
-    if unknown:  # a misspelt name would otherwise require nothing
-        pytest.fail(f"{REQUIRE_VARIABLE}={value}: {', '.join(unknown)} is none of {REFERENCES}")
-    return "1" in names or reference in names
-
-
-def reference_missing(reference: str, *, variable: str, path: Path, what: str) -> NoReturn:
-    """Skip (or, when `GEC_REQUIRE_REFS` requires `reference`, fail) a test because `what` is
-    not at `path`."""
-    import pytest
-
-    assert reference in REFERENCES, reference
-    message = f"{what} is not at {path} (set {variable}, or GEC_REFS_DIR for all the tools)"
-    if refs_required(reference):
-        required = os.environ.get(REQUIRE_VARIABLE)
-        pytest.fail(f"{REQUIRE_VARIABLE}={required} requires the {reference} reference: {message}")
-    pytest.skip(message)
+REQUIRE_VARIABLE = _library.REQUIRE_VARIABLE
+REFERENCES = _library.REFERENCES
+refs_dir = _library.refs_dir
+reference_path = _library.reference_path
+refs_required = _library.refs_required
+reference_missing = _library.reference_missing

@@ -5,7 +5,9 @@ as ``.ci/run`` installs them. Each tool's own variable (``GEC_GREEN_GECM``, ...)
 A comparison whose tool is absent skips, unless ``GEC_REQUIRE_REFS`` names that tool
 (``GEC_REQUIRE_REFS=gec-metrics,seeda``) or is ``1`` (every tool): then it fails, so a run
 that lost a tool it installed cannot pass green on the tests that remain. The platform's
-``tests/refs.py`` holds the same rules (the two ``tests`` packages cannot import each other).
+``tests/refs.py`` loads this file by its path (the two ``tests`` packages cannot import each
+other), so both suites, the benchmarks and the tools follow one copy of the rules; pytest is
+imported only to skip or fail, as benchmarks and tools import this too.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import NoReturn
-
-import pytest
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 REQUIRE_VARIABLE = "GEC_REQUIRE_REFS"
@@ -35,6 +35,8 @@ def reference_path(variable: str, *parts: str) -> Path:
 
 def refs_required(reference: str) -> bool:
     """Whether ``GEC_REQUIRE_REFS`` (``1``, or names separated by commas) requires ``reference``."""
+    import pytest
+
     value = os.environ.get(REQUIRE_VARIABLE, "")
     names = {name.strip() for name in value.split(",")} - {""}
     unknown = sorted(names - {"1", *REFERENCES})
@@ -46,6 +48,8 @@ def refs_required(reference: str) -> bool:
 def reference_missing(reference: str, *, variable: str, path: Path, what: str) -> NoReturn:
     """Skip (or, when ``GEC_REQUIRE_REFS`` requires ``reference``, fail) a test because ``what``
     is not at ``path``."""
+    import pytest
+
     assert reference in REFERENCES, reference
     message = f"{what} is not at {path} (set {variable}, or GEC_REFS_DIR for all the tools)"
     if refs_required(reference):

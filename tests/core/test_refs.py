@@ -100,7 +100,8 @@ def test_the_library_tests_know_the_same_reference_names() -> None:
 
 
 def test_no_absolute_folder_of_one_machine_for_references_or_ground_truth() -> None:
-    machine_folders = ("/work/" + "refs", "/work/" + "shared")  # split: not an offender here
+    # Built from parts so that this file is not an offender itself.
+    machine_folders = tuple("/".join(("", "work", name)) for name in ("refs", "shared"))
     files = sorted(REPO.glob("*.md"))
     for folder in ("tests", "benchmarks", "tools", "docs", "gecscore", ".ci"):
         files += sorted(
