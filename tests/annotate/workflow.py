@@ -62,3 +62,29 @@ def submit_all(world: World, position: int, answers: list[tuple[list[str], str]]
         submit_correction(
             assignment_id=world.assignment(user, position).pk, user=user, texts=texts, tag=tag
         )
+
+
+def review_accepting(
+    world: World, accepted: str, *, added: list[str] | None = None, position: int = 0
+) -> list[dict[str, object]]:
+    """The reviewer saves sentence `position` as annotatable, judging correct only the
+    corrections whose text is `accepted` (tags are not judged), adding `added`; returns the
+    verdicts it sent, for an amendment to start from."""
+    from review.selectors import merged_candidates
+    from review.verdicts import submit_review
+
+    task = world.task(position)
+    verdicts: list[dict[str, object]] = [
+        {"position": c.position, "correct": c.text == accepted}
+        for c in merged_candidates(task, with_edits=False)
+        if c.kind == "correction"
+    ]
+    submit_review(
+        task_id=task.pk,
+        user=world.reviewer,
+        version=task.version,
+        judgement="annotatable",
+        verdicts=verdicts,
+        added=added or [],
+    )
+    return verdicts

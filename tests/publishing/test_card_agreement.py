@@ -13,10 +13,8 @@ from django.test import Client
 from datasets.services.releases import release_dataset
 from publishing import services as publishing
 from review.amendments import amend_review
-from review.selectors import merged_candidates
-from review.verdicts import submit_review
 from scoring import services as scoring
-from tests.annotate.workflow import make_world, submit_all
+from tests.annotate.workflow import make_world, review_accepting, submit_all
 
 pytestmark = pytest.mark.django_db
 
@@ -35,20 +33,8 @@ def test_two_publishes_give_one_card_whatever_was_opened_between(tmp_path: Path)
     submit_all(
         world, 0, [([R0], ""), (["我喜欢吃平果", "我很喜欢吃苹果。"], ""), ([], "error_free")]
     )
+    verdicts = review_accepting(world, R0, added=[R1])
     task = world.task()
-    verdicts = [
-        {"position": c.position, "correct": c.text == R0}
-        for c in merged_candidates(task, with_edits=False)
-        if c.kind == "correction"
-    ]
-    submit_review(
-        task_id=task.pk,
-        user=world.reviewer,
-        version=task.version,
-        judgement="annotatable",
-        verdicts=verdicts,
-        added=[R1],
-    )
     release = release_dataset(dataset=world.dataset)
     # Nobody opened a scoring page: the card scores the boxes itself.
     first = _card(release, tmp_path / "first")

@@ -259,28 +259,13 @@ def test_annotator_scores_follow_the_real_review_workflow() -> None:
     """The same sentence and boxes, submitted and reviewed through the annotation and review
     services (which write golden references with bulk_create): the numbers are the
     hand-computed ones of the module docstring."""
-    from review.selectors import merged_candidates
-    from review.verdicts import submit_review
-    from tests.annotate.workflow import make_world, submit_all
+    from tests.annotate.workflow import make_world, review_accepting, submit_all
 
     world = make_world(sentences=[SOURCE])
     submit_all(
         world, 0, [([R0], ""), (["我喜欢吃平果", "我很喜欢吃苹果。"], ""), ([], "error_free")]
     )
-    task = world.task()
-    verdicts = [
-        {"position": c.position, "correct": c.text == R0}
-        for c in merged_candidates(task, with_edits=False)
-        if c.kind == "correction"
-    ]
-    submit_review(
-        task_id=task.pk,
-        user=world.reviewer,
-        version=task.version,
-        judgement="annotatable",
-        verdicts=verdicts,
-        added=[R1],
-    )
+    review_accepting(world, R0, added=[R1])
     assert [
         r.text
         for r in GoldenReference.objects.filter(
@@ -306,28 +291,14 @@ def test_release_human_row_is_scored_against_the_frozen_references() -> None:
 
     from datasets.services.releases import release_dataset
     from review.amendments import amend_review
-    from review.selectors import merged_candidates
-    from review.verdicts import submit_review
-    from tests.annotate.workflow import make_world, submit_all
+    from tests.annotate.workflow import make_world, review_accepting, submit_all
 
     world = make_world(sentences=[SOURCE])
     submit_all(
         world, 0, [([R0], ""), (["我喜欢吃平果", "我很喜欢吃苹果。"], ""), ([], "error_free")]
     )
+    verdicts = review_accepting(world, R0, added=[R1])
     task = world.task()
-    verdicts = [
-        {"position": c.position, "correct": c.text == R0}
-        for c in merged_candidates(task, with_edits=False)
-        if c.kind == "correction"
-    ]
-    submit_review(
-        task_id=task.pk,
-        user=world.reviewer,
-        version=task.version,
-        judgement="annotatable",
-        verdicts=verdicts,
-        added=[R1],
-    )
     services.refresh_annotator_scores(dataset_id=world.dataset.pk, user=None)
     release = release_dataset(dataset=world.dataset)
     live = selectors.human_scores(world.dataset)

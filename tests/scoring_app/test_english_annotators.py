@@ -24,11 +24,9 @@ from django.utils import timezone
 
 from datasets.services.releases import release_dataset
 from publishing import services as publishing
-from review.selectors import merged_candidates
-from review.verdicts import submit_review
 from scoring import selectors, services
 from scoring.models import AnnotatorSample
-from tests.annotate.workflow import make_world, submit_all
+from tests.annotate.workflow import make_world, review_accepting, submit_all
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -41,19 +39,7 @@ HALF = "He goes to school every days ."
 def english_world():  # type: ignore[no-untyped-def]
     world = make_world(sentences=[SOURCE], language="en")
     submit_all(world, 0, [([R0], ""), ([HALF], ""), ([], "error_free")])
-    task = world.task()
-    verdicts = [
-        {"position": c.position, "correct": c.text == R0}
-        for c in merged_candidates(task, with_edits=False)
-        if c.kind == "correction"
-    ]
-    submit_review(
-        task_id=task.pk,
-        user=world.reviewer,
-        version=task.version,
-        judgement="annotatable",
-        verdicts=verdicts,
-    )
+    review_accepting(world, R0)
     services.refresh_annotator_scores(dataset_id=world.dataset.pk, user=None)
     return world
 
