@@ -21,13 +21,14 @@ from typing import Any
 from django.conf import settings
 from gecscore.english.errant_edits import EnglishModelMissing, ragged_m2_blocks
 from gecscore.extract import init_m2_worker, m2_block_texts
-from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, format_m2_block
+from gecscore.m2 import format_m2_block
 from gecscore.processes import worker_context
 
 from config.env import env_int
 from core.audit import log_action
 from core.exceptions import ServiceError
 from datasets.extraction import extraction_resources, resources_dir_setting
+from datasets.formats.markers import written_references
 from datasets.models import Dataset, DatasetVersion, Language, ReferenceM2Cache
 from datasets.selectors import DatasetRow, chunked, export_rows
 
@@ -207,12 +208,11 @@ def english_m2_chunks(rows: Iterable[DatasetRow], *, on_progress: Any = None) ->
     another simply has fewer annotators, and one without any gets a ``noop`` annotator.
     Sentences are parsed in batches."""
 
-    markers = (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT)
     done = 0
     for chunk in chunked(rows, ENGLISH_BATCH):
+        # The markers as English writes them (the source): the one rule of the exports.
         corrections = [
-            [row.text if text in markers else text for text in row.references] or [row.text]
-            for row in chunk
+            list(written_references(row, Language.ENGLISH)) or [row.text] for row in chunk
         ]
         try:
             blocks = ragged_m2_blocks([row.text for row in chunk], corrections)
