@@ -405,9 +405,9 @@ GEC_SOME_MODEL_M = env_str("GEC_SOME_MODEL_M")
 GEC_IMPARA_MODEL_QE = env_str("GEC_IMPARA_MODEL_QE")
 GEC_IMPARA_MODEL_SE = env_str("GEC_IMPARA_MODEL_SE")
 GEC_SCRIBENDI_MODEL = env_str("GEC_SCRIBENDI_MODEL")
-# The LLM judges (scoring/services/judges.py): GEC_LLM_URL, an OpenAI-compatible endpoint the
-# operator runs (vLLM, llama.cpp, Ollama; base URL ending in /v1) with GEC_LLM_MODEL the model
-# name it serves, or GEC_LLM_MODEL alone, a local Hugging Face causal LM folder.
+# The LLM (core/llm.py: judges, suggested corrections, closest-gold proposals): GEC_LLM_URL,
+# an OpenAI-compatible endpoint the operator runs (vLLM, llama.cpp, Ollama; base URL ending in
+# /v1) with GEC_LLM_MODEL the model name it serves, or GEC_LLM_MODEL alone, a local Hugging Face causal LM folder.
 GEC_LLM_URL = env_str("GEC_LLM_URL")
 GEC_LLM_MODEL = env_str("GEC_LLM_MODEL")
 GEC_LLM_API_KEY = env_str("GEC_LLM_API_KEY")

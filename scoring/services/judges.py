@@ -30,7 +30,6 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from gecscore.errors import GECError
-from gecscore.reffree.llm_clients import Stop
 from gecscore.reffree.llm_judge import LLMJudge, trueskill_scores
 
 from core.exceptions import Conflict, NotFound, ServiceError
@@ -43,9 +42,10 @@ from core.jobs import (
     report_progress,
     settle_job,
 )
+from core.llm import llm_backend, llm_request_options, llm_setup
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
-from gecscore import get_metric
+from gecscore import Stop, get_metric
 from scoring import tasks
 from scoring.models import ScoreStatus, SystemScore
 from scoring.services.systems import released_rows
@@ -56,35 +56,9 @@ JUDGE_METRICS = ("llm-s", "llm-e")
 JUDGE_AGGREGATION = "trueskill"
 
 
-def judge_backend() -> dict[str, str]:
-    """The judge's backend options from the settings; a ServiceError naming the setting to
-    fill when none (or only half of the HTTP pair) is set."""
-    url = str(getattr(settings, "GEC_LLM_URL", "") or "").strip()
-    model = str(getattr(settings, "GEC_LLM_MODEL", "") or "").strip()
-    if url and not model:
-        raise ServiceError(
-            "GEC_LLM_URL is set but GEC_LLM_MODEL is empty: set GEC_LLM_MODEL to the model "
-            "name the endpoint serves"
-        )
-    if url:
-        return {"backend": "http", "url": url, "model": model}
-    if model:
-        return {"backend": "hf", "model": model}
-    raise ServiceError(
-        "no LLM configured for the judges: set GEC_LLM_URL (an OpenAI-compatible endpoint, "
-        "e.g. http://127.0.0.1:8000/v1) and GEC_LLM_MODEL (the model name it serves), or "
-        "GEC_LLM_MODEL alone (a local Hugging Face causal LM folder)"
-    )
-
-
 def judge_setup() -> tuple[bool, str]:
     """(configured, what to fill or which LLM) for the leaderboard page."""
-    try:
-        backend = judge_backend()
-    except ServiceError as exc:
-        return False, exc.message
-    where = backend.get("url") or "local model"
-    return True, f"{backend['model']} ({where})"
+    return llm_setup()
 
 
 def _chosen(metrics: list[str] | None) -> list[str]:
@@ -113,7 +87,7 @@ def request_judge_run(
 ) -> BackgroundJob:
     """Queue the LLM judges (both, or ``metrics``) over the release's scored systems on the
     `gpu` queue (the task is sent on commit)."""
-    judge_backend()
+    llm_backend()
     chosen = _chosen(metrics)
     scored = _scored(version)
     if len(scored) < 2:
@@ -137,13 +111,9 @@ def make_judge(name: str) -> LLMJudge:
     Judge = get_metric(name)
     cache_dir = getattr(settings, "GEC_WEIGHT_CACHE_DIR", None)
     config = Judge.Config(  # type: ignore[call-arg]
-        **judge_backend(),
-        api_key=str(getattr(settings, "GEC_LLM_API_KEY", "") or "") or None,
-        timeout=float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0)),
+        **llm_backend(),
+        **llm_request_options(),
         concurrency=int(getattr(settings, "GEC_LLM_CONCURRENCY", 4)),
-        retries=int(getattr(settings, "GEC_LLM_RETRIES", 3)),
-        retry_wait=float(getattr(settings, "GEC_LLM_RETRY_WAIT", 1.0)),
-        max_response_bytes=int(getattr(settings, "GEC_LLM_MAX_RESPONSE_BYTES", 1 << 20)),
         device=settings.GEC_BERT_DEVICE,
         cache_dir=str(cache_dir) if cache_dir else None,
     )
@@ -190,7 +160,7 @@ def run_judges(
     every = min(1.0, float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0)) / 4)
     try:
         chosen = _chosen(metrics)
-        http = judge_backend()["backend"] == "http"
+        http = llm_backend()["backend"] == "http"
         scored = _scored(version)
         if job_id is not None:
             mark_running(job_id, total=len(chosen), message=", ".join(chosen))

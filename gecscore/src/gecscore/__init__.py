@@ -48,6 +48,14 @@ _EXPORTS: dict[str, str] = {
     "Scribendi": "gecscore.reffree.scribendi",
     "LLMJudgeSent": "gecscore.reffree.llm_judge",
     "LLMJudgeEdit": "gecscore.reffree.llm_judge",
+    # The one LLM client (deadlines, bounded answers, retries, a shared circuit breaker) that
+    # the judges use, for anyone else who asks an LLM.
+    "ChatClient": "gecscore.reffree.llm_clients",
+    "HFChatClient": "gecscore.reffree.llm_clients",
+    "HTTPChatClient": "gecscore.reffree.llm_clients",
+    "LLMEndpoint": "gecscore.reffree.llm_clients",
+    "LLMStopped": "gecscore.reffree.llm_clients",
+    "Stop": "gecscore.reffree.llm_clients",
     "IMeasure": "gecscore.english.imeasure_metric",
     "CLEME": "gecscore.cleme.metric",
     "CLEME2": "gecscore.cleme.metric",
@@ -90,6 +98,12 @@ _EXPORTS: dict[str, str] = {
 # A literal list (not sorted(_EXPORTS)): type checkers read it as the re-exports; a test
 # holds it equal to the keys of _EXPORTS.
 __all__ = [
+    "ChatClient",
+    "HFChatClient",
+    "HTTPChatClient",
+    "LLMEndpoint",
+    "LLMStopped",
+    "Stop",
     "CLEME",
     "CLEME2",
     "ChERRANT",
@@ -219,6 +233,14 @@ if TYPE_CHECKING:
     from gecscore.ptm2 import PTM2Result, score_ptm2
     from gecscore.ptm2_metric import PTM2, PTM2M2
     from gecscore.reffree.impara import IMPARA
+    from gecscore.reffree.llm_clients import (
+        ChatClient,
+        HFChatClient,
+        HTTPChatClient,
+        LLMEndpoint,
+        LLMStopped,
+        Stop,
+    )
     from gecscore.reffree.llm_judge import LLMJudgeEdit, LLMJudgeSent
     from gecscore.reffree.scribendi import Scribendi
     from gecscore.reffree.some import SOME
