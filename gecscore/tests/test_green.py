@@ -313,7 +313,7 @@ def _gec_metrics(tmp_path: Path, payload: dict[str, object]) -> dict[str, object
 def test_side_by_side_with_gec_metrics_on_seeda_and_mucgec(
     tmp_path: Path, seeda: Path, shared_data: Path
 ) -> None:
-    from gecscore.meta.aggregation import trueskill_scores
+    from gecscore.meta.aggregation import aggregate
 
     sources, refs = _seeda_inputs(seeda)
     keep = slice(0, 120)
@@ -346,7 +346,7 @@ def test_side_by_side_with_gec_metrics_on_seeda_and_mucgec(
                 if unit == "word" and payload["n"] == 4:
                     sentence_scores[name] = ours.sentence_scores
         if sentence_scores:
-            ts = trueskill_scores(sentence_scores)
+            ts = aggregate("trueskill", sentence_scores)
             for ours_mu, theirs in zip(ts.values(), reference["trueskill"], strict=True):  # type: ignore[arg-type]
                 assert abs(ours_mu - theirs) < 1e-12
 

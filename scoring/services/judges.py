@@ -29,8 +29,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from gecscore import trueskill_scores
 from gecscore.errors import GECError
-from gecscore.reffree.llm_judge import LLMJudge, trueskill_scores
+from gecscore.reffree.llm_judge import LLMJudge
 
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.job_leases import watch_cancel

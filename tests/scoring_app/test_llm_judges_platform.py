@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from django.test import Client
+from gecscore import trueskill_scores
 from gecscore.meta.aggregation import aggregate
-from gecscore.reffree.llm_judge import trueskill_scores
 from rest_framework.test import APIClient
 
 from core.exceptions import ServiceError

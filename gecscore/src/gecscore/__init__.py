@@ -88,6 +88,8 @@ _EXPORTS: dict[str, str] = {
     # Weighted metrics (PT-M2 / PT-ERRANT); providers live in gecscore.weights.
     "PTM2Result": "gecscore.ptm2",
     "score_ptm2": "gecscore.ptm2",
+    # System rankings from per-sentence pairwise outcomes (the LLM judges' tables).
+    "trueskill_scores": "gecscore.meta.aggregation",
     "ResourceError": "gecscore.resources",
     "Resources": "gecscore.resources",
     "default_resources": "gecscore.resources",
@@ -161,6 +163,7 @@ __all__ = [
     "read_parallel",
     "reference_count_curve",
     "score_ptm2",
+    "trueskill_scores",
     "write_m2",
 ]
 
@@ -220,6 +223,7 @@ if TYPE_CHECKING:
         write_m2,
     )
     from gecscore.maxmatch.scorer import M2, SentM2
+    from gecscore.meta.aggregation import trueskill_scores
     from gecscore.metric import (
         Gold,
         Hypotheses,

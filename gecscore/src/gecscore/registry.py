@@ -2,7 +2,7 @@
 
 Metrics are named by import path (``"module:attribute"``), never by the object: the class of
 the public calling convention in :data:`METRIC_CLASSES` (:func:`get_metric` loads it), the
-meta-evaluation function in :class:`Metric`; looking a metric up imports nothing, and
+meta-evaluation function in :class:`MetricInfo`; looking a metric up imports nothing, and
 :func:`load` imports only the module asked for. ``python -m gecscore compare`` reads this
 module at start-up and must not load the extractor or the aligner (its start-up time counts), so
 keep this module free of imports of the library's metric modules.
@@ -24,7 +24,7 @@ __all__ = [
     "COMMANDS",
     "METRICS",
     "METRIC_CLASSES",
-    "Metric",
+    "MetricInfo",
     "command_modules",
     "get",
     "get_metric",
@@ -65,11 +65,14 @@ if TYPE_CHECKING:
     from gecscore.english.gleu import GLEU
     from gecscore.english.imeasure_metric import IMeasure
     from gecscore.maxmatch.scorer import M2, SentM2
-    from gecscore.metric import Metric as MetricClass
+    from gecscore.metric import Metric
     from gecscore.ptm2_metric import PTM2, PTM2M2
 
 
-class Metric(NamedTuple):
+class MetricInfo(NamedTuple):
+    """What the library says about a metric besides its class: title, language, commands and
+    meta-evaluation function. (The metric class itself derives from ``gecscore.metric.Metric``.)"""
+
     name: str  # the registry key
     title: str  # how pages and reports label its headline number
     language: str  # "zh", "en" or "any" (M2 input in any language)
@@ -77,7 +80,7 @@ class Metric(NamedTuple):
     meta: str | None  # "module:function" for ``meta system --compute``, if offered
 
 
-def _metrics(*entries: Metric) -> dict[str, Metric]:
+def _metrics(*entries: MetricInfo) -> dict[str, MetricInfo]:
     return {entry.name: entry for entry in entries}
 
 
@@ -86,24 +89,30 @@ _EDITS = "gecscore.meta.compute_edits"
 
 # The order is the order of listings (``meta system --compute``'s help: m2, sentm2, gleu,
 # imeasure; the platform's metric catalogue).
-METRICS: dict[str, Metric] = _metrics(
-    Metric("cherrant", "ChERRANT F0.5", "zh", ("compare", "score"), f"{_EDITS}:cherrant_scores"),
-    Metric("errant", "ERRANT F0.5", "en", ("errant-compare",), f"{_EDITS}:errant_scores"),
-    Metric("m2", "M2 F0.5", "en", ("m2score",), "gecscore.meta.compute:m2_scores"),
-    Metric("sentm2", "SentM2", "en", ("m2score",), "gecscore.meta.compute:sentm2_scores"),
-    Metric("gleu", "GLEU", "en", ("gleu",), "gecscore.meta.compute:gleu_scores"),
-    Metric("gleu-gecm", "GLEU (gec-metrics)", "en", (), "gecscore.meta.compute:gleu_gecm_scores"),
-    Metric("green", "GREEN", "any", ("green",), "gecscore.meta.compute:green_scores"),
-    Metric("some", "SOME", "en", ("some",), None),
-    Metric("impara", "IMPARA", "en", ("impara",), None),
-    Metric("scribendi", "Scribendi score", "en", ("scribendi",), None),
-    Metric("llm-s", "LLM judge (sentence)", "any", ("llm-judge",), None),
-    Metric("llm-e", "LLM judge (edit)", "any", ("llm-judge",), None),
-    Metric("imeasure", "I-measure", "en", ("imeasure",), "gecscore.meta.compute:imeasure_scores"),
-    Metric("cleme", "CLEME F0.5", "any", ("cleme",), f"{_EDITS}:cleme_scores"),
-    Metric("cleme2", "CLEME2.0", "any", ("cleme2",), f"{_EDITS}:cleme2_scores"),
-    Metric("ptm2", "PT-M2 F0.5", "any", ("ptm2",), f"{_EDITS}:ptm2_scores"),
-    Metric("ptm2-m2", "PT-M2 F0.5 (MaxMatch)", "en", ("ptm2",), None),
+METRICS: dict[str, MetricInfo] = _metrics(
+    MetricInfo(
+        "cherrant", "ChERRANT F0.5", "zh", ("compare", "score"), f"{_EDITS}:cherrant_scores"
+    ),
+    MetricInfo("errant", "ERRANT F0.5", "en", ("errant-compare",), f"{_EDITS}:errant_scores"),
+    MetricInfo("m2", "M2 F0.5", "en", ("m2score",), "gecscore.meta.compute:m2_scores"),
+    MetricInfo("sentm2", "SentM2", "en", ("m2score",), "gecscore.meta.compute:sentm2_scores"),
+    MetricInfo("gleu", "GLEU", "en", ("gleu",), "gecscore.meta.compute:gleu_scores"),
+    MetricInfo(
+        "gleu-gecm", "GLEU (gec-metrics)", "en", (), "gecscore.meta.compute:gleu_gecm_scores"
+    ),
+    MetricInfo("green", "GREEN", "any", ("green",), "gecscore.meta.compute:green_scores"),
+    MetricInfo("some", "SOME", "en", ("some",), None),
+    MetricInfo("impara", "IMPARA", "en", ("impara",), None),
+    MetricInfo("scribendi", "Scribendi score", "en", ("scribendi",), None),
+    MetricInfo("llm-s", "LLM judge (sentence)", "any", ("llm-judge",), None),
+    MetricInfo("llm-e", "LLM judge (edit)", "any", ("llm-judge",), None),
+    MetricInfo(
+        "imeasure", "I-measure", "en", ("imeasure",), "gecscore.meta.compute:imeasure_scores"
+    ),
+    MetricInfo("cleme", "CLEME F0.5", "any", ("cleme",), f"{_EDITS}:cleme_scores"),
+    MetricInfo("cleme2", "CLEME2.0", "any", ("cleme2",), f"{_EDITS}:cleme2_scores"),
+    MetricInfo("ptm2", "PT-M2 F0.5", "any", ("ptm2",), f"{_EDITS}:ptm2_scores"),
+    MetricInfo("ptm2-m2", "PT-M2 F0.5 (MaxMatch)", "en", ("ptm2",), None),
 )
 
 
@@ -153,10 +162,10 @@ if TYPE_CHECKING:
     @overload
     def get_metric(name: Literal["ptm2-m2"]) -> type[PTM2M2]: ...
     @overload
-    def get_metric(name: str) -> type[MetricClass]: ...
+    def get_metric(name: str) -> type[Metric]: ...
 
 
-def get_metric(name: str) -> type[MetricClass]:
+def get_metric(name: str) -> type[Metric]:
     """The metric class called ``name`` (``get_metric("gleu")(config).score_corpus(...)``);
     a GECError naming the known ones otherwise. Imports that metric's module only."""
     path = METRIC_CLASSES.get(name)
@@ -170,8 +179,8 @@ def metric_names() -> list[str]:
     return sorted(METRIC_CLASSES)
 
 
-def get(name: str) -> Metric:
-    """The metric called ``name``; a ValueError naming the known ones otherwise."""
+def get(name: str) -> MetricInfo:
+    """The info record of the metric called ``name``; a ValueError naming the known ones otherwise."""
     try:
         return METRICS[name]
     except KeyError:

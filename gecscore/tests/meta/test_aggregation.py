@@ -34,33 +34,56 @@ def test_trueskill_equals_the_package_played_match_by_match() -> None:
     rng = random.Random(7)
     # Few distinct values, so that there are many ties (draws).
     scores = {f"sys{k}": [rng.choice((0.0, 0.25, 0.5, 1.0)) for _ in range(30)] for k in range(7)}
-    ours = trueskill_scores(scores)
+    ours = aggregate("trueskill", scores)
     theirs = _package_trueskill(scores)
     assert list(ours) == list(theirs)
     assert max(abs(ours[name] - theirs[name]) for name in ours) < 1e-12
     # The order of the systems is the order of the matches: another order, other ratings.
     reordered = dict(reversed(list(scores.items())))
-    assert trueskill_scores(reordered) != ours
+    assert aggregate("trueskill", reordered) != ours
     assert (
-        max(abs(trueskill_scores(reordered)[n] - _package_trueskill(reordered)[n]) for n in ours)
+        max(
+            abs(aggregate("trueskill", reordered)[n] - _package_trueskill(reordered)[n])
+            for n in ours
+        )
         < 1e-12
     )
+
+
+def _tables(scores: dict[str, list[float]]) -> list[list[list[int | None]]]:
+    """One pairwise table per sentence: 1 when system i scored higher than j, -1 lower, 0 equal."""
+    rows = list(scores.values())
+    return [
+        [[(x[k] > y[k]) - (x[k] < y[k]) for y in rows] for x in rows] for k in range(len(rows[0]))
+    ]
+
+
+def test_the_table_door_is_the_same_rule_as_aggregate() -> None:
+    """``trueskill_scores`` / ``expected_wins_scores`` (pairwise tables in, a list out: the
+    LLM judges' door, ``gecscore.trueskill_scores``) give ``aggregate``'s numbers on the tables of
+    the same sentence scores."""
+    rng = random.Random(11)
+    scores = {f"sys{k}": [rng.choice((0.0, 0.5, 1.0)) for _ in range(25)] for k in range(5)}
+    tables = _tables(scores)
+    assert trueskill_scores(tables) == list(aggregate("trueskill", scores).values())
+    assert expected_wins_scores(tables) == list(aggregate("ew", scores).values())
+    assert trueskill_scores([]) == [] and expected_wins_scores([]) == []
 
 
 def test_expected_wins_by_hand() -> None:
     # A beats everyone on both sentences; B beats C and D once and ties once; C and D always
     # tie (a pair never decided counts 0): A 3/3, B (0 + 1 + 1)/3, C and D 0.
     scores = {"A": [1.0, 1.0], "B": [0.5, 0.2], "C": [0.2, 0.2], "D": [0.2, 0.2]}
-    wins = expected_wins_scores(scores)
+    wins = aggregate("ew", scores)
     assert wins == {"A": 1.0, "B": 2 / 3, "C": 0.0, "D": 0.0}
-    assert aggregate("ew", scores) == wins
+    assert expected_wins_scores(_tables(scores)) == list(wins.values())
 
 
 def test_sentence_counts_must_agree() -> None:
     with pytest.raises(GECError, match="every system needs a score for every sentence"):
-        trueskill_scores({"A": [1.0, 0.0], "B": [1.0]})
+        aggregate("trueskill", {"A": [1.0, 0.0], "B": [1.0]})
     with pytest.raises(GECError, match="at least two systems"):
-        expected_wins_scores({"A": [1.0]})
+        aggregate("ew", {"A": [1.0]})
     with pytest.raises(GECError, match="unknown aggregation 'mean'"):
         aggregate("mean", {"A": [1.0], "B": [0.0]})
 

@@ -15,14 +15,13 @@ import pytest
 
 from gecscore import get_metric
 from gecscore.errors import GECError
+from gecscore.meta.aggregation import expected_wins_scores, trueskill_scores
 from gecscore.reffree.llm_judge import (
     EDIT_TEMPLATE,
     SENT_TEMPLATE,
-    expected_wins_scores,
     pairwise_table,
     parse_scores,
     sample_targets,
-    trueskill_scores,
 )
 from tests.reffree.chat_server import ChatServer, model_scores
 from tests.reffree.conftest import SYSTEMS, reference_python, run_reference

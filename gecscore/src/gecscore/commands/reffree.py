@@ -183,7 +183,7 @@ def run_llm_judge(args: argparse.Namespace) -> int:
             _print(args, path, result.score, result.signature, [s.score for s in result.sentences])
             return 0
         judged = judge.score_systems(sources, [hyps for _, hyps in systems])
-        from gecscore.reffree.llm_judge import expected_wins_scores, trueskill_scores
+        from gecscore.meta.aggregation import expected_wins_scores, trueskill_scores
 
         aggregate = trueskill_scores if args.aggregate == "trueskill" else expected_wins_scores
         ranking = aggregate(judged.pairwise)

@@ -13,7 +13,7 @@ Every sentence is turned into pairwise comparisons of the systems by their sente
   a draw. Deterministic: no sampling. The score is the final mu. The matches are played in
   the same order per system, batched over pairs of disjoint systems, by
   :func:`gecscore.meta.rankings.trueskill_update` (equal to ``trueskill.rate``);
-  :func:`play_trueskill` plays any such list of matches (the LLM judges' pairwise tables).
+  :func:`play_trueskill` plays any such list of matches.
 * ``ew``: Expected Wins (Bojar et al. 2013), the paper's second rating method: for system i
   the mean over the other systems j of wins(i, j) / (wins(i, j) + wins(j, i)) over the
   sentences, ties ignored, a pair never decided counting 0 --
@@ -22,6 +22,12 @@ Every sentence is turned into pairwise comparisons of the systems by their sente
 
 The system order matters for TrueSkill only (it is the order of the matches); SEEDA's is
 alphabetical, the order of gec-metrics' ``MetaEvalSEEDA.MODELS``.
+
+Two doors, one rule: :func:`aggregate` takes ``{system: sentence scores}`` and returns
+``{system: score}``; :func:`trueskill_scores` and :func:`expected_wins_scores` take
+per-sentence pairwise tables (:data:`PairwiseTable`, what the LLM judges produce; also
+``gecscore.trueskill_scores``) and return a list in system order. ``aggregate`` is those two
+on the tables of its sentence scores (the higher score wins, equal scores tie, a NaN loses).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from gecscore.meta.rankings import expected_wins, trueskill_update
 __all__ = [
     "AGGREGATIONS",
     "FloatArray",
+    "PairwiseTable",
     "TS_BETA",
     "TS_DRAW_PROBABILITY",
     "TS_MU",
@@ -60,6 +67,10 @@ TS_BETA = 0.25
 TS_DRAW_PROBABILITY = 0.25
 
 FloatArray = npt.NDArray[np.float64]
+
+# One sentence's outcomes, [system i][system j]: 1 when i's hypothesis won over j's, -1 when
+# it lost, 0 a tie (or the same hypothesis), None when the two were not compared.
+PairwiseTable = list[list[int | None]]
 
 
 def _score_table(sentence_scores: Mapping[str, Sequence[float]]) -> FloatArray:
@@ -130,8 +141,58 @@ def play_trueskill(
     return [float(value) for value in mu[:, 0]]
 
 
-def trueskill_scores(sentence_scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
-    """gec-metrics' TrueSkill aggregation: the final mu of each system (see the module)."""
+def _table_matches(
+    tables: Sequence[PairwiseTable],
+) -> tuple[int, list[int], list[int], list[int]]:
+    """The tables as matches in gec-metrics' order (sentences in order, pairs (i < j) in
+    order, the pairs not compared left out): (systems, first, second, outcome)."""
+    n = len(tables[0]) if tables else 0
+    first: list[int] = []
+    second: list[int] = []
+    outcome: list[int] = []
+    for table in tables:
+        for i, j in itertools.combinations(range(n), 2):
+            result = table[i][j]
+            if result is not None:
+                first.append(i)
+                second.append(j)
+                outcome.append(result)
+    return n, first, second, outcome
+
+
+def trueskill_scores(tables: Sequence[PairwiseTable]) -> list[float]:
+    """TrueSkill mu per system (in table order) over per-sentence pairwise tables, as
+    gec-metrics' ``run_trueskill`` (mu 0, sigma 0.5, beta 0.25, tau 0, draw probability 0.25;
+    one two-player update per compared pair, sentences in order, pairs (i < j) in order):
+    :func:`play_trueskill` on those matches. No tables: no systems, ``[]``."""
+    n, first, second, outcome = _table_matches(tables)
+    return play_trueskill(n, first, second, outcome) if n else []
+
+
+def expected_wins_scores(tables: Sequence[PairwiseTable]) -> list[float]:
+    """Expected Wins (Bojar et al. 2011) per system (in table order) over per-sentence
+    pairwise tables: the mean over the others of wins / (wins + losses) against each; ties
+    and pairs not compared ignored, a pair never decided adds 0 (a system never compared
+    scores 0 and still counts among the others): :func:`gecscore.meta.rankings.expected_wins`
+    on the tables' comparisons."""
+    n, first, second, outcome = _table_matches(tables)
+    if n < 2:
+        return [0.0] * n
+    names = [f"{k:09d}" for k in range(n)]  # sorted as the systems are ordered
+    relation = {1: "<", -1: ">", 0: "="}
+    comparisons = [
+        Comparison("", "", names[i], names[j], relation[o], 0, 0)
+        for i, j, o in zip(first, second, outcome, strict=True)
+    ]
+    scores = expected_wins(comparisons, systems=names)
+    return [scores[name] for name in names]
+
+
+def _trueskill_of_sentence_scores(
+    sentence_scores: Mapping[str, Sequence[float]],
+) -> dict[str, float]:
+    """:func:`trueskill_scores` of the sentence scores' pairwise outcomes, played straight
+    from the score table (numpy, no tables built: SEEDA has thousands of sentences)."""
     table = _score_table(sentence_scores)
     systems, sentences = table.shape
     pairs = list(itertools.combinations(range(systems), 2))
@@ -160,7 +221,9 @@ def sentence_comparisons(sentence_scores: Mapping[str, Sequence[float]]) -> list
     return out
 
 
-def expected_wins_scores(sentence_scores: Mapping[str, Sequence[float]]) -> dict[str, float]:
+def _expected_wins_of_sentence_scores(
+    sentence_scores: Mapping[str, Sequence[float]],
+) -> dict[str, float]:
     """Expected Wins of each system over its sentence-level wins (see the module)."""
     scores = expected_wins(sentence_comparisons(sentence_scores))
     return {system: scores[system] for system in sentence_scores}
@@ -170,9 +233,9 @@ def aggregate(method: str, sentence_scores: Mapping[str, Sequence[float]]) -> di
     """System scores from sentence scores by ``trueskill`` or ``ew`` (``default`` is the
     metric's corpus score, which only the metric can give: a GECError here)."""
     if method == "trueskill":
-        return trueskill_scores(sentence_scores)
+        return _trueskill_of_sentence_scores(sentence_scores)
     if method == "ew":
-        return expected_wins_scores(sentence_scores)
+        return _expected_wins_of_sentence_scores(sentence_scores)
     if method == "default":
         raise GECError("the default aggregation is the metric's own corpus score")
     raise GECError(f"unknown aggregation {method!r} (known: {', '.join(AGGREGATIONS)})")

@@ -41,9 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gecscore.errors import GECError
-from gecscore.meta.aggregation import play_trueskill
-from gecscore.meta.judgments import Comparison
-from gecscore.meta.rankings import expected_wins
+from gecscore.meta.aggregation import PairwiseTable, expected_wins_scores, trueskill_scores
 from gecscore.metric import MetricConfig, References, Result, SentenceScore
 from gecscore.reffree.base import ReferenceFreeMetric, cache_key
 from gecscore.reffree.llm_clients import (
@@ -80,20 +78,14 @@ __all__ = [
     "LLMJudgeEdit",
     "LLMJudgeSent",
     "PROMPT_VERSION",
-    "PairwiseTable",
     "SENT_CRITERIA",
     "SENT_TEMPLATE",
     "SYSTEM_MESSAGE",
-    "expected_wins_scores",
     "pairwise_table",
     "parse_scores",
     "response_schema",
     "sample_targets",
-    "trueskill_scores",
 ]
-
-
-PairwiseTable = list[list[int | None]]
 
 
 @dataclass(frozen=True)
@@ -171,50 +163,6 @@ def pairwise_table(
             for j in positions[target]:
                 table[i][j] = 0
     return table
-
-
-def _matches(tables: Sequence[PairwiseTable]) -> tuple[int, list[int], list[int], list[int]]:
-    """The tables as matches in gec-metrics' order (sentences in order, pairs (i < j) in
-    order, the pairs not compared left out): (systems, first, second, outcome)."""
-    n = len(tables[0]) if tables else 0
-    first: list[int] = []
-    second: list[int] = []
-    outcome: list[int] = []
-    for table in tables:
-        for i, j in itertools.combinations(range(n), 2):
-            result = table[i][j]
-            if result is not None:
-                first.append(i)
-                second.append(j)
-                outcome.append(result)
-    return n, first, second, outcome
-
-
-def trueskill_scores(tables: Sequence[PairwiseTable]) -> list[float]:
-    """TrueSkill mu per system over the sentence tables, as gec-metrics' ``run_trueskill``
-    (mu 0, sigma 0.5, beta 0.25, tau 0, draw probability 0.25; one two-player update per
-    compared pair, sentences in order, pairs (i < j) in order): the library's
-    :func:`gecscore.meta.aggregation.play_trueskill` on those matches."""
-    n, first, second, outcome = _matches(tables)
-    return play_trueskill(n, first, second, outcome) if n else []
-
-
-def expected_wins_scores(tables: Sequence[PairwiseTable]) -> list[float]:
-    """Expected Wins (Bojar et al. 2011): per system the mean over the others of
-    wins / (wins + losses) against each; ties and unjudged pairs ignored, a pair never decided
-    adds 0 (a system never compared scores 0 and still counts among the others): the
-    library's :func:`gecscore.meta.rankings.expected_wins` on the tables' comparisons."""
-    n, first, second, outcome = _matches(tables)
-    names = [f"{k:09d}" for k in range(n)]  # sorted as the systems are ordered
-    relation = {1: "<", -1: ">", 0: "="}
-    comparisons = [
-        Comparison("", "", names[i], names[j], relation[o], 0, 0)
-        for i, j, o in zip(first, second, outcome, strict=True)
-    ]
-    if n < 2:
-        return [0.0] * n
-    scores = expected_wins(comparisons, systems=names)
-    return [scores[name] for name in names]
 
 
 class LLMJudge(ReferenceFreeMetric):
