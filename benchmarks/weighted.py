@@ -48,10 +48,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import torch  # noqa: E402
+from gecscore.devices import resolve_device  # noqa: E402
 from gecscore.m2 import read_m2  # noqa: E402
 from gecscore.ptm2 import prepare_sentences, weight_requests  # noqa: E402
 from gecscore.weights import BertScoreConfig, BertScoreWeights, resolve_model  # noqa: E402
-from gecscore.weights.device import resolve_device  # noqa: E402
 
 SHARED = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data"
 DATASETS = {
@@ -242,7 +242,7 @@ def run(name: str, args: argparse.Namespace, model_spec: str) -> dict[str, float
     requests, _ = weight_requests(sentences, granularity=granularity)
     model = resolve_model(model_spec)
     layer = args.layers or (RANDOM_LAYERS[args.random_model][name] if args.random_model else 6)
-    device = resolve_device(args.device)
+    device = torch.device(resolve_device(args.device))
     print(
         f"\n== {label}: {len(sentences)} sentences, {len(requests)} weight requests "
         f"(edit x reference), model {model.name} layer {layer}, device {device}"
@@ -464,7 +464,7 @@ def main() -> int:
         f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())} "
         f"({os.cpu_count()} CPUs, shared with others)"
     )
-    device = resolve_device(args.device)
+    device = torch.device(resolve_device(args.device))
     print(
         f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {device}, "
         f"GPU: {torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'none (CPU run)'}"

@@ -29,7 +29,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from gecscore import trueskill_scores
 from gecscore.errors import GECError
 from gecscore.reffree.llm_judge import LLMJudge
 
@@ -46,7 +45,7 @@ from core.jobs import (
 from core.llm import llm_backend, llm_request_options, llm_setup
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
-from gecscore import Stop, get_metric
+from gecscore import Stop, get_metric, trueskill_scores
 from scoring import tasks
 from scoring.models import ScoreStatus, SystemScore
 from scoring.services.systems import released_rows

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from django.test import Client
-from gecscore import trueskill_scores
 from gecscore.meta.aggregation import aggregate
 from rest_framework.test import APIClient
 
@@ -24,7 +23,7 @@ from datasets.formats import ImportFile
 from datasets.models import Dataset
 from datasets.services.imports import import_dataset
 from datasets.services.releases import release_dataset
-from gecscore import get_metric
+from gecscore import get_metric, trueskill_scores
 from scoring import services
 from scoring.services import meta
 from scoring.services.meta.catalogue import available_metrics, stored_metric_scores

@@ -326,19 +326,6 @@ def test_fp16_autocast_path_states_its_measured_error(
     assert _max_difference(got, exact.weights(subset)) <= error + 1e-7
 
 
-def test_device_is_auto_detected_and_cuda_without_a_gpu_is_a_clear_error() -> None:
-    from gecscore.weights.device import resolve_device
-
-    expected = "cuda" if torch.cuda.is_available() else "cpu"
-    assert resolve_device(None).type == resolve_device("auto").type == expected
-    assert resolve_device("cpu").type == "cpu"
-    with pytest.raises(ValueError, match="unknown device 'tpu'"):
-        resolve_device("tpu")
-    if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="no CUDA GPU is available"):
-            resolve_device("cuda")
-
-
 def test_background_cache_writes_are_committed_by_flush(tmp_path: Path) -> None:
     import numpy as np
 

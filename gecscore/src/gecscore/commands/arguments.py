@@ -221,14 +221,15 @@ def weight_provider(args: argparse.Namespace, **options: object) -> EditWeightPr
     fields); the flag is named in front of the library's message when the model or the
     device cannot be used."""
     from gecscore.cli import CommandError
+    from gecscore.devices import DEVICES
     from gecscore.weights import ModelNotFoundError, make_provider
 
     device = args.device or os.environ.get(DEVICE_ENV) or "auto"
     if args.model == "self":
         return make_provider("self")
-    # Checked here, not left to weights.bertscore.resolve_device, so that the message names
-    # where the device came from (the flag or the variable).
-    if device not in ("auto", "cpu", "cuda"):
+    # The CLI's choices of gecscore.devices.resolve_device's rule, checked here so that the
+    # message names where the device came from (the flag or the variable).
+    if device not in DEVICES:
         raise CommandError(f"unknown device {device!r} in ${DEVICE_ENV}: use auto, cpu or cuda")
     import torch
 

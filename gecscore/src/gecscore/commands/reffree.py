@@ -24,6 +24,7 @@ import sys
 from typing import Any
 
 from gecscore.cli import CommandError
+from gecscore.devices import DEVICES
 from gecscore.english.textfiles import check_same_length, read_text_lines
 from gecscore.errors import GECError
 
@@ -51,7 +52,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _device(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--device", choices=DEVICES, default="auto")
     parser.add_argument("--batch-size", type=_positive, default=32)
 
 
@@ -91,7 +92,7 @@ def register(subparsers: Any) -> None:
     judge.add_argument("--retries", type=int, default=3)
     judge.add_argument("--criteria", help="gec-metrics' criteria (LLM-E: difficulty, impact)")
     judge.add_argument("--aggregate", choices=("trueskill", "expected-wins"), default="trueskill")
-    judge.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    judge.add_argument("--device", choices=DEVICES, default="auto")
     judge.set_defaults(func=run_llm_judge)
 
 

@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gecscore.devices import resolve_device
 from gecscore.errors import GECError
 from gecscore.metric import MetricConfig, References, Result
 from gecscore.reffree.base import ReferenceFreeMetric, cache_key, length_batches
-from gecscore.reffree.models import load_model, load_tokenizer, model_setting, resolve_device
+from gecscore.reffree.models import load_model, load_tokenizer, model_setting
 from gecscore.signature import Signature
 
 __all__ = [

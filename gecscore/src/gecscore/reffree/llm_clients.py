@@ -406,7 +406,8 @@ class HFChatClient:
     generation, which is not cut off midway."""
 
     def __init__(self, model: Any, *, device: str = "auto", max_new_tokens: int = 64) -> None:
-        from gecscore.reffree.models import load_model, load_tokenizer, resolve_device
+        from gecscore.devices import resolve_device
+        from gecscore.reffree.models import load_model, load_tokenizer
 
         self.device = resolve_device(device)
         self.max_new_tokens = max_new_tokens

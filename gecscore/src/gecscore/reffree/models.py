@@ -22,7 +22,6 @@ from typing import Any
 from gecscore.errors import GECError
 
 __all__ = [
-    "DEVICES",
     "EXTRA_HINT",
     "INDEX_FILES",
     "LocalModel",
@@ -38,13 +37,11 @@ __all__ = [
     "model_id",
     "model_setting",
     "remember_hash",
-    "resolve_device",
 ]
 
 
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
-DEVICES = ("auto", "cpu", "cuda")
 EXTRA_HINT = "pip install 'gecscore[reffree]'"
 
 
@@ -165,18 +162,6 @@ def import_torch() -> tuple[Any, Any]:
             f"model-based metrics need torch and transformers ({exc.name} is missing): {EXTRA_HINT}"
         ) from None
     return torch, transformers
-
-
-def resolve_device(device: str) -> str:
-    """``auto``: CUDA when torch sees a GPU, else the CPU."""
-    if device not in DEVICES:
-        raise GECError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
-    torch, _ = import_torch()
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise GECError("device 'cuda' asked for, but torch sees no GPU (use 'auto' or 'cpu')")
-    return device
 
 
 def load_tokenizer(model: LocalModel) -> Any:

@@ -36,11 +36,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from gecscore.devices import resolve_device
 from gecscore.errors import InputError, decode_utf8
 from gecscore.signature import WEIGHTS, Signature
 from gecscore.weights.base import ProgressCallback, WeightRequest
 from gecscore.weights.cache import DiskCache
-from gecscore.weights.device import DEVICE_DEFAULTS, resolve_device
+from gecscore.weights.device import DEVICE_DEFAULTS
 from gecscore.weights.encoding import SentenceEncoder, TokenStore
 from gecscore.weights.matching import greedy_match_spans
 from gecscore.weights.model import (
@@ -138,7 +139,7 @@ class BertScoreWeights:
                     "'lang/model' (e.g. 'zh/bert-base-chinese') matching this model."
                 )
             self.baseline = read_baseline(config.baseline, self.num_layers)
-        self.device = resolve_device(config.device)
+        self.device = torch.device(resolve_device(config.device))
         defaults = DEVICE_DEFAULTS[self.device.type]
         self.match_budget = defaults.match_budget
         self.fp16_error: tuple[float, int] | None = None  # (max |weight difference|, requests)

@@ -1,22 +1,14 @@
-"""Which torch device computes BERTScore, and what each kind of device does by default."""
+"""What each kind of torch device does by default when computing BERTScore (which device:
+``gecscore.devices.resolve_device``, the one rule of every model-based metric)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
-
-from gecscore.errors import OptionError
-
 __all__ = [
-    "DEVICE_CHOICES",
     "DEVICE_DEFAULTS",
     "DeviceDefaults",
-    "resolve_device",
 ]
-
-
-DEVICE_CHOICES = ("auto", "cpu", "cuda")
 
 
 @dataclass(frozen=True)
@@ -41,22 +33,3 @@ DEVICE_DEFAULTS = {
     # (benchmarks/weighted_gpu_profile.py, docs/benchmarks.md).
     "cuda": DeviceDefaults(32, 16_384, 128_000_000, True),
 }
-
-
-def resolve_device(spec: str | None) -> torch.device:
-    """`auto` (or nothing): cuda when torch sees a GPU, else cpu; `cuda` without one: error."""
-    text = (spec or "auto").strip().lower()
-    if text == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        device = torch.device(text)
-    except RuntimeError:
-        device = None
-    if device is None or device.type not in ("cpu", "cuda"):
-        raise OptionError(f"unknown device {spec!r}: use auto, cpu or cuda")
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise OptionError(
-            f"device {spec!r} requested but no CUDA GPU is available to torch "
-            f"{torch.__version__}; use the cpu or auto device"
-        )
-    return device
