@@ -6,7 +6,7 @@
 
 Times, as whole processes interleaved with the reference (see benchmarks/_sidebyside.py):
 
-* ``hyp``: ``python -m gecscore m2`` vs ChERRANT ``parallel_to_m2.py -g char`` on the
+* ``hyp``: ``python -m gecscore cherrant-m2`` vs ChERRANT ``parallel_to_m2.py -g char`` on the
   example system (``example_pred_dev.txt``, 1,137 hypotheses);
 * ``refs``: the same on the 2,467 MuCGEC-dev references (``MuCGEC_dev.txt``);
 * ``compare``: ``python -m gecscore compare`` vs ``compare_m2_for_evaluation.py`` on
@@ -107,7 +107,7 @@ def main() -> int:
             ours_m2, ref_m2 = out / f"ours-{stem}.m2", out / f"ref-{stem}.m2"
             ours = Side(
                 "ours",
-                [ours_python, "-m", "gecscore", "m2", str(data / f"{stem}.txt")]
+                [ours_python, "-m", "gecscore", "cherrant-m2", str(data / f"{stem}.txt")]
                 + ["-o", str(ours_m2), "--resources", str(resources)]
                 + ["--workers", str(args.workers)],
                 output=file_output(ours_m2),

@@ -221,7 +221,7 @@ def test_beta_is_a_positive_finite_number_everywhere(
     ("argv", "flag"),
     [
         # The bad option comes first: argparse stops at the first bad value.
-        (["m2", "--workers", "0", "IN"], "--workers"),
+        (["cherrant-m2", "--workers", "0", "IN"], "--workers"),
         (["score", "--workers", "0", "--hyp", "H", "--ref", "R"], "--workers"),
         (["cleme", "--workers", "-2", "--hyp", "H", "--ref", "R"], "--workers"),
         (["chunks", "--workers", "x", "--ref", "R"], "--workers"),

@@ -35,7 +35,9 @@ __all__ = [
 
 # Command -> the module that registers it (one module per metric family), in the order of
 # ``python -m gecscore --help``. Only the module of the command being run is imported.
+# ``m2`` is ``cherrant-m2``'s old name (a deprecated alias, left out of --help).
 COMMANDS: dict[str, str] = {
+    "cherrant-m2": "gecscore.commands.char",
     "m2": "gecscore.commands.char",
     "compare": "gecscore.commands.char",
     "score": "gecscore.commands.char",

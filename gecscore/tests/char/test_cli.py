@@ -84,7 +84,7 @@ def test_m2_command_with_workers_is_byte_identical(shared_data: Path, tmp_path: 
     dev = shared_data / "mucgec-dev"
     output = tmp_path / "out.m2"
     result = run(
-        "m2",
+        "cherrant-m2",
         str(dev / "example_pred_dev.txt"),
         "-o",
         str(output),
@@ -100,11 +100,39 @@ def test_m2_command_with_workers_is_byte_identical(shared_data: Path, tmp_path: 
 def test_m2_command_reads_resources_from_env(shared_data: Path, tmp_path: Path) -> None:
     source = tmp_path / "in.txt"
     source.write_text("1\t学生大概做飞机去北京。\t学生大概坐飞机去北京。\n", encoding="utf-8")
-    result = run(
-        "m2", str(source), env={"GEC_CHERRANT_RESOURCES": str(shared_data / "cherrant-resources")}
-    )
-    assert result.returncode == 0, result.stderr
+    env = {"GEC_CHERRANT_RESOURCES": str(shared_data / "cherrant-resources")}
+    result = run("cherrant-m2", str(source), env=env)
+    assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.split("\n")[2] == "A 4 5|||S|||坐|||REQUIRED|||-NONE-|||0"
+
+
+def test_the_old_name_m2_still_extracts_byte_for_byte_with_a_note(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    """``gecscore m2`` (the first name of ``cherrant-m2``, easy to read as the MaxMatch metric
+    ``m2``) prints the same bytes, to stdout and to ``-o``, and one deprecation line on stderr;
+    ``--help`` lists only the new name."""
+    source = tmp_path / "in.txt"
+    source.write_text(
+        "1\t学生大概做飞机去北京。\t学生大概坐飞机去北京。\n2\t我喜欢苹果\t我很喜欢苹果\t我喜欢苹果\n",
+        encoding="utf-8",
+    )
+    resources = ("--resources", str(shared_data / "cherrant-resources"))
+    new = run("cherrant-m2", str(source), *resources)
+    old = run("m2", str(source), *resources)
+    assert (new.returncode, old.returncode) == (0, 0)
+    assert old.stdout == new.stdout and new.stdout.count("\nS ") == 1
+    assert new.stderr == ""
+    assert old.stderr == (
+        "gecscore: 'm2' is deprecated, use 'gecscore cherrant-m2' (same options, same output)\n"
+    )
+    assert run("m2", str(source), "-o", str(tmp_path / "old.m2"), *resources).returncode == 0
+    assert (
+        run("cherrant-m2", str(source), "-o", str(tmp_path / "new.m2"), *resources).returncode == 0
+    )
+    assert (tmp_path / "old.m2").read_bytes() == (tmp_path / "new.m2").read_bytes()
+    listed = run("--help").stdout
+    assert "cherrant-m2" in listed and "    m2 " not in listed
 
 
 @pytest.mark.slow

@@ -63,7 +63,7 @@ def test_m2_from_text_does_import_them(shared_data: Path, tmp_path: Path) -> Non
     source = tmp_path / "one.txt"
     source.write_text("1\t我喜欢苹果\t我很喜欢苹果\n", encoding="utf-8")
     status, names = imported_by(
-        "m2",
+        "cherrant-m2",
         str(source),
         "-o",
         str(tmp_path / "one.m2"),

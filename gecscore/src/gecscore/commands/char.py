@@ -1,12 +1,17 @@
-"""Subcommands of the char metric: ``m2``, ``compare``, ``score``.
+"""Subcommands of the char metric: ``cherrant-m2``, ``compare``, ``score``.
 
-    python -m gecscore m2 INPUT [-o OUTPUT] [--granularity char|word] [--strategy all|first]
-                             [--no-simplified] [--resources DIR] [--workers N]
+    python -m gecscore cherrant-m2 INPUT [-o OUTPUT] [--granularity char|word]
+                             [--strategy all|first] [--no-simplified] [--resources DIR]
+                             [--workers N]
     python -m gecscore compare --hyp HYP.m2 [--hyp HYP2.m2 ...] --ref REF.m2 [--max-refs K]
                              [--reference-num N] [--mode cs|cse|ds|dt] [--cat 1|2|3]
                              [--beta B] [--json]
     python -m gecscore score --ref REF.txt --hyp HYP.txt [--hyp HYP2.txt ...] [--max-refs K]
                              [--no-simplified] [--resources DIR] [--workers N] [--json]
+
+``cherrant-m2`` is ChERRANT's extraction (parallel text -> M2), the char-level sibling of
+``errant-m2``; the metric called ``m2`` is MaxMatch (command ``m2score``). The old name
+``gecscore m2`` still runs it, with the same output and a one-line deprecation note on stderr.
 
 With several ``--hyp`` files, each table is preceded by ``== FILE``; ``--json`` prints one
 object per file, one a line, with the file as ``system``.
@@ -27,6 +32,7 @@ from gecscore.counts import f_key, f_label
 __all__ = [
     "register",
     "run_compare",
+    "run_deprecated_m2",
     "run_m2",
     "run_score",
 ]
@@ -71,17 +77,33 @@ def _add_extraction_options(parser: argparse.ArgumentParser) -> None:
     arguments.add_workers(parser)
 
 
-def register(subparsers: Any) -> None:
-    m2 = subparsers.add_parser("m2", help="parallel file (id, source, targets) -> ChERRANT M2")
-    m2.add_argument(
+# The command's first name, kept as a hidden alias: `gecscore m2` read like the metric `m2`
+# (MaxMatch), which it is not.
+DEPRECATED_NAME = "m2"
+NAME = "cherrant-m2"
+
+
+def _add_m2_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "input",
         type=arguments.input_file,
         metavar="INPUT",
         help="parallel file: id, source and targets, tab-separated",
     )
-    m2.add_argument("-o", "--output", help="output file (default: stdout)")
-    _add_extraction_options(m2)
+    parser.add_argument("-o", "--output", help="output file (default: stdout)")
+    _add_extraction_options(parser)
+
+
+def register(subparsers: Any) -> None:
+    m2 = subparsers.add_parser(
+        NAME, help="parallel file (id, source, targets) -> ChERRANT M2 (parallel_to_m2.py)"
+    )
+    _add_m2_options(m2)
     m2.set_defaults(func=run_m2)
+    # No help: not listed by --help, still parsed.
+    old = subparsers.add_parser(DEPRECATED_NAME)
+    _add_m2_options(old)
+    old.set_defaults(func=run_deprecated_m2)
 
     compare = subparsers.add_parser(
         "compare", help="score hypothesis M2 files against a reference M2"
@@ -154,6 +176,15 @@ def run_m2(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def run_deprecated_m2(args: argparse.Namespace) -> int:
+    print(
+        f"gecscore: '{DEPRECATED_NAME}' is deprecated, use 'gecscore {NAME}' (same options, "
+        "same output)",
+        file=sys.stderr,
+    )
+    return run_m2(args)
 
 
 def _fmt(value: float | int) -> str:
