@@ -4,8 +4,10 @@ there, and looking a metric up imports no metric module."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import json
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +37,32 @@ def test_every_metric_has_a_class_of_the_calling_convention(name: str) -> None:
     assert issubclass(cls.Config, MetricConfig) and cls.Config.__dataclass_params__.frozen  # type: ignore[attr-defined]
     if metric.meta is not None:
         assert registry.load(metric.meta) is compute.METRICS[name]
+
+
+@pytest.mark.parametrize("name", list(registry.METRICS))
+def test_every_metric_class_is_found_in_gecscore_metrics_by_its_name(name: str) -> None:
+    """The one layout rule: the class of registry name ``n`` (and its Config) is importable
+    from ``gecscore.metrics.<n with - as _>``, and is the class ``get_metric(n)`` returns."""
+    cls = registry.get_metric(name)
+    module = importlib.import_module(f"gecscore.metrics.{name.replace('-', '_')}")
+    assert getattr(module, cls.__name__) is cls
+    assert getattr(module, cls.Config.__name__) is cls.Config
+    assert registry.METRIC_CLASSES[name] == f"{module.__name__}:{cls.__name__}"
+
+
+def test_gecscore_metrics_holds_one_module_per_registry_name_and_loads_none() -> None:
+    import gecscore.metrics
+
+    modules = {info.name for info in pkgutil.iter_modules(gecscore.metrics.__path__)}
+    assert modules == {name.replace("-", "_") for name in registry.METRICS}
+    probe = (
+        "import json, sys\n"
+        "import gecscore.metrics\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('gecscore'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["gecscore", "gecscore.metrics"]
 
 
 def test_get_metric_knows_exactly_the_registry_metrics() -> None:

@@ -35,19 +35,20 @@ _EXPORTS: dict[str, str] = {
     "References": "gecscore.metric",
     "get_metric": "gecscore.registry",
     "metric_names": "gecscore.registry",
-    # The metric classes (also by name: get_metric("cherrant") is ChERRANT).
-    "ChERRANT": "gecscore.cherrant",
-    "ERRANT": "gecscore.english.errant_compare",
-    "M2": "gecscore.maxmatch.scorer",
-    "SentM2": "gecscore.maxmatch.scorer",
-    "GLEU": "gecscore.english.gleu",
-    "GLEUGecMetrics": "gecscore.english.gleu_gecmetrics",
-    "GREEN": "gecscore.green",
-    "IMPARA": "gecscore.reffree.impara",
-    "SOME": "gecscore.reffree.some",
-    "Scribendi": "gecscore.reffree.scribendi",
-    "LLMJudgeSent": "gecscore.reffree.llm_judge",
-    "LLMJudgeEdit": "gecscore.reffree.llm_judge",
+    # The metric classes (also by name: get_metric("cherrant") is ChERRANT), from their
+    # gecscore.metrics.<registry name> modules.
+    "ChERRANT": "gecscore.metrics.cherrant",
+    "ERRANT": "gecscore.metrics.errant",
+    "M2": "gecscore.metrics.m2",
+    "SentM2": "gecscore.metrics.sentm2",
+    "GLEU": "gecscore.metrics.gleu",
+    "GLEUGecMetrics": "gecscore.metrics.gleu_gecm",
+    "GREEN": "gecscore.metrics.green",
+    "IMPARA": "gecscore.metrics.impara",
+    "SOME": "gecscore.metrics.some",
+    "Scribendi": "gecscore.metrics.scribendi",
+    "LLMJudgeSent": "gecscore.metrics.llm_s",
+    "LLMJudgeEdit": "gecscore.metrics.llm_e",
     # The one LLM client (deadlines, bounded answers, retries, a shared circuit breaker) that
     # the judges use, for anyone else who asks an LLM.
     "ChatClient": "gecscore.reffree.llm_clients",
@@ -56,11 +57,11 @@ _EXPORTS: dict[str, str] = {
     "LLMEndpoint": "gecscore.reffree.llm_clients",
     "LLMStopped": "gecscore.reffree.llm_clients",
     "Stop": "gecscore.reffree.llm_clients",
-    "IMeasure": "gecscore.english.imeasure_metric",
-    "CLEME": "gecscore.cleme.metric",
-    "CLEME2": "gecscore.cleme.metric",
-    "PTM2": "gecscore.ptm2_metric",
-    "PTM2M2": "gecscore.ptm2_metric",
+    "IMeasure": "gecscore.metrics.imeasure",
+    "CLEME": "gecscore.metrics.cleme",
+    "CLEME2": "gecscore.metrics.cleme2",
+    "PTM2": "gecscore.metrics.ptm2",
+    "PTM2M2": "gecscore.metrics.ptm2_m2",
     "CompareError": "gecscore.compare",
     "CompareResult": "gecscore.compare",
     "Scores": "gecscore.compare",
@@ -186,8 +187,6 @@ def __getattr__(name: str) -> object:
 
 if TYPE_CHECKING:
     __version__: str
-    from gecscore.cherrant import ChERRANT
-    from gecscore.cleme.metric import CLEME, CLEME2
     from gecscore.compare import (
         CompareError,
         CompareResult,
@@ -197,10 +196,6 @@ if TYPE_CHECKING:
         reference_count_curve,
     )
     from gecscore.counts import Counts, precision_recall_f
-    from gecscore.english.errant_compare import ERRANT
-    from gecscore.english.gleu import GLEU
-    from gecscore.english.gleu_gecmetrics import GLEUGecMetrics
-    from gecscore.english.imeasure_metric import IMeasure
     from gecscore.errors import GECError
     from gecscore.extract import (
         Edit,
@@ -212,7 +207,6 @@ if TYPE_CHECKING:
         parse_parallel,
         read_parallel,
     )
-    from gecscore.green import GREEN
     from gecscore.m2 import (
         M2Block,
         M2Edit,
@@ -222,7 +216,6 @@ if TYPE_CHECKING:
         read_m2,
         write_m2,
     )
-    from gecscore.maxmatch.scorer import M2, SentM2
     from gecscore.meta.aggregation import trueskill_scores
     from gecscore.metric import (
         Gold,
@@ -233,10 +226,25 @@ if TYPE_CHECKING:
         Result,
         SentenceScore,
     )
+    from gecscore.metrics.cherrant import ChERRANT
+    from gecscore.metrics.cleme import CLEME
+    from gecscore.metrics.cleme2 import CLEME2
+    from gecscore.metrics.errant import ERRANT
+    from gecscore.metrics.gleu import GLEU
+    from gecscore.metrics.gleu_gecm import GLEUGecMetrics
+    from gecscore.metrics.green import GREEN
+    from gecscore.metrics.imeasure import IMeasure
+    from gecscore.metrics.impara import IMPARA
+    from gecscore.metrics.llm_e import LLMJudgeEdit
+    from gecscore.metrics.llm_s import LLMJudgeSent
+    from gecscore.metrics.m2 import M2
+    from gecscore.metrics.ptm2 import PTM2
+    from gecscore.metrics.ptm2_m2 import PTM2M2
+    from gecscore.metrics.scribendi import Scribendi
+    from gecscore.metrics.sentm2 import SentM2
+    from gecscore.metrics.some import SOME
     from gecscore.mucgec import ParallelLine
     from gecscore.ptm2 import PTM2Result, score_ptm2
-    from gecscore.ptm2_metric import PTM2, PTM2M2
-    from gecscore.reffree.impara import IMPARA
     from gecscore.reffree.llm_clients import (
         ChatClient,
         HFChatClient,
@@ -245,9 +253,6 @@ if TYPE_CHECKING:
         LLMStopped,
         Stop,
     )
-    from gecscore.reffree.llm_judge import LLMJudgeEdit, LLMJudgeSent
-    from gecscore.reffree.scribendi import Scribendi
-    from gecscore.reffree.some import SOME
     from gecscore.registry import get_metric, metric_names
     from gecscore.resources import (
         ResourceError,

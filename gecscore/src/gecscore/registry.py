@@ -61,14 +61,17 @@ COMMANDS: dict[str, str] = {
 if TYPE_CHECKING:
     from typing import Literal, overload
 
-    from gecscore.cherrant import ChERRANT
-    from gecscore.cleme.metric import CLEME, CLEME2
-    from gecscore.english.errant_compare import ERRANT
-    from gecscore.english.gleu import GLEU
-    from gecscore.english.imeasure_metric import IMeasure
-    from gecscore.maxmatch.scorer import M2, SentM2
     from gecscore.metric import Metric
-    from gecscore.ptm2_metric import PTM2, PTM2M2
+    from gecscore.metrics.cherrant import ChERRANT
+    from gecscore.metrics.cleme import CLEME
+    from gecscore.metrics.cleme2 import CLEME2
+    from gecscore.metrics.errant import ERRANT
+    from gecscore.metrics.gleu import GLEU
+    from gecscore.metrics.imeasure import IMeasure
+    from gecscore.metrics.m2 import M2
+    from gecscore.metrics.ptm2 import PTM2
+    from gecscore.metrics.ptm2_m2 import PTM2M2
+    from gecscore.metrics.sentm2 import SentM2
 
 
 class MetricInfo(NamedTuple):
@@ -119,25 +122,26 @@ METRICS: dict[str, MetricInfo] = _metrics(
 
 
 # Metric name -> "module:Class" of its gecscore.metric.Metric subclass (the public calling
-# convention); every metric gets one.
+# convention); every metric gets one, in gecscore.metrics.<name with - as _> (the one rule for
+# where a metric's class is found; those modules re-export it from where its code lives).
 METRIC_CLASSES: dict[str, str] = {
-    "cherrant": "gecscore.cherrant:ChERRANT",
-    "errant": "gecscore.english.errant_compare:ERRANT",
-    "m2": "gecscore.maxmatch.scorer:M2",
-    "sentm2": "gecscore.maxmatch.scorer:SentM2",
-    "gleu": "gecscore.english.gleu:GLEU",
-    "imeasure": "gecscore.english.imeasure_metric:IMeasure",
-    "cleme": "gecscore.cleme.metric:CLEME",
-    "cleme2": "gecscore.cleme.metric:CLEME2",
-    "ptm2": "gecscore.ptm2_metric:PTM2",
-    "ptm2-m2": "gecscore.ptm2_metric:PTM2M2",
-    "green": "gecscore.green:GREEN",
-    "gleu-gecm": "gecscore.english.gleu_gecmetrics:GLEUGecMetrics",
-    "some": "gecscore.reffree.some:SOME",
-    "impara": "gecscore.reffree.impara:IMPARA",
-    "scribendi": "gecscore.reffree.scribendi:Scribendi",
-    "llm-s": "gecscore.reffree.llm_judge:LLMJudgeSent",
-    "llm-e": "gecscore.reffree.llm_judge:LLMJudgeEdit",
+    "cherrant": "gecscore.metrics.cherrant:ChERRANT",
+    "errant": "gecscore.metrics.errant:ERRANT",
+    "m2": "gecscore.metrics.m2:M2",
+    "sentm2": "gecscore.metrics.sentm2:SentM2",
+    "gleu": "gecscore.metrics.gleu:GLEU",
+    "imeasure": "gecscore.metrics.imeasure:IMeasure",
+    "cleme": "gecscore.metrics.cleme:CLEME",
+    "cleme2": "gecscore.metrics.cleme2:CLEME2",
+    "ptm2": "gecscore.metrics.ptm2:PTM2",
+    "ptm2-m2": "gecscore.metrics.ptm2_m2:PTM2M2",
+    "green": "gecscore.metrics.green:GREEN",
+    "gleu-gecm": "gecscore.metrics.gleu_gecm:GLEUGecMetrics",
+    "some": "gecscore.metrics.some:SOME",
+    "impara": "gecscore.metrics.impara:IMPARA",
+    "scribendi": "gecscore.metrics.scribendi:Scribendi",
+    "llm-s": "gecscore.metrics.llm_s:LLMJudgeSent",
+    "llm-e": "gecscore.metrics.llm_e:LLMJudgeEdit",
 }
 
 
