@@ -64,7 +64,7 @@ def test_self_weights_reproduce_errant_compare_on_conll14(
         granularity="word",
     )
     assert (result.tp, result.fp, result.fn) == counts
-    assert result.signature.startswith("metric=pt-errant")
+    assert result.signature.startswith("metric=ptm2|") and "|granularity=word|" in result.signature
 
 
 def test_sentence_level_oracle_is_perfect_and_noop_is_not(

@@ -126,17 +126,17 @@ def test_ptm2_signatures_end_with_the_weight_provider() -> None:
     assert ptm2_signature(
         provider, level="corpus", granularity="char", beta=0.5, max_refs=None
     ).text == (
-        "metric=pt-m2-char|version=1|level=corpus|granularity=char|beta=0.5"
+        "metric=ptm2|version=1|level=corpus|granularity=char|beta=0.5"
         "|selection=greedy-running-f4dp|refs=all|weights=self"
     )
     assert ptm2_signature(
         provider, level="sentence", granularity="word", beta=1, max_refs=2
     ).text == (
-        "metric=pt-errant|version=1|level=sentence|granularity=word|beta=1"
+        "metric=ptm2|version=1|level=sentence|granularity=word|beta=1"
         "|selection=best-f-per-sentence|refs=first2|weights=self"
     )
     assert ptm2_m2_signature(provider, level="sentence", beta=0.5, max_unchanged_words=2).text == (
-        "metric=pt-m2|version=1|base=sentm2|level=sentence|beta=0.5|max_unchanged_words=2"
+        "metric=ptm2-m2|version=1|base=sentm2|level=sentence|beta=0.5|max_unchanged_words=2"
         "|edits=maxmatch-lattice(m2scorer-3.2)|selection=best-f-per-sentence|weights=self"
     )
 

@@ -278,7 +278,7 @@ def test_cli_base_m2_self_prints_m2scorer_counts(
     assert (payload["tp"], payload["fp"], payload["fn"]) == (m2.tp, m2.fp, m2.fn)
     assert payload["f05"] == round(m2.f, 4)
     assert payload["base"] == "m2" and payload["level"] == "corpus" and payload["exact"]
-    assert "metric=pt-m2|" in payload["signature"] and "weights=self" in payload["signature"]
+    assert "metric=ptm2-m2|" in payload["signature"] and "weights=self" in payload["signature"]
     assert main([*argv, "--base", "sentm2", "--model", "self", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["level"] == "sentence" and payload["f05"] == round(m2.sent_f, 4)
@@ -309,4 +309,4 @@ def test_english_report_ptm2_entry_with_self_weights_is_m2_and_sentm2(
     assert (entry["tp"], entry["fp"], entry["fn"]) == (m2.tp, m2.fp, m2.fn)
     assert entry["f05"] == round(m2.f, 4) and entry["sent_f05"] == round(m2.sent_f, 4)
     assert entry["base"] == "m2" and entry["exact"] is True and entry["level"] == "corpus"
-    assert entry["signature"].startswith("metric=pt-m2|")
+    assert entry["signature"].startswith("metric=ptm2-m2|")

@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_CHUNK",
     "GRANULARITIES",
     "LEVELS",
+    "METRIC_NAME",
     "PTM2InputError",
     "PTM2Result",
     "PTM2Sentence",
@@ -42,6 +43,8 @@ Key = tuple[int, int, str]  # (start, end, correction) as ChERRANT / errant comp
 GRANULARITIES = ("char", "word")
 LEVELS = ("corpus", "sentence")
 VERSION = "1"
+# The registry name: a signature starts with it (the granularity field says char or word).
+METRIC_NAME = "ptm2"
 DEFAULT_CHUNK = 4096  # weight requests per provider call
 
 
@@ -350,7 +353,7 @@ def signature(
     provider: EditWeightProvider, *, level: str, granularity: str, beta: float, max_refs: int | None
 ) -> Signature:
     return Signature(
-        "pt-errant" if granularity == "word" else "pt-m2-char",
+        METRIC_NAME,
         VERSION,
         (
             ("level", level),

@@ -61,6 +61,7 @@ __all__ = [
     "AnnotatorPath",
     "BASES",
     "LatticeSentence",
+    "METRIC_NAME",
     "VERSION",
     "apply_ptm2_edits",
     "compute_weights",
@@ -73,6 +74,8 @@ __all__ = [
 ]
 
 VERSION = "1"
+# The registry name: a signature starts with it.
+METRIC_NAME = "ptm2-m2"
 BASES = ("m2", "sentm2")
 
 
@@ -293,7 +296,7 @@ def signature(
     provider: EditWeightProvider, *, level: str, beta: float, max_unchanged_words: int
 ) -> Signature:
     return Signature(
-        "pt-m2",
+        METRIC_NAME,
         VERSION,
         (
             ("base", "m2" if level == "corpus" else "sentm2"),

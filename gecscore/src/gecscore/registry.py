@@ -31,6 +31,7 @@ __all__ = [
     "load",
     "meta_metrics",
     "metric_names",
+    "metric_of_signature",
 ]
 
 # Command -> the module that registers it (one module per metric family), in the order of
@@ -183,6 +184,19 @@ def get_metric(name: str) -> type[Metric]:
 def metric_names() -> list[str]:
     """The names ``get_metric`` knows, sorted."""
     return sorted(METRIC_CLASSES)
+
+
+def metric_of_signature(signature: str) -> str | None:
+    """The registry name of the metric a signature text was made by, or None.
+
+    The rule every metric's signature keeps: its first part (after ``metric=`` in the keyed
+    spelling) starts with the metric's registry name, case aside (``cherrant-f0.5``,
+    ``m2score``, ``sentm2``, ``CLEME2.0``, ``ptm2-m2``), and no longer registry name fits
+    (``ptm2-m2`` is not ``ptm2``). Signatures stored before PT-M2's names agreed with the
+    registry (``pt-m2-char``, ``pt-errant``, ``pt-m2``) belong to none."""
+    first = signature.split("|", 1)[0].removeprefix("metric=").lower()
+    fitting = [name for name in METRIC_CLASSES if first.startswith(name)]
+    return max(fitting, key=len) if fitting else None
 
 
 def get(name: str) -> MetricInfo:

@@ -2,13 +2,15 @@
 
 A signature names the metric, its version and the options that change the number, joined by
 ``|``. It is printed by the CLI, stored beside every score, and keys caches in the database,
-so its text must never change for the same options. Two spellings exist, both kept exactly
+so its text must not change for the same options. The metric's name comes first and starts
+with its registry name (``gecscore.registry.metric_of_signature``; PT-M2's names were changed
+once to follow that rule, see README "Signatures"). Two spellings exist, both kept exactly
 as they were first published:
 
 * keyed (:data:`KEYED`): ``metric=cherrant-f0.5|version=1|mode=cs|refs=all`` (ChERRANT F,
   PT-M2, ERRANT, GLEU, GREEN, the reference-free metrics and the LLM judges);
 * colon (:data:`COLON`, :data:`COLON_V`): ``m2score|version:m2scorer-3.2|beta:0.5``
-  (M2 and SentM2), ``imeasure|version:imeasure-fc79fdf-nomix|...`` and
+  (M2; SentM2 ``sentm2|...``), ``imeasure|version:imeasure-fc79fdf-nomix|...`` and
   ``CLEME|v:1.0(...)|level:corpus`` (CLEME, CLEME2.0).
 
 A field whose value is ``None`` is written as its bare name (a flag such as ``single``, or a

@@ -122,8 +122,13 @@ class M2Result:
 
     @property
     def signature(self) -> str:
+        return self.signature_named(METRIC_NAME)
+
+    def signature_named(self, metric: str) -> str:
+        """The signature with ``metric`` as its name: ``m2score`` (M2, the ``m2score``
+        command) or ``sentm2`` (SentM2's, so that its number has a signature of its own)."""
         return Signature(
-            METRIC_NAME,
+            metric,
             METRIC_VERSION,
             (
                 ("beta", str(self.beta)),
@@ -458,8 +463,9 @@ def _counts_tuple(counts: Counts[int]) -> tuple[float, float, float]:
 
 class SentM2(M2):
     """SentM2: the mean over sentences of each sentence's best F (m2scorer's counts); the
-    signature is M2's (the same computation). ``precision``/``recall``/``counts`` are left
-    out (the score is not made from them); ``details`` adds the corpus M2 F as ``m2``."""
+    signature is M2's named ``sentm2`` (the same computation, another number).
+    ``precision``/``recall``/``counts`` are left out (the score is not made from them);
+    ``details`` adds the corpus M2 F as ``m2``."""
 
     name = "sentm2"
 
@@ -473,7 +479,7 @@ class SentM2(M2):
         return Result(
             metric=self.name,
             score=result.sent_f,
-            signature=result.signature,
+            signature=result.signature_named(self.name),
             beta=result.beta,
             sentences=self._sentences(result),
             details={
