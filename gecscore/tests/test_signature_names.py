@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gecscore import Gold, get_metric, registry
 from gecscore.english.errant_edits import EnglishModelMissing
 from gecscore.m2 import parse_m2
-from gecscore.metric import Metric
+from gecscore.metric import Metric, Result
 from gecscore.weights import make_provider
 from gecscore.weights.random_model import build_random_bert, build_random_gpt2
 from tests.reffree.chat_server import ChatServer
@@ -54,11 +55,13 @@ def chat_url() -> Iterator[str]:
         yield server.url
 
 
-def _scored(name: str, models: dict[str, Path], chat_url: str) -> tuple[Metric, object]:
+def _scored(name: str, models: dict[str, Path], chat_url: str) -> tuple[Metric, Result]:
     """The metric ``name`` built with small options, and the Result of scoring the corpus."""
     cls = get_metric(name)
     options: dict[str, object] = {}
-    sources, hypotheses, references = SOURCES, HYPOTHESES, GOLD
+    sources = SOURCES
+    hypotheses: Any = HYPOTHESES
+    references: Any = GOLD
     if name in ("cherrant", "errant", "cleme", "cleme2", "ptm2"):
         hypotheses = HYP_GOLD  # edits in, no extractor or resources needed
     if name in ("ptm2", "ptm2-m2"):
@@ -77,7 +80,7 @@ def _scored(name: str, models: dict[str, Path], chat_url: str) -> tuple[Metric, 
     if name in ("llm-s", "llm-e"):
         options.update(model="tiny-judge", url=chat_url, retry_wait=0.0)
     metric = cls(cls.Config(**options))
-    return metric, metric.score_corpus(sources, hypotheses, references)  # type: ignore[arg-type]
+    return metric, metric.score_corpus(sources, hypotheses, references)
 
 
 @pytest.mark.parametrize("name", registry.metric_names())
@@ -86,12 +89,12 @@ def test_the_signature_starts_with_the_registry_name(
 ) -> None:
     try:
         _, result = _scored(name, models, chat_url)
-        signature = result.signature  # type: ignore[attr-defined]
+        signature = result.signature
     except EnglishModelMissing:
         # LLM-E shows ERRANT edits, which need spaCy's English model; without it the signature
         # the Result would carry (the judge's own, see LLMJudge.score_corpus) is checked.
-        cls = get_metric(name)
-        signature = cls(cls.Config(model="tiny-judge", url=chat_url)).signature  # type: ignore[attr-defined]
+        judge: Any = get_metric(name)
+        signature = judge(judge.Config(model="tiny-judge", url=chat_url)).signature
     first = signature.split("|", 1)[0].removeprefix("metric=")
     assert first.lower().startswith(name), signature
     assert registry.metric_of_signature(signature) == name

@@ -18,10 +18,7 @@ one metric (``python -m gecscore cleme``) should not pay for loading all of them
 from __future__ import annotations
 
 import importlib
-
-# Not `from typing import ...`: importing typing costs a command that needs none of it (the
-# name TYPE_CHECKING is what type checkers look for).
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
 
 _EXPORTS: dict[str, str] = {
     # The one calling convention of every metric (gecscore.metric).

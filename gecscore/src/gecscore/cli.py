@@ -20,13 +20,10 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from gecscore.errors import GECError
 from gecscore.registry import command_modules
-
-TYPE_CHECKING = False  # typing is not imported at run time (start-up, see _terminal_columns)
-if TYPE_CHECKING:
-    from typing import Any
 
 __all__ = [
     "CommandError",

@@ -5,11 +5,11 @@ watches each sentence's choice of annotator pair (the drop-in commands' ``-v`` o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from gecscore.m2 import M2Block, M2Edit
 from gecscore.signature import Field
 
-TYPE_CHECKING = False  # not imported from typing: `compare` loads this module
 if TYPE_CHECKING:
     from gecscore.compare import EditDict
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from gecscore.counts import f_label
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-TYPE_CHECKING = False  # not imported from typing: `compare` commands load this module
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-    from typing import Any
+from gecscore.counts import f_label
 
 __all__ = ["TITLES", "format_table"]
 

@@ -24,13 +24,10 @@ when FP = 0" (ChERRANT's test) is the same number, since ``tp / tp`` is exactly 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import Generic, Literal, TypeVar
 
 from gecscore.errors import OptionError
-
-# No runtime import of typing or dataclasses: `compare` and `cleme` on M2 files load neither,
-# and their start-up time is part of their contract. The name TYPE_CHECKING is
-# what type checkers look for.
-TYPE_CHECKING = False
 
 __all__ = [
     "CONVENTIONS",
@@ -42,20 +39,9 @@ __all__ = [
     "f_label",
     "precision_recall_f",
 ]
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-    from typing import Generic as _Generic
-    from typing import Literal, TypeVar
 
-    N = TypeVar("N", int, float)
-    Convention = Literal["errant", "m2scorer", "imeasure"]
-else:
-    N = None
-
-    class _Generic:
-        # Counts[int] / Counts[float] are for the type checker; at run time Counts is plain.
-        def __class_getitem__(cls, item: object) -> type:
-            return object
+N = TypeVar("N", int, float)
+Convention = Literal["errant", "m2scorer", "imeasure"]
 
 
 CONVENTIONS = ("errant", "m2scorer", "imeasure")
@@ -117,7 +103,7 @@ def precision_recall_f(
     return p, r, f
 
 
-class Counts(_Generic[N]):
+class Counts(Generic[N]):
     """TP / FP / FN of one sentence or a whole corpus; ``+`` and ``Counts.sum`` add them.
 
     ``Counts[int]`` for edit counts, ``Counts[float]`` for weighted ones. Start sums from

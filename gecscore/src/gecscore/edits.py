@@ -3,11 +3,9 @@ one-edit texts, the ensemble's hypothesis, CLEME's targets)."""
 
 from __future__ import annotations
 
-from gecscore.errors import GECError
+from collections.abc import Iterable, Sequence
 
-TYPE_CHECKING = False  # no typing import at run time (CLI start-up)
-if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+from gecscore.errors import GECError
 
 __all__ = [
     "OverlappingEditsError",

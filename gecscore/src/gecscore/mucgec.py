@@ -5,13 +5,10 @@ import (``datasets/formats/mucgec.py``) read rows here and add their own checks 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from gecscore.errors import InputFormatError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
 
 __all__ = [
     "ParallelLine",

@@ -10,11 +10,10 @@ See docs/metrics/cleme.md. Typical use::
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 # Names are imported on first use, not with the package: `python -m gecscore cleme` on M2
 # needs the scorer, not CLEME2.0, the review grid or the statistics (start-up).
-# Not `from typing import ...`: TYPE_CHECKING is the name type checkers look for.
-TYPE_CHECKING = False
 
 _EXPORTS: dict[str, str] = {
     "CORPUS_FACTORS": "gecscore.cleme.v2",

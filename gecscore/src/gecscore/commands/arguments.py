@@ -22,6 +22,8 @@ import argparse
 import math
 import os
 import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 __all__ = [
     "CACHE_ENV",
@@ -45,10 +47,7 @@ __all__ = [
 ]
 
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up, see gecscore.cli)
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from gecscore.weights.base import EditWeightProvider
 
 # Environment variables the Django settings read too.

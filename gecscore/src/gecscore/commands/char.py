@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from gecscore.cli import CommandError
 from gecscore.commands import arguments
@@ -38,11 +40,7 @@ __all__ = [
 ]
 
 
-TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
-
     from gecscore.compare import CompareResult
     from gecscore.extract import ParallelLine
     from gecscore.m2 import M2Block

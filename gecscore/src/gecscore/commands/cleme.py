@@ -18,6 +18,7 @@ line, with the file as ``system``).
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from gecscore.cleme.inputs import read_sentences
 from gecscore.collector import collector_paused
@@ -32,10 +33,7 @@ __all__ = [
 ]
 
 
-TYPE_CHECKING = False  # not imported from typing, which this module needs only for mypy
 if TYPE_CHECKING:
-    from typing import Any
-
     from gecscore.cleme.inputs import InputFormat
     from gecscore.cleme.model import Sentence
     from gecscore.resources import Resources
