@@ -43,7 +43,7 @@ from gecscore.metric import (
 from gecscore.signature import Signature
 
 __all__ = [
-    "Counts",
+    "OrderCounts",
     "GREEN",
     "GREENConfig",
     "GreenCorpus",
@@ -90,12 +90,13 @@ def _three_way(s: int, h: int, r: int) -> tuple[int, int, int]:
     return tp, fp, fn
 
 
-Counts = list[tuple[int, int, int]]  # (TP, FP, FN) per order
+# (TP, FP, FN) per n-gram order (not gecscore.counts.Counts, the edit counts).
+OrderCounts = list[tuple[int, int, int]]
 
 
-def counts_of(source: NgramCounts, hypothesis: NgramCounts, reference: NgramCounts) -> Counts:
+def counts_of(source: NgramCounts, hypothesis: NgramCounts, reference: NgramCounts) -> OrderCounts:
     """(TP, FP, FN) per order of one hypothesis and one reference, over every n-gram."""
-    out: Counts = []
+    out: OrderCounts = []
     for s, h, r in zip(source, hypothesis, reference, strict=True):
         tp = fp = fn = 0
         for ngram in s.keys() | h.keys() | r.keys():
@@ -107,11 +108,11 @@ def counts_of(source: NgramCounts, hypothesis: NgramCounts, reference: NgramCoun
     return out
 
 
-def unchanged_counts(source: NgramCounts, reference: NgramCounts) -> Counts:
+def unchanged_counts(source: NgramCounts, reference: NgramCounts) -> OrderCounts:
     """``counts_of(source, source, reference)`` (a hypothesis equal to its source) without
     going over every n-gram: there ``_three_way(s, s, r)`` is (min(s, r), 0, |s - r|), and
     the sum of |s - r| is the two totals less twice the sum of min(s, r)."""
-    out: Counts = []
+    out: OrderCounts = []
     for s, r in zip(source, reference, strict=True):
         if len(r) < len(s):
             tp = sum(
@@ -182,7 +183,7 @@ class _Prepared:
     units: Sequence[str]
     source: NgramCounts
     references: list[NgramCounts]
-    unchanged: list[Counts]
+    unchanged: list[OrderCounts]
 
 
 class GreenCorpus:
@@ -227,7 +228,7 @@ class GreenCorpus:
             return [Counter() for _ in range(self.n)]
         return ngram_counts(found, self.n)
 
-    def sentence_counts(self, index: int, hypothesis: str) -> list[Counts]:
+    def sentence_counts(self, index: int, hypothesis: str) -> list[OrderCounts]:
         """Per reference, the (TP, FP, FN) per order of sentence ``index``'s hypothesis."""
         prepared = self._prepare(index) if self._prepared is None else self._prepared[index]
         source_units = prepared.units
@@ -260,7 +261,7 @@ class GreenCorpus:
             raise GECError(f"{len(hypotheses)} hypotheses for {self.size} sources")
         chosen: list[int] = []
         sentence_scores: list[float] = []
-        best_counts: list[Counts] = []
+        best_counts: list[OrderCounts] = []
         for i, line in enumerate(hypotheses):
             per_reference = self.sentence_counts(i, line)
             best, best_score = 0, green_from_counts(per_reference[0], self.beta)
