@@ -200,7 +200,8 @@ def metric_of_signature(signature: str) -> str | None:
 
 
 def get(name: str) -> MetricInfo:
-    """The info record of the metric called ``name``; a ValueError naming the known ones otherwise."""
+    """The ``MetricInfo`` of the metric called ``name``; an OptionError (a ValueError) naming
+    the known ones otherwise."""
     try:
         return METRICS[name]
     except KeyError:
