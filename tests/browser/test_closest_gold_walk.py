@@ -174,10 +174,12 @@ def test_two_reviewers_verify_llm_proposals_by_keyboard(  # type: ignore[no-unty
     page.click("[data-testid=closest-gold-create-submit]")
     page.wait_for_selector("[data-testid=closest-gold-progress]")
     task = ClosestGoldTask.objects.get()
+    assert task.background_job_id is not None
+    job_id = task.background_job_id
     assert task.items.count() == 6  # equal outputs merged: 9 outputs, 6 distinct
     job = wait_for(
         lambda: BackgroundJob.objects.filter(
-            pk=task.background_job_id, status__in=[JobStatus.DONE, JobStatus.FAILED]
+            pk=job_id, status__in=[JobStatus.DONE, JobStatus.FAILED]
         ).first(),
         timeout=90,
         what="the proposal job on the worker",
