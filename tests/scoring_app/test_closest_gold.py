@@ -429,3 +429,18 @@ def test_an_english_release_gets_the_english_prompt(  # type: ignore[no-untyped-
         "He goes to school .",
         "She has two cats .",
     ]
+
+
+def test_an_output_as_long_as_a_sentence_may_be_still_makes_one_item(  # type: ignore[no-untyped-def]
+    release, settings, django_capture_on_commit_callbacks
+) -> None:
+    # Varied characters (3 bytes each in UTF-8) compress badly: far above the 2,704 bytes a
+    # PostgreSQL B-tree entry holds, so the uniqueness of items cannot index the text itself.
+    long_output = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(4000)) + "。"
+    admin, version, systems = release
+    hypotheses = [long_output, *SYSTEMS["alpha"][1:]]
+    SystemOutput.objects.filter(pk=systems["alpha"].pk).update(hypotheses=hypotheses)
+    SystemOutput.objects.filter(pk=systems["beta"].pk).update(hypotheses=hypotheses)
+    task = _create(release, django_capture_on_commit_callbacks)
+    assert task.items.filter(output=long_output).count() == 1
+    assert services.closest_gold.build_items(task) == task.items.count()
