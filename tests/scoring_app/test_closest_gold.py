@@ -425,7 +425,7 @@ def test_an_english_release_gets_the_english_prompt(  # type: ignore[no-untyped-
     prompts = sorted(body["messages"][-1]["content"] for body in server.requests)
     assert "Source: He go to school .\nOutput: He goes to school .\n" in prompts[0]
     assert all("Starting from the Output" in prompt for prompt in prompts)
-    assert sorted(task.items.values_list("proposal", flat=True)) == [
+    assert sorted(str(p) for p in task.items.values_list("proposal", flat=True)) == [
         "He goes to school .",
         "She has two cats .",
     ]
