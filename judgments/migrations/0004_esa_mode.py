@@ -4,20 +4,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('judgments', '0003_results_stored_by_jobs'),
+        ("judgments", "0003_results_stored_by_jobs"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='judgment',
-            name='esa',
-            field=models.JSONField(blank=True, default=list, help_text='ESA mode: [{"output": position, "score": 0-100, "spans": [{"start", "end", "severity": "minor"|"major", "origin": "prefilled"|"resized"|"added"}], "dismissed": [{"start", "end"}]}], offsets in characters of the output text'),
+            model_name="judgment",
+            name="esa",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text='ESA mode: [{"output": position, "score": 0-100, "spans": [{"start", "end", "severity": "minor"|"major", "origin": "prefilled"|"resized"|"added"}], "dismissed": [{"start", "end"}]}], offsets in characters of the output text',
+            ),
         ),
         migrations.AlterField(
-            model_name='campaign',
-            name='mode',
-            field=models.CharField(choices=[('ranking', 'rank outputs'), ('edits', 'judge edits, then rank'), ('esa', 'error spans and scores (ESA)')], default='ranking', max_length=8),
+            model_name="campaign",
+            name="mode",
+            field=models.CharField(
+                choices=[
+                    ("ranking", "rank outputs"),
+                    ("edits", "judge edits, then rank"),
+                    ("esa", "error spans and scores (ESA)"),
+                ],
+                default="ranking",
+                max_length=8,
+            ),
         ),
     ]
