@@ -232,8 +232,9 @@ def _release_from_label(label: str) -> DatasetVersion:
 
 
 class CampaignExportView(APIView):
-    """GET ?as=xml (Appraise, the default; edit verdicts as <edit> elements) | csv (WMT
-    pairwise, expanded) | csv-unexpanded | edits-csv (one row per judged edit).
+    """GET ?as=xml (Appraise, the default; edit verdicts as <edit> elements, ESA spans as
+    <esa-span> elements) | csv (WMT pairwise, expanded) | csv-unexpanded | edits-csv (one row
+    per judged edit) | esa-scores (an ESA campaign's mean scores, WMT human-score layout).
     (DRF keeps `format` for itself.)"""
 
     permission_classes = [IsPlatformAdmin]
@@ -242,7 +243,10 @@ class CampaignExportView(APIView):
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         campaign = selectors.campaign_for_admin(campaign_id, request.user)
         layout = request.query_params.get("as", "xml")
-        if layout == "edits-csv":
+        if layout == "esa-scores":
+            text = services.export_esa_scores(campaign=campaign, by=request.user)
+            kind, suffix = "text/plain", "esa.txt"
+        elif layout == "edits-csv":
             text = services.export_edit_verdicts_csv(campaign=campaign, by=request.user)
             kind, suffix = "text/csv", "edits.csv"
         elif layout in ("csv", "csv-unexpanded"):

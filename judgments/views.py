@@ -256,6 +256,13 @@ def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
             else 0,
             "meta_url": _meta_evaluation_url(campaign),
             "edits": edits,
+            "esa": report.get("esa") if report else None,
+            "esa_rows": [
+                {"system": name, **row}
+                for name, row in (report.get("esa") or {}).get("systems", {}).items()
+            ]
+            if report
+            else [],
             "edit_rows": _edit_rows(edits) if edits else [],
             "verdict_rows": selectors.edit_verdict_rows(campaign, limit=VERDICT_ROWS_SHOWN)
             if edits
@@ -302,9 +309,16 @@ def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 @role_required(Role.ADMIN)
 def export(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
     campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
-    if fmt not in ("xml", "csv", "edits.csv"):
-        raise Http404("export as .xml, .csv or .edits.csv")
-    if fmt == "edits.csv":
+    if fmt not in ("xml", "csv", "edits.csv", "esa.txt"):
+        raise Http404("export as .xml, .csv, .edits.csv or .esa.txt")
+    if fmt == "esa.txt":
+        text = call_service(
+            request, services.export_esa_scores, campaign=campaign, by=_user(request)
+        )
+        if text is None:
+            return redirect("judgments:results", campaign_id=campaign.pk)
+        response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    elif fmt == "edits.csv":
         text = services.export_edit_verdicts_csv(campaign=campaign, by=_user(request))
         response = HttpResponse(text, content_type="text/csv; charset=utf-8")
     elif fmt == "csv":

@@ -94,3 +94,32 @@ def test_report_and_wmt_lines_read_back_as_human_scores(tmp_path):
     scores = {name: row["mean_score"] for name, row in report["systems"].items()}
     path.write_text("\n".join(wmt_score_lines(scores)) + "\n", encoding="utf-8")
     assert read_system_scores(path).scores == pytest.approx(scores)
+
+
+def test_esa_entries_round_trip_through_appraise_xml():
+    from gecscore.meta.judgments import (
+        JudgmentFormatError,
+        JudgmentSet,
+        RankedEntry,
+        RankingItem,
+        RankingResult,
+        read_judgments_xml,
+        write_judgments_xml,
+    )
+
+    entry = RankedEntry(
+        systems=("A", "B"),
+        rank=1,
+        score=73,
+        spans=(EsaSpan(0, 2, "minor", "prefilled"), EsaSpan(4, 5, "", "dismissed")),
+        text='他 "是" <个>',
+    )
+    item = RankingItem("1", "7", "j1", (entry, RankedEntry(("C",), 2, score=10)))
+    judgments = JudgmentSet((RankingResult((("id", "x"),), (item,)),))
+    text = write_judgments_xml(judgments)
+    # Appraise's names, its inclusive end: characters 0-1 are start_i 0, end_i 1
+    assert '<esa-span start_i="0" end_i="1" severity="minor" origin="prefilled"/>' in text
+    assert read_judgments_xml(text.encode()) == judgments
+    bad = text.replace('score="73"', 'score="130"')
+    with pytest.raises(JudgmentFormatError, match="0-100"):
+        read_judgments_xml(bad.encode())

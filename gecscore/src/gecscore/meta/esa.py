@@ -26,6 +26,8 @@ from itertools import combinations
 
 import numpy as np
 
+from gecscore.meta.judgment_records import EsaSpan
+
 __all__ = [
     "SEVERITIES",
     "EsaRow",
@@ -42,16 +44,6 @@ __all__ = [
 
 SEVERITIES = ("minor", "major")
 INTERVAL = 0.95
-
-
-@dataclass(frozen=True)
-class EsaSpan:
-    """An error span: characters ``start`` to ``end`` (exclusive) of the output text."""
-
-    start: int
-    end: int
-    severity: str
-    origin: str = "added"  # prefilled (kept as proposed) | resized | added
 
 
 @dataclass(frozen=True)
@@ -123,8 +115,9 @@ def system_results(rows: Sequence[EsaRow], *, samples: int = 0, seed: int = 0) -
     # Per item and system: score sum, outputs, units, major and minor spans.
     table = np.zeros((5, len(items), len(systems)))
     for row in rows:
-        major = sum(1 for span in row.spans if span.severity == "major")
-        minor = len(row.spans) - major
+        errors = _errors(row)
+        major = sum(1 for span in errors if span.severity == "major")
+        minor = len(errors) - major
         units = count_units(row.text, row.language)
         for name in row.systems:
             cell = (item_index[row.item], system_index[name])
@@ -206,9 +199,14 @@ def _by_output(rows: Iterable[EsaRow]) -> dict[tuple[str, int], dict[str, EsaRow
     return grouped
 
 
+def _errors(row: EsaRow) -> list[EsaSpan]:
+    """The row's error spans (a dismissed prefilled span is a decision, not an error)."""
+    return [span for span in row.spans if span.origin != "dismissed"]
+
+
 def _marked(row: EsaRow) -> dict[int, str]:
     """Character index -> severity of the span covering it."""
-    return {i: span.severity for span in row.spans for i in range(span.start, span.end)}
+    return {i: span.severity for span in _errors(row) for i in range(span.start, span.end)}
 
 
 def span_agreement(rows: Sequence[EsaRow]) -> SpanAgreement:
