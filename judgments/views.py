@@ -191,12 +191,12 @@ def esa_answer_from_form(post: Any, view: dict[str, Any]) -> list[dict[str, Any]
     service as typed, so a bad score is refused there with its value."""
     if post.get("esa"):
         try:
-            answer = json.loads(post["esa"])
+            sent = json.loads(post["esa"])
         except ValueError:
             raise ServiceError(
                 "the page sent an unreadable answer; reload it", field="esa"
             ) from None
-        return cast(list[dict[str, Any]], answer)
+        return cast(list[dict[str, Any]], sent)
     answer: list[dict[str, Any]] = []
     for output in view["outputs"]:
         position = output["position"]
@@ -347,12 +347,7 @@ def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "meta_url": _meta_evaluation_url(campaign),
             "edits": edits,
             "esa": report.get("esa") if report else None,
-            "esa_rows": [
-                {"system": name, **row}
-                for name, row in (report.get("esa") or {}).get("systems", {}).items()
-            ]
-            if report
-            else [],
+            "esa_rows": _esa_rows(report),
             "edit_rows": _edit_rows(edits) if edits else [],
             "verdict_rows": selectors.edit_verdict_rows(campaign, limit=VERDICT_ROWS_SHOWN)
             if edits
@@ -387,6 +382,12 @@ def _edit_rows(edits: dict[str, Any]) -> list[dict[str, Any]]:
         }
         for row in edits["systems"]
     ]
+
+
+def _esa_rows(report: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The ESA systems, best first, each with its name (empty outside ESA)."""
+    systems = ((report or {}).get("esa") or {}).get("systems", {})
+    return [{"system": name, **row} for name, row in systems.items()]
 
 
 def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:

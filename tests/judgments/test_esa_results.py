@@ -211,3 +211,35 @@ def test_api_submit_answers_400_naming_the_problem(world) -> None:  # type: igno
     assert (
         response.json()["field"] == "esa" and "from 0 to 100 (got 120)" in response.json()["detail"]
     )
+
+
+def test_judging_page_without_script_posts_scores_and_decisions(world) -> None:  # type: ignore[no-untyped-def]
+    from django.test import Client
+
+    judge = world["judges"][0]
+    fresh = make_campaign(judges=[judge], mode="esa", k=1, name="esa-page")
+    assignment = services.next_assignment(campaign=fresh, judge=judge)
+    client = Client()
+    assert client.login(username=judge.username, password=PASSWORD)
+    url = reverse("judgments:judge", args=[assignment.pk])
+    page = client.get(url)
+    assert page.status_code == 200 and b'data-testid="esa-form"' in page.content
+    assert not any(name.encode() in page.content for name in SYSTEMS)
+    view = esa.esa_view(assignment)
+    form = {f"score-{o['position']}": "30" for o in view["outputs"]}
+    for output in view["outputs"]:
+        for span in output["prefilled"]:
+            form[f"decision-{output['position']}-{span['index']}"] = "remove"
+    # a typed score of 300 is refused as typed, the item stays to judge
+    bad = {**form, f"score-{view['outputs'][0]['position']}": "300"}
+    answer = client.post(url, bad, follow=True)
+    assert "from 0 to 100 (got 300)" in answer.content.decode()
+    # 30 with no span: the guard asks for the confirmation box
+    answer = client.post(url, form, follow=True)
+    assert "a score of 30 with no error span" in answer.content.decode()
+    assignment.refresh_from_db()
+    assert assignment.status == "pending"
+    client.post(url, {**form, "low_score_confirmed": "1"})
+    assignment.refresh_from_db()
+    assert assignment.status == "done"
+    assert [a["score"] for a in assignment.judgment.esa] == [30] * len(view["outputs"])
