@@ -183,6 +183,7 @@ def test_an_esa_campaign_walked_by_three_judges_with_results_and_meta_evaluation
     assert majors[0] == 0 and all(m > 0 for m in majors[1:])
     agreement = page.inner_text("[data-testid=esa-agreement]")
     assert "span F1" in agreement and "n/a" not in agreement.split("score correlation")[1][:20]
+    assert page.locator("[data-testid=esa-judges] tbody tr").count() == 3
     screenshot("esa-results")
 
     page.click("[data-testid=meta-link]")
