@@ -234,7 +234,6 @@ def test_time_per_item_is_capped_by_the_idle_bound(judges) -> None:  # type: ign
 
 def test_an_english_esa_campaign_prefills_words_and_counts_words(judges) -> None:  # type: ignore[no-untyped-def]
 
-
     sources = ["He go to school yesterday .", "She like apples ."]
     dataset = make_dataset(sentences=sources, language="en")
     for sentence in dataset.sentences.all():
