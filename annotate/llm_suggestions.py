@@ -171,7 +171,9 @@ def _answer_batches(
     on_batch(len(sources) - len(todo))
     if not todo:
         return
-    client = chat_client()
+    # A minimal correction is about as long as its source: room for that (a local model's
+    # answer is bounded in tokens; Chinese characters take one to three each).
+    client = chat_client(max_new_tokens=min(512, 3 * max(len(s) for s in todo) + 16))
     http = llm_backend()["backend"] == "http"
     workers = int(getattr(settings, "GEC_LLM_CONCURRENCY", 4)) if http else 1
     done = len(sources) - len(todo)
