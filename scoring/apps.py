@@ -9,4 +9,5 @@ class ScoringConfig(AppConfig):
         from scoring import (
             judgment_receivers,  # noqa: F401  (judgment campaigns' systems)
             signals,  # noqa: F401  (connects the receivers)
+            suggestion_receivers,  # noqa: F401  (post-edit projects' system outputs)
         )

@@ -2,7 +2,15 @@
 
 from django.urls import path
 
-from scoring import api, closest_gold_api, closest_gold_views, meta_views, people_views, views
+from scoring import (
+    api,
+    closest_gold_api,
+    closest_gold_views,
+    meta_views,
+    people_views,
+    suggestion_views,
+    views,
+)
 
 app_name = "scoring"
 
@@ -33,6 +41,11 @@ urlpatterns = [
         name="meta-human-upload",
     ),
     path(
+        "annotate/admin/projects/<slug:name>/suggest/",
+        suggestion_views.suggest_corrections,
+        name="suggest-corrections",
+    ),
+    path(
         "scoring/releases/<int:version_id>/closest-gold/",
         closest_gold_views.tasks_of_release,
         name="closest-gold-tasks",
@@ -58,6 +71,11 @@ urlpatterns = [
         name="closest-gold-verify",
     ),
     # API
+    path(
+        "api/scoring/projects/<slug:name>/suggestions/",
+        suggestion_views.SuggestionsAPI.as_view(),
+        name="api-suggestions",
+    ),
     path("api/scoring/systems/", api.SystemListView.as_view(), name="api-systems"),
     path("api/scoring/systems/<int:system_id>/", api.SystemDetailView.as_view(), name="api-system"),
     path(
