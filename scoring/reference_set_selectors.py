@@ -56,7 +56,9 @@ class SystemSets:
 
 
 def _stored(system: SystemOutput, name: str, refs: SetReferences, *, partial: bool) -> Any:
-    row = ReferenceSetScore.objects.filter(system=system, reference_set=name, partial=partial).first()
+    row = ReferenceSetScore.objects.filter(
+        system=system, reference_set=name, partial=partial
+    ).first()
     if row is None or row.references_key != refs.key(system, partial=partial):
         return None
     return row
@@ -92,9 +94,7 @@ def release_sets(systems: Sequence[SystemOutput]) -> list[SystemSets]:
     ranks: dict[str, dict[int, int]] = {}
     for name in SETS:
         values = {
-            row.system.pk: row.sets[name].f05
-            for row in rows
-            if row.sets[name].f05 is not None
+            row.system.pk: row.sets[name].f05 for row in rows if row.sets[name].f05 is not None
         }
         ranks[name] = _rank({k: v for k, v in values.items() if v is not None})
     for row in rows:

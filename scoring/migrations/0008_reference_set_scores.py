@@ -5,36 +5,65 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('scoring', '0007_closest_gold'),
+        ("scoring", "0007_closest_gold"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ReferenceSetScore',
+            name="ReferenceSetScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reference_set', models.CharField(choices=[('golden', "golden (the release's references)"), ('closest-gold', "closest-gold (the system's own verified closest-golds)"), ('pooled', "pooled (golden + every task system's closest-golds)")], max_length=16)),
-                ('partial', models.BooleanField(default=False)),
-                ('references_key', models.CharField(max_length=64)),
-                ('verified', models.PositiveIntegerField(default=0)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('sentences_scored', models.PositiveIntegerField(default=0)),
-                ('signature', models.CharField(max_length=400)),
-                ('tp', models.PositiveIntegerField(default=0)),
-                ('fp', models.PositiveIntegerField(default=0)),
-                ('fn', models.PositiveIntegerField(default=0)),
-                ('p', models.FloatField(default=0.0)),
-                ('r', models.FloatField(default=0.0)),
-                ('f05', models.FloatField(default=0.0)),
-                ('summary', models.JSONField(blank=True, default=dict)),
-                ('computed_at', models.DateTimeField(auto_now=True)),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reference_set_scores', to='scoring.systemoutput')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "reference_set",
+                    models.CharField(
+                        choices=[
+                            ("golden", "golden (the release's references)"),
+                            (
+                                "closest-gold",
+                                "closest-gold (the system's own verified closest-golds)",
+                            ),
+                            ("pooled", "pooled (golden + every task system's closest-golds)"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("partial", models.BooleanField(default=False)),
+                ("references_key", models.CharField(max_length=64)),
+                ("verified", models.PositiveIntegerField(default=0)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("sentences_scored", models.PositiveIntegerField(default=0)),
+                ("signature", models.CharField(max_length=400)),
+                ("tp", models.PositiveIntegerField(default=0)),
+                ("fp", models.PositiveIntegerField(default=0)),
+                ("fn", models.PositiveIntegerField(default=0)),
+                ("p", models.FloatField(default=0.0)),
+                ("r", models.FloatField(default=0.0)),
+                ("f05", models.FloatField(default=0.0)),
+                ("summary", models.JSONField(blank=True, default=dict)),
+                ("computed_at", models.DateTimeField(auto_now=True)),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reference_set_scores",
+                        to="scoring.systemoutput",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['system', 'reference_set', 'partial'],
-                'constraints': [models.UniqueConstraint(fields=('system', 'reference_set', 'partial'), name='unique_reference_set_score')],
+                "ordering": ["system", "reference_set", "partial"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("system", "reference_set", "partial"),
+                        name="unique_reference_set_score",
+                    )
+                ],
             },
         ),
     ]

@@ -65,10 +65,14 @@ def _rows(release: DatasetVersion) -> list[tuple[str, str, list[str]]]:
 
 
 def _first_real_reference(source: str, refs: list[str]) -> str:
-    return next((r for r in refs if r not in ("没有错误", "无法标注") and r != source), source + "。")
+    return next(
+        (r for r in refs if r not in ("没有错误", "无法标注") and r != source), source + "。"
+    )
 
 
-def _upload(release: DatasetVersion, name: str, hypotheses: list[str], resources: str) -> SystemOutput:
+def _upload(
+    release: DatasetVersion, name: str, hypotheses: list[str], resources: str
+) -> SystemOutput:
     rows = _rows(release)
     data = "".join(f"{i}\t{s}\t{h}\n" for (i, s, _), h in zip(rows, hypotheses, strict=True))
     system = upload_system_output(
@@ -100,7 +104,9 @@ def _two_systems(release: DatasetVersion, resources: str):  # type: ignore[no-un
     )
     import_closest_golds(
         system=copier,
-        texts=read_closest_gold_file(release, _parallel(release, [s for _, s, _ in rows]), name="s.txt"),
+        texts=read_closest_gold_file(
+            release, _parallel(release, [s for _, s, _ in rows]), name="s.txt"
+        ),
         user=admin,
         label="s.txt",
     )
@@ -111,13 +117,17 @@ def test_closest_gold_equal_to_output_is_perfect_and_equal_to_source_has_no_prec
     release: DatasetVersion, resources: str
 ) -> None:
     corrector, copier, _ = _two_systems(release, resources)
-    perfect = score_reference_set(system=corrector, reference_set="closest-gold", resources_dir=resources)
+    perfect = score_reference_set(
+        system=corrector, reference_set="closest-gold", resources_dir=resources
+    )
     assert perfect.tp > 0 and perfect.fp == 0 and perfect.fn == 0
     assert (perfect.p, perfect.r, perfect.f05) == (1.0, 1.0, 1.0)
     assert perfect.signature.endswith("|refs=closest-gold")
     assert perfect.summary["extra"]["cleme"]["signature"].endswith("|refs=closest-gold")
     assert perfect.sentences_scored == SENTENCES and not perfect.partial
-    nothing = score_reference_set(system=copier, reference_set="closest-gold", resources_dir=resources)
+    nothing = score_reference_set(
+        system=copier, reference_set="closest-gold", resources_dir=resources
+    )
     assert nothing.tp == 0 and nothing.fp > 0
     assert nothing.p == 0.0
     # Pooled: golden + both systems' closest-golds; the corrector's own outputs are among
@@ -170,8 +180,12 @@ def test_score_system_closest_gold_json_equals_gecscore_on_the_exported_files(
 
     library = json.loads(
         gecscore(
-            "score", "--ref", str(folder / "third.closest-gold.txt"),
-            "--hyp", str(folder / "third.hyp.txt"), "--json",
+            "score",
+            "--ref",
+            str(folder / "third.closest-gold.txt"),
+            "--hyp",
+            str(folder / "third.hyp.txt"),
+            "--json",
         )  # fmt: skip
     )
     for key in ("tp", "fp", "fn", "p", "r", "f05"):
@@ -180,11 +194,15 @@ def test_score_system_closest_gold_json_equals_gecscore_on_the_exported_files(
     gecscore("m2", str(folder / "third.closest-gold.txt"), "-o", str(tmp_path / "ref.m2"))
     gecscore("m2", str(folder / "third.hyp.txt"), "-o", str(tmp_path / "hyp.m2"))
     cleme = json.loads(
-        gecscore("cleme", "--hyp", str(tmp_path / "hyp.m2"), "--ref", str(tmp_path / "ref.m2"), "--json")
+        gecscore(
+            "cleme", "--hyp", str(tmp_path / "hyp.m2"), "--ref", str(tmp_path / "ref.m2"), "--json"
+        )
     )
     assert platform["extra"]["cleme"]["f05"] == round(cleme["f05"], 4)
     # The JSONL keeps closest-golds as their own kind, with system and verification status.
-    records = [json.loads(line) for line in (folder / "closest_gold.jsonl").read_text("utf-8").splitlines()]
+    records = [
+        json.loads(line) for line in (folder / "closest_gold.jsonl").read_text("utf-8").splitlines()
+    ]
     assert {r["kind"] for r in records} == {"closest-gold"}
     assert {r["system"] for r in records} == {"corrector", "copier", "third"}
     assert all(r["verification"] == "verified" for r in records)
@@ -213,3 +231,64 @@ def test_incomplete_closest_golds_show_coverage_and_score_only_when_partial_is_a
             "--resources", resources, "--refs", "closest-gold",
         )  # fmt: skip
     assert ReferenceSetScore.objects.filter(system=corrector, partial=False).count() == 0
+
+
+def test_pages_and_api_show_the_three_sets_with_rank_changes_to_admins_only(
+    release: DatasetVersion,
+    resources: str,
+    client,
+    settings,  # type: ignore[no-untyped-def]
+) -> None:
+    settings.GEC_CHERRANT_RESOURCES = resources
+    corrector, copier, admin = _two_systems(release, resources)
+    client.force_login(admin)
+    # The admin's button scores both complete systems under closest-gold and pooled.
+    response = client.post(f"/scoring/releases/{release.pk}/reference-sets/")
+    assert response.status_code == 302
+    assert ReferenceSetScore.objects.filter(system__version=release).count() == 4
+    board = client.get(f"/scoring/releases/{release.pk}/").content.decode()
+    assert 'data-testid="reference-set-table"' in board
+    for name in ("golden", "closest-gold", "pooled"):
+        assert f'data-testid="{name}-f05"' in board
+    assert 'data-testid="closest-gold-change"' in board
+    page = client.get(f"/scoring/systems/{copier.pk}/").content.decode()
+    assert 'data-testid="closest-gold-signature"' in page and "refs=closest-gold" in page
+    assert 'data-testid="pooled-change"' in page
+    api = client.get(f"/api/scoring/releases/{release.pk}/reference-sets/").json()
+    sets = {row["system"]: row["sets"] for row in api["systems"]}
+    assert sets["corrector"]["closest-gold"]["score"]["f05"] == 1.0
+    assert sets["copier"]["closest-gold"]["rank"] == 2
+    expected_change = sets["copier"]["golden"]["rank"] - 2
+    assert sets["copier"]["closest-gold"]["rank_change"] == expected_change
+    export = client.get(f"/api/scoring/releases/{release.pk}/closest-gold.jsonl")
+    assert export.status_code == 200
+    assert len(export.content.decode().splitlines()) == 2 * SENTENCES
+    posted = client.post(
+        f"/api/scoring/systems/{copier.pk}/reference-sets/",
+        {"refs": "pooled"},
+        content_type="application/json",
+    )
+    assert posted.status_code == 200 and posted.json()["reference_set"] == "pooled"
+    bad = client.post(
+        f"/api/scoring/systems/{copier.pk}/reference-sets/",
+        {"refs": "silver"},
+        content_type="application/json",
+    )
+    assert bad.status_code == 400 and bad.json()["field"] == "refs"
+    # Reviewers see the pages (as the leaderboard) but neither the API nor the buttons.
+    reviewer = make_user(Role.REVIEWER)
+    client.force_login(reviewer)
+    assert client.get(f"/scoring/systems/{copier.pk}/").status_code == 200
+    for url in (
+        f"/api/scoring/releases/{release.pk}/reference-sets/",
+        f"/api/scoring/systems/{copier.pk}/reference-sets/",
+        f"/api/scoring/releases/{release.pk}/closest-gold.jsonl",
+    ):
+        assert client.get(url).status_code == 403, url
+    assert client.post(f"/scoring/releases/{release.pk}/reference-sets/").status_code == 403
+    assert client.post(f"/scoring/systems/{copier.pk}/reference-sets/").status_code == 403
+    client.logout()
+    assert client.get(f"/api/scoring/releases/{release.pk}/reference-sets/").status_code in (
+        401,
+        403,
+    )
