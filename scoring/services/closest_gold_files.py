@@ -163,11 +163,14 @@ def closest_gold_records(version: DatasetVersion) -> Iterator[ClosestGoldRecord]
     """Every task system's closest-golds, sentence by sentence (release order)."""
     rows = released_rows(version)
     for system in closest_gold_systems(version):
+        output_at = {row.position: h for row, h in zip(rows, system.hypotheses, strict=True)}
         decisions: dict[int, list[str]] = {}
         for position, output, decision in ClosestGoldVerification.objects.filter(
             item__systems=system, item__task__version=version
         ).values_list("item__position", "item__output", "decision"):
-            decisions.setdefault(position, []).append(decision)
+            # Only items of the current output count (as closest_golds reads them).
+            if output_at.get(position) == output:
+                decisions.setdefault(position, []).append(decision)
         for row, output, golds in zip(rows, system.hypotheses, closest_golds(system), strict=True):
             yield ClosestGoldRecord(
                 system=system.name,
