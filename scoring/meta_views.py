@@ -230,6 +230,8 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
     if shown is not None and shown.status == ScoreStatus.DONE:
         context["rows"] = _meta_rows(shown)
         context["few_systems"] = len(shown.systems) < FEW_SYSTEMS_FOR_INTERVALS
+        # Closest-gold and pooled columns are only as good as the closest-golds behind them.
+        context["closest_gold_caveat"] = any("@" in key for key in shown.report.get("metrics", {}))
         context.update(meta_charts(shown))
     return render(request, "scoring/meta.html", context)
 
