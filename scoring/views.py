@@ -29,7 +29,7 @@ from core.uploads import TOO_LARGE
 from core.web import call_service, lookup, parse_id
 from datasets.models import Dataset, Language
 from datasets.selectors import release_by_id
-from scoring import reference_set_views, selectors, services
+from scoring import closest_gold_selectors, reference_set_views, selectors, services
 from scoring.models import ScoreStatus, SystemOutput
 
 PAGE_SIZE = 50
@@ -137,6 +137,7 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
         "scored": [row for row in rows if row.scored],
         "judge_setup": services.judge_setup(),
         **reference_set_views.leaderboard_context(version),
+        "closest_gold_tasks": closest_gold_selectors.tasks_of_release(version),
     }
     return render(request, "scoring/leaderboard.html", context)
 
