@@ -89,7 +89,9 @@ def import_closest_golds(
     """Store ``texts`` (per released sentence) as ``system``'s verified closest-golds, with
     ``user`` as their verifier."""
     if user is None or not getattr(user, "is_authenticated", False):
-        raise ServiceError("imported closest-golds need the admin who vouches for them", "admin")
+        raise ServiceError(
+            "imported closest-golds need the admin who vouches for them", field="admin"
+        )
     if len(texts) != len(system.hypotheses):
         raise ServiceError(
             f"{label}: {len(texts)} sentences for {len(system.hypotheses)} outputs",
