@@ -56,15 +56,17 @@ def test_concurrent_verifiers_never_exceed_k(settings: Any) -> None:
         barrier = threading.Barrier(VERIFIERS)
         outcomes: list[str] = []
 
-        def submit(verifier: Any, item_id: int = item.pk, gate: Any = barrier) -> None:
+        def submit(
+            verifier: Any, item_id: int = item.pk, gate: Any = barrier, out: list[str] = outcomes
+        ) -> None:
             try:
                 gate.wait(timeout=30)
                 services.submit_verification(
                     item_id=item_id, verifier=verifier, decision="output-correct"
                 )
-                outcomes.append("saved")
+                out.append("saved")
             except Conflict:
-                outcomes.append("conflict")
+                out.append("conflict")
             finally:
                 connection.close()
 
