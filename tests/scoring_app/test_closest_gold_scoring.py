@@ -199,6 +199,29 @@ def test_score_system_closest_gold_json_equals_gecscore_on_the_exported_files(
         )
     )
     assert platform["extra"]["cleme"]["f05"] == round(cleme["f05"], 4)
+    # GREEN in characters on the plain columns (docs/closest-gold.md's `cut` commands).
+    columns = {"src.txt": (folder / "third.hyp.txt", 1), "hyp.txt": (folder / "third.hyp.txt", 2)}
+    columns["ref0.txt"] = (folder / "third.closest-gold.txt", 2)
+    for name, (source, field) in columns.items():
+        lines = source.read_text("utf-8").splitlines()
+        (tmp_path / name).write_text(
+            "".join(f"{line.split(chr(9))[field]}\n" for line in lines), "utf-8"
+        )
+    green = json.loads(
+        gecscore(
+            "green",
+            "--src",
+            str(tmp_path / "src.txt"),
+            "--hyp",
+            str(tmp_path / "hyp.txt"),
+            "--ref",
+            str(tmp_path / "ref0.txt"),
+            "--unit",
+            "char",
+            "--json",
+        )  # fmt: skip
+    )
+    assert platform["extra"]["green"]["score"] == round(green["score"], 4)
     # The JSONL keeps closest-golds as their own kind, with system and verification status.
     records = [
         json.loads(line) for line in (folder / "closest_gold.jsonl").read_text("utf-8").splitlines()
