@@ -2,7 +2,8 @@
 
 A closest-gold reference is a correct version written from a system's own output rather than
 from the source, so every system has references of its own. ``--closest-gold DIR`` names a
-folder with one file per system, named after it: ``<SYSTEM>.txt`` (or ``<SYSTEM>``), a
+folder with one file per system, named after it: ``<SYSTEM>.closest-gold.txt`` (as the
+platform exports it), ``<SYSTEM>.txt`` or ``<SYSTEM>``, a
 parallel file (``id<TAB>source<TAB>closest-gold...``, one line per gold sentence, in the
 gold's order, sources equal to the gold's), or ``<SYSTEM>.m2``, an M2 file of the same
 sentences. Each ``--compute`` metric is then also computed with each system against its own
@@ -53,11 +54,12 @@ class SystemReferences:
 
 
 def _file_of(folder: Path, system: str) -> Path:
-    for name in (f"{system}.txt", system, f"{system}.m2"):
+    for name in (f"{system}.closest-gold.txt", f"{system}.txt", system, f"{system}.m2"):
         if (folder / name).is_file():
             return folder / name
     raise InputError(
-        f"{folder}: no closest-gold file for {system} ({system}.txt, {system} or {system}.m2)"
+        f"{folder}: no closest-gold file for {system} ({system}.closest-gold.txt, "
+        f"{system}.txt, {system} or {system}.m2)"
     )
 
 
