@@ -209,7 +209,8 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         shown = meta_services.settle_with_job(shown)
     context: dict[str, Any] = {
         "version": version,
-        "metric_choices": meta_services.available_metrics(version),
+        "metric_choices": (choices := meta_services.available_metrics(version)),
+        "closest_gold_offered": any("@" in choice.key for choice in choices),
         "uploads": list(HumanSystemScores.objects.filter(version=version)),
         "campaigns": meta_services.campaigns_for_release(version, user=request.user),
         **_form_choices(request, shown),

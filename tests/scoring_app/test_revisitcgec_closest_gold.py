@@ -94,6 +94,7 @@ def test_meta_evaluation_correlates_golden_closest_gold_and_pooled_on_revisitcge
     client.force_login(admin)
     page = client.get(f"/scoring/releases/{release.pk}/meta/?run={evaluation.pk}").content.decode()
     assert 'data-testid="closest-gold-caveat"' in page
+    assert 'data-testid="closest-gold-offered"' in page
     assert "[closest-gold]" in page and "[pooled]" in page
 
 
