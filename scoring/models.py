@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import MD5
 
 from annotate.models import Correction, Submission
 from datasets.models import DatasetVersion, Sentence
@@ -375,9 +376,10 @@ class ClosestGoldItem(models.Model):
     class Meta:
         ordering = ["task", "position", "id"]
         constraints = [
-            # A retried build never duplicates an item.
+            # A retried build never duplicates an item. The output is indexed by its MD5: a
+            # sentence may be far longer than a PostgreSQL B-tree entry holds (2,704 bytes).
             models.UniqueConstraint(
-                fields=["task", "position", "output"], name="unique_closest_gold_item"
+                "task", "position", MD5("output"), name="unique_closest_gold_item"
             )
         ]
 

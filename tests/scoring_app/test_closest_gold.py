@@ -393,3 +393,54 @@ def test_a_local_model_proposes_on_the_gpu_queue(  # type: ignore[no-untyped-def
     # The folder holds no model: the job fails and says so, and is not retried as it is.
     assert job.status == JobStatus.FAILED and not job.retryable
     assert task.items.filter(proposal__isnull=False).count() == 0
+
+
+def test_an_english_release_gets_the_english_prompt(  # type: ignore[no-untyped-def]
+    settings, django_capture_on_commit_callbacks
+) -> None:
+    admin = make_user(Role.ADMIN)
+    sources = ["He go to school .", "She have two cat ."]
+    import_dataset(
+        name="cg-en",
+        fmt="parallel",
+        language="en",
+        user=admin,
+        source_name="tiny",
+        files=[ImportFile("src", _lines(sources)), ImportFile("ref0", _lines(sources))],
+    )
+    version = release_dataset(dataset=Dataset.objects.get(name="cg-en"), user=admin)
+    system = services.upload_system_output(
+        version=version,
+        name="en-sys",
+        data=_lines(["He goes to school .", "She have two cats ."]),
+        file_name="en-sys",
+        user=admin,
+    )
+    settings.GEC_LLM_RETRIES = 0
+    with CorrectionServer(lambda output: output.replace("have", "has")) as server:
+        settings.GEC_LLM_URL, settings.GEC_LLM_MODEL = server.url, "tiny-corrector"
+        with django_capture_on_commit_callbacks(execute=True):
+            task = services.create_closest_gold_task(version=version, systems=[system], user=admin)
+    assert task.prompt_version == "cg-en-1"
+    prompts = sorted(body["messages"][-1]["content"] for body in server.requests)
+    assert "Source: He go to school .\nOutput: He goes to school .\n" in prompts[0]
+    assert all("Starting from the Output" in prompt for prompt in prompts)
+    assert sorted(str(p) for p in task.items.values_list("proposal", flat=True)) == [
+        "He goes to school .",
+        "She has two cats .",
+    ]
+
+
+def test_an_output_as_long_as_a_sentence_may_be_still_makes_one_item(  # type: ignore[no-untyped-def]
+    release, settings, django_capture_on_commit_callbacks
+) -> None:
+    # Varied characters (3 bytes each in UTF-8) compress badly: far above the 2,704 bytes a
+    # PostgreSQL B-tree entry holds, so the uniqueness of items cannot index the text itself.
+    long_output = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(4000)) + "。"
+    admin, version, systems = release
+    hypotheses = [long_output, *SYSTEMS["alpha"][1:]]
+    SystemOutput.objects.filter(pk=systems["alpha"].pk).update(hypotheses=hypotheses)
+    SystemOutput.objects.filter(pk=systems["beta"].pk).update(hypotheses=hypotheses)
+    task = _create(release, django_capture_on_commit_callbacks)
+    assert task.items.filter(output=long_output).count() == 1
+    assert services.closest_gold.build_items(task) == task.items.count()
