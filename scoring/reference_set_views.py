@@ -20,7 +20,7 @@ from datasets.selectors import release_by_id
 from scoring import selectors
 from scoring.models import ClosestGoldTask, ReferenceSet, SystemOutput
 from scoring.reference_set_selectors import SETS, SetState, release_sets
-from scoring.services.reference_sets import score_reference_set, score_release_reference_sets
+from scoring.services.reference_sets import request_reference_set_scoring, score_reference_set
 
 # The metrics of the system page's comparison: (label zh, label en, where in a score).
 COMPARED = (
@@ -87,9 +87,13 @@ def system_context(system: SystemOutput, *, partial: bool) -> dict[str, Any]:
 @require_POST
 def score_release_sets(request: HttpRequest, version_id: int) -> HttpResponse:
     version = lookup(release_by_id, version_id)
-    systems = list(SystemOutput.objects.filter(version=version).order_by("name"))
-    if call_service(request, score_release_reference_sets, systems=systems, user=request.user):
-        messages.success(request, "closest-gold and pooled scores computed where complete")
+    job = call_service(request, request_reference_set_scoring, version=version, user=request.user)
+    if job is not None:
+        messages.success(
+            request,
+            f"closest-gold and pooled scoring queued (job {job.pk}); the card fills in as "
+            "systems are done",
+        )
     return redirect("scoring:leaderboard", version_id=version.pk)
 
 

@@ -23,16 +23,20 @@ from django.db import transaction
 from gecscore.english.errant_edits import EnglishModelMissing, ragged_m2_blocks
 
 from core.audit import log_action
-from core.exceptions import Conflict, ServiceError
+from core.exceptions import Conflict, NotFound, ServiceError
+from core.job_queue import enqueue_job
+from core.jobs import JobCancelled, report_progress, settle_job
+from core.models import BackgroundJob
 from datasets.formats.markers import MARKERS
-from datasets.models import Language, ReleasedSentence
-from scoring import metric
+from datasets.models import DatasetVersion, Language, ReleasedSentence
+from scoring import metric, tasks
 from scoring.closest_gold_selectors import closest_golds
 from scoring.metric_en import english_report
 from scoring.models import ReferenceSet, ReferenceSetScore, SystemOutput
 from scoring.services.systems import released_rows, scoring_resources
 
 REFERENCE_SET_NAMES = tuple(ReferenceSet.values)
+JOB_KIND_REFERENCE_SETS = "scoring.reference_sets"
 
 
 @dataclass(frozen=True)
@@ -254,6 +258,49 @@ def score_reference_set(
             {"refs": reference_set, "partial": partial, "f05": score.f05},
         )
     return score
+
+
+def request_reference_set_scoring(*, version: DatasetVersion, user: Any) -> BackgroundJob:
+    """Queue the closest-gold and pooled scores of every system of the release (the
+    leaderboard's button): a job with progress per system, on the default queue."""
+    total = SystemOutput.objects.filter(version=version).count()
+    if not total:
+        raise ServiceError(f"{version.label} has no system outputs to score", field="release")
+    return enqueue_job(
+        kind=JOB_KIND_REFERENCE_SETS,
+        user=user,
+        task=tasks.score_reference_sets,
+        task_args=lambda job_id: (version.pk, job_id),
+        params={"release": version.pk},
+        message=f"closest-gold and pooled scores of {version.label}",
+        total=total,
+        audit=(version, "scoring.reference_sets.request", {}),
+    )
+
+
+def run_reference_set_scoring(*, version_id: int, job_id: int | None = None) -> dict[str, Any]:
+    """The job's body: every system's complete sets scored (stored rows reused when their
+    references did not change); ``{system: {set: F0.5 or "verified/total"}}``."""
+    version = DatasetVersion.objects.filter(pk=version_id).first()
+    if version is None:
+        raise NotFound(f"no release {version_id}")
+    systems = list(SystemOutput.objects.filter(version=version).order_by("name"))
+    result: dict[str, Any] = {}
+    try:
+        for index, system in enumerate(systems):
+            report_progress(job_id, index, message=f"scoring {system.name}")
+            done = score_release_reference_sets(systems=[system])
+            result[system.name] = {
+                name: value.f05
+                if isinstance(value, ReferenceSetScore)
+                else f"{value.verified}/{value.total}"
+                for (_, name), value in done.items()
+            }
+        with transaction.atomic():  # settle_job locks the job row
+            settle_job(job_id, result=result, message=f"{len(systems)} systems")
+    except JobCancelled:
+        return {}
+    return result
 
 
 def score_release_reference_sets(

@@ -241,6 +241,15 @@ def test_two_reviewers_verify_llm_proposals_by_keyboard(  # type: ignore[no-unty
     # by side with its rank under each and the change against golden.
     page.goto(f"/scoring/releases/{version.pk}/")
     page.click("[data-testid=score-reference-sets]")
+    scoring_job = wait_for(
+        lambda: BackgroundJob.objects.filter(
+            kind="scoring.reference_sets", status__in=[JobStatus.DONE, JobStatus.FAILED]
+        ).first(),
+        timeout=90,
+        what="the reference-set scoring job on the worker",
+    )
+    assert scoring_job.status == JobStatus.DONE, scoring_job.message
+    page.reload()
     page.wait_for_selector("[data-testid=reference-set-table] [data-testid=closest-gold-f05]")
     gamma = version.system_outputs.get(name="gamma")
     page.goto(f"/scoring/systems/{gamma.pk}/")

@@ -17,6 +17,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from core.exceptions import Conflict
+from core.models import BackgroundJob, JobStatus
 from core.roles import Role
 from datasets.formats import ImportFile
 from datasets.models import DatasetVersion
@@ -256,18 +257,21 @@ def test_incomplete_closest_golds_show_coverage_and_score_only_when_partial_is_a
     assert ReferenceSetScore.objects.filter(system=corrector, partial=False).count() == 0
 
 
-def test_pages_and_api_show_the_three_sets_with_rank_changes_to_admins_only(
-    release: DatasetVersion,
-    resources: str,
-    client,
-    settings,  # type: ignore[no-untyped-def]
+def test_pages_and_api_show_the_three_sets_with_rank_changes_to_admins_only(  # type: ignore[no-untyped-def]
+    release: DatasetVersion, resources: str, client, settings, django_capture_on_commit_callbacks
 ) -> None:
     settings.GEC_CHERRANT_RESOURCES = resources
     corrector, copier, admin = _two_systems(release, resources)
     client.force_login(admin)
-    # The admin's button scores both complete systems under closest-gold and pooled.
-    response = client.post(f"/scoring/releases/{release.pk}/reference-sets/")
+    # The admin's button queues a job that scores both complete systems under closest-gold
+    # and pooled (in-process here: no broker).
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/scoring/releases/{release.pk}/reference-sets/")
     assert response.status_code == 302
+    job = BackgroundJob.objects.get(kind="scoring.reference_sets")
+    assert job.status == JobStatus.DONE, job.message
+    assert job.result["corrector"] == {"closest-gold": 1.0, "pooled": 1.0}
+    assert job.result["copier"]["closest-gold"] == 0.0
     assert ReferenceSetScore.objects.filter(system__version=release).count() == 4
     board = client.get(f"/scoring/releases/{release.pk}/").content.decode()
     assert 'data-testid="reference-set-table"' in board
