@@ -36,6 +36,9 @@ from scoring.models import ReferenceSet, ReferenceSetScore, SystemOutput
 from scoring.services.systems import released_rows, scoring_resources
 
 REFERENCE_SET_NAMES = tuple(ReferenceSet.values)
+# Extracted reference blocks by (resources signature, source, references): the pooled set is
+# the same for every system of a release, so scoring them all extracts it once.
+BlockCache = dict[tuple[str, str, tuple[str, ...]], metric.M2Block]
 JOB_KIND_REFERENCE_SETS = "scoring.reference_sets"
 
 
@@ -108,6 +111,7 @@ def set_report(
     refs: SetReferences,
     *,
     resources_dir: str | None = None,
+    block_cache: BlockCache | None = None,
 ) -> tuple[list[int], metric.ScoreReport]:
     """(indices of the sentences scored, the report) of ``system`` against ``refs``: the
     sentences that have references (all of them when the set is complete)."""
@@ -123,7 +127,7 @@ def set_report(
     if system.version.dataset.language == Language.ENGLISH:
         report = _english(chosen_rows, hypotheses, references)
     else:
-        report = _chinese(chosen_rows, hypotheses, references, resources_dir)
+        report = _chinese(chosen_rows, hypotheses, references, resources_dir, block_cache)
     return indices, report
 
 
@@ -132,18 +136,26 @@ def _chinese(
     hypotheses: Sequence[str],
     references: Sequence[Sequence[str]],
     resources_dir: str | None,
+    block_cache: BlockCache | None,
 ) -> metric.ScoreReport:
     resources = scoring_resources(resources_dir)
-    ref_blocks = [
-        metric.sentence_block(row.text, texts, resources=resources)
-        for row, texts in zip(rows, references, strict=True)
-    ]
+    cache: BlockCache = {} if block_cache is None else block_cache
+    ref_blocks = []
+    for row, texts in zip(rows, references, strict=True):
+        key = (resources.signature, row.text, tuple(texts))
+        if key not in cache:
+            cache[key] = metric.sentence_block(row.text, texts, resources=resources)
+        ref_blocks.append(cache[key])
     hyp_blocks = [
         metric.sentence_block(row.text, [hypothesis], resources=resources)
         for row, hypothesis in zip(rows, hypotheses, strict=True)
     ]
     report = metric.full_report(
-        hyp_blocks, ref_blocks, source_names=[row.source_name for row in rows], resources=resources
+        hyp_blocks,
+        ref_blocks,
+        source_names=[row.source_name for row in rows],
+        resources=resources,
+        first_k_curve=False,
     )
     report.extra.update(
         metric.green_metric(
@@ -177,6 +189,7 @@ def _english(
         references=references,
         ref_blocks=ref_blocks,
         source_names=[row.source_name for row in rows],
+        first_k_curve=False,
     )
 
 
@@ -201,6 +214,7 @@ def score_reference_set(
     partial: bool = False,
     user: Any = None,
     resources_dir: str | None = None,
+    block_cache: BlockCache | None = None,
 ) -> ReferenceSetScore:
     """Score ``system`` against closest-gold or pooled references and store it (the golden
     score is the system's SystemScore: `services.score_now`). Nothing new is computed when
@@ -226,7 +240,7 @@ def score_reference_set(
     ).first()
     if stored is not None and stored.references_key == key:
         return stored
-    indices, report = set_report(system, refs, resources_dir=resources_dir)
+    indices, report = set_report(system, refs, resources_dir=resources_dir, block_cache=block_cache)
     coverage = f"{refs.verified}/{refs.total}" if partial else ""
     summary = report.summary()
     _name_extra_signatures(summary["extra"], reference_set, coverage)
@@ -286,10 +300,11 @@ def run_reference_set_scoring(*, version_id: int, job_id: int | None = None) -> 
         raise NotFound(f"no release {version_id}")
     systems = list(SystemOutput.objects.filter(version=version).order_by("name"))
     result: dict[str, Any] = {}
+    block_cache: BlockCache = {}
     try:
         for index, system in enumerate(systems):
             report_progress(job_id, index, message=f"scoring {system.name}")
-            done = score_release_reference_sets(systems=[system])
+            done = score_release_reference_sets(systems=[system], block_cache=block_cache)
             result[system.name] = {
                 name: value.f05
                 if isinstance(value, ReferenceSetScore)
@@ -304,11 +319,16 @@ def run_reference_set_scoring(*, version_id: int, job_id: int | None = None) -> 
 
 
 def score_release_reference_sets(
-    *, systems: Sequence[SystemOutput], user: Any = None, resources_dir: str | None = None
+    *,
+    systems: Sequence[SystemOutput],
+    user: Any = None,
+    resources_dir: str | None = None,
+    block_cache: BlockCache | None = None,
 ) -> dict[tuple[int, str], ReferenceSetScore | SetReferences]:
     """Closest-gold and pooled scores of every given system whose set is complete; for the
     others their references (coverage) instead of a score."""
     out: dict[tuple[int, str], ReferenceSetScore | SetReferences] = {}
+    block_cache = {} if block_cache is None else block_cache
     for system in systems:
         for name in (ReferenceSet.CLOSEST_GOLD, ReferenceSet.POOLED):
             refs = set_references(system, name)
@@ -316,6 +336,10 @@ def score_release_reference_sets(
                 out[(system.pk, name)] = refs
                 continue
             out[(system.pk, name)] = score_reference_set(
-                system=system, reference_set=name, user=user, resources_dir=resources_dir
+                system=system,
+                reference_set=name,
+                user=user,
+                resources_dir=resources_dir,
+                block_cache=block_cache,
             )
     return out

@@ -33,7 +33,7 @@ from judgments.models import Campaign
 from judgments.services import import_judgments
 from scoring.models import ReferenceSet, ScoreStatus, SystemScore
 from scoring.services.closest_gold_files import import_closest_golds, read_closest_gold_file
-from scoring.services.reference_sets import score_reference_set
+from scoring.services.reference_sets import BlockCache, score_reference_set
 from scoring.services.systems import score_now, upload_system_output
 
 
@@ -102,6 +102,7 @@ def _closest_golds(
         texts = read_closest_gold_file(version, path.read_bytes(), name=str(path))
         import_closest_golds(system=score.system, texts=texts, user=user, label=path.name)
     out: dict[str, dict[str, float]] = {}
+    block_cache: BlockCache = {}  # the pooled references are extracted once for all six
     for name, score in scores.items():
         out[name] = {
             reference_set: score_reference_set(
@@ -109,6 +110,7 @@ def _closest_golds(
                 reference_set=reference_set,
                 user=user,
                 resources_dir=resources_dir,
+                block_cache=block_cache,
             ).f05
             for reference_set in (ReferenceSet.CLOSEST_GOLD, ReferenceSet.POOLED)
         }
