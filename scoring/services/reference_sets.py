@@ -140,16 +140,16 @@ def _chinese(
 ) -> metric.ScoreReport:
     resources = scoring_resources(resources_dir)
     cache: BlockCache = {} if block_cache is None else block_cache
-    ref_blocks = []
-    for row, texts in zip(rows, references, strict=True):
-        key = (resources.signature, row.text, tuple(texts))
+
+    def block(source: str, texts: Sequence[str]) -> metric.M2Block:
+        # A hypothesis block is the same extraction as a one-reference block of its text.
+        key = (resources.signature, source, tuple(texts))
         if key not in cache:
-            cache[key] = metric.sentence_block(row.text, texts, resources=resources)
-        ref_blocks.append(cache[key])
-    hyp_blocks = [
-        metric.sentence_block(row.text, [hypothesis], resources=resources)
-        for row, hypothesis in zip(rows, hypotheses, strict=True)
-    ]
+            cache[key] = metric.sentence_block(source, texts, resources=resources)
+        return cache[key]
+
+    ref_blocks = [block(row.text, texts) for row, texts in zip(rows, references, strict=True)]
+    hyp_blocks = [block(row.text, [hyp]) for row, hyp in zip(rows, hypotheses, strict=True)]
     report = metric.full_report(
         hyp_blocks,
         ref_blocks,
