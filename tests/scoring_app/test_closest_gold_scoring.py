@@ -33,6 +33,9 @@ from scoring.services.closest_gold_files import (
 from scoring.services.reference_sets import score_reference_set
 from scoring.services.systems import score_now, upload_system_output
 from tests.factories import make_user
+from tests.scoring_app.test_english_release import _head, _kept, english_release
+
+__all__ = ["english_release"]
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -319,3 +322,40 @@ def test_pages_and_api_show_the_three_sets_with_rank_changes_to_admins_only(  # 
         401,
         403,
     )
+
+
+def test_english_closest_gold_goes_through_errant_as_the_golden_references(
+    english_release,
+    shared_data: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    """English: a closest-gold that is each sentence's first golden reference scores what
+    the golden first-k curve gives for k = 1 (ERRANT extracts each reference alone), and the
+    output itself as closest-gold is perfect under ERRANT and M2."""
+    admin, version = english_release
+    conll = shared_data / "conll14"
+    system = upload_system_output(
+        version=version,
+        name="AMU",
+        data=_head(conll / "systems/AMU", _kept(conll)),
+        file_name="AMU",
+        user=admin,
+    )
+    golden = score_now(system=system, user=admin)
+    first_refs = [[row.references[0]] for row in version.sentences.order_by("position")]
+    import_closest_golds(system=system, texts=first_refs, user=admin, label="ref0")
+    first = score_reference_set(system=system, reference_set="closest-gold")
+    assert first.f05 == golden.summary["ref_count_curve_by_k"]["1"]
+    assert first.signature.endswith("|language=en|refs=closest-gold")
+    other = upload_system_output(
+        version=version,
+        name="AMU-again",
+        data=_head(conll / "systems/AMU", _kept(conll)),
+        file_name="AMU",
+        user=admin,
+    )
+    import_closest_golds(
+        system=other, texts=[[h] for h in other.hypotheses], user=admin, label="own"
+    )
+    own = score_reference_set(system=other, reference_set="closest-gold")
+    assert own.tp > 0 and (own.p, own.r, own.f05) == (1.0, 1.0, 1.0)
+    assert own.summary["extra"]["m2"]["f05"] == 1.0
