@@ -261,6 +261,36 @@ def _uses_and_structure(facts: dict[str, Any]) -> list[str]:
         'Load with `datasets.load_dataset("parquet", data_dir="data")`.',
         "",
         *_statistics(facts),
+        *_closest_gold(facts.get("closest_gold")),
+    ]
+
+
+def _closest_gold(counts: dict[str, Any] | None) -> list[str]:
+    """The card's section on closest-gold references (empty without them)."""
+    if not counts:
+        return []
+    # Counted by publishing/closest_gold.py when the release has closest-gold tasks.
+    systems = ", ".join(
+        f"{name} ({entry['verified']}/{entry['total']} verified)"
+        for name, entry in sorted(counts["by_system"].items())
+    )
+    decisions = ", ".join(f"{k}: {v}" for k, v in counts["decisions"].items()) or "none"
+    return [
+        "",
+        "### Closest-gold references",
+        "",
+        "Besides the golden references, this release carries closest-gold references of "
+        f"{counts['systems']} systems' outputs: for each output, a correct version written "
+        "from the output (not from the source) and verified by a reviewer. They are in "
+        f"`closest_gold/closest_gold.parquet` (one record per system and sentence: `kind` = closest-gold, "
+        "`system`, `id`, `position`, `source`, `output`, `closest_golds`, `verification`, "
+        "`decisions`), never among the golden references in `data/`: they describe one "
+        "system's output, and a model trained on them learns that system's choices.",
+        "",
+        f"- records: {counts['records']} ({counts['verified']} verified, "
+        f"{counts['unverified']} not yet), {counts['texts']} closest-gold texts",
+        f"- systems: {systems}",
+        f"- verification decisions: {decisions}",
     ]
 
 

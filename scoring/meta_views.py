@@ -216,7 +216,8 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         shown = meta_services.settle_with_job(shown)
     context: dict[str, Any] = {
         "version": version,
-        "metric_choices": meta_services.available_metrics(version),
+        "metric_choices": (choices := meta_services.available_metrics(version)),
+        "closest_gold_offered": any("@" in choice.key for choice in choices),
         "uploads": list(HumanSystemScores.objects.filter(version=version)),
         "campaigns": meta_services.campaigns_for_release(version, user=request.user),
         **_form_choices(request, shown),
@@ -237,6 +238,8 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
     if shown is not None and shown.status == ScoreStatus.DONE:
         context["rows"] = _meta_rows(shown)
         context["few_systems"] = len(shown.systems) < FEW_SYSTEMS_FOR_INTERVALS
+        # Closest-gold and pooled columns are only as good as the closest-golds behind them.
+        context["closest_gold_caveat"] = any("@" in key for key in shown.report.get("metrics", {}))
         context.update(meta_charts(shown))
     return render(request, "scoring/meta.html", context)
 

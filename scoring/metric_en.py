@@ -113,8 +113,10 @@ def english_report(
     references: Sequence[Sequence[str]],
     ref_blocks: Sequence[M2Block],
     source_names: Sequence[str],
+    first_k_curve: bool = True,
 ) -> ScoreReport:
-    """Everything the system page shows for an English release."""
+    """Everything the system page shows for an English release (``first_k_curve`` False: the
+    curve only has "all", for reference sets without an order)."""
     hyp_blocks = hypothesis_blocks(sources, hypotheses)
     main = compare_blocks(hyp_blocks, ref_blocks, CompareOptions())
     categories = _by_category(hyp_blocks, ref_blocks, cat=1)
@@ -155,7 +157,7 @@ def english_report(
         **chunk_metrics(hyp_blocks, ref_blocks),
     }
     max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)
-    by_k = first_k_scores(hyp_blocks, ref_blocks, max_refs, all_f=main.f)
+    by_k = first_k_scores(hyp_blocks, ref_blocks, max_refs if first_k_curve else 0, all_f=main.f)
     return ScoreReport(
         overall=_as_dict(main),
         categories=categories,

@@ -117,6 +117,52 @@ class SentenceResult(models.Model):
         ]
 
 
+class ReferenceSet(models.TextChoices):
+    """Which references a system is scored against (docs/closest-gold.md)."""
+
+    GOLDEN = "golden", "golden (the release's references)"
+    CLOSEST_GOLD = "closest-gold", "closest-gold (the system's own verified closest-golds)"
+    POOLED = "pooled", "pooled (golden + every task system's closest-golds)"
+
+
+class ReferenceSetScore(models.Model):
+    """A system's scores against closest-gold or pooled references (golden lives in
+    SystemScore). ``references_key`` is a sha256 of the hypotheses and the references used:
+    a verification added since makes the row stale, and it is recomputed rather than shown.
+    ``partial`` rows score only the sentences whose references were verified, on request."""
+
+    system = models.ForeignKey(
+        SystemOutput, on_delete=models.CASCADE, related_name="reference_set_scores"
+    )
+    reference_set = models.CharField(max_length=16, choices=ReferenceSet.choices)
+    partial = models.BooleanField(default=False)
+    references_key = models.CharField(max_length=64)
+    verified = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    sentences_scored = models.PositiveIntegerField(default=0)
+    signature = models.CharField(max_length=400)
+    tp = models.PositiveIntegerField(default=0)
+    fp = models.PositiveIntegerField(default=0)
+    fn = models.PositiveIntegerField(default=0)
+    p = models.FloatField(default=0.0)
+    r = models.FloatField(default=0.0)
+    f05 = models.FloatField(default=0.0)
+    # The same layout as SystemScore.summary (categories, detection, extra metrics, ...).
+    summary = models.JSONField(default=dict, blank=True)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["system", "reference_set", "partial"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["system", "reference_set", "partial"], name="unique_reference_set_score"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.system} against {self.reference_set}: F0.5 {self.f05:.4f}"
+
+
 class AnnotatorSample(models.Model):
     """One box an annotator submitted (revision 1), scored against the sentence's current
     golden references.

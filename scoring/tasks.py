@@ -20,7 +20,7 @@ from celery import shared_task
 from core.exceptions import NotFound
 from core.jobs import run_claimed
 from scoring import services
-from scoring.services import meta
+from scoring.services import meta, reference_sets
 
 T = TypeVar("T")
 
@@ -127,5 +127,15 @@ def gpu_closest_gold_proposals(task_id: int, job_id: int | None = None) -> dict[
 
     def work(claimed_job_id: int | None) -> dict[str, int]:
         return services.run_proposals(task_id=task_id, job_id=claimed_job_id)
+
+    return _with_job(job_id, work)
+
+
+@shared_task(name="scoring.score_reference_sets")
+def score_reference_sets(version_id: int, job_id: int | None = None) -> dict[str, Any] | None:
+    def work(claimed_job_id: int | None) -> dict[str, Any]:
+        return reference_sets.run_reference_set_scoring(
+            version_id=version_id, job_id=claimed_job_id
+        )
 
     return _with_job(job_id, work)

@@ -8,6 +8,8 @@ from scoring import (
     closest_gold_views,
     meta_views,
     people_views,
+    reference_set_api,
+    reference_set_views,
     suggestion_views,
     views,
 )
@@ -21,6 +23,16 @@ urlpatterns = [
     path("scoring/releases/<int:version_id>/ensemble/", views.ensemble, name="ensemble"),
     path("scoring/releases/<int:version_id>/judges/", views.judges, name="judges"),
     path("scoring/systems/<int:system_id>/", views.system_page, name="system"),
+    path(
+        "scoring/releases/<int:version_id>/reference-sets/",
+        reference_set_views.score_release_sets,
+        name="reference-sets",
+    ),
+    path(
+        "scoring/systems/<int:system_id>/reference-sets/",
+        reference_set_views.score_system_set,
+        name="reference-set",
+    ),
     path("scoring/systems/<int:system_id>/rescore/", views.rescore, name="rescore"),
     path("scoring/systems/<int:system_id>/cancel/", views.cancel, name="cancel"),
     path("scoring/systems/<int:system_id>/weighted/", views.weighted, name="weighted"),
@@ -92,6 +104,21 @@ urlpatterns = [
         "api/scoring/releases/<int:version_id>/leaderboard/",
         api.LeaderboardView.as_view(),
         name="api-leaderboard",
+    ),
+    path(
+        "api/scoring/systems/<int:system_id>/reference-sets/",
+        reference_set_api.SystemReferenceSetsView.as_view(),
+        name="api-system-reference-sets",
+    ),
+    path(
+        "api/scoring/releases/<int:version_id>/reference-sets/",
+        reference_set_api.ReleaseReferenceSetsView.as_view(),
+        name="api-release-reference-sets",
+    ),
+    path(
+        "api/scoring/releases/<int:version_id>/closest-gold.jsonl",
+        reference_set_api.ClosestGoldExportView.as_view(),
+        name="api-closest-gold-export",
     ),
     path("api/scoring/ensembles/", api.EnsembleView.as_view(), name="api-ensembles"),
     path(

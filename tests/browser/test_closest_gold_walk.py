@@ -6,7 +6,11 @@ output in the browser by keyboard only (A accept, E edit + Ctrl+Enter, O output 
 R reject and write + Ctrl+Enter) until nothing is left; the task's progress, the stored
 provenance and the selector system scoring reads (`scoring.selectors.closest_golds`) agree.
 
-Screenshots: artifacts/screenshots/closest-gold-verify.png, closest-gold-task.png."""
+Then the admin scores every system under the three reference sets and gamma's system page
+shows golden, closest-gold and pooled scores with its ranks and rank changes.
+
+Screenshots: artifacts/screenshots/closest-gold-verify.png, closest-gold-task.png,
+closest-gold-reference-sets.png."""
 
 from __future__ import annotations
 
@@ -231,6 +235,34 @@ def test_two_reviewers_verify_llm_proposals_by_keyboard(  # type: ignore[no-unty
         ["他们在公园里玩得非常开心。"],
         ["这个问题很难回答。"],
     ]
+
+    # Scoring under the three reference sets (docs/closest-gold.md): the admin's button on
+    # the leaderboard, then gamma's system page shows golden, closest-gold and pooled side
+    # by side with its rank under each and the change against golden.
+    page.goto(f"/scoring/releases/{version.pk}/")
+    page.click("[data-testid=score-reference-sets]")
+    scoring_job = wait_for(
+        lambda: BackgroundJob.objects.filter(
+            kind="scoring.reference_sets", status__in=[JobStatus.DONE, JobStatus.FAILED]
+        ).first(),
+        timeout=90,
+        what="the reference-set scoring job on the worker",
+    )
+    assert scoring_job.status == JobStatus.DONE, scoring_job.message
+    page.reload()
+    page.wait_for_selector("[data-testid=reference-set-table] [data-testid=closest-gold-f05]")
+    gamma = version.system_outputs.get(name="gamma")
+    page.goto(f"/scoring/systems/{gamma.pk}/")
+    card = page.locator("[data-testid=reference-sets]")
+    for name in ("golden", "closest-gold", "pooled"):
+        assert card.locator(f"[data-testid={name}-rank]").inner_text().strip()[0].isdigit(), name
+    for name in ("closest-gold", "pooled"):
+        change = card.locator(f"[data-testid={name}-change]").inner_text().strip()
+        assert change == "=" or change[0] in "\u2191\u2193", change
+        assert f"refs={name}" in card.locator(f"[data-testid={name}-signature]").inner_text()
+    rows = card.locator("tbody tr").all_inner_texts()
+    assert any(row.startswith("ChERRANT F0.5") and row.count(".") >= 3 for row in rows), rows
+    page.screenshot(path=str(_shot("closest-gold-reference-sets")), full_page=True)
 
     page.goto(f"/scoring/closest-gold/{task.pk}/")
     shown = page.content()
