@@ -195,7 +195,9 @@ def _english(
 
 def named_signature(signature: str, reference_set: str, *, coverage: str = "") -> str:
     """A metric signature naming the reference set (and a partial score's coverage)."""
-    named = f"{signature}|refs={reference_set}"
+    # `refs:` (which reference set) beside the library's own `refs=` (which or how many
+    # references a metric used), so the two never read as one key given twice
+    named = f"{signature}|refs:{reference_set}"
     return f"{named}|coverage={coverage}" if coverage else named
 
 

@@ -259,7 +259,7 @@ def test_two_reviewers_verify_llm_proposals_by_keyboard(  # type: ignore[no-unty
     for name in ("closest-gold", "pooled"):
         change = card.locator(f"[data-testid={name}-change]").inner_text().strip()
         assert change == "=" or change[0] in "\u2191\u2193", change
-        assert f"refs={name}" in card.locator(f"[data-testid={name}-signature]").inner_text()
+        assert f"refs:{name}" in card.locator(f"[data-testid={name}-signature]").inner_text()
     rows = card.locator("tbody tr").all_inner_texts()
     assert any(row.startswith("ChERRANT F0.5") and row.count(".") >= 3 for row in rows), rows
     page.screenshot(path=str(_shot("closest-gold-reference-sets")), full_page=True)

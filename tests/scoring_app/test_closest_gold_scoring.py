@@ -126,8 +126,8 @@ def test_closest_gold_equal_to_output_is_perfect_and_equal_to_source_has_no_prec
     )
     assert perfect.tp > 0 and perfect.fp == 0 and perfect.fn == 0
     assert (perfect.p, perfect.r, perfect.f05) == (1.0, 1.0, 1.0)
-    assert perfect.signature.endswith("|refs=closest-gold")
-    assert perfect.summary["extra"]["cleme"]["signature"].endswith("|refs=closest-gold")
+    assert perfect.signature.endswith("|refs:closest-gold")
+    assert perfect.summary["extra"]["cleme"]["signature"].endswith("|refs:closest-gold")
     assert perfect.sentences_scored == SENTENCES and not perfect.partial
     nothing = score_reference_set(
         system=copier, reference_set="closest-gold", resources_dir=resources
@@ -137,7 +137,7 @@ def test_closest_gold_equal_to_output_is_perfect_and_equal_to_source_has_no_prec
     # Pooled: golden + both systems' closest-golds; the corrector's own outputs are among
     # them, so it is perfect there too, and its golden rank cannot be better than pooled.
     pooled = score_reference_set(system=corrector, reference_set="pooled", resources_dir=resources)
-    assert pooled.f05 == 1.0 and pooled.signature.endswith("|refs=pooled")
+    assert pooled.f05 == 1.0 and pooled.signature.endswith("|refs:pooled")
     states = {row.system.name: row for row in release_sets([corrector, copier])}
     assert states["corrector"].sets["closest-gold"].rank == 1
     assert states["copier"].sets["golden"].score is not None
@@ -248,7 +248,7 @@ def test_incomplete_closest_golds_show_coverage_and_score_only_when_partial_is_a
         system=corrector, reference_set="closest-gold", partial=True, resources_dir=resources
     )
     assert partial.partial and partial.sentences_scored == 20
-    assert partial.signature.endswith("|refs=closest-gold|coverage=20/30")
+    assert partial.signature.endswith("|refs:closest-gold|coverage=20/30")
     assert system_sets(corrector).sets["closest-gold"].partial == partial
     hyp = tmp_path / "corrector.txt"
     hyp.write_bytes(_parallel(release, corrector.hypotheses))
@@ -282,7 +282,7 @@ def test_pages_and_api_show_the_three_sets_with_rank_changes_to_admins_only(  # 
         assert f'data-testid="{name}-f05"' in board
     assert 'data-testid="closest-gold-change"' in board
     page = client.get(f"/scoring/systems/{copier.pk}/").content.decode()
-    assert 'data-testid="closest-gold-signature"' in page and "refs=closest-gold" in page
+    assert 'data-testid="closest-gold-signature"' in page and "refs:closest-gold" in page
     assert 'data-testid="pooled-change"' in page
     api = client.get(f"/api/scoring/releases/{release.pk}/reference-sets/").json()
     sets = {row["system"]: row["sets"] for row in api["systems"]}
@@ -345,7 +345,7 @@ def test_english_closest_gold_goes_through_errant_as_the_golden_references(
     import_closest_golds(system=system, texts=first_refs, user=admin, label="ref0")
     first = score_reference_set(system=system, reference_set="closest-gold")
     assert first.f05 == golden.summary["ref_count_curve_by_k"]["1"]
-    assert first.signature.endswith("|language=en|refs=closest-gold")
+    assert first.signature.endswith("|language=en|refs:closest-gold")
     other = upload_system_output(
         version=version,
         name="AMU-again",

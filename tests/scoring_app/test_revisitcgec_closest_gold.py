@@ -90,7 +90,7 @@ def test_meta_evaluation_correlates_golden_closest_gold_and_pooled_on_revisitcge
     # Each system's closest-gold numbers are its own: the stored scores differ by system.
     closest = {row.system.name: row.f05 for row in stored.filter(reference_set="closest-gold")}
     assert evaluation.report["metric_scores"]["f05@closest-gold"] == pytest.approx(closest)
-    assert evaluation.signatures["f05@pooled"][0].endswith("|refs=pooled")
+    assert evaluation.signatures["f05@pooled"][0].endswith("|refs:pooled")
     client.force_login(admin)
     page = client.get(f"/scoring/releases/{release.pk}/meta/?run={evaluation.pk}").content.decode()
     assert 'data-testid="closest-gold-caveat"' in page
