@@ -27,6 +27,7 @@ from datasets.services.projects import (
     users_with_role,
 )
 from review import selectors
+from review.signals import extra_project_context
 
 SENTENCES_SHOWN = 100
 
@@ -67,6 +68,8 @@ def project_page(request: HttpRequest, name: str) -> HttpResponse:
             "max_k": MAX_ANNOTATORS_PER_SENTENCE,
             "max_hours": MAX_STALE_AFTER_HOURS,
             "reference_styles": list(ReferenceStyle.choices),
+            # The higher apps' sections (scoring: the post-edit anchoring report).
+            **extra_project_context(dataset, request.user),
         },
     )
 

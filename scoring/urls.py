@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from scoring import api, meta_views, people_views, views
+from scoring import api, meta_views, people_views, prefill_api, views
 
 app_name = "scoring"
 
@@ -75,5 +75,10 @@ urlpatterns = [
         "api/scoring/datasets/<int:dataset_id>/annotators/",
         api.AnnotatorQualityView.as_view(),
         name="api-annotators",
+    ),
+    path(
+        "api/scoring/datasets/<int:dataset_id>/anchoring/",
+        prefill_api.AnchoringReportView.as_view(),
+        name="api-anchoring",
     ),
 ]
