@@ -165,7 +165,7 @@ def _estimate(
     resamples: int,
 ) -> Estimate:
     low, high = bootstrap(data, statistic, rng=rng, resamples=resamples)
-    return Estimate(point, low, high)
+    return Estimate(float(point), low, high)
 
 
 def _median_rows(draws: np.ndarray) -> np.ndarray:
@@ -198,14 +198,22 @@ def arm_figures(
     agreement = None
     if len(scored):
         agreement = _estimate(
-            scored, f05(*scored.sum(axis=0)), _f05_of_draws, _stream(seed, group, "f"), resamples
+            scored,
+            f05(*(int(n) for n in scored.sum(axis=0))),
+            _f05_of_draws,
+            _stream(seed, group, "f"),
+            resamples,
         )
     by_sentence = {item.sentence: item.suggestion for item in items if item.suggestion is not None}
     suggestion = None
     if by_sentence:
         counts = np.array([by_sentence[key] for key in sorted(by_sentence)])
         suggestion = _estimate(
-            counts, f05(*counts.sum(axis=0)), _f05_of_draws, _stream(seed, group, "g"), resamples
+            counts,
+            f05(*(int(n) for n in counts.sum(axis=0))),
+            _f05_of_draws,
+            _stream(seed, group, "g"),
+            resamples,
         )
     return ArmFigures(
         len(items), median, share, len(scored), agreement, len(by_sentence), suggestion
