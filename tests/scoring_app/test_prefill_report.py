@@ -12,6 +12,7 @@ Overall prefilled: seconds 1, 1, 2, 4, 10 -> median 2; unchanged 4 of 5.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from scoring.annotator_metric import pooled_counts
@@ -21,6 +22,7 @@ from scoring.prefill import (
     PREFILLED,
     RESAMPLES,
     PrefillItem,
+    _f05_rows,
     anchoring_report,
     f05,
     flag_rule,
@@ -117,15 +119,39 @@ def test_every_interval_brackets_its_point_estimate() -> None:
     assert result.resamples == RESAMPLES == 1000
 
 
+# 60 items with varied seconds and counts: resampled figures spread, so an unseeded or
+# shared stream would show.
+VARIED = [
+    item(
+        "ann" if n % 2 else "bea",
+        n,
+        PREFILLED if n % 5 else BLIND,
+        (n * 7) % 31 + 1,
+        n % 3 == 0,
+        (n % 4, n % 3, (n * 5) % 4),
+        (n % 2, (n + 1) % 3, n % 4),
+    )
+    for n in range(60)
+]
+
+
 def test_intervals_are_reproducible_with_the_seed_and_move_with_another() -> None:
-    first, again = report(), report()
-    assert first == again
-    other = anchoring_report(ROWS, metric="ChERRANT char-level", seed=1)
-    assert other != first
+    first = anchoring_report(VARIED, metric="m")
+    assert anchoring_report(VARIED, metric="m") == first
+    other = anchoring_report(VARIED, metric="m", seed=1)
+    assert other.overall[PREFILLED].median_seconds != first.overall[PREFILLED].median_seconds
+    assert other.overall[PREFILLED].f05 != first.overall[PREFILLED].f05
     assert other.overall[PREFILLED].f05.value == first.overall[PREFILLED].f05.value
     # One annotator's intervals do not depend on the other annotators' rows.
-    ann_alone = anchoring_report([r for r in ROWS if r.annotator == "ann"], metric="m")
+    ann_alone = anchoring_report([r for r in VARIED if r.annotator == "ann"], metric="m")
     assert ann_alone.annotators[0] == first.annotators[0]
+    assert ann_alone.annotators[0].annotator == "ann"
+
+
+def test_the_resampled_f05_is_the_scalar_f05_row_by_row() -> None:
+    rows = [(3, 2, 1), (2, 0, 1), (0, 0, 0), (0, 3, 0), (0, 0, 4), (5, 0, 0), (1, 1, 1)]
+    vectorised = _f05_rows(np.array(rows))
+    assert list(vectorised) == pytest.approx([f05(*row) for row in rows])
 
 
 def test_an_interval_of_one_item_is_the_item_and_of_identical_items_too() -> None:
