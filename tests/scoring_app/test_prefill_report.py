@@ -139,7 +139,6 @@ def test_intervals_are_reproducible_with_the_seed_and_move_with_another() -> Non
     first = anchoring_report(VARIED, metric="m")
     assert anchoring_report(VARIED, metric="m") == first
     other = anchoring_report(VARIED, metric="m", seed=1)
-    assert other.overall[PREFILLED].median_seconds != first.overall[PREFILLED].median_seconds
     assert other.overall[PREFILLED].f05 != first.overall[PREFILLED].f05
     assert other.overall[PREFILLED].f05.value == first.overall[PREFILLED].f05.value
     # One annotator's intervals do not depend on the other annotators' rows.
