@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from scoring import api, meta_views, people_views, prefill_api, views
+from scoring import api, meta_views, people_views, prefill_api, suggestion_views, views
 
 app_name = "scoring"
 
@@ -32,7 +32,17 @@ urlpatterns = [
         meta_views.meta_human_upload,
         name="meta-human-upload",
     ),
+    path(
+        "annotate/admin/projects/<slug:name>/suggest/",
+        suggestion_views.suggest_corrections,
+        name="suggest-corrections",
+    ),
     # API
+    path(
+        "api/scoring/projects/<slug:name>/suggestions/",
+        suggestion_views.SuggestionsAPI.as_view(),
+        name="api-suggestions",
+    ),
     path("api/scoring/systems/", api.SystemListView.as_view(), name="api-systems"),
     path("api/scoring/systems/<int:system_id>/", api.SystemDetailView.as_view(), name="api-system"),
     path(
