@@ -10,6 +10,7 @@ from django.db.models import Count, Sum
 
 from annotate.models import Assignment, GuidelineTask, Submission
 from annotate.selectors import guideline_for
+from annotate.suggestions import BLIND
 from datasets.models import DatasetVersion, ReferenceEntry, ReleasedSentence
 from datasets.selectors import DatasetRow, export_rows
 from datasets.statistics import dataset_statistics
@@ -36,9 +37,6 @@ def reference_style_counts(version: DatasetVersion) -> dict[str, int]:
     return counts
 
 
-BLIND_SOURCE = "blind"  # Submission.suggestion_source of a blind control item
-
-
 def reference_provenance(
     version: DatasetVersion, rows: Iterable[DatasetRow] | None = None
 ) -> dict[str, Any]:
@@ -61,7 +59,7 @@ def reference_provenance(
         .annotate(n=Count("id"))
         .values_list("suggestion_source", "n")
     ):
-        arm = "prefilled" if source and source != BLIND_SOURCE else "blind" if source else ""
+        arm = "prefilled" if source and source != BLIND else "blind" if source else ""
         items[arm or "without_suggestion"] += count
     with_suggestion_mode = items["prefilled"] + items["blind"]
     return {

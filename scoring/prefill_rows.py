@@ -6,6 +6,11 @@ mode: prefilled (the submission records the suggestion's label) or blind (its as
 blind, or the submission records ``blind``). A submission with no suggestion (rewrite mode)
 is not an item.
 
+"Unchanged" is the submission's own flag for a prefilled item (one box equal to the
+suggestion, no tag). A blind item had nothing to accept: it counts as unchanged when the
+annotator typed exactly the suggestion they were not shown (one box equal to it, no tag), so
+the two arms' shares compare how often annotators end where the suggestion is.
+
 Agreement counts are the stored annotator samples (scoring/services/annotators.py: each box
 with the language's box metric against the sentence's current golden references, summed
 over the boxes); callers bring the samples up to date first (`refresh_annotator_scores`).
@@ -19,7 +24,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from annotate.models import Submission, Suggestion
+from annotate.models import Correction, Submission, Suggestion
+from annotate.suggestions import BLIND as BLIND_SOURCE
 from datasets.models import Dataset, DatasetVersion, ReleasedSentence
 from scoring import metric
 from scoring.annotator_metric import box_metric
@@ -35,8 +41,6 @@ from scoring.prefill import (
     anchoring_report,
 )
 from scoring.services.systems import scoring_resources
-
-BLIND_SOURCE = "blind"  # Submission.suggestion_source of a blind item
 
 
 def _arm(blind_assignment: bool, suggestion_source: str) -> str | None:
@@ -63,6 +67,18 @@ class _SuggestionScorer:
         return self._counts[key]
 
 
+def _boxes_of(submission_ids: list[int]) -> dict[int, list[str]]:
+    boxes: dict[int, list[str]] = defaultdict(list)
+    for submission_id, text in (
+        Correction.objects.filter(submission_id__in=submission_ids)
+        .order_by("submission_id", "position")
+        .values_list("submission_id", "text")
+    ):
+        if text.strip():
+            boxes[submission_id].append(text)
+    return boxes
+
+
 def prefill_items(
     dataset: Dataset,
     *,
@@ -87,6 +103,7 @@ def prefill_items(
             "suggestion_source",
             "suggestion_text",
             "unchanged",
+            "tag",
             "time_spent_seconds",
         )
     )
@@ -105,10 +122,12 @@ def prefill_items(
             sentence_id__in=sentence_ids, source=dataset.suggestion_source
         ).values_list("sentence_id", "text")
     )
+    arms = {row["id"]: _arm(row["assignment__blind"], row["suggestion_source"]) for row in rows}
+    boxes = _boxes_of([key for key, arm in arms.items() if arm == BLIND])
     scorer = _SuggestionScorer(dataset, resources_dir)
     items = []
     for row in rows:
-        arm = _arm(row["assignment__blind"], row["suggestion_source"])
+        arm = arms[row["id"]]
         if arm is None:
             continue
         sentence_id = row["assignment__sentence_id"]
@@ -119,13 +138,22 @@ def prefill_items(
                 row["assignment__sentence__text"], shown, ref_m2[sentence_id]
             )
         counts = agreement.get(row["id"])
+        unchanged = bool(row["unchanged"])
+        if arm == BLIND:
+            typed = boxes.get(row["id"], [])
+            unchanged = (
+                shown is not None
+                and not row["tag"]
+                and len(typed) == 1
+                and typed[0].strip() == shown.strip()
+            )
         items.append(
             PrefillItem(
                 annotator=row["assignment__annotator__username"],
                 sentence=sentence_id,
                 arm=arm,
                 seconds=float(row["time_spent_seconds"]),
-                unchanged=bool(row["unchanged"]),
+                unchanged=unchanged,
                 agreement=(counts[0], counts[1], counts[2]) if counts else None,
                 suggestion=suggestion,
             )

@@ -7,6 +7,7 @@ Sentence 1  我很喜欢吃平果   golden R0 我很喜欢吃苹果 (one edit: S
   alice  prefilled, submitted R0 unchanged in 2 s   -> agreement 1/0/0, suggestion 1/0/0
   bob    blind, typed 我喜欢吃平果 in 40 s           -> agreement 0/1/1 (deletes 很, misses 苹);
          the suggestion his box would have opened with: R0 -> 1/0/0
+  dave   blind, typed exactly the suggestion in 20 s  -> unchanged (ends where it would have)
   carol  rewrite-mode submission                     -> not an item
 Sentence 2  他是学生。  not reviewed
   alice  prefilled, unchanged in 1 s                 -> no agreement, no suggestion counts
@@ -81,9 +82,11 @@ def project():  # type: ignore[no-untyped-def]
     alice = make_user(Role.ANNOTATOR, username="alice")
     bob = make_user(Role.ANNOTATOR, username="bob")
     carol = make_user(Role.ANNOTATOR, username="carol")
+    dave = make_user(Role.ANNOTATOR, username="dave")
     _submit(first, alice, R0, source=LABEL, seconds=2, unchanged=True)
     _submit(first, bob, BOB, source="blind", seconds=40, blind=True)
     _submit(first, carol, R0, source="", seconds=30)
+    _submit(first, dave, R0, source="blind", seconds=20, blind=True)
     _submit(second, alice, "他是学生。", source=LABEL, seconds=1, unchanged=True)
     GoldenReference.objects.create(
         sentence=first,
@@ -104,6 +107,7 @@ def test_rows_are_the_post_edit_items_with_their_counts(project) -> None:  # typ
     assert prefill_items(dataset) == [
         PrefillItem("alice", first.pk, PREFILLED, 2.0, True, (1, 0, 0), (1, 0, 0)),
         PrefillItem("bob", first.pk, BLIND, 40.0, False, (0, 1, 1), (1, 0, 0)),
+        PrefillItem("dave", first.pk, BLIND, 20.0, True, (1, 0, 0), (1, 0, 0)),
         PrefillItem("alice", second.pk, PREFILLED, 1.0, True, None, None),
     ]
 
@@ -113,12 +117,15 @@ def test_report_of_the_project_flags_the_fast_unchanged_annotator(project) -> No
     report = prefill_report(dataset)
     assert report.metric == "ChERRANT char-level"
     assert report.flagged == ["alice"]
-    alice, bob = report.annotators
+    alice, bob, dave = report.annotators
     assert (alice.annotator, alice.prefilled.items, alice.blind.items) == ("alice", 2, 0)
     assert alice.prefilled.median_seconds.value == 1.5
     assert alice.prefilled.f05.value == 1.0
     assert (bob.annotator, bob.flagged, bob.blind.f05.value) == ("bob", False, 0.0)
     assert bob.blind.suggestion_f05.value == 1.0
+    assert (dave.flagged, dave.blind.unchanged_share.value) == (False, 1.0)
+    assert report.overall[BLIND].unchanged_share.value == 0.5
+    assert report.overall[BLIND].suggestion_sentences == 1
 
 
 def test_a_release_report_reads_only_the_released_sentences(project) -> None:  # type: ignore[no-untyped-def]
@@ -126,7 +133,7 @@ def test_a_release_report_reads_only_the_released_sentences(project) -> None:  #
     version = release_dataset(dataset=dataset)  # sentence 2 has no reference: not released
     report = prefill_report(dataset, version=version)
     assert report.overall[PREFILLED].items == 1
-    assert report.overall[BLIND].items == 1
+    assert report.overall[BLIND].items == 2
 
 
 def test_api_gives_admins_the_report_and_refuses_everyone_else(project) -> None:  # type: ignore[no-untyped-def]
@@ -140,7 +147,7 @@ def test_api_gives_admins_the_report_and_refuses_everyone_else(project) -> None:
     assert body["resamples"] == 1000 and body["seed"] == 0 and body["confidence"] == 0.95
     assert body["overall"]["prefilled"]["items"] == 2
     blind = body["overall"]["blind"]["median_seconds"]
-    assert blind == {"value": 40.0, "low": 40.0, "high": 40.0}
+    assert blind == {"value": 30.0, "low": 20.0, "high": 40.0}
     missing = admin.get(url + "?release=v9")
     assert missing.status_code == 404 and "v9" in missing.json()["detail"]
     for role in (Role.ANNOTATOR, Role.REVIEWER):
@@ -190,8 +197,8 @@ def test_dataset_stats_json_carries_the_report_under_prefill(project) -> None:  
     call_command("dataset_stats", dataset.name, "--json", stdout=out)
     stats = json.loads(out.getvalue())
     assert stats["prefill"]["flagged"] == ["alice"]
-    assert stats["prefill"]["overall"]["blind"]["items"] == 1
+    assert stats["prefill"]["overall"]["blind"]["items"] == 2
     assert stats["prefill"]["annotators"][1]["blind"]["f05"]["value"] == 0.0
     text = StringIO()
     call_command("dataset_stats", dataset.name, stdout=text)
-    assert "post-edit items: prefilled 2, blind 1; flagged annotators: alice" in text.getvalue()
+    assert "post-edit items: prefilled 2, blind 2; flagged annotators: alice" in text.getvalue()
