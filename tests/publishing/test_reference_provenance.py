@@ -91,6 +91,9 @@ def test_a_release_made_before_post_edit_reads_as_typed(dataset, tmp_path: Path)
     export_dataset(dataset=dataset, fmt="jsonl", out=tmp_path / "old.jsonl", version=version)
     (line,) = jsonl(tmp_path / "old.jsonl")
     assert (line["origin"], line["suggestion_source"]) == (["typed"] * 3, [""] * 3)
+    services.publish_release(version=version, out=tmp_path / "out")
+    (record,) = formats.read_parquet_folder(tmp_path / "out")["dev"]
+    assert (record["origin"], record["suggestion_source"]) == (["typed"] * 3, [""] * 3)
 
 
 def test_parquet_croissant_and_card_carry_the_provenance(dataset, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
