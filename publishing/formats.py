@@ -291,6 +291,47 @@ def _distribution(parquet_files: dict[str, Path], folder: Path) -> list[dict[str
     ]
 
 
+# The record's fields as Croissant describes them: (column, description, a list per sentence).
+RECORD_FIELDS: tuple[tuple[str, str, bool], ...] = (
+    ("id", "the sentence's id in the dataset", False),
+    ("source", "the learner's sentence", False),
+    (
+        "references",
+        "corrected sentences; an error-free or not-annotatable sentence's reference is the "
+        "source (see judgement)",
+        True,
+    ),
+    (
+        "reference_styles",
+        "per reference: minimal / fluency / empty (unspecified); the reference's own style "
+        "(its import or annotator pool), else the release's default for its position",
+        True,
+    ),
+    (
+        "annotator_ids",
+        "per reference: a pseudonym (annotator-N, numbered within this release) of the "
+        "annotator whose correction it is; null when imported or added by the reviewer",
+        True,
+    ),
+    (
+        "origin",
+        "per reference: typed (written from the source, or imported) / post-edited (from a "
+        "suggestion, or edited by the reviewer) / accepted-unchanged (a suggestion accepted "
+        "as it was)",
+        True,
+    ),
+    (
+        "suggestion_source",
+        "per reference: the label of the suggestion its annotator saw (system:NAME or "
+        "llm:MODEL), empty when none",
+        True,
+    ),
+    ("judgement", "annotatable / error_free / not_annotatable", False),
+    ("source_name", "where the sentence came from", False),
+    ("split", "train / dev / test / all", False),
+)
+
+
 def croissant(
     *,
     name: str,
@@ -317,48 +358,8 @@ def croissant(
             "name": split,
             "description": f"the {split} sentences, one record each",
             "field": [
-                _field(split, "id", "the sentence's id in the dataset"),
-                _field(split, "source", "the learner's sentence"),
-                _field(
-                    split,
-                    "references",
-                    "corrected sentences; an error-free or not-annotatable sentence's reference is the source (see judgement)",
-                    array=True,
-                ),
-                _field(
-                    split,
-                    "reference_styles",
-                    "per reference: minimal / fluency / empty (unspecified); the reference's "
-                    "own style (its import or annotator pool), else the release's default "
-                    "for its position",
-                    array=True,
-                ),
-                _field(
-                    split,
-                    "annotator_ids",
-                    "per reference: a pseudonym (annotator-N, numbered within this release) "
-                    "of the annotator whose correction it is; null when imported or added "
-                    "by the reviewer",
-                    array=True,
-                ),
-                _field(
-                    split,
-                    "origin",
-                    "per reference: typed (written from the source, or imported) / "
-                    "post-edited (from a suggestion, or edited by the reviewer) / "
-                    "accepted-unchanged (a suggestion accepted as it was)",
-                    array=True,
-                ),
-                _field(
-                    split,
-                    "suggestion_source",
-                    "per reference: the label of the suggestion its annotator saw "
-                    "(system:NAME or llm:MODEL), empty when none",
-                    array=True,
-                ),
-                _field(split, "judgement", "annotatable / error_free / not_annotatable"),
-                _field(split, "source_name", "where the sentence came from"),
-                _field(split, "split", "train / dev / test / all"),
+                _field(split, column, description, array=array)
+                for column, description, array in RECORD_FIELDS
             ],
         }
         for split in sorted(parquet_files)
