@@ -24,6 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from gecscore.errors import GECError
+from gecscore.reffree.models import model_id
 
 from annotate import tasks
 from annotate.models import LLMSuggestionCache
@@ -110,13 +111,12 @@ def parse_answer(answer: str, source: str) -> str | None:
 
 
 def model_label(backend: dict[str, str]) -> tuple[str, str]:
-    """(label model name, cache model key): an endpoint's model name, or a local model's
-    folder name (its full path, hashed, keys the cache: two folders of one name differ)."""
+    """(label model name, cache model key): an endpoint's model name for both, or a local
+    model's folder name and its id (folder@sha8 of the weights: new weights, new answers)."""
     if backend["backend"] == "http":
         return backend["model"], backend["model"]
-    name = Path(backend["model"]).name or "local-model"
-    digest = hashlib.sha256(str(Path(backend["model"]).resolve()).encode()).hexdigest()[:12]
-    return name, f"{name}@{digest}"
+    path = Path(backend["model"]).expanduser().resolve()
+    return path.name or "local-model", model_id(path) if path.is_dir() else path.name
 
 
 def source_sha256(text: str) -> str:
@@ -171,14 +171,24 @@ def _answer_batches(
     on_batch(len(sources) - len(todo))
     if not todo:
         return
-    client = chat_client()
+    # A minimal correction is about as long as its source: room for that (a local model's
+    # answer is bounded in tokens; Chinese characters take one to three each).
+    client = chat_client(max_new_tokens=min(512, 3 * max(len(s) for s in todo) + 16))
     http = llm_backend()["backend"] == "http"
     workers = int(getattr(settings, "GEC_LLM_CONCURRENCY", 4)) if http else 1
     done = len(sources) - len(todo)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for start in range(0, len(todo), BATCH_SIZE):
             batch = todo[start : start + BATCH_SIZE]
-            answers = list(pool.map(lambda s: _ask(client, template, s, stop), batch))
+            futures = [pool.submit(_ask, client, template, source, stop) for source in batch]
+            answers: list[tuple[str, str | None]] = []
+            failure: BaseException | None = None
+            for future in futures:
+                try:
+                    answers.append(future.result())
+                except Exception as exc:  # the first failure ends the run (after caching)
+                    failure = failure or exc
+            # What was answered is kept even when the batch failed: a retry skips it.
             LLMSuggestionCache.objects.bulk_create(
                 [
                     LLMSuggestionCache(
@@ -192,6 +202,9 @@ def _answer_batches(
                 ],
                 ignore_conflicts=True,
             )
+            if failure is not None:
+                # The request that failed, not one it cut off (those say "stopped").
+                raise stop.failure if stop.failure is not None else failure
             done += len(batch)
             on_batch(done)
 
@@ -252,7 +265,10 @@ def run_llm_suggestions(
     )
     texts = {pk: answers[sha] for pk, text in sentences if (sha := source_sha256(text)) in answers}
     source = f"llm:{name}"[:120]
-    signature = f"{source}|prompt:{version}|backend:{backend['backend']}"[:255]
+    signature = f"{source}|prompt:{version}|backend:{backend['backend']}"
+    if backend["backend"] == "hf":
+        signature += f"|model:{model_key}"
+    signature = signature[:255]
     with transaction.atomic():
         suggested = store_suggestions(
             dataset=dataset, source=source, signature=signature, texts=texts, user=user

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from gecscore.reffree.models import model_setting
 
 from core.exceptions import ServiceError
 from gecscore import ChatClient, HFChatClient, HTTPChatClient, LLMEndpoint
@@ -96,6 +97,12 @@ def chat_client(*, max_new_tokens: int = 256) -> ChatClient:
                 max_response_bytes=options["max_response_bytes"],
             )
         )
-    return HFChatClient(
-        backend["model"], device=settings.GEC_BERT_DEVICE, max_new_tokens=max_new_tokens
+    # The library's client takes the checked folder (a missing folder, config or weights
+    # file is a GECError naming the setting), not the setting's text.
+    local = model_setting(
+        backend["model"],
+        setting="GEC_LLM_MODEL",
+        env="GEC_LLM_MODEL",
+        what="the configured LLM (a local causal LM)",
     )
+    return HFChatClient(local, device=settings.GEC_BERT_DEVICE, max_new_tokens=max_new_tokens)

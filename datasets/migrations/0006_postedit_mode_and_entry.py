@@ -6,6 +6,10 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("datasets", "0005_reference_kind_labels"),
+        # After the apps' earlier migrations: on SQLite, pulling datasets/0002's table rename
+        # ahead of review/0002 would leave review_reviewtask pointing at annotate_sentence.
+        ("annotate", "0008_chinese_annotation_guideline"),
+        ("review", "0007_verdict_kind_labels"),
     ]
 
     operations = [
