@@ -14,7 +14,8 @@ measures it. Per annotator and overall, for each arm:
   overall figures a sentence several annotators saw counts once per arm).
 
 Every figure carries a 95% percentile bootstrap interval: the figure's items resampled with
-replacement ``RESAMPLES`` times (1,000), seeded, each group and figure from its own stream
+replacement ``RESAMPLES`` times (1,000; drawn as multinomial counts of the distinct items,
+see `bootstrap`), seeded, each group and figure from its own stream
 (the seed and a checksum of "annotator|arm|figure"), so a group's interval does not move when
 other annotators' rows are added. An annotator is flagged who submits more than 95% of their
 prefilled items unchanged in under 3 seconds each.
@@ -41,9 +42,6 @@ SEED = 0
 CONFIDENCE = 0.95
 FLAG_UNCHANGED_SHARE = 0.95  # flagged above this share (strictly) ...
 FLAG_SECONDS = 3.0  # ... of prefilled items unchanged in strictly fewer seconds than this
-# Index draws held in memory at once (resamples x items), so a large project's bootstrap
-# runs in slices instead of one matrix of every resample.
-DRAWS_PER_SLICE = 2_000_000
 
 TpFpFn = tuple[int, int, int]
 
@@ -137,30 +135,32 @@ def _stream(seed: int, group: str, figure: str) -> np.random.Generator:
 
 def bootstrap(
     data: np.ndarray,
-    statistic: Callable[[np.ndarray], np.ndarray],
+    statistic: Callable[[np.ndarray, np.ndarray], np.ndarray],
     *,
     rng: np.random.Generator,
     resamples: int = RESAMPLES,
     confidence: float = CONFIDENCE,
 ) -> tuple[float, float]:
-    """Percentile interval of ``statistic`` (rows of resampled data in, one value per row
-    out) over ``resamples`` draws of ``len(data)`` items with replacement."""
-    count = len(data)
-    per_slice = max(1, DRAWS_PER_SLICE // max(count, 1))
-    values: list[np.ndarray] = []
-    for start in range(0, resamples, per_slice):
-        rows = min(per_slice, resamples - start)
-        picks = rng.integers(0, count, size=(rows, count))
-        values.append(statistic(data[picks]))
+    """Percentile interval of ``statistic`` over ``resamples`` draws of ``len(data)`` items
+    with replacement.
+
+    A resample is drawn as how many times each distinct item comes up (multinomial counts
+    over the distinct rows of ``data``, the same distribution as drawing items one by one),
+    so the cost grows with the distinct values, not the items: seconds are whole numbers and
+    counts small, so a project of 100,000 items has a few hundred. ``statistic(values,
+    counts)`` gets the distinct rows (sorted) and one row of counts per resample, and gives
+    one value per resample."""
+    values, frequency = np.unique(data.reshape(len(data), -1), axis=0, return_counts=True)
+    counts = rng.multinomial(len(data), frequency / len(data), size=resamples)
     alpha = (1 - confidence) / 2
-    low, high = np.quantile(np.concatenate(values), [alpha, 1 - alpha])
+    low, high = np.quantile(statistic(values, counts), [alpha, 1 - alpha])
     return float(low), float(high)
 
 
 def _estimate(
     data: np.ndarray,
     point: float,
-    statistic: Callable[[np.ndarray], np.ndarray],
+    statistic: Callable[[np.ndarray, np.ndarray], np.ndarray],
     rng: np.random.Generator,
     resamples: int,
 ) -> Estimate:
@@ -168,16 +168,24 @@ def _estimate(
     return Estimate(float(point), low, high)
 
 
-def _median_rows(draws: np.ndarray) -> np.ndarray:
-    return np.asarray(np.median(draws, axis=1), dtype=float)
+def _median_of_counts(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The median of each resample (as numpy's: the mean of the two middle items when their
+    number is even) from the sorted distinct values and their counts."""
+    items = int(counts[0].sum())
+    ends = np.cumsum(counts, axis=1)
+    # The item at 0-based position k is the first distinct value whose cumulative count
+    # passes k.
+    lower = values[(ends > (items - 1) // 2).argmax(axis=1), 0]
+    upper = values[(ends > items // 2).argmax(axis=1), 0]
+    return np.asarray((lower + upper) / 2, dtype=float)
 
 
-def _mean_rows(draws: np.ndarray) -> np.ndarray:
-    return np.asarray(np.mean(draws, axis=1), dtype=float)
+def _mean_of_counts(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    return np.asarray(counts @ values[:, 0] / counts[0].sum(), dtype=float)
 
 
-def _f05_of_draws(draws: np.ndarray) -> np.ndarray:
-    return _f05_rows(draws.sum(axis=1))
+def _f05_of_counts(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    return _f05_rows(counts @ values)
 
 
 def arm_figures(
@@ -189,10 +197,10 @@ def arm_figures(
     seconds = np.array([item.seconds for item in items], dtype=float)
     unchanged = np.array([item.unchanged for item in items], dtype=float)
     median = _estimate(
-        seconds, float(np.median(seconds)), _median_rows, _stream(seed, group, "s"), resamples
+        seconds, float(np.median(seconds)), _median_of_counts, _stream(seed, group, "s"), resamples
     )
     share = _estimate(
-        unchanged, float(unchanged.mean()), _mean_rows, _stream(seed, group, "u"), resamples
+        unchanged, float(unchanged.mean()), _mean_of_counts, _stream(seed, group, "u"), resamples
     )
     scored = np.array([item.agreement for item in items if item.agreement is not None])
     agreement = None
@@ -200,7 +208,7 @@ def arm_figures(
         agreement = _estimate(
             scored,
             f05(*(int(n) for n in scored.sum(axis=0))),
-            _f05_of_draws,
+            _f05_of_counts,
             _stream(seed, group, "f"),
             resamples,
         )
@@ -211,7 +219,7 @@ def arm_figures(
         suggestion = _estimate(
             counts,
             f05(*(int(n) for n in counts.sum(axis=0))),
-            _f05_of_draws,
+            _f05_of_counts,
             _stream(seed, group, "g"),
             resamples,
         )

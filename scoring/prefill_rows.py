@@ -21,11 +21,16 @@ dataset's suggestion source (what the box would have opened with).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
 from typing import Any
 
+from django.db.models import Count, Max
+
 from annotate.models import Correction, Submission, Suggestion
 from annotate.suggestions import BLIND as BLIND_SOURCE
+from core.cache import cached
 from datasets.models import Dataset, DatasetVersion, ReleasedSentence
 from scoring import metric
 from scoring.annotator_metric import box_metric
@@ -41,6 +46,9 @@ from scoring.prefill import (
     anchoring_report,
 )
 from scoring.services.systems import scoring_resources
+
+# How long a report may be served from the cache at most (its key changes with the rows).
+REPORT_CACHE_SECONDS = 600
 
 
 def _arm(blind_assignment: bool, suggestion_source: str) -> str | None:
@@ -169,8 +177,49 @@ def prefill_report(
     seed: int = SEED,
     resamples: int = RESAMPLES,
 ) -> AnchoringReport:
-    """The anchoring report of a dataset (or of a release's sentences)."""
-    items = prefill_items(dataset, version=version, resources_dir=resources_dir)
-    return anchoring_report(
-        items, metric=box_metric(dataset.language).name, seed=seed, resamples=resamples
+    """The anchoring report of a dataset (or of a release's sentences), from the cache while
+    the rows it reads are unchanged (`_state_key`; at most REPORT_CACHE_SECONDS old)."""
+
+    def compute() -> AnchoringReport:
+        items = prefill_items(dataset, version=version, resources_dir=resources_dir)
+        return anchoring_report(
+            items, metric=box_metric(dataset.language).name, seed=seed, resamples=resamples
+        )
+
+    key = _state_key(dataset, version=version, seed=seed, resamples=resamples)
+    return cached(key, compute, REPORT_CACHE_SECONDS)
+
+
+def _state_key(
+    dataset: Dataset, *, version: DatasetVersion | None, seed: int, resamples: int
+) -> str:
+    """What the report depends on, in a few aggregate queries: the first submissions, the
+    annotator samples (rescored rows are new rows) and the suggestions of the dataset. A
+    suggestion rewritten in place keeps its id and time: the cache's time limit covers it."""
+    submissions = Submission.objects.filter(
+        assignment__sentence__dataset=dataset, revision=1
+    ).aggregate(n=Count("id"), last=Max("id"))
+    samples = AnnotatorSample.objects.filter(sentence__dataset=dataset).aggregate(
+        n=Count("id"), last=Max("computed_at")
     )
+    suggestions = Suggestion.objects.filter(sentence__dataset=dataset).aggregate(
+        n=Count("id"), last=Max("id")
+    )
+    state = json.dumps(
+        [
+            # With the creation times: a database that reuses ids (a rolled-back test) or a
+            # recreated dataset never meets an old report.
+            dataset.pk,
+            dataset.created_at,
+            dataset.language,
+            dataset.suggestion_source,
+            (version.pk, version.created_at) if version is not None else None,
+            seed,
+            resamples,
+            submissions,
+            samples,
+            suggestions,
+        ],
+        default=str,
+    )
+    return "scoring.prefill:" + hashlib.sha256(state.encode()).hexdigest()

@@ -202,3 +202,24 @@ def test_dataset_stats_json_carries_the_report_under_prefill(project) -> None:  
     text = StringIO()
     call_command("dataset_stats", dataset.name, stdout=text)
     assert "post-edit items: prefilled 2, blind 2; flagged annotators: alice" in text.getvalue()
+
+
+def test_the_cached_report_follows_new_submissions_and_rescored_samples(project) -> None:  # type: ignore[no-untyped-def]
+    dataset, first, second = project
+    assert prefill_report(dataset).overall[PREFILLED].items == 2
+    erin = make_user(Role.ANNOTATOR, username="erin")
+    _submit(second, erin, "他是个学生。", source=LABEL, seconds=9)
+    assert prefill_report(dataset).overall[PREFILLED].items == 3
+    # A new golden reference rescored the sentence: bob's blind box now agrees.
+    GoldenReference.objects.filter(sentence=first).update(is_current=False)
+    GoldenReference.objects.create(
+        sentence=first,
+        revision=2,
+        position=0,
+        kind=ReferenceKind.CORRECTION,
+        text=BOB,
+        origin=ReferenceOrigin.COMPLAINT,
+    )
+    services.refresh_stale_samples(dataset_id=dataset.pk)
+    bob = {row.annotator: row for row in prefill_report(dataset).annotators}["bob"]
+    assert bob.blind.f05.value == 1.0

@@ -23,6 +23,8 @@ from scoring.prefill import (
     RESAMPLES,
     PrefillItem,
     _f05_rows,
+    _mean_of_counts,
+    _median_of_counts,
     anchoring_report,
     f05,
     flag_rule,
@@ -204,3 +206,15 @@ def test_an_unknown_arm_and_no_resamples_are_refused() -> None:
         anchoring_report([item("g", 1, "maybe", 1, False)], metric="m")
     with pytest.raises(ValueError, match="resamples"):
         anchoring_report(ROWS, metric="m", resamples=0)
+
+
+@pytest.mark.parametrize("items", [1, 2, 7, 10])
+def test_a_resample_drawn_as_counts_has_the_median_and_mean_of_its_items(items: int) -> None:
+    """The bootstrap draws how often each distinct value comes up; the statistics read from
+    those counts equal numpy's median and mean of the items they stand for."""
+    rng = np.random.default_rng(items)
+    values = np.array([[1.0], [2.0], [4.0], [9.0], [30.0]])
+    counts = rng.multinomial(items, [0.1, 0.3, 0.2, 0.3, 0.1], size=200)
+    expanded = [np.repeat(values[:, 0], row) for row in counts]
+    assert list(_median_of_counts(values, counts)) == [float(np.median(e)) for e in expanded]
+    assert list(_mean_of_counts(values, counts)) == pytest.approx([e.mean() for e in expanded])
