@@ -29,13 +29,7 @@ from gecscore.reffree.models import model_id
 from annotate import tasks
 from annotate.models import LLMSuggestionCache
 from annotate.services import UNRELATED_SHARE, shared_with_source
-from annotate.suggestions import (
-    SuggestionRun,
-    blind_total,
-    check_blind_share,
-    draw_blind_items,
-    store_suggestions,
-)
+from annotate.suggestions import SuggestionRun, check_blind_share, store_run
 from core.exceptions import NotFound, ServiceError
 from core.job_leases import watch_cancel
 from core.job_queue import enqueue_job
@@ -258,33 +252,20 @@ def run_llm_suggestions(
             # An endpoint down or slow is worth retrying as it is; answers so far are cached.
             fail_job(job_id, message=message, retryable=http and isinstance(exc, GECError))
         raise ServiceError(f"LLM suggestions failed: {message}") from None
-    answers = dict(
-        LLMSuggestionCache.objects.filter(model=model_key, prompt_version=version).values_list(
-            "source_sha256", "text"
-        )
-    )
-    texts = {pk: answers[sha] for pk, text in sentences if (sha := source_sha256(text)) in answers}
-    source = f"llm:{name}"[:120]
-    signature = f"{source}|prompt:{version}|backend:{backend['backend']}"
+    texts = _cached_texts(sentences, model_key=model_key, version=version)
+    signature = f"llm:{name}|prompt:{version}|backend:{backend['backend']}"
     if backend["backend"] == "hf":
         signature += f"|model:{model_key}"
-    signature = signature[:255]
     with transaction.atomic():
-        suggested = store_suggestions(
-            dataset=dataset, source=source, signature=signature, texts=texts, user=user
-        )
-        blind = (
-            draw_blind_items(dataset=dataset, share=blind_share, seed=seed, user=user)
-            if blind_share is not None
-            else blind_total(dataset)
-        )
-        run = SuggestionRun(
-            dataset=dataset.name,
-            source=source,
-            signature=signature,
-            suggested=suggested,
+        run = store_run(
+            dataset,
+            source=f"llm:{name}"[:120],
+            signature=signature[:255],
+            texts=texts,
             unsuggested=len(sentences) - len(texts),
-            blind=blind,
+            blind_share=blind_share,
+            seed=seed,
+            user=user,
         )
         settle_job(
             job_id,
@@ -292,3 +273,15 @@ def run_llm_suggestions(
             message=f"{run.suggested} suggested, {run.unsuggested} without a readable answer",
         )
     return run
+
+
+def _cached_texts(
+    sentences: list[tuple[int, str]], *, model_key: str, version: str
+) -> dict[int, str]:
+    """{sentence id: the cached answer} of the sentences the LLM answered readably."""
+    answers = dict(
+        LLMSuggestionCache.objects.filter(model=model_key, prompt_version=version).values_list(
+            "source_sha256", "text"
+        )
+    )
+    return {pk: answers[sha] for pk, text in sentences if (sha := source_sha256(text)) in answers}

@@ -190,6 +190,37 @@ def draw_blind_items(*, dataset: Dataset, share: Any, seed: Any = 0, user: Any =
     return blind_total(dataset)
 
 
+def store_run(
+    dataset: Dataset,
+    *,
+    source: str,
+    signature: str,
+    texts: dict[int, str],
+    unsuggested: int,
+    blind_share: float | None,
+    seed: Any,
+    user: Any,
+) -> SuggestionRun:
+    """Store a run's suggestions, then draw the blind items when `blind_share` is given (else
+    the flags stay), in the caller's transaction; what the run did."""
+    suggested = store_suggestions(
+        dataset=dataset, source=source, signature=signature, texts=texts, user=user
+    )
+    blind = (
+        draw_blind_items(dataset=dataset, share=blind_share, seed=seed, user=user)
+        if blind_share is not None
+        else blind_total(dataset)
+    )
+    return SuggestionRun(
+        dataset=dataset.name,
+        source=source,
+        signature=signature,
+        suggested=suggested,
+        unsuggested=unsuggested,
+        blind=blind,
+    )
+
+
 # --- what the annotator sees and what they did -------------------------------------------
 
 

@@ -17,13 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from annotate.llm_suggestions import request_llm_suggestions, run_llm_suggestions
-from annotate.suggestions import (
-    SuggestionRun,
-    blind_total,
-    check_blind_share,
-    draw_blind_items,
-    store_suggestions,
-)
+from annotate.suggestions import SuggestionRun, check_blind_share, store_run
 from core.exceptions import NotFound, ServiceError
 from core.llm import llm_backend
 from core.models import BackgroundJob
@@ -82,22 +76,16 @@ def suggest_from_system(
     signature = f"{source}|release:{output.version.label}|sha:{output.checksum[:16]}"
     texts = system_texts(output)
     with transaction.atomic():
-        suggested = store_suggestions(
-            dataset=dataset, source=source, signature=signature, texts=texts, user=user
+        return store_run(
+            dataset,
+            source=source,
+            signature=signature,
+            texts=texts,
+            unsuggested=dataset.sentences.count() - len(texts),
+            blind_share=blind_share,
+            seed=seed,
+            user=user,
         )
-        blind = (
-            draw_blind_items(dataset=dataset, share=blind_share, seed=seed, user=user)
-            if blind_share is not None
-            else blind_total(dataset)
-        )
-    return SuggestionRun(
-        dataset=dataset.name,
-        source=source,
-        signature=signature,
-        suggested=suggested,
-        unsuggested=dataset.sentences.count() - len(texts),
-        blind=blind,
-    )
 
 
 @dataclass(frozen=True)
