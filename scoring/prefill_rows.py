@@ -7,9 +7,10 @@ blind, or the submission records ``blind``). A submission with no suggestion (re
 is not an item.
 
 "Unchanged" is the submission's own flag for a prefilled item (one box equal to the
-suggestion, no tag). A blind item had nothing to accept: it counts as unchanged when the
-annotator typed exactly the suggestion they were not shown (one box equal to it, no tag), so
-the two arms' shares compare how often annotators end where the suggestion is.
+suggestion, no tag; ERROR FREE accepting a "no error" suggestion). A blind item had nothing
+to accept: it counts as unchanged when the annotator submitted exactly the suggestion they
+were not shown, by the same rule, so the two arms' shares compare how often annotators end
+where the suggestion is.
 
 Agreement counts are the stored annotator samples (scoring/services/annotators.py: each box
 with the language's box metric against the sentence's current golden references, summed
@@ -28,8 +29,9 @@ from typing import Any
 
 from django.db.models import Count, Max
 
-from annotate.models import Correction, Submission, Suggestion
+from annotate.models import Correction, Submission, SubmissionTag, Suggestion
 from annotate.suggestions import BLIND as BLIND_SOURCE
+from annotate.suggestions import Shown, is_unchanged
 from core.cache import cached
 from datasets.models import Dataset, DatasetVersion, ReleasedSentence
 from scoring import metric
@@ -73,6 +75,15 @@ class _SuggestionScorer:
             result = self.boxes.counts([box], [reference])
             self._counts[key] = (result["tp"], result["fp"], result["fn"])
         return self._counts[key]
+
+
+def _typed_the_suggestion(texts: list[str], tag: str, suggestion: str, source: str) -> bool:
+    """A blind item's "unchanged": the annotator submitted what the suggestion would have been,
+    by the rule of a prefilled item (`annotate.suggestions.is_unchanged`: one box equal to it,
+    or ERROR FREE where the suggestion is the source)."""
+    if tag == SubmissionTag.ERROR_FREE:
+        return suggestion.strip() == source.strip()
+    return is_unchanged(Shown(text=suggestion), texts, tag)
 
 
 def _boxes_of(submission_ids: list[int]) -> dict[int, list[str]]:
@@ -147,13 +158,9 @@ def prefill_items(
             )
         counts = agreement.get(row["id"])
         unchanged = bool(row["unchanged"])
-        if arm == BLIND:
-            typed = boxes.get(row["id"], [])
-            unchanged = (
-                shown is not None
-                and not row["tag"]
-                and len(typed) == 1
-                and typed[0].strip() == shown.strip()
+        if arm == BLIND and shown is not None:
+            unchanged = _typed_the_suggestion(
+                boxes.get(row["id"], []), row["tag"], shown, row["assignment__sentence__text"]
             )
         items.append(
             PrefillItem(

@@ -25,7 +25,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotate.models import Assignment, Correction, Submission, Suggestion
+from annotate.models import Assignment, Correction, Submission, SubmissionTag, Suggestion
 from core.roles import Role
 from datasets.models import (
     AnnotationMode,
@@ -223,3 +223,25 @@ def test_the_cached_report_follows_new_submissions_and_rescored_samples(project)
     services.refresh_stale_samples(dataset_id=dataset.pk)
     bob = {row.annotator: row for row in prefill_report(dataset).annotators}["bob"]
     assert bob.blind.f05.value == 1.0
+
+
+def test_a_blind_error_free_tag_is_unchanged_where_the_suggestion_says_no_error(project) -> None:  # type: ignore[no-untyped-def]
+    dataset, first, _ = project
+    clean = dataset.sentences.create(
+        source=first.source, external_id="3", position=2, text="我们应该保护环境。"
+    )
+    Suggestion.objects.create(sentence=clean, source=LABEL, signature="s", text=clean.text)
+    for name, sentence in (("frank", clean), ("gina", first)):
+        assignment = Assignment.objects.create(
+            sentence=sentence, annotator=make_user(Role.ANNOTATOR, username=name), blind=True
+        )
+        Submission.objects.create(
+            assignment=assignment,
+            revision=1,
+            tag=SubmissionTag.ERROR_FREE,
+            suggestion_source="blind",
+            time_spent_seconds=5,
+        )
+    unchanged = {item.annotator: item.unchanged for item in prefill_items(dataset)}
+    # frank: the suggestion was the source ("no error"); gina's sentence had a correction.
+    assert (unchanged["frank"], unchanged["gina"]) == (True, False)
