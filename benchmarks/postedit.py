@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/postedit.py [--shared ../shared] [--corpus mucgec,conll14]
         [--sample 5] [--per-sentence OUT.tsv] [--naive] [--json OUT.json]
+        [--report-items 10000,100000]
 
 Post-edit annotation opens the box with a suggestion instead of the source. What that saves
 is, at best, the characters the annotator no longer types: the char edit distance (Levenshtein,
@@ -25,6 +26,10 @@ The distance is rapidfuzz's Levenshtein (C++); ``--naive`` also times a pure-Pyt
 programme on the same pairs and checks that every distance is equal. The distance says
 nothing about anchoring (an annotator who accepts a wrong suggestion saves the most typing):
 that is what the blind arm of the anchoring report measures (docs/workflow.md).
+
+``--report-items N,...`` also times that report's computation (scoring/prefill.py: the figures
+and 1,000-resample bootstrap intervals of every annotator and arm) on N synthetic items: 30
+annotators, a 20% blind share, 1-120 s an item, counts of 0-3 edits, seeded.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from _sidebyside import load_average  # noqa: E402
 from gecscore.mucgec import parallel_rows  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 NO_ERROR, NOT_ANNOTATABLE = "没有错误", "无法标注"
 
 
@@ -168,6 +174,38 @@ def print_sample(rows: Sequence[Distances], items: Sequence[Item], sample: int) 
         print(f"  {row.id:>6}  {row.from_source:>9}  {row.from_suggestion:>10}  {shown}")
 
 
+def time_report(sizes: Sequence[int]) -> dict[str, float]:
+    """Seconds to compute the anchoring report of ``size`` synthetic items, per size."""
+    import random
+
+    from scoring.prefill import BLIND, PREFILLED, PrefillItem, anchoring_report
+
+    draw = random.Random(0)
+    seconds = {}
+    for size in sizes:
+
+        def counts() -> tuple[int, int, int]:
+            return draw.randint(0, 3), draw.randint(0, 2), draw.randint(0, 2)
+
+        items = [
+            PrefillItem(
+                f"annotator{n % 30}",
+                n // 3,
+                BLIND if draw.random() < 0.2 else PREFILLED,
+                draw.randint(1, 120),
+                draw.random() < 0.3,
+                counts(),
+                counts(),
+            )
+            for n in range(size)
+        ]
+        start = time.perf_counter()
+        anchoring_report(items, metric="synthetic")
+        seconds[str(size)] = time.perf_counter() - start
+        print(f"anchoring report of {size:,} items: {seconds[str(size)]:.2f} s")
+    return seconds
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -178,6 +216,7 @@ def main() -> int:
     parser.add_argument("--per-sentence", help="write every sentence's distances to this TSV")
     parser.add_argument("--naive", action="store_true", help="also time pure-Python Levenshtein")
     parser.add_argument("--json", help="also write the totals to this JSON file")
+    parser.add_argument("--report-items", default="", help="time the anchoring report: N,...")
     args = parser.parse_args()
     data = Path(args.shared).resolve() / "data"
     names = [name.strip() for name in args.corpus.split(",") if name.strip()]
@@ -231,6 +270,17 @@ def main() -> int:
             for name, row in per_sentence:
                 out.write(f"{name}\t{row.id}\t{row.from_source}\t{row.from_suggestion}\n")
         print(f"\nper sentence: {args.per_sentence} ({len(per_sentence)} rows)")
+    if args.report_items:
+        try:
+            sizes = [int(size) for size in args.report_items.split(",")]
+        except ValueError:
+            parser.error(
+                f"--report-items: whole numbers separated by commas, not {args.report_items!r}"
+            )
+        if any(size < 1 for size in sizes):
+            parser.error("--report-items: every size must be at least 1")
+        print()
+        results["report_seconds"] = time_report(sizes)  # type: ignore[assignment]
     print(f"load average after: {load_average()}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n", "utf-8")
