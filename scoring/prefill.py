@@ -120,7 +120,8 @@ def f05(tp: int, fp: int, fn: int) -> float:
 
 
 def _f05_rows(sums: np.ndarray) -> np.ndarray:
-    """`f05` of each row of (tp, fp, fn) sums, vectorised."""
+    """`f05` of each row of (tp, fp, fn) sums, vectorised: a thousand resamples at a time
+    would cost a Python call each through `f05` (a test holds the two equal)."""
     tp, fp, fn = sums[:, 0], sums[:, 1], sums[:, 2]
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(fp > 0, tp / (tp + fp), 1.0)
