@@ -169,6 +169,8 @@ def test_project_page_shows_both_arms_with_intervals_to_admins_only(project) -> 
     assert 'data-low="40.0" data-high="40.0"' in page  # the blind arm's median interval
     assert 'data-testid="anchoring-flag"' in page and "flagged: 2 of 2" in page
     assert 'data-testid="anchoring-chart"' in page
+    assert "95% bootstrap intervals (1000 resamples" in page
+    assert "more than 95% of an annotator's prefilled items" in page
     annotator = Client()
     annotator.force_login(make_user(Role.ANNOTATOR))
     assert annotator.get(url).status_code == 403
