@@ -29,7 +29,7 @@ from gecscore.reffree.models import model_id
 from annotate import tasks
 from annotate.models import LLMSuggestionCache
 from annotate.services import UNRELATED_SHARE, shared_with_source
-from annotate.suggestions import SuggestionRun, check_blind_share, store_run
+from annotate.suggestions import SuggestionRun, check_blind_share, check_seed, store_run
 from core.exceptions import NotFound, ServiceError
 from core.job_leases import watch_cancel
 from core.job_queue import enqueue_job
@@ -126,6 +126,7 @@ def request_llm_suggestions(
     prompt_for(dataset.language)
     if blind_share is not None:
         blind_share = check_blind_share(blind_share)
+    seed = check_seed(seed)
     task = tasks.gpu_llm_suggestions if llm_needs_gpu() else tasks.llm_suggestions_task
     params = {"dataset": dataset.pk, "blind_share": blind_share, "seed": seed}
     return enqueue_job(

@@ -135,6 +135,13 @@ def check_blind_share(share: Any) -> float:
     return value
 
 
+def check_seed(seed: Any) -> int:
+    try:
+        return int(seed)
+    except (TypeError, ValueError):
+        raise ServiceError(f"the seed must be a whole number, got {seed!r}", field="seed") from None
+
+
 def blind_count(share: float, n: int) -> int:
     """round(share x n), halves up (not Python's to-even), so 0.25 x 10 gives 3 everywhere."""
     return int(share * n + 0.5)
@@ -163,10 +170,7 @@ def draw_blind_items(*, dataset: Dataset, share: Any, seed: Any = 0, user: Any =
     annotator with work gets their share. The same assignments and seed give the same draw.
     Returns the number of blind assignments of the project afterwards."""
     share = check_blind_share(share)
-    try:
-        seed = int(seed)
-    except (TypeError, ValueError):
-        raise ServiceError(f"the seed must be a whole number, got {seed!r}", field="seed") from None
+    seed = check_seed(seed)
     by_annotator: dict[int, list[int]] = {}
     for pk, annotator_id in (
         undrawn_assignments(dataset).order_by("pk").values_list("pk", "annotator_id")

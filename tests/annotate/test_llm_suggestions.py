@@ -199,3 +199,16 @@ def test_a_tiny_random_causal_lm_runs_on_the_gpu_task(  # type: ignore[no-untype
     assert job.result["signature"].startswith("llm:tiny-lm|prompt:zh-v1|backend:hf|model:tiny-lm@")
     for suggestion in Suggestion.objects.all():
         assert parse_answer(suggestion.text, suggestion.sentence.text) == suggestion.text
+
+
+def test_a_bad_share_or_seed_is_refused_before_the_job_is_queued(llm) -> None:  # type: ignore[no-untyped-def]
+    from core.exceptions import ServiceError
+
+    _configure(llm, "http://127.0.0.1:9/v1")
+    dataset = make_dataset(sentences=SOURCES[:1])
+    admin = make_user(Role.ADMIN)
+    with pytest.raises(ServiceError, match="seed must be a whole number"):
+        request_llm_suggestions(dataset=dataset, user=admin, seed="seven")
+    with pytest.raises(ServiceError, match=r"blind share must be in \[0, 1\)"):
+        request_llm_suggestions(dataset=dataset, user=admin, blind_share=1)
+    assert not BackgroundJob.objects.exists()
