@@ -194,6 +194,11 @@ class ReleasedSentence(models.Model):
     # Empty lists in releases made before these were recorded.
     reference_styles = models.JSONField(default=list, blank=True)
     reference_annotators = models.JSONField(default=list, blank=True)
+    # Per reference, frozen with the release: how its text came to be (GoldenReference.entry:
+    # typed / post-edited / accepted-unchanged) and the suggestion's label ("" none). Empty
+    # lists in releases made before post-edit annotation: every reference then was typed.
+    reference_entries = models.JSONField(default=list, blank=True)
+    reference_suggestion_sources = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["version", "position"]

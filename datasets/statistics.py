@@ -48,6 +48,7 @@ from datasets.reference_m2 import (
     reference_m2,
 )
 from datasets.selectors import DatasetRow, export_rows
+from datasets.signals import collect_statistics
 
 EDIT_TYPES = ("M", "R", "S", "W")
 NOT_ANNOTATABLE = "无法标注"
@@ -296,3 +297,16 @@ def dataset_statistics(
         "by_source": {name: tally.as_dict() for name, tally in sorted(by_source.items())},
         **extra,
     }
+
+
+def higher_app_statistics(
+    *, dataset: Dataset, version: DatasetVersion | None = None
+) -> dict[str, Any]:
+    """The sections the apps above add to `manage.py dataset_stats` (the datasets app never
+    imports them): each receiver of `collect_statistics` answers ``{key: value}``, e.g.
+    scoring's ``prefill`` (the post-edit anchoring report)."""
+    sections: dict[str, Any] = {}
+    answer: Any
+    for _receiver, answer in collect_statistics.send(sender=None, dataset=dataset, version=version):
+        sections.update(answer or {})
+    return sections

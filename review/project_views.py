@@ -31,6 +31,7 @@ from datasets.services.projects import (
     users_with_role,
 )
 from review import selectors
+from review.signals import extra_project_context
 
 SENTENCES_SHOWN = 100
 
@@ -75,6 +76,8 @@ def project_page(request: HttpRequest, name: str) -> HttpResponse:
             "suggestion_systems": project_suggestion_systems(dataset),
             "llm_setup": llm_setup(),
             "blind_assignments": blind_total(dataset),
+            # The higher apps' sections (scoring: the post-edit anchoring report).
+            **extra_project_context(dataset, request.user),
         },
     )
 

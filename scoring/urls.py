@@ -8,6 +8,7 @@ from scoring import (
     closest_gold_views,
     meta_views,
     people_views,
+    prefill_api,
     reference_set_api,
     reference_set_views,
     suggestion_views,
@@ -165,5 +166,10 @@ urlpatterns = [
         "api/scoring/closest-gold/items/<int:item_id>/verify/",
         closest_gold_api.VerifyView.as_view(),
         name="api-closest-gold-verify",
+    ),
+    path(
+        "api/scoring/datasets/<int:dataset_id>/anchoring/",
+        prefill_api.AnchoringReportView.as_view(),
+        name="api-anchoring",
     ),
 ]

@@ -279,5 +279,61 @@ def test_post_edit_walk(walk: dict[str, Any], shared_data: Path, tmp_path: Path)
         assert reference.entry == expected
         assert reference.suggestion_source == (first.suggestion_source if shown else "")
 
+    _admin_reads_the_anchoring_report(admin, dataset)
+
     problems = {user: watch.violations() for user, watch in walk["watches"].items()}
     assert not any(problems.values()), problems
+
+
+def _estimates(row: Any) -> list[tuple[float, float, float]]:
+    cells = row.locator("[data-testid=estimate]")
+    return [
+        tuple(
+            float(cells.nth(i).get_attribute(key))
+            for key in ("data-low", "data-value", "data-high")
+        )  # type: ignore[misc]
+        for i in range(cells.count())
+    ]
+
+
+def _admin_reads_the_anchoring_report(admin: Any, dataset: Dataset) -> None:
+    """The done-when of the anchoring report: on the project page both arms, prefilled and
+    blind, with their intervals; the rubber-stamp flag exactly where the rule puts it."""
+    admin.goto(f"/annotate/admin/projects/{DATASET}/")
+    report = admin.locator("[data-testid=anchoring-report]")
+    report.wait_for()
+    report.screenshot(path=str(ARTIFACTS / "postedit-anchoring.png"))
+    assert "1000 resamples" in report.inner_text()
+    for arm, items in (("prefilled", 45), ("blind", BLIND_EACH * len(ANNOTATORS))):
+        row = report.locator(f"[data-testid=anchoring-overall][data-arm={arm}]")
+        assert row.locator("td").nth(2).inner_text() == str(items)
+        estimates = _estimates(row)
+        # Median seconds and unchanged share always; agreement once a sentence is reviewed
+        # (one is: its three items are in one arm or both).
+        assert len(estimates) >= 2, (arm, estimates)
+        for low, value, high in estimates:
+            assert low <= value <= high, (arm, estimates)
+        assert "[" in row.inner_text() and "]" in row.inner_text()
+    for name in ANNOTATORS:
+        for arm in ("prefilled", "blind"):
+            assert (
+                report.locator(
+                    f"[data-testid=anchoring-annotator][data-annotator={name}][data-arm={arm}]"
+                ).count()
+                == 1
+            )
+    # pe-ann1 accepted every suggestion: flagged when each took under 3 s (the page's own
+    # timer decides, so the expectation is read from what was recorded).
+    seconds = Submission.objects.filter(
+        assignment__sentence__dataset=dataset,
+        assignment__annotator__username=ANNOTATORS[0],
+        assignment__blind=False,
+        revision=1,
+    ).values_list("time_spent_seconds", flat=True)
+    fast = all(value < 3 for value in seconds)
+    flagged = report.locator(
+        f"[data-testid=anchoring-annotator][data-annotator={ANNOTATORS[0]}] "
+        "[data-testid=anchoring-flag]"
+    )
+    assert flagged.count() == (1 if fast else 0)
+    assert report.locator("[data-testid=anchoring-flag]").count() == (1 if fast else 0)
