@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('datasets', '0006_postedit_mode_and_entry'),
+        ("datasets", "0006_postedit_mode_and_entry"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='releasedsentence',
-            name='reference_entries',
+            model_name="releasedsentence",
+            name="reference_entries",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AddField(
-            model_name='releasedsentence',
-            name='reference_suggestion_sources',
+            model_name="releasedsentence",
+            name="reference_suggestion_sources",
             field=models.JSONField(blank=True, default=list),
         ),
     ]
