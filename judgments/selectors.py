@@ -8,24 +8,27 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
-from gecscore.meta.edits import edit_precision, edit_report, verdict_rankings
-from gecscore.meta.judgments import (
-    ADMIN_USER,
-    EditVerdict,
-    JudgmentSet,
-    RankedEntry,
-    RankingItem,
-    RankingResult,
-)
-from gecscore.meta.judgments import pairwise as pairwise_comparisons
-from gecscore.meta.rankings import expected_wins, rank_trueskill
-from gecscore.meta.report import human_ranking
 
 from core.exceptions import NotFound
 from core.roles import Role, has_role
 from core.web import parse_id
 from datasets.extraction import diff_segments, edits_between, segments_as_dicts
 from datasets.models import DatasetVersion
+from gecscore import (
+    ADMIN_USER,
+    EditVerdict,
+    JudgmentSet,
+    RankedEntry,
+    RankingItem,
+    RankingResult,
+    edit_precision,
+    edit_report,
+    expected_wins,
+    human_ranking,
+    pairwise_comparisons,
+    rank_trueskill,
+    verdict_rankings,
+)
 from judgments import signals
 from judgments.judge_stats import judge_statistics
 from judgments.limits import ResultsLimits

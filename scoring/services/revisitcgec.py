@@ -43,8 +43,9 @@ class RevisitImport:
 
 
 def _corpus(folder: str | Path, yaclc_refs: str, mucgec_dev: str | None) -> Any:
-    from gecscore.errors import GECError
-    from gecscore.meta.revisitcgec import load_corpus
+    from gecscore.meta.revisitcgec import load_corpus  # the RevisitCGEC harness, not API
+
+    from gecscore import GECError
 
     try:
         return load_corpus(folder, "all", yaclc_refs=yaclc_refs, mucgec_dev=mucgec_dev)
@@ -64,7 +65,7 @@ def import_revisitcgec(
 ) -> RevisitImport:
     """Dataset + release, campaign, six scored outputs, in one transaction; a ServiceError
     names what failed, and then nothing was written."""
-    from gecscore.meta.revisitcgec import SYSTEMS
+    from gecscore.meta.revisitcgec import SYSTEMS  # the RevisitCGEC harness, not API
 
     corpus = _corpus(folder, yaclc_refs, mucgec_dev)
     with transaction.atomic():
@@ -104,7 +105,7 @@ def _import_release(
 def _import_campaign(
     corpus: Any, folder: str | Path, campaign_name: str, release: DatasetVersion, user: Any
 ) -> Campaign:
-    from gecscore.meta.judgments import JudgmentSet, RankingResult, write_judgments_xml
+    from gecscore import JudgmentSet, RankingResult, write_judgments_xml
 
     xml = write_judgments_xml(JudgmentSet((RankingResult((), corpus.items),)))
     return import_judgments(
