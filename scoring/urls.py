@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from scoring import api, meta_views, people_views, views
+from scoring import api, closest_gold_api, closest_gold_views, meta_views, people_views, views
 
 app_name = "scoring"
 
@@ -31,6 +31,31 @@ urlpatterns = [
         "scoring/releases/<int:version_id>/meta/human/",
         meta_views.meta_human_upload,
         name="meta-human-upload",
+    ),
+    path(
+        "scoring/releases/<int:version_id>/closest-gold/",
+        closest_gold_views.tasks_of_release,
+        name="closest-gold-tasks",
+    ),
+    path(
+        "scoring/closest-gold/<int:task_id>/",
+        closest_gold_views.task_page,
+        name="closest-gold-task",
+    ),
+    path(
+        "scoring/closest-gold/<int:task_id>/proposals/",
+        closest_gold_views.request_proposals,
+        name="closest-gold-proposals",
+    ),
+    path(
+        "scoring/closest-gold/<int:task_id>/next/",
+        closest_gold_views.next_item,
+        name="closest-gold-next",
+    ),
+    path(
+        "scoring/closest-gold/items/<int:item_id>/",
+        closest_gold_views.verify,
+        name="closest-gold-verify",
     ),
     # API
     path("api/scoring/systems/", api.SystemListView.as_view(), name="api-systems"),
@@ -75,5 +100,25 @@ urlpatterns = [
         "api/scoring/datasets/<int:dataset_id>/annotators/",
         api.AnnotatorQualityView.as_view(),
         name="api-annotators",
+    ),
+    path(
+        "api/scoring/releases/<int:version_id>/closest-gold/",
+        closest_gold_api.TaskCreateView.as_view(),
+        name="api-closest-gold-tasks",
+    ),
+    path(
+        "api/scoring/closest-gold/<int:task_id>/",
+        closest_gold_api.TaskDetailView.as_view(),
+        name="api-closest-gold-task",
+    ),
+    path(
+        "api/scoring/closest-gold/<int:task_id>/next/",
+        closest_gold_api.NextItemView.as_view(),
+        name="api-closest-gold-next",
+    ),
+    path(
+        "api/scoring/closest-gold/items/<int:item_id>/verify/",
+        closest_gold_api.VerifyView.as_view(),
+        name="api-closest-gold-verify",
     ),
 ]

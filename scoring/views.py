@@ -29,7 +29,7 @@ from core.uploads import TOO_LARGE
 from core.web import call_service, lookup, parse_id
 from datasets.models import Dataset, Language
 from datasets.selectors import release_by_id
-from scoring import selectors, services
+from scoring import closest_gold_selectors, selectors, services
 from scoring.models import ScoreStatus, SystemOutput
 
 PAGE_SIZE = 50
@@ -136,6 +136,7 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
         "can_manage": Role.ADMIN in _roles(request),
         "scored": [row for row in rows if row.scored],
         "judge_setup": services.judge_setup(),
+        "closest_gold_tasks": closest_gold_selectors.tasks_of_release(version),
     }
     return render(request, "scoring/leaderboard.html", context)
 
