@@ -23,8 +23,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from gecscore.errors import GECError
-from gecscore.reffree.models import model_id
 
 from annotate import tasks
 from annotate.models import LLMSuggestionCache
@@ -38,7 +36,7 @@ from core.llm import chat_client, llm_backend, llm_needs_gpu
 from core.models import BackgroundJob
 from datasets.models import Dataset, Language
 from datasets.textrules import max_sentence_chars, text_problem
-from gecscore import Stop
+from gecscore import GECError, Stop, model_id
 
 JOB_KIND_LLM_SUGGESTIONS = "annotate.llm_suggestions"
 BATCH_SIZE = 16

@@ -16,10 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from gecscore.reffree.models import model_setting
 
 from core.exceptions import ServiceError
-from gecscore import ChatClient, HFChatClient, HTTPChatClient, LLMEndpoint
+from gecscore import ChatClient, HFChatClient, HTTPChatClient, LLMEndpoint, model_setting
 
 
 def llm_backend() -> dict[str, str]:

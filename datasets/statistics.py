@@ -30,10 +30,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from gecscore.cleme.inputs import sentences_from_m2
-from gecscore.cleme.stats import chunk_statistics
-from gecscore.m2 import parse_m2
-from gecscore.resources import load_resources
+# CLEME's own package API (its __all__).
+from gecscore.cleme import chunk_statistics, sentences_from_m2
 
 from core.exceptions import ServiceError
 from core.jobs import report_progress
@@ -49,6 +47,7 @@ from datasets.reference_m2 import (
 )
 from datasets.selectors import DatasetRow, export_rows
 from datasets.signals import collect_statistics
+from gecscore import load_resources, parse_m2
 
 EDIT_TYPES = ("M", "R", "S", "W")
 NOT_ANNOTATABLE = "无法标注"

@@ -14,11 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
-from gecscore.meta.esa import SEVERITIES, EsaRow, EsaSpan
 
 from core.exceptions import ServiceError
 from datasets.extraction import edits_between
 from datasets.models import Language
+from gecscore import ESA_SEVERITIES as SEVERITIES
+from gecscore import EsaRow, EsaSpan
 from judgments.models import Assignment, AssignmentStatus, Campaign
 
 ORIGINS = ("prefilled", "resized", "added")

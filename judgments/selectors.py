@@ -8,9 +8,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
-from gecscore.meta.edits import edit_precision, edit_report, verdict_rankings
-from gecscore.meta.esa import esa_report, system_results
-from gecscore.meta.judgments import (
+
+from core.exceptions import NotFound
+from core.roles import Role, has_role
+from core.web import parse_id
+from datasets.extraction import diff_segments, edits_between, segments_as_dicts
+from datasets.models import DatasetVersion
+from gecscore import (
     ADMIN_USER,
     EditVerdict,
     EsaSpan,
@@ -18,16 +22,16 @@ from gecscore.meta.judgments import (
     RankedEntry,
     RankingItem,
     RankingResult,
+    edit_precision,
+    edit_report,
+    esa_report,
+    esa_system_results,
+    expected_wins,
+    human_ranking,
+    pairwise_comparisons,
+    rank_trueskill,
+    verdict_rankings,
 )
-from gecscore.meta.judgments import pairwise as pairwise_comparisons
-from gecscore.meta.rankings import expected_wins, rank_trueskill
-from gecscore.meta.report import human_ranking
-
-from core.exceptions import NotFound
-from core.roles import Role, has_role
-from core.web import parse_id
-from datasets.extraction import diff_segments, edits_between, segments_as_dicts
-from datasets.models import DatasetVersion
 from judgments import signals
 from judgments.esa import esa_rows
 from judgments.judge_stats import judge_statistics
@@ -132,7 +136,7 @@ def human_system_scores(campaign: Campaign, method: str = "ew") -> dict[str, flo
     if method not in methods:
         raise ValueError(f"method must be one of {', '.join(methods)} (got {method!r})")
     if method == "esa":
-        return {r.system: r.mean_score for r in system_results(esa_rows(campaign))}
+        return {r.system: r.mean_score for r in esa_system_results(esa_rows(campaign))}
     items = campaign_judgment_set(campaign).items
     if method == "edit-precision":
         return {p.system: p.precision for p in edit_precision(items) if p.precision is not None}

@@ -31,9 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gecscore.m2 import M2Edit, parse_m2
-
 from datasets.formats.markers import written_references
+from gecscore import M2Edit, parse_m2
 from publishing.edits import character_edits
 
 PARQUET_ROWS_PER_GROUP = 10_000

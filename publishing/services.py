@@ -13,7 +13,6 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from gecscore.errors import decode_utf8
 
 from core.audit import log_action
 from core.exceptions import Conflict, ServiceError
@@ -24,6 +23,7 @@ from datasets.models import DatasetVersion, Sentence
 from datasets.reference_m2 import setting_int
 from datasets.selectors import DatasetRow, export_rows
 from datasets.services.exports import ExportFormat, export_dataset, export_filename
+from gecscore import decode_utf8
 from publishing import card, charts, checks, formats, staging
 from publishing import facts as facts_of
 from publishing.closest_gold import write_closest_gold_parquet

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
-from gecscore.signature import settings_of
+from gecscore.signature import settings_of  # the signature grammar: how the page groups settings
 
 from core.charts import ChartBox
 from core.exceptions import ServiceError

@@ -32,7 +32,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from gecscore.counts import precision_recall_f
+
+from gecscore import precision_recall_f
 
 PREFILLED, BLIND = "prefilled", "blind"
 ARMS = (PREFILLED, BLIND)

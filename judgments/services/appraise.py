@@ -12,16 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from gecscore.meta.judgments import (
-    JudgmentFormatError,
-    RankingItem,
-    RankingResult,
-    iter_judgments_xml,
-    unexpanded_comparisons,
-    write_judgments_xml,
-    write_pairwise_csv,
-)
-from gecscore.meta.judgments import pairwise as pairwise_comparisons
 
 from core.audit import log_action
 from core.exceptions import ServiceError
@@ -30,6 +20,16 @@ from core.models import User
 from core.unique import create_unique
 from core.uploads import judgments_xml_limits
 from datasets.models import DatasetVersion, Language
+from gecscore import (
+    JudgmentFormatError,
+    RankingItem,
+    RankingResult,
+    iter_judgments_xml,
+    pairwise_comparisons,
+    unexpanded_comparisons,
+    write_judgments_xml,
+    write_pairwise_csv,
+)
 from judgments import results
 from judgments.models import (
     Assignment,

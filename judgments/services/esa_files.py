@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from gecscore.meta.esa import system_results, wmt_score_lines
-
 from core.audit import log_action
 from core.exceptions import ServiceError
 from core.models import User
+from gecscore import esa_system_results as system_results
+from gecscore import esa_wmt_score_lines as wmt_score_lines
 from judgments.esa import esa_rows
 from judgments.models import Campaign, CampaignMode
 

@@ -23,14 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from gecscore.errors import GECError, decode_utf8
-from gecscore.mucgec import parallel_rows
 
 from core.audit import log_action
 from core.exceptions import ServiceError
 from datasets.formats.files import write_atomically
 from datasets.formats.markers import MARKERS
 from datasets.models import DatasetVersion, Language
+from gecscore import GECError, decode_utf8, parallel_rows
 from scoring.closest_gold_selectors import closest_golds
 from scoring.models import (
     ClosestGoldItem,

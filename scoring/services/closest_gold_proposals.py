@@ -23,7 +23,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from gecscore.errors import GECError
 
 from core.exceptions import NotFound, ServiceError
 from core.job_leases import watch_cancel
@@ -33,7 +32,7 @@ from core.llm import chat_client, llm_backend, llm_needs_gpu
 from core.models import BackgroundJob
 from datasets.models import Language
 from datasets.textrules import text_problem
-from gecscore import ChatClient, Stop
+from gecscore import ChatClient, GECError, Stop
 from scoring import tasks
 from scoring.models import ClosestGoldItem, ClosestGoldProposalCache, ClosestGoldTask
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from gecscore.english.errant_edits import EnglishModelMissing, ragged_m2_blocks
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
@@ -29,6 +28,7 @@ from core.jobs import JobCancelled, report_progress, settle_job
 from core.models import BackgroundJob
 from datasets.formats.markers import MARKERS
 from datasets.models import DatasetVersion, Language, ReleasedSentence
+from gecscore import EnglishModelMissing, ragged_m2_blocks
 from scoring import metric, tasks
 from scoring.closest_gold_selectors import closest_golds
 from scoring.metric_en import english_report

@@ -47,8 +47,9 @@ class RevisitImport:
 
 
 def _corpus(folder: str | Path, yaclc_refs: str, mucgec_dev: str | None) -> Any:
-    from gecscore.errors import GECError
-    from gecscore.meta.revisitcgec import load_corpus
+    from gecscore.meta.revisitcgec import load_corpus  # the RevisitCGEC harness, not API
+
+    from gecscore import GECError
 
     try:
         return load_corpus(folder, "all", yaclc_refs=yaclc_refs, mucgec_dev=mucgec_dev)
@@ -71,7 +72,7 @@ def import_revisitcgec(
     names what failed, and then nothing was written. ``closest_gold_dir``: one parallel file
     per system (``<SYSTEM>.txt``: id, source, closest-gold) stored as verified closest-golds
     (verifier ``user``) and scored under closest-gold and pooled (docs/closest-gold.md)."""
-    from gecscore.meta.revisitcgec import SYSTEMS
+    from gecscore.meta.revisitcgec import SYSTEMS  # the RevisitCGEC harness, not API
 
     corpus = _corpus(folder, yaclc_refs, mucgec_dev)
     with transaction.atomic():
@@ -145,7 +146,7 @@ def _import_release(
 def _import_campaign(
     corpus: Any, folder: str | Path, campaign_name: str, release: DatasetVersion, user: Any
 ) -> Campaign:
-    from gecscore.meta.judgments import JudgmentSet, RankingResult, write_judgments_xml
+    from gecscore import JudgmentSet, RankingResult, write_judgments_xml
 
     xml = write_judgments_xml(JudgmentSet((RankingResult((), corpus.items),)))
     return import_judgments(

@@ -9,7 +9,6 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
-from gecscore.meta.report import system_report
 
 from core.audit import log_action
 from core.exceptions import NotFound, ServiceError
@@ -22,6 +21,7 @@ from core.jobs import (
 from core.models import BackgroundJob, JobStatus
 from core.params import MAX_INT32
 from datasets.models import DatasetVersion, Language
+from gecscore import system_report
 from judgments.models import CampaignMode
 from judgments.selectors import EDIT_METHODS, ESA_METHODS, HUMAN_METHODS, count_edit_verdicts
 from scoring import tasks

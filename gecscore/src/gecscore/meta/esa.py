@@ -31,6 +31,7 @@ import numpy as np
 from gecscore.meta.judgment_records import EsaSpan
 
 __all__ = [
+    "ESA_SEVERITIES",
     "SEVERITIES",
     "EsaRow",
     "EsaSpan",
@@ -38,6 +39,8 @@ __all__ = [
     "SystemEsa",
     "count_units",
     "esa_report",
+    "esa_system_results",
+    "esa_wmt_score_lines",
     "judge_summary",
     "score_correlation",
     "self_consistency",
@@ -363,3 +366,10 @@ def wmt_score_lines(
     """System scores in the WMT metrics-task layout ``NAME LANGPAIR TESTSET SYSTEM SCORE``
     (tab-separated), the human file ``gecscore meta system --human`` reads."""
     return [f"{name}\tsrc-trg\t{testset}\t{system}\t{score!r}" for system, score in scores.items()]
+
+
+# The names the package exports (``gecscore.ESA_SEVERITIES`` ...): at the top level the bare
+# names would not say they are ESA's.
+ESA_SEVERITIES = SEVERITIES
+esa_system_results = system_results
+esa_wmt_score_lines = wmt_score_lines

@@ -66,6 +66,7 @@ __all__ = [
     "item_comparisons",
     "iter_judgments_xml",
     "pairwise",
+    "pairwise_comparisons",
     "rank_groups",
     "read_judgments",
     "read_judgments_xml",
@@ -409,6 +410,11 @@ def pairwise(
             )
         pairs.extend(item_comparisons(item, index=index))
     return pairs
+
+
+# The name the package exports (``gecscore.pairwise_comparisons``): "pairwise" alone says
+# little beside the metrics.
+pairwise_comparisons = pairwise
 
 
 def unexpanded_comparisons(items: Sequence[RankingItem]) -> list[Comparison]:
