@@ -132,9 +132,10 @@ class _ChunkMetric(Metric):
 class CLEME(_ChunkMetric):
     """CLEME (chunk-level, length-weighted): ``score`` the F-beta; ``counts`` the weighted
     (TP, FP, FN) of the chosen references; ``details``: ``tn``, ``acc``, ``bias``, ``level``,
-    ``assumption``. At sentence level (where CLEME scores sentences) ``sentences`` are each
-    sentence's rounded F and weighted counts, and P/R/F their rounded means; at corpus level
-    there are none."""
+    ``assumption``. ``sentences`` are each sentence's rounded F and weighted counts with the
+    sentence-level weights (as CLEME scores a sentence), at either level; at sentence level
+    P/R/F are their rounded means. The score is assembled by ``cleme.scorers.score_cleme``,
+    as the command's."""
 
     name = "cleme"
     Config = CLEMEConfig
@@ -145,34 +146,24 @@ class CLEME(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.evaluate import evaluate_lengths
-        from gecscore.cleme.scorers import best_per_sentence, score_evaluation
-        from gecscore.cleme.weighting import NO_WEIGHTING, LengthWeigher, default_weighting
+        from gecscore.cleme.scorers import score_cleme
 
         config = self.config
         assert isinstance(config, CLEMEConfig)
         hyps, refs = self._inputs(sources, hypotheses, references)
-        # What gecscore.cleme.cleme does, keeping the evaluation for the sentence scores.
-        evaluation = evaluate_lengths(
-            hyps, refs, assumption=config.assumption, max_refs=config.max_refs
+        score, per_sentence = score_cleme(
+            hyps,
+            refs,
+            level=config.level,
+            assumption=config.assumption,
+            length_weighting=config.length_weighting,
+            beta=config.beta,
+            max_refs=config.max_refs,
+            select=config.select,
         )
-        table = (
-            default_weighting(config.level, config.assumption)
-            if config.length_weighting
-            else NO_WEIGHTING
+        sentences = tuple(
+            SentenceScore(s.f, (s.counts.tp, s.counts.fp, s.counts.fn)) for s in per_sentence
         )
-        score = score_evaluation(
-            evaluation, level=config.level, weighting=table, beta=config.beta, select=config.select
-        )
-        sentences: tuple[SentenceScore, ...] = ()
-        if config.level == "sentence":
-            weigher = LengthWeigher(table, evaluation.mean_corrected_length)
-            sentences = tuple(
-                SentenceScore(s.f, (s.counts.tp, s.counts.fp, s.counts.fn))
-                for s in best_per_sentence(
-                    evaluation.weighted_counts(weigher), config.beta, config.select
-                )
-            )
         return counted_result(
             self.name,
             score,
@@ -191,7 +182,9 @@ class CLEME(_ChunkMetric):
 class CLEME2(_ChunkMetric):
     """CLEME2.0: ``score`` the weighted sum of hit, 1-wrong, 1-under and 1-over;
     ``counts`` (TP, FP, FN) of the chosen references; ``details``: ``hit``, ``wrong``,
-    ``under``, ``over``, ``fp_ne``, ``fp_un``, ``tn``, ``level``, ``assumption``."""
+    ``under``, ``over``, ``fp_ne``, ``fp_un``, ``tn``, ``level``, ``assumption``;
+    ``sentences`` each sentence's score with the sentence-level factors (and the counts of
+    its chosen reference), without model ``weights`` only."""
 
     name = "cleme2"
     Config = CLEME2Config
@@ -202,25 +195,35 @@ class CLEME2(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.v2 import cleme2
+        from gecscore.cleme.evaluate import evaluate_chunks
+        from gecscore.cleme.v2 import score_evaluation2, sentence_scores2
 
         config = self.config
         assert isinstance(config, CLEME2Config)
         hyps, refs = self._inputs(sources, hypotheses, references)
-        score = cleme2(
-            hyps,
-            refs,
-            level=config.level,
-            assumption=config.assumption,
-            factors=config.factors,
-            weights=config.weights,
-            max_refs=config.max_refs,
+        # What gecscore.cleme.cleme2 does, keeping the evaluation for the sentence scores.
+        evaluation = evaluate_chunks(
+            hyps, refs, assumption=config.assumption, max_refs=config.max_refs
+        )
+        score = score_evaluation2(
+            evaluation, level=config.level, factors=config.factors, weights=config.weights
+        )
+        # Sentence scores only from plain chunk counts: with model weights they would ask
+        # the model a second time.
+        sentences = (
+            tuple(
+                SentenceScore(s.aspects.score, (s.counts.tp, s.counts.fp, s.counts.fn))
+                for s in sentence_scores2(evaluation)
+            )
+            if config.weights is None
+            else ()
         )
         return Result(
             metric=self.name,
             score=score.score,
             signature=score.signature,
             counts=(score.tp, score.fp, score.fn),
+            sentences=sentences,
             details={
                 "hit": score.hit,
                 "wrong": score.wrong,

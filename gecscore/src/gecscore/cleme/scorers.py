@@ -40,6 +40,7 @@ __all__ = [
     "cleme",
     "corpus_totals",
     "numpy_mean",
+    "score_cleme",
     "score_evaluation",
     "sentence_scores",
 ]
@@ -280,17 +281,42 @@ def sentence_scores(
     return best_per_sentence(evaluation.weighted_counts(weigher), beta, select)
 
 
-def cleme_with_sentences(
+def score_cleme(
     hypotheses: Sequence[Sentence],
     references: Sequence[Sentence],
     *,
+    level: Level = "corpus",
     assumption: Assumption = "dependent",
+    length_weighting: bool = True,
+    weighting: LengthWeighting | None = None,
+    beta: float = 0.5,
+    max_refs: int | None = None,
+    select: Selection = "f",
+    with_sentences: bool = True,
 ) -> tuple[ClemeScore, list[SentenceCleme]]:
-    """CLEME's corpus score (v1.0 defaults) and each sentence's (sentence-level weights) from
-    ONE evaluation: what ranking systems by sentence scores (TrueSkill, Expected Wins) needs
-    beside the corpus score."""
-    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption)
-    return score_evaluation(evaluation, level="corpus"), sentence_scores(evaluation)
+    """The one assembly of CLEME's score: ``hypotheses[i]`` (one correction each) against
+    ``references[i]``, at ``level``, and (``with_sentences``) each sentence's score from the
+    SAME evaluation, with the sentence-level weights (v1.0 scores a sentence with them; what
+    ranking systems by sentence scores, TrueSkill or Expected Wins, needs beside the corpus
+    score). The command ``cleme`` (through :func:`cleme`) and the metric class
+    ``get_metric("cleme")`` (and through it meta-evaluation and the platform) call this.
+
+    ``weighting`` overrides the default length-weighting tables; ``length_weighting=False``
+    counts every chunk as 1; ``select="accuracy"`` picks references by accuracy.
+    """
+    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption, max_refs=max_refs)
+    if not length_weighting:
+        table = sentence_table = NO_WEIGHTING
+    elif weighting is not None:
+        table = sentence_table = weighting
+    else:
+        table = default_weighting(level, assumption)
+        sentence_table = default_weighting("sentence", assumption)
+    score = score_evaluation(evaluation, level=level, weighting=table, beta=beta, select=select)
+    if not with_sentences:
+        return score, []
+    weigher = LengthWeigher(sentence_table, evaluation.mean_corrected_length)
+    return score, best_per_sentence(evaluation.weighted_counts(weigher), beta, select)
 
 
 def cleme(
@@ -305,11 +331,17 @@ def cleme(
     max_refs: int | None = None,
     select: Selection = "f",
 ) -> ClemeScore:
-    """CLEME of a system: ``hypotheses[i]`` (one correction each) against ``references[i]``.
-
-    ``weighting`` overrides the default length-weighting table; ``length_weighting=False``
-    counts every chunk as 1; ``select="accuracy"`` picks references by accuracy.
-    """
-    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption, max_refs=max_refs)
-    table = weighting if length_weighting else NO_WEIGHTING
-    return score_evaluation(evaluation, level=level, weighting=table, beta=beta, select=select)
+    """CLEME of a system (:func:`score_cleme` without the sentence scores)."""
+    score, _ = score_cleme(
+        hypotheses,
+        references,
+        level=level,
+        assumption=assumption,
+        length_weighting=length_weighting,
+        weighting=weighting,
+        beta=beta,
+        max_refs=max_refs,
+        select=select,
+        with_sentences=False,
+    )
+    return score

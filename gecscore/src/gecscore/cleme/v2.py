@@ -303,15 +303,6 @@ def score_evaluation2(
     return _result2(total, means, n, level, evaluation, signature)
 
 
-def cleme2_with_sentences(
-    hypotheses: Sequence[Sentence], references: Sequence[Sentence]
-) -> tuple[Cleme2Score, list[SentenceCleme2]]:
-    """CLEME2.0's corpus score and each sentence's (unweighted chunk counts) from ONE
-    evaluation (see ``scorers.cleme_with_sentences``)."""
-    evaluation = evaluate_chunks(hypotheses, references)
-    return score_evaluation2(evaluation, level="corpus"), sentence_scores2(evaluation)
-
-
 def cleme2(
     hypotheses: Sequence[Sentence],
     references: Sequence[Sentence],
