@@ -22,6 +22,7 @@ from core.uploads import TOO_LARGE
 from core.web import lookup, parse_id
 from core.xycharts import AxisRange, range_line_chart, scatter_chart
 from datasets.selectors import release_by_id
+from judgments.models import Campaign, CampaignMode
 from judgments.selectors import METHOD_LABELS
 from scoring.models import HumanSystemScores, MetaEvaluation, ScoreStatus, SystemOutput
 from scoring.services import meta as meta_services
@@ -80,6 +81,7 @@ def meta_charts(evaluation: MetaEvaluation) -> dict[str, Any]:
 HUMAN_METHOD_CHOICES = {
     "ranks": [(m, METHOD_LABELS[m]) for m in meta_services.HUMAN_METHODS],
     "edits": [(m, METHOD_LABELS[m]) for m in meta_services.EDIT_METHODS],
+    "esa": [(m, METHOD_LABELS[m]) for m in meta_services.ESA_METHODS],
 }
 AGGREGATION_LABELS = {
     "default": "default: the stored corpus score",
@@ -94,10 +96,12 @@ def _form_choices(request: HttpRequest, shown: MetaEvaluation | None) -> dict[st
     second run with one thing changed does not begin by choosing the human side again."""
     chosen_campaign = _int_or_none(request.GET.get("campaign"))
     if shown is None:
+        # An ESA campaign's own human score is its mean score.
+        esa = Campaign.objects.filter(pk=chosen_campaign, mode=CampaignMode.ESA).exists()
         return {
             "chosen_campaign": chosen_campaign,
             "chosen_upload": None,
-            "chosen_method": "ew",
+            "chosen_method": "esa" if esa else "ew",
             "chosen_aggregation": "default",
             "chosen_metrics": [],
         }
