@@ -20,4 +20,9 @@ urlpatterns = [
         views.reassign_stale,
         name="reassign-stale",
     ),
+    path(
+        "judgments/<int:campaign_id>/attention-threshold/",
+        views.attention_threshold,
+        name="attention-threshold",
+    ),
 ]
