@@ -134,29 +134,35 @@ def careless_esa(assignment: Assignment, rng: random.Random) -> list[dict[str, A
     ]
 
 
+REFERENCES_BY_ID = {str(i): reference for i, reference in enumerate(ZH_REFERENCES, start=1)}
+
+
+def judge_one(campaign: Campaign, judge: User, *, careful: bool, rng: random.Random) -> str | None:
+    """Answer the judge's next item: "check", "ordinary", or None when they are done."""
+    assignment = services.next_assignment(campaign=campaign, judge=judge)
+    if assignment is None:
+        return None
+    reference = REFERENCES_BY_ID[assignment.item.src_id]
+    if campaign.mode == "esa":
+        answer = careful_esa(assignment, reference) if careful else careless_esa(assignment, rng)
+        services.submit_judgment(assignment_id=assignment.pk, judge=judge, esa=answer)
+    else:
+        ranks = careful_ranks(assignment, reference) if careful else careless_ranks(assignment, rng)
+        services.submit_judgment(
+            assignment_id=assignment.pk,
+            judge=judge,
+            ranks=ranks,
+            edit_verdicts=_every_edit_correct(campaign, assignment),
+        )
+    return "checks" if assignment.item.check_kind else "ordinary"
+
+
 def judge_all(campaign: Campaign, judge: User, *, careful: bool, seed: int = 0) -> dict[str, int]:
     """Judge every item the judge is given; counts of ordinary items and checks answered."""
     rng = random.Random(seed)
-    references = dict(zip((str(i) for i in range(1, 100)), ZH_REFERENCES))
     done = {"ordinary": 0, "checks": 0}
-    while (assignment := services.next_assignment(campaign=campaign, judge=judge)) is not None:
-        reference = references[assignment.item.src_id]
-        if campaign.mode == "esa":
-            answer = (
-                careful_esa(assignment, reference) if careful else careless_esa(assignment, rng)
-            )
-            services.submit_judgment(assignment_id=assignment.pk, judge=judge, esa=answer)
-        else:
-            ranks = (
-                careful_ranks(assignment, reference) if careful else careless_ranks(assignment, rng)
-            )
-            services.submit_judgment(
-                assignment_id=assignment.pk,
-                judge=judge,
-                ranks=ranks,
-                edit_verdicts=_every_edit_correct(campaign, assignment),
-            )
-        done["checks" if assignment.item.check_kind else "ordinary"] += 1
+    while (kind := judge_one(campaign, judge, careful=careful, rng=rng)) is not None:
+        done[kind] += 1
     return done
 
 
