@@ -42,7 +42,9 @@ ZH_REFERENCES = [
 ZH_SYSTEMS = {
     "good": ZH_REFERENCES,
     "keep": ZH_SOURCES,
-    "half": [r if i % 2 else s for i, (s, r) in enumerate(zip(ZH_SOURCES, ZH_REFERENCES))],
+    "half": [
+        r if i % 2 else s for i, (s, r) in enumerate(zip(ZH_SOURCES, ZH_REFERENCES, strict=True))
+    ],
 }
 
 

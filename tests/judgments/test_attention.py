@@ -261,9 +261,9 @@ def test_a_careless_judge_is_flagged_and_left_out(judges: list[User], mode: str)
     assert attention.attention_summary(campaign)["excluded_judgments"] == 0
 
 
-def test_results_show_pass_rates_and_only_admins_change_the_threshold(
+def test_results_show_pass_rates_and_only_admins_change_the_threshold(  # type: ignore[no-untyped-def]
     judges: list[User], computed
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     admin = make_user(Role.ADMIN)
     other_admin = make_user(Role.ADMIN)
     campaign = attention_campaign(
@@ -367,7 +367,8 @@ def _store_outputs(release) -> None:  # type: ignore[no-untyped-def]
     admin = make_user(Role.ADMIN)
     for name, lines in ZH_SYSTEMS.items():
         data = "".join(
-            f"{i + 1}\t{src}\t{hyp}\n" for i, (src, hyp) in enumerate(zip(ZH_SOURCES, lines))
+            f"{i + 1}\t{src}\t{hyp}\n"
+            for i, (src, hyp) in enumerate(zip(ZH_SOURCES, lines, strict=True))
         )
         upload_system_output(
             version=release, name=name, data=data.encode(), file_name=f"{name}.txt", user=admin

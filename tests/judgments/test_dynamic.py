@@ -60,19 +60,23 @@ def _pair(item: Item) -> frozenset[str]:
     return frozenset(s for o in item.outputs.all() for s in o.systems)
 
 
+def _first_number(campaign: Campaign, judge: User) -> int:
+    assignment = services.next_assignment(campaign=campaign, judge=judge)
+    assert assignment is not None
+    return assignment.item.number
+
+
 def test_a_cold_start_spreads_the_items_and_is_seeded() -> None:
     judges = [make_user(Role.ANNOTATOR) for _ in range(6)]
     firsts = []
     for seed in (0, 1):
         campaign = four_system_campaign(judges, name=f"cold{seed}", seed=seed)
-        picked = [services.next_assignment(campaign=campaign, judge=j).item.number for j in judges]
+        picked = [_first_number(campaign, j) for j in judges]
         assert len(set(picked)) >= 5  # uniform among 48 items: almost never a repeat
         firsts.append(picked)
     assert firsts[0] != firsts[1]
     again = four_system_campaign(judges, name="cold0-again", seed=0)
-    assert [
-        services.next_assignment(campaign=again, judge=j).item.number for j in judges
-    ] == firsts[0]
+    assert [_first_number(again, j) for j in judges] == firsts[0]
 
 
 def test_later_the_items_showing_the_close_top_systems_come_first() -> None:
@@ -167,7 +171,12 @@ def test_two_judges_asking_at_once_never_both_take_the_last_slot() -> None:
         barrier = threading.Barrier(2)
         got: list[int | None] = []
 
-        def ask(judge: User, campaign: Campaign = campaign) -> None:
+        def ask(
+            judge: User,
+            campaign: Campaign = campaign,
+            barrier: threading.Barrier = barrier,
+            got: list[int | None] = got,
+        ) -> None:
             barrier.wait()
             try:
                 assignment = services.next_assignment(campaign=campaign, judge=judge)
