@@ -121,6 +121,12 @@ def next_dynamic_assignment(*, campaign: Campaign, judge: User) -> Assignment | 
             return _new(campaign, judge, rng.choice(candidates), repeat=True, order=order)
     item_id = _most_valuable_item(campaign, judge, drawn=taken["ordinary"])
     if item_id is None:
+        # nothing left to judge: the checks this judge was never shown go (their items were
+        # theirs alone), so the judge's progress reads done
+        unused = mine.filter(status=AssignmentStatus.PENDING, started_at__isnull=True)
+        Item.objects.filter(pk__in=unused.values("item_id")).exclude(
+            check_kind=CheckKind.NONE
+        ).delete()
         return None
     return _new(campaign, judge, item_id, repeat=False, order=order)
 
