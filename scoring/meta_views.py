@@ -97,7 +97,10 @@ def _form_choices(request: HttpRequest, shown: MetaEvaluation | None) -> dict[st
     chosen_campaign = _int_or_none(request.GET.get("campaign"))
     if shown is None:
         # An ESA campaign's own human score is its mean score.
-        esa = Campaign.objects.filter(pk=chosen_campaign, mode=CampaignMode.ESA).exists()
+        esa = (
+            chosen_campaign is not None
+            and Campaign.objects.filter(pk=chosen_campaign, mode=CampaignMode.ESA).exists()
+        )
         return {
             "chosen_campaign": chosen_campaign,
             "chosen_upload": None,

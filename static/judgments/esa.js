@@ -168,6 +168,27 @@
     render(state);
   }
 
+  function setBounds(state, index, first, lastToken) {
+    var span = state.spans[index];
+    var start = state.tokens[first][0];
+    var end = state.tokens[lastToken][1];
+    if (overlapsOther(state, start, end, index)) return false;
+    span.start = start;
+    span.end = end;
+    if (span.proposal) {
+      var p = span.proposal;
+      var overlapping = start < p.end && p.start < end;
+      span.origin = p.start === start && p.end === end ? "prefilled" : "resized";
+      if (!overlapping) {
+        // moved off its edit: the edit's span is removed, this one is the judge's own
+        state.dismissed.push(p);
+        span.proposal = null;
+        span.origin = "added";
+      }
+    }
+    return true;
+  }
+
   function resize(state, edge, step) {
     var index = spanAtCursor(state);
     if (index < 0) return;
@@ -176,25 +197,23 @@
     var lastToken = tokenAt(state, span.end - 1);
     if (edge === "end") lastToken = Math.max(first, Math.min(state.tokens.length - 1, lastToken + step));
     else first = Math.min(lastToken, Math.max(0, first + step));
-    var start = state.tokens[first][0];
-    var end = state.tokens[lastToken][1];
-    if (overlapsOther(state, start, end, index)) return;
-    span.start = start;
-    span.end = end;
-    if (span.proposal) {
-      var p = span.proposal;
-      var same = p.start === start && p.end === end;
-      var overlapping = start < p.end && p.start < end;
-      span.origin = same ? "prefilled" : "resized";
-      if (!overlapping) {
-        // moved off its edit: the edit's span is removed, this one is the judge's own
-        state.dismissed.push(p);
-        span.proposal = null;
-        span.origin = "added";
-      }
-    }
+    if (!setBounds(state, index, first, lastToken)) return;
     state.cursor = edge === "end" ? lastToken : first;
     render(state);
+  }
+
+  // Shift+click with the cursor on a span: its nearer edge moves to the clicked token.
+  function resizeTo(state, token) {
+    var index = spanAtCursor(state);
+    if (index < 0) return false;
+    var span = state.spans[index];
+    var first = tokenAt(state, span.start);
+    var lastToken = tokenAt(state, span.end - 1);
+    if (token < first || (token <= lastToken && token - first < lastToken - token)) first = token;
+    else lastToken = token;
+    if (setBounds(state, index, first, lastToken)) state.cursor = token;
+    render(state);
+    return true;
   }
 
   function focusCard(index) {
@@ -291,6 +310,7 @@
       if (!ch) return;
       event.preventDefault();
       focusCard(states.indexOf(state));
+      if (event.shiftKey && resizeTo(state, tokenAt(state, parseInt(ch.dataset.i, 10)))) return;
       state.cursor = tokenAt(state, parseInt(ch.dataset.i, 10));
       state.anchor = state.cursor;
       dragging = true;

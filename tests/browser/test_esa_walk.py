@@ -36,6 +36,23 @@ def _decide_proposals(page: Any, card: Any, key: str) -> int:
     raise AssertionError("changed-here spans left undecided")
 
 
+def _mark_with_the_mouse(page: Any, card: Any) -> None:
+    """Drag over the first two characters, click Minor, Shift+click the fourth: a minor span
+    over the first four characters; then back to the keyboard on this output."""
+    chars = card.locator(".esa-ch")
+    first, second = chars.nth(0).bounding_box(), chars.nth(1).bounding_box()
+    page.mouse.move(first["x"] + 2, first["y"] + first["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(second["x"] + second["width"] - 2, second["y"] + second["height"] / 2)
+    page.mouse.up()
+    card.locator("[data-action=minor]").click()
+    assert card.locator(".esa-minor").count() == 2
+    chars.nth(0).click()  # the cursor onto the span
+    chars.nth(3).click(modifiers=["Shift"])
+    assert card.locator(".esa-minor").count() == 4
+    card.focus()
+
+
 def _judge_item(page: Any, judge: int, guard_here: bool) -> int:
     """Every output of the item on the page, by keyboard; the prefilled spans it saw."""
     cards = page.locator("[data-testid=esa-output]")
@@ -55,7 +72,9 @@ def _judge_item(page: Any, judge: int, guard_here: bool) -> int:
         _decide_proposals(page, card, key)
         spans = card.locator(".esa-minor, .esa-major").count()
         low_without_span = guard_here and not right and not skipped_span
-        if not right and not spans and not low_without_span:
+        if not right and not spans and not low_without_span and judge == 2:
+            _mark_with_the_mouse(page, card)
+        elif not right and not spans and not low_without_span:
             page.keyboard.press("Home")
             page.keyboard.press("Shift+ArrowRight")  # select the first two characters
             page.keyboard.press("2")
@@ -143,6 +162,9 @@ def test_an_esa_campaign_walked_by_three_judges_with_results_and_meta_evaluation
     assert origins == {"prefilled", "added"}
     assert any(a["dismissed"] for a in answers)
     assert any(a["score"] == 30 and not a["spans"] for a in answers)  # the confirmed guard
+    by_mouse = {"start": 0, "end": 4, "severity": "minor", "origin": "added"}
+    second = Judgment.objects.filter(assignment__judge=judges[1])
+    assert any(by_mouse in a["spans"] for j in second for a in j.esa)
 
     page.context.clear_cookies()
     login(page, admin.username, PASSWORD)
@@ -161,6 +183,7 @@ def test_an_esa_campaign_walked_by_three_judges_with_results_and_meta_evaluation
     assert majors[0] == 0 and all(m > 0 for m in majors[1:])
     agreement = page.inner_text("[data-testid=esa-agreement]")
     assert "span F1" in agreement and "n/a" not in agreement.split("score correlation")[1][:20]
+    assert page.locator("[data-testid=esa-judges] tbody tr").count() == 3
     screenshot("esa-results")
 
     page.click("[data-testid=meta-link]")

@@ -9,13 +9,16 @@ from datetime import timedelta
 import pytest
 from django.test import override_settings
 from django.utils import timezone
+from gecscore.meta.esa import system_results
 
 from core.exceptions import ServiceError
 from core.models import User
 from core.roles import Role
+from datasets.models import GoldenReference, ReferenceKind, ReferenceOrigin
+from datasets.services.releases import release_dataset
 from judgments import esa, services
 from judgments.models import Assignment, Campaign
-from tests.factories import make_user
+from tests.factories import make_dataset, make_user
 from tests.judgments.factories import make_campaign
 
 pytestmark = pytest.mark.django_db
@@ -227,3 +230,46 @@ def test_time_per_item_is_capped_by_the_idle_bound(judges) -> None:  # type: ign
     )
     assert Assignment.objects.get(pk=second.pk).seconds_spent == 95.5
     assert esa.ranks_from_scores([80, 30, 80, 90]) == [2, 4, 2, 1]
+
+
+def test_an_english_esa_campaign_prefills_words_and_counts_words(judges) -> None:  # type: ignore[no-untyped-def]
+
+    sources = ["He go to school yesterday .", "She like apples ."]
+    dataset = make_dataset(sentences=sources, language="en")
+    for sentence in dataset.sentences.all():
+        GoldenReference.objects.create(
+            sentence=sentence,
+            position=0,
+            text=sentence.text,
+            kind=ReferenceKind.CORRECTION,
+            origin=ReferenceOrigin.IMPORTED,
+        )
+    campaign = services.create_campaign(
+        name="esa-en",
+        release=release_dataset(dataset=dataset),
+        system_outputs={
+            "good": ["He went to school yesterday .", "She likes apples ."],
+            "bad": ["He goes to school .", "She like apples ."],
+        },
+        mode="esa",
+        judges=judges[:1],
+        judges_per_item=1,
+        consistency_share=0,
+    )
+    assert campaign.language == "en"
+    judge = judges[0]
+    while (assignment := services.next_assignment(campaign=campaign, judge=judge)) is not None:
+        view = esa.esa_view(assignment)
+        for output in view["outputs"]:
+            for span in output["prefilled"]:
+                # whole words of the output
+                word = output["text"][span["start"] : span["end"]]
+                assert word in output["text"].split()
+        answer = _answer_all(view, score=70)  # every change kept as a minor error
+        services.submit_judgment(assignment_id=assignment.pk, judge=judge, esa=answer)
+    by_system = {r.system: r for r in system_results(esa.esa_rows(campaign))}
+    # good: went, likes -> 2 minor spans over 6 + 4 words; bad: goes, "." after the deleted
+    # "yesterday" -> 2 over 5 + 4 words (its unchanged second output has no span)
+    assert (by_system["good"].minor, by_system["good"].units) == (2, 10)
+    assert (by_system["bad"].minor, by_system["bad"].units) == (2, 9)
+    assert by_system["good"].minor_per_100 == pytest.approx(20.0)

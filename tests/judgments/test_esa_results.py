@@ -93,6 +93,15 @@ def test_results_by_hand_through_the_stored_results(world, computed) -> None:  #
     assert report["agreement"]["score_pearson"] == 1.0
     # 4 items x 2 outputs x 3 judge pairs
     assert report["agreement"]["span_pairs"] == 24
+    assert report["judges"] == {
+        judge.username: {
+            "outputs": 8,
+            "mean_score": 65.0,
+            "major_per_100": pytest.approx(round(400 / 53, 4)),
+            "minor_per_100": 0.0,
+        }
+        for judge in world["judges"]
+    }
     page = computed(_api(world["owner"]), reverse("judgments:results", args=[campaign.pk]))
     assert b'data-testid="esa-ranking"' in page.content
 

@@ -123,3 +123,22 @@ def test_esa_entries_round_trip_through_appraise_xml():
     bad = text.replace('score="73"', 'score="130"')
     with pytest.raises(JudgmentFormatError, match="0-100"):
         read_judgments_xml(bad.encode())
+
+
+def test_self_consistency_and_judge_summary_by_hand():
+    from gecscore.meta.esa import judge_summary, self_consistency
+
+    with_repeats = [*rows(), EsaRow("s1", 1, "j1", ("B", "C"), "xyz", 30, repeat=True)]
+    r, pairs = self_consistency(with_repeats)
+    # j1's (first, repeat): (80, 0) and (40, 30), both orders: mean 37.5,
+    # sum dx*dy = -3225, sum dx^2 = 3275
+    assert pairs == 2
+    assert r == pytest.approx(-3225 / 3275)
+    summary = judge_summary(rows())
+    # j1: 80, 40, 100, 20 over 4 + 3 + 4 + 4 characters, 2 major and 1 minor
+    assert summary["j1"]["outputs"] == 4 and summary["j1"]["mean_score"] == 60
+    assert summary["j1"]["major_per_100"] == pytest.approx(200 / 15)
+    assert summary["j1"]["minor_per_100"] == pytest.approx(100 / 15)
+    # j2: 60, 50 over 4 + 3 characters, 1 major
+    assert summary["j2"]["mean_score"] == 55
+    assert summary["j2"]["major_per_100"] == pytest.approx(100 / 7)

@@ -10,10 +10,12 @@ that several systems produced identically counts for each of them). From the row
   mean score with rank ranges from the same resamples;
 * :func:`span_agreement`: span F1 between judges on character overlap (pooled over every
   output two judges both annotated; defined at the function);
-* :func:`score_correlation`: Pearson's r of two judges' scores of the same output.
+* :func:`score_correlation`: Pearson's r of two judges' scores of the same output;
+  :func:`self_consistency`: the same of a judge's first and repeat score;
+* :func:`judge_summary`: each judge's mean score and spans per 100 units.
 
 Repeat showings (a judge seeing an item a second time, for consistency) are left out of all
-three: each judge's first answer counts.
+but :func:`self_consistency`: each judge's first answer counts.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ __all__ = [
     "SystemEsa",
     "count_units",
     "esa_report",
+    "judge_summary",
     "score_correlation",
+    "self_consistency",
     "span_agreement",
     "system_results",
     "wmt_score_lines",
@@ -241,22 +245,58 @@ def score_correlation(rows: Sequence[EsaRow]) -> tuple[float | None, int]:
     it is computed from. Each (output, pair of judges) adds its two scores once in each order,
     so r does not depend on which judge comes first. None with fewer than two pairs or no
     variance."""
-    xs: list[float] = []
-    ys: list[float] = []
+    pairs: list[tuple[float, float]] = []
     for judges in _by_output(rows).values():
         for a, b in combinations(sorted(judges), 2):
-            sa, sb = judges[a].score, judges[b].score
-            xs += [sa, sb]
-            ys += [sb, sa]
-    pairs = len(xs) // 2
-    if pairs < 2:
-        return None, pairs
-    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+            pairs.append((judges[a].score, judges[b].score))
+    return _symmetric_pearson(pairs), len(pairs)
+
+
+def self_consistency(rows: Sequence[EsaRow]) -> tuple[float | None, int]:
+    """Pearson's r between a judge's first and repeat score of the same output (the repeat
+    showings of a campaign's consistency share), symmetric like :func:`score_correlation`;
+    and the number of (judge, output) pairs."""
+    first = {(r.judge, r.item, r.output): r.score for r in rows if not r.repeat}
+    pairs = [
+        (first[(r.judge, r.item, r.output)], r.score)
+        for r in rows
+        if r.repeat and (r.judge, r.item, r.output) in first
+    ]
+    return _symmetric_pearson(pairs), len(pairs)
+
+
+def _symmetric_pearson(pairs: Sequence[tuple[float, float]]) -> float | None:
+    """Pearson's r over the pairs taken in both orders; None under two pairs or no variance."""
+    if len(pairs) < 2:
+        return None
+    x = np.asarray([a for a, b in pairs] + [b for a, b in pairs], dtype=float)
+    y = np.asarray([b for a, b in pairs] + [a for a, b in pairs], dtype=float)
     dx, dy = x - x.mean(), y - y.mean()
     denominator = math.sqrt(float((dx * dx).sum()) * float((dy * dy).sum()))
     if denominator == 0:
-        return None, pairs
-    return float((dx * dy).sum()) / denominator, pairs
+        return None
+    return float((dx * dy).sum()) / denominator
+
+
+def judge_summary(rows: Sequence[EsaRow]) -> dict[str, dict[str, float | int]]:
+    """Per judge (first showings): outputs judged, mean score, and major / minor spans per
+    100 units of the outputs they judged: who scores or marks more harshly than the others."""
+    by_judge: dict[str, list[EsaRow]] = defaultdict(list)
+    for row in _first_showings(rows):
+        by_judge[row.judge].append(row)
+    summary: dict[str, dict[str, float | int]] = {}
+    for judge in sorted(by_judge):
+        mine = by_judge[judge]
+        units = sum(count_units(r.text, r.language) for r in mine)
+        major = sum(1 for r in mine for s in _errors(r) if s.severity == "major")
+        minor = sum(len(_errors(r)) for r in mine) - major
+        summary[judge] = {
+            "outputs": len(mine),
+            "mean_score": sum(r.score for r in mine) / len(mine),
+            "major_per_100": 100 * major / units if units else 0.0,
+            "minor_per_100": 100 * minor / units if units else 0.0,
+        }
+    return summary
 
 
 def _rounded(value: float | None, digits: int = 4) -> float | None:
@@ -272,6 +312,7 @@ def esa_report(rows: Sequence[EsaRow], *, samples: int = 0, seed: int = 0) -> di
     systems = system_results(rows, samples=samples, seed=seed)
     agreement = span_agreement(rows)
     correlation, pairs = score_correlation(rows)
+    consistency, repeats = self_consistency(rows)
     first = _first_showings(rows)
     languages = {row.language for row in first}
     return {
@@ -303,6 +344,15 @@ def esa_report(rows: Sequence[EsaRow], *, samples: int = 0, seed: int = 0) -> di
             "span_pairs": agreement.pairs,
             "score_pearson": _rounded(correlation),
             "score_pairs": pairs,
+            "self_pearson": _rounded(consistency),
+            "self_pairs": repeats,
+        },
+        "judges": {
+            judge: {
+                name: _rounded(value) if isinstance(value, float) else value
+                for name, value in numbers.items()
+            }
+            for judge, numbers in judge_summary(rows).items()
         },
     }
 
