@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from django.contrib import messages
 from django.http import HttpResponse
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
@@ -29,16 +28,15 @@ from core.params import MAX_ID, MAX_INT32, bounded_float
 from core.permissions import IsPlatformAdmin
 from datasets.models import DatasetVersion
 from datasets.selectors import get_dataset, get_version
-from judgments import attention, results, selectors, services
+from judgments import attention_views, results, selectors, services
 from judgments import esa as esa_mode
 from judgments.jobs import request_judgments_import
-from judgments.models import Assignment, AttentionFeedback, Campaign, CampaignMode
-from judgments.services.dynamic import RULE_IN_WORDS
+from judgments.models import Assignment, Campaign, CampaignMode
 
 # --- serializers ---------------------------------------------------------------------------
 
 
-class CampaignCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class CampaignCreateSerializer(attention_views.AttentionOptionsSerializer):
     name = serializers.CharField(max_length=100)
     mode = serializers.ChoiceField(choices=CampaignMode.values, default=CampaignMode.RANKING)
     release = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="DatasetVersion id")
@@ -67,18 +65,6 @@ class CampaignCreateSerializer(serializers.Serializer):  # type: ignore[type-arg
         default=False, help_text="add the release's references as a hidden control system REF"
     )
     guideline = serializers.CharField(required=False, default="", allow_blank=True)
-    attention_share = serializers.FloatField(
-        default=0.0,
-        min_value=0,
-        max_value=1,
-        help_text="share of each judge's items that are attention checks (at most 0.5)",
-    )
-    attention_feedback = serializers.ChoiceField(
-        choices=AttentionFeedback.values, default=AttentionFeedback.SILENT
-    )
-    dynamic = serializers.BooleanField(
-        default=False, help_text="choose each judge's next item by the dynamic-assignment rule"
-    )
 
 
 def users_named(names: list[str], field: str) -> list[User]:
@@ -101,10 +87,7 @@ def admin_campaign_data(campaign: Campaign) -> dict[str, Any]:
         "outputs_per_item": campaign.outputs_per_item,
         "agreement_share": campaign.agreement_share,
         "consistency_share": campaign.consistency_share,
-        "attention_share": campaign.attention_share,
-        "attention_feedback": campaign.attention_feedback,
-        "attention_threshold": campaign.attention_threshold,
-        "dynamic": campaign.dynamic,
+        **attention_views.campaign_settings(campaign),
         "systems": list(campaign.systems.values_list("name", flat=True)),
         "judges": list(campaign.judges.values_list("username", flat=True)),
         "items": campaign.items.count(),
@@ -187,9 +170,7 @@ class CampaignListView(APIView):
             seed=values["seed"],
             include_references=values["include_references"],
             guideline=values["guideline"],
-            attention_share=values["attention_share"],
-            attention_feedback=values["attention_feedback"],
-            dynamic=values["dynamic"],
+            **attention_views.creation_options(values),
             created_by=request.user,
         )
         return Response(admin_campaign_data(campaign), status=201)
@@ -202,12 +183,7 @@ class CampaignDetailView(APIView):
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign = selectors.campaign_for_admin(campaign_id, request.user)
         return Response(
-            {
-                **admin_campaign_data(campaign),
-                # per judge: checks answered and passed, pass rate, left out or not
-                "attention": attention.attention_summary(campaign),
-                "assignment_rule": RULE_IN_WORDS if campaign.dynamic else None,
-            }
+            {**admin_campaign_data(campaign), **attention_views.campaign_attention(campaign)}
         )
 
 
@@ -374,27 +350,6 @@ class ReassignStaleView(APIView):
         return Response({"reassigned": [a.pk for a in moved]})
 
 
-class AttentionThresholdView(APIView):
-    """POST {threshold: 0-1 or null} (campaign admins): judges whose attention-check pass
-    rate is under it are left out of the results (recomputed); null counts everyone. The
-    answer is the campaign's attention summary (pass rates, who is left out, how many
-    judgments that removed)."""
-
-    permission_classes = [IsPlatformAdmin]
-
-    @extend_schema(request=OpenApiTypes.OBJECT, responses=OpenApiTypes.OBJECT)
-    def post(self, request: Request, campaign_id: int) -> Response:
-        campaign = selectors.campaign_for_admin(campaign_id, request.user)
-        raw = request.data.get("threshold") if hasattr(request.data, "get") else None
-        threshold = (
-            None
-            if raw in (None, "")
-            else bounded_float(raw, field="threshold", low=0, high=1, default=0)
-        )
-        services.set_attention_threshold(campaign=campaign, threshold=threshold, by=request.user)
-        return Response(attention.attention_summary(campaign))
-
-
 class NextItemView(APIView):
     """GET: your next item in the campaign (204 when you are done)."""
 
@@ -460,18 +415,8 @@ class SubmitView(APIView):
             low_score_confirmed=data.validated_data["low_score_confirmed"],
             active_seconds=data.validated_data["active_seconds"],
         )
-        answer: dict[str, Any] = {
-            "assignment": assignment_id,
-            "ranks": judgment.ranks,
-            "esa": judgment.esa,
-        }
-        # A loud campaign tells the judge, once answered, that the item was a check: in the
-        # answer, and on the next page (the ESA page posts here, then opens the next item).
-        feedback = attention.feedback(judgment.assignment)
-        if feedback:
-            answer["feedback"] = feedback
-            if hasattr(request._request, "session"):
-                messages.info(request._request, feedback, extra_tags="attention-feedback")
+        answer = {"assignment": assignment_id, "ranks": judgment.ranks, "esa": judgment.esa}
+        attention_views.tell_loud_check(request._request, judgment.assignment, answer)
         return Response(answer, status=201)
 
 
@@ -513,7 +458,7 @@ urlpatterns = [
     ),
     path(
         "judgments/campaigns/<int:campaign_id>/attention-threshold/",
-        AttentionThresholdView.as_view(),
+        attention_views.AttentionThresholdView.as_view(),
         name="api-judgment-attention-threshold",
     ),
     path(

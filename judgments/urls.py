@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judgments import views
+from judgments import attention_views, views
 
 app_name = "judgments"
 
@@ -22,7 +22,7 @@ urlpatterns = [
     ),
     path(
         "judgments/<int:campaign_id>/attention-threshold/",
-        views.attention_threshold,
+        attention_views.attention_threshold,
         name="attention-threshold",
     ),
 ]

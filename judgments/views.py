@@ -25,7 +25,7 @@ from core.permissions import role_required
 from core.roles import Role, has_role
 from core.web import call_service, lookup, parse_id
 from datasets.models import DatasetVersion
-from judgments import attention, selectors, services
+from judgments import attention, attention_views, selectors, services
 from judgments import esa as esa_mode
 from judgments import results as stored
 from judgments.forms import CampaignForm
@@ -92,9 +92,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 seed=data["seed"],
                 include_references=data["include_references"],
                 guideline=data["guideline"],
-                attention_share=data["attention_share"],
-                attention_feedback=data["attention_feedback"],
-                dynamic=data["dynamic"],
+                **attention_views.creation_options(data),
                 created_by=_user(request),
             )
             if campaign is not None:
@@ -238,7 +236,7 @@ def _answer_esa(request: HttpRequest, assignment: Assignment, campaign: Campaign
 
     if call_service(request, submit) is None:
         return redirect("judgments:judge", assignment_id=assignment.pk)
-    _tell_loud_check(request, assignment.pk)
+    attention_views.tell_loud_check(request, assignment)
     return redirect("judgments:next", campaign_id=campaign.pk)
 
 
@@ -272,17 +270,10 @@ def _answer(request: HttpRequest, assignment_id: int, campaign: Campaign) -> Htt
         )
     if done is None:
         return redirect("judgments:judge", assignment_id=assignment_id)
-    _tell_loud_check(request, assignment_id)
+    attention_views.tell_loud_check(
+        request, selectors.assignment_for_judge(assignment_id, _user(request))
+    )
     return redirect("judgments:next", campaign_id=campaign.pk)
-
-
-def _tell_loud_check(request: HttpRequest, assignment_id: int) -> None:
-    """In a loud campaign, after a check is answered: what was expected (shown on the next
-    page). Silent campaigns and ordinary items: nothing."""
-    assignment = selectors.assignment_for_judge(assignment_id, _user(request))
-    text = attention.feedback(assignment)
-    if text:
-        messages.info(request, text, extra_tags="attention-feedback")
 
 
 def _meta_evaluation_url(campaign: Campaign) -> str | None:
@@ -463,42 +454,4 @@ def reassign_stale(request: HttpRequest, campaign_id: int) -> HttpResponse:
     )
     if moved is not None:
         messages.success(request, f"{len(moved)} stale items handed to other judges.")
-    return redirect("judgments:results", campaign_id=campaign.pk)
-
-
-def parse_threshold(raw: str | None) -> float | None:
-    """The pass-rate threshold as typed: a percentage (0-100) or empty for none."""
-    text = (raw or "").strip()
-    if not text:
-        return None
-    value = bounded_float(text, field="attention_threshold", low=0, high=100, default=0)
-    return value / 100.0
-
-
-@role_required(Role.ADMIN)
-@require_POST
-def attention_threshold(request: HttpRequest, campaign_id: int) -> HttpResponse:
-    """Set the pass rate (percent) under which judges are left out of the results."""
-    campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
-    try:
-        threshold = parse_threshold(request.POST.get("threshold"))
-    except ServiceError as exc:
-        messages.error(request, exc.message)
-        return redirect("judgments:results", campaign_id=campaign.pk)
-    done = call_service(
-        request,
-        services.set_attention_threshold,
-        campaign=campaign,
-        threshold=threshold,
-        by=_user(request),
-    )
-    if done is not None:
-        summary = attention.attention_summary(campaign)
-        messages.success(
-            request,
-            "Every judge counts in the results."
-            if threshold is None
-            else f"Judges under {threshold:.0%} left out: {len(summary['excluded_judges'])}"
-            f" judges, {summary['excluded_judgments']} judgments.",
-        )
     return redirect("judgments:results", campaign_id=campaign.pk)

@@ -80,15 +80,11 @@ def create_campaign(
     `sources` ((sentence id, text) pairs; the release's sentences when omitted), with its items
     built and handed to `judges_per_item` distinct judges each.
 
-    The platform flow "judge scored systems of a release" passes the release and the scored
-    outputs' lines; nothing here reads the scoring app. `include_references` adds the
-    release's first references as one more system, REF (a hidden control: judges see an
-    output like any other).
+    Nothing here reads the scoring app. `include_references` adds the release's first
+    references as one more system, REF (a hidden control, shown like any output).
 
-    `attention_share`: the share of each judge's items that are attention checks, built from
-    the release (judgments/attention.py), `attention_feedback` loud or silent. `dynamic`:
-    each judge's next item is chosen when they ask for it, by the library's dynamic-assignment
-    rule (judgments/services/dynamic.py), instead of a queue fixed here.
+    `attention_share`: checks' share of each judge's items (judgments/attention.py);
+    `dynamic`: items chosen as judges ask (judgments/services/dynamic.py).
     """
     _check_attention(attention_share, attention_feedback, release)
     name, sources, system_outputs = _checked_request(
@@ -109,7 +105,7 @@ def create_campaign(
         name=name,
         mode=mode,
         release=release,
-        language=language if language is not None else _language_of(release),
+        language=language or _language_of(release),
         judges_per_item=judges_per_item,
         outputs_per_item=outputs_per_item,
         agreement_share=agreement_share,
@@ -129,27 +125,44 @@ def create_campaign(
         values={"name": name},
         message=campaign_name_taken,
     )
-    campaign.judges.set(judge_list)
-    campaign.admins.set([a for a in admins] + ([created_by] if created_by else []))
+    _fill(
+        campaign,
+        judge_list,
+        [*admins, *([created_by] if created_by else [])],
+        sources,
+        system_outputs,
+    )
+    return campaign
+
+
+def _fill(
+    campaign: Campaign,
+    judges: list[User],
+    admins: list[User],
+    sources: Sequence[tuple[str, str]],
+    system_outputs: Mapping[str, Sequence[str]],
+) -> None:
+    """A new campaign's judges, admins, systems and items, each item handed to its judges."""
+    campaign.judges.set(judges)
+    campaign.admins.set(admins)
     for position, (system, lines) in enumerate(system_outputs.items()):
         CampaignSystem.objects.create(
             campaign=campaign, name=system, position=position, outputs=list(lines)
         )
     items = _build_items(campaign, sources, system_outputs)
-    checks = _assign_judges(campaign, items, judge_list, system_outputs)
+    checks = _assign_judges(campaign, items, judges, system_outputs)
     log_action(
         campaign,
-        created_by,
+        campaign.created_by,
         "judgments.create_campaign",
         {
             "systems": list(system_outputs),
             "items": len(items),
-            "judges": len(judge_list),
+            "judges": len(judges),
             "attention_checks": checks,
-            "dynamic": dynamic,
+            "dynamic": campaign.dynamic,
         },
     )
-    return campaign
 
 
 def _language_of(release: DatasetVersion | None) -> str:
