@@ -288,11 +288,15 @@ def test_results_show_pass_rates_and_only_admins_change_the_threshold(  # type: 
     assert campaign.attention_threshold is None
     client = Client()
     client.force_login(admin)
+    results_url = f"/api/judgments/campaigns/{campaign.pk}/results/"
+    everyone = computed(client, results_url).json()
     bad = client.post(url, {"threshold": 2}, content_type="application/json")
     assert bad.status_code == 400 and "threshold" in bad.json()["detail"]
     answer = client.post(url, {"threshold": 0.8}, content_type="application/json").json()
     assert answer["excluded_judges"] == [judges[0].username]
-    report = computed(client, f"/api/judgments/campaigns/{campaign.pk}/results/").json()
+    report = computed(client, results_url).json()
+    # the stored results were recomputed without the careless judge's items
+    assert report["status"] == "done" and report["items"] < everyone["items"]
     by_judge = {row["judge"]: row for row in report["judges"]}
     assert by_judge[judges[0].username]["excluded"] is True
     assert by_judge[judges[1].username]["pass_rate"] == 1.0

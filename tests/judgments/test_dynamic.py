@@ -5,6 +5,7 @@ once never both take an item's last slot (PostgreSQL, threads)."""
 
 from __future__ import annotations
 
+import html
 import random
 import threading
 from collections import Counter
@@ -99,6 +100,20 @@ def test_later_the_items_showing_the_close_top_systems_come_first() -> None:
     assert later.count(top) / len(later) > 2 * share_of_items, (handed, pairs)
     # and a pair judged far apart (A above D every time) is not preferred
     assert later.count(frozenset("AD")) <= 1
+
+
+def test_the_campaign_page_says_the_rule_in_words() -> None:
+    from django.test import Client
+
+    admin = make_user(Role.ADMIN)
+    judges = [make_user(Role.ANNOTATOR) for _ in range(2)]
+    campaign = four_system_campaign(judges, created_by=admin)
+    client = Client()
+    client.force_login(admin)
+    page = client.get(f"/judgments/{campaign.pk}/results/").content.decode()
+    assert html.escape(dynamic.RULE_IN_WORDS) in page
+    detail = client.get(f"/api/judgments/campaigns/{campaign.pk}/").json()
+    assert detail["dynamic"] is True and detail["assignment_rule"] == dynamic.RULE_IN_WORDS
 
 
 def test_no_item_gets_more_judges_than_it_wants_and_agreement_items_get_one_more() -> None:
