@@ -17,7 +17,6 @@ last slot; the (item, judge, repeat) constraint backs this up.
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 
 from django.db.models import Count, F, Q
 from django.utils import timezone
@@ -161,13 +160,3 @@ def _most_valuable_item(campaign: Campaign, judge: User, *, drawn: int) -> int |
     ]
     rng = random.Random(f"{campaign.seed}:dynamic:{judge.pk}:{drawn}")
     return rng.choice(tied)
-
-
-def judges_per_item_counts(campaign: Campaign) -> dict[int, int]:
-    """First showings per ordinary item (for tests and the campaign page)."""
-    counts: dict[int, int] = defaultdict(int)
-    for item_id in Assignment.objects.filter(
-        campaign=campaign, repeat=False, item__check_kind=CheckKind.NONE
-    ).values_list("item_id", flat=True):
-        counts[item_id] += 1
-    return dict(counts)

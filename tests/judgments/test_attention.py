@@ -19,7 +19,7 @@ from core.models import User
 from core.roles import Role
 from datasets.extraction import edits_between
 from judgments import attention, esa, selectors, services
-from judgments.models import Assignment, AssignmentStatus, CheckKind, Item
+from judgments.models import Assignment, AssignmentStatus, Campaign, CheckKind, Item
 from tests.factories import make_user
 from tests.judgments.attention_kit import (
     ZH_REFERENCES,
@@ -365,6 +365,40 @@ def test_create_campaign_command_takes_attention_share(judges: list[User]) -> No
         call_command(
             "create_campaign", f"{release.dataset.name}@v{release.number}", "--systems", "nope"
         )
+
+
+def test_the_campaign_form_takes_the_attention_and_assignment_options(judges: list[User]) -> None:
+    admin = make_user(Role.ADMIN)
+    release = make_release_with(ZH_SOURCES, ZH_REFERENCES)
+    _store_outputs(release)
+    client = Client()
+    client.force_login(admin)
+    form = {
+        "step": "create",
+        "name": "from-the-form",
+        "mode": "esa",
+        "release": release.pk,
+        "systems": ["good", "keep"],
+        "judges": [j.pk for j in judges],
+        "judges_per_item": 2,
+        "outputs_per_item": 3,
+        "agreement_share": 0,
+        "consistency_share": 0,
+        "attention_share": 0.2,
+        "attention_feedback": "loud",
+        "dynamic": "on",
+        "seed": 0,
+    }
+    refused = client.post("/judgments/new/", {**form, "attention_share": 0.7})
+    assert refused.status_code == 200 and "0.5" in refused.content.decode()
+    assert client.post("/judgments/new/", form).status_code == 302
+    campaign = Campaign.objects.get(name="from-the-form")
+    assert (campaign.attention_share, campaign.attention_feedback, campaign.dynamic) == (
+        0.2,
+        "loud",
+        True,
+    )
+    assert campaign.items.exclude(check_kind="").exists()
 
 
 def _store_outputs(release) -> None:  # type: ignore[no-untyped-def]
