@@ -28,15 +28,15 @@ from core.params import MAX_ID, MAX_INT32, bounded_float
 from core.permissions import IsPlatformAdmin
 from datasets.models import DatasetVersion
 from datasets.selectors import get_dataset, get_version
+from judgments import attention_views, results, selectors, services
 from judgments import esa as esa_mode
-from judgments import results, selectors, services
 from judgments.jobs import request_judgments_import
 from judgments.models import Assignment, Campaign, CampaignMode
 
 # --- serializers ---------------------------------------------------------------------------
 
 
-class CampaignCreateSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class CampaignCreateSerializer(attention_views.AttentionOptionsSerializer):
     name = serializers.CharField(max_length=100)
     mode = serializers.ChoiceField(choices=CampaignMode.values, default=CampaignMode.RANKING)
     release = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="DatasetVersion id")
@@ -87,6 +87,7 @@ def admin_campaign_data(campaign: Campaign) -> dict[str, Any]:
         "outputs_per_item": campaign.outputs_per_item,
         "agreement_share": campaign.agreement_share,
         "consistency_share": campaign.consistency_share,
+        **attention_views.campaign_settings(campaign),
         "systems": list(campaign.systems.values_list("name", flat=True)),
         "judges": list(campaign.judges.values_list("username", flat=True)),
         "items": campaign.items.count(),
@@ -169,6 +170,7 @@ class CampaignListView(APIView):
             seed=values["seed"],
             include_references=values["include_references"],
             guideline=values["guideline"],
+            **attention_views.creation_options(values),
             created_by=request.user,
         )
         return Response(admin_campaign_data(campaign), status=201)
@@ -179,8 +181,9 @@ class CampaignDetailView(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = selectors.campaign_for_admin(campaign_id, request.user)
         return Response(
-            admin_campaign_data(selectors.campaign_for_admin(campaign_id, request.user))
+            {**admin_campaign_data(campaign), **attention_views.campaign_attention(campaign)}
         )
 
 
@@ -412,10 +415,9 @@ class SubmitView(APIView):
             low_score_confirmed=data.validated_data["low_score_confirmed"],
             active_seconds=data.validated_data["active_seconds"],
         )
-        return Response(
-            {"assignment": assignment_id, "ranks": judgment.ranks, "esa": judgment.esa},
-            status=201,
-        )
+        answer = {"assignment": assignment_id, "ranks": judgment.ranks, "esa": judgment.esa}
+        attention_views.tell_loud_check(request._request, judgment.assignment, answer)
+        return Response(answer, status=201)
 
 
 class SkipView(APIView):
@@ -453,6 +455,11 @@ urlpatterns = [
         "judgments/campaigns/<int:campaign_id>/reassign-stale/",
         ReassignStaleView.as_view(),
         name="api-judgment-reassign-stale",
+    ),
+    path(
+        "judgments/campaigns/<int:campaign_id>/attention-threshold/",
+        attention_views.AttentionThresholdView.as_view(),
+        name="api-judgment-attention-threshold",
     ),
     path(
         "judgments/campaigns/<int:campaign_id>/next/",

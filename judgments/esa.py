@@ -20,6 +20,7 @@ from datasets.extraction import edits_between
 from datasets.models import Language
 from gecscore import ESA_SEVERITIES as SEVERITIES
 from gecscore import EsaRow, EsaSpan
+from judgments import attention
 from judgments.models import Assignment, AssignmentStatus, Campaign
 
 ORIGINS = ("prefilled", "resized", "added")
@@ -291,10 +292,12 @@ def seconds_spent(*, active: Any, wall: float) -> float:
 
 
 def esa_rows(campaign: Campaign) -> list[EsaRow]:
-    """Every finished ESA judgment of `campaign` as the library's rows, one per judged output,
+    """Every finished ESA judgment of `campaign` (attention checks and judges left out by the
+    pass-rate threshold excepted) as the library's rows, one per judged output,
     in item order."""
     assignments = (
         Assignment.objects.filter(campaign=campaign, status=AssignmentStatus.DONE)
+        .filter(attention.counted_assignments(campaign))
         .exclude(judgment__esa=[])
         .select_related("item", "judgment")
         .prefetch_related("item__outputs")

@@ -7,7 +7,7 @@ from django import forms
 from core.models import User
 from core.params import MAX_INT32
 from datasets.models import DatasetVersion
-from judgments.models import CampaignMode
+from judgments.models import AttentionFeedback, CampaignMode
 from judgments.selectors import MAX_JUDGES_PER_ITEM, MAX_OUTPUTS_PER_ITEM
 
 
@@ -38,6 +38,21 @@ class CampaignForm(forms.Form):
     )
     include_references = forms.BooleanField(
         required=False, label="add the release's references as a hidden control system (REF)"
+    )
+    attention_share = forms.FloatField(
+        min_value=0,
+        max_value=0.5,
+        initial=0.0,
+        label="share of each judge's items that are attention checks",
+    )
+    attention_feedback = forms.ChoiceField(
+        choices=AttentionFeedback.choices,
+        initial=AttentionFeedback.SILENT,
+        label="after a check, tell the judge",
+    )
+    dynamic = forms.BooleanField(
+        required=False,
+        label="dynamic assignment: give each judge the item that most settles the top systems",
     )
     seed = forms.IntegerField(initial=0, min_value=0, max_value=MAX_INT32)
     guideline = forms.CharField(

@@ -13,12 +13,14 @@ from django.db.models import Count, Q, Sum
 from gecscore.meta.rankings import agreement
 
 from gecscore import JudgmentSet
+from judgments import attention
 from judgments.models import Assignment, AssignmentStatus, Campaign
 
 
 def judge_counts(campaign: Campaign) -> list[dict[str, Any]]:
-    """Per judge, from the assignments as they are now (two grouped queries): items assigned,
-    finished and skipped, and the time spent. The results page shows these live beside the
+    """Per judge, from the assignments as they are now: items assigned, finished and
+    skipped, the time spent, the attention checks' pass rate and whether the pass-rate
+    threshold leaves the judge out of the results. The results page shows these live beside the
     stored kappas, so a reassignment shows at once."""
     rows = (
         Assignment.objects.filter(campaign=campaign)
@@ -36,10 +38,13 @@ def judge_counts(campaign: Campaign) -> list[dict[str, Any]]:
         .annotate(total=Sum("seconds_spent"))
         .order_by()
     )
+    checks = attention.judge_pass_rates(campaign)
+    excluded = attention.excluded_judges(campaign)
     out = []
     for row in rows:
         name = row["judge_name"]
         spent = float(seconds.get(name) or 0.0)
+        answered = checks.get(name, {})
         out.append(
             {
                 "judge": name,
@@ -48,6 +53,11 @@ def judge_counts(campaign: Campaign) -> list[dict[str, Any]]:
                 "skipped": row["skipped"],
                 "seconds": round(spent, 1),
                 "seconds_per_item": round(spent / row["done"], 1) if row["done"] else None,
+                # attention checks answered, passed, the pass rate (None before the first)
+                "checks": answered.get("checks", 0),
+                "checks_passed": answered.get("passed", 0),
+                "pass_rate": answered.get("pass_rate"),
+                "excluded": name in excluded,
             }
         )
     return out

@@ -85,7 +85,8 @@ class ResultsLimits:
 
 def judgment_state(campaign: Campaign) -> str:
     """What the results depend on, in one aggregate query: assignments, finished ones, the
-    last judgment and the last finish. Any judgment, skip or import changes it."""
+    last judgment and the last finish, and the attention pass-rate threshold (which judges
+    the results leave out). Any judgment, skip, import or threshold change changes it."""
     row = Assignment.objects.filter(campaign=campaign).aggregate(
         total=Count("id"),
         finished=Count("id", filter=~Q(status=AssignmentStatus.PENDING)),
@@ -93,7 +94,10 @@ def judgment_state(campaign: Campaign) -> str:
         at=Max("finished_at"),
     )
     at = row["at"].timestamp() if row["at"] is not None else 0
-    return f"{row['total']}:{row['finished']}:{row['last'] or 0}:{at}"
+    state = f"{row['total']}:{row['finished']}:{row['last'] or 0}:{at}"
+    if campaign.attention_threshold is not None:
+        state += f":t{campaign.attention_threshold!r}"
+    return state
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,24 @@ class CampaignMode(models.TextChoices):
     ESA = "esa", "error spans and scores (ESA)"
 
 
+class AttentionFeedback(models.TextChoices):
+    # loud: after answering a check the judge reads "this was a check; expected ...";
+    # silent: nothing tells a check from an ordinary item, before or after.
+    LOUD = "loud", "loud (feedback after a check)"
+    SILENT = "silent", "silent"
+
+
+class CheckKind(models.TextChoices):
+    """Attention checks (judgments/attention.py). An ordinary item has no kind."""
+
+    NONE = "", "ordinary item"
+    # the golden reference must be ranked (scored) at least as high as the unchanged source
+    REFERENCE_OVER_SOURCE = "reference-over-source", "reference at least as good as the source"
+    # a copy of the reference with a planted error must come lower than the reference (and
+    # in ESA mode carry a span overlapping the planted error)
+    PLANTED_ERROR = "planted-error", "reference above its copy with a planted error"
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=100, unique=True)
     mode = models.CharField(
@@ -51,6 +69,23 @@ class Campaign(models.Model):
         help_text="share of a judge's items shown to them a second time (intra agreement)",
     )
     seed = models.IntegerField(default=0, help_text="seeds item building and output order")
+    attention_share = models.FloatField(
+        default=0.0, help_text="share of each judge's items that are attention checks"
+    )
+    attention_feedback = models.CharField(
+        max_length=6, choices=AttentionFeedback.choices, default=AttentionFeedback.SILENT
+    )
+    attention_threshold = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="judges whose check pass rate is under this are left out of the results;"
+        " empty: nobody is left out",
+    )
+    dynamic = models.BooleanField(
+        default=False,
+        help_text="hand each judge the item the dynamic-assignment rule values most"
+        " (gecscore.meta.assignment) instead of a queue fixed at creation",
+    )
     guideline = models.TextField(blank=True)
     judges = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="judging_campaigns"
@@ -104,6 +139,19 @@ class Item(models.Model):
         default=0,
         help_text="systems over the item's outputs (collapsed ones counted each): the results'"
         " bounds (judgments/results.py) are checked on it without reading the outputs",
+    )
+    judges_wanted = models.PositiveSmallIntegerField(
+        default=0, help_text="distinct judges the item gets (k, or k + 1 for agreement)"
+    )
+    check_kind = models.CharField(
+        max_length=24, choices=CheckKind.choices, default=CheckKind.NONE, blank=True
+    )
+    check_expectation = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='an attention check\'s expectation: {"reference": position, "other":'
+        ' position, "span": [start, end] of the planted error in the other output, "error":'
+        " what was planted}; never shown to a judge",
     )
 
     class Meta:

@@ -34,7 +34,7 @@ from core.job_queue import enqueue_job
 from core.jobs import LIVE, sweep_expired_jobs, tasks_run_in_process
 from core.models import BackgroundJob, JobStatus
 from core.params import MAX_INT32, bounded_int
-from judgments import judge_stats, results_job, selectors, tasks
+from judgments import attention, judge_stats, results_job, selectors, tasks
 from judgments.limits import BoundExceeded, check_size, judgment_state, setting
 from judgments.models import Campaign, CampaignMode, CampaignResults
 
@@ -192,6 +192,7 @@ def with_live_counts(row: CampaignResults) -> dict[str, Any]:
     """The stored report with the judges' counts as they are now (their kappas stored)."""
     report = dict(row.report or {})
     report["judges"] = judge_stats.with_live_judge_counts(row.campaign, report.get("judges", []))
+    report["attention"] = attention.attention_summary(row.campaign)
     return report
 
 

@@ -32,7 +32,7 @@ from gecscore import (
     rank_trueskill,
     verdict_rankings,
 )
-from judgments import signals
+from judgments import attention, signals
 from judgments.esa import esa_rows
 from judgments.judge_stats import judge_statistics
 from judgments.limits import ResultsLimits
@@ -80,7 +80,8 @@ def campaigns_for_release(version: DatasetVersion) -> QuerySet[Campaign]:
 def campaign_judgment_set(
     campaign: Campaign, *, limits: ResultsLimits | None = None
 ) -> JudgmentSet:
-    """Every finished or skipped assignment of `campaign` as Appraise ranking items, in the
+    """Every finished or skipped assignment of `campaign` as Appraise ranking items (but
+    attention checks and the judges left out under the campaign's pass-rate threshold), in the
     campaign's result blocks and item order (exported as XML, it reads back the same).
 
     With `limits` (the results job) the assignments are read a chunk at a time and each item
@@ -91,6 +92,7 @@ def campaign_judgment_set(
         Assignment.objects.filter(
             campaign=campaign, status__in=[AssignmentStatus.DONE, AssignmentStatus.SKIPPED]
         )
+        .filter(attention.counted_assignments(campaign))
         .select_related("item", "judgment")
         .prefetch_related("item__outputs")
         .order_by("item__block", "item__number", "order", "id")
@@ -418,6 +420,7 @@ def edit_verdict_rows(campaign: Campaign, *, limit: int | None = None) -> list[d
     chunk at a time (the results page lists the first rows of a campaign of any size)."""
     assignments = (
         Assignment.objects.filter(campaign=campaign, status=AssignmentStatus.DONE)
+        .filter(attention.counted_assignments(campaign))
         .exclude(judgment__edit_verdicts=[])
         .select_related("item", "judgment")
         .prefetch_related("item__outputs")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judgments import views
+from judgments import attention_views, views
 
 app_name = "judgments"
 
@@ -19,5 +19,10 @@ urlpatterns = [
         "judgments/<int:campaign_id>/reassign-stale/",
         views.reassign_stale,
         name="reassign-stale",
+    ),
+    path(
+        "judgments/<int:campaign_id>/attention-threshold/",
+        attention_views.attention_threshold,
+        name="attention-threshold",
     ),
 ]

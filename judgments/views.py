@@ -25,12 +25,13 @@ from core.permissions import role_required
 from core.roles import Role, has_role
 from core.web import call_service, lookup, parse_id
 from datasets.models import DatasetVersion
+from judgments import attention, attention_views, selectors, services
 from judgments import esa as esa_mode
 from judgments import results as stored
-from judgments import selectors, services
 from judgments.forms import CampaignForm
 from judgments.limits import setting
 from judgments.models import Assignment, AssignmentStatus, Campaign, CampaignMode
+from judgments.services.dynamic import RULE_IN_WORDS
 
 
 def _guideline_text(campaign: Campaign) -> str:
@@ -91,6 +92,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 seed=data["seed"],
                 include_references=data["include_references"],
                 guideline=data["guideline"],
+                **attention_views.creation_options(data),
                 created_by=_user(request),
             )
             if campaign is not None:
@@ -234,6 +236,7 @@ def _answer_esa(request: HttpRequest, assignment: Assignment, campaign: Campaign
 
     if call_service(request, submit) is None:
         return redirect("judgments:judge", assignment_id=assignment.pk)
+    attention_views.tell_loud_check(request, assignment)
     return redirect("judgments:next", campaign_id=campaign.pk)
 
 
@@ -267,6 +270,9 @@ def _answer(request: HttpRequest, assignment_id: int, campaign: Campaign) -> Htt
         )
     if done is None:
         return redirect("judgments:judge", assignment_id=assignment_id)
+    attention_views.tell_loud_check(
+        request, selectors.assignment_for_judge(assignment_id, _user(request))
+    )
     return redirect("judgments:next", campaign_id=campaign.pk)
 
 
@@ -357,6 +363,8 @@ def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
             "method_choices": METHOD_CHOICES,
             "max_bootstrap": setting("GEC_RESULTS_MAX_BOOTSTRAP"),
             "max_runs": setting("GEC_RESULTS_MAX_RUNS"),
+            "attention": attention.attention_summary(campaign),
+            "dynamic_rule": RULE_IN_WORDS if campaign.dynamic else "",
         },
     )
 

@@ -1,5 +1,5 @@
 """Writing judgment campaigns, one module per concern: `campaigns` (create: items built,
-judges assigned), `judging` (next item, submit, skip, stale reassignment), `appraise`
+judges assigned; the attention threshold), `dynamic` (a dynamic campaign's next item), `judging` (next item, submit, skip, stale reassignment), `appraise`
 (Appraise XML import and export, WMT pairwise CSV), `esa_files` (an ESA campaign's scores as
 a WMT human-score file).
 
@@ -13,7 +13,7 @@ from judgments.services.appraise import (
     export_pairwise_csv,
     import_judgments,
 )
-from judgments.services.campaigns import create_campaign
+from judgments.services.campaigns import create_campaign, set_attention_threshold
 from judgments.services.esa_files import export_esa_scores
 from judgments.services.judging import (
     next_assignment,
@@ -32,6 +32,7 @@ __all__ = [
     "import_judgments",
     "next_assignment",
     "reassign_stale",
+    "set_attention_threshold",
     "skip_assignment",
     "start_assignment",
     "submit_judgment",

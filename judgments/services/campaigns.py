@@ -14,16 +14,21 @@ from core.exceptions import Conflict, ServiceError
 from core.models import User
 from core.unique import create_unique
 from datasets.models import DatasetVersion, Language
+from judgments import attention
 from judgments.models import (
     Assignment,
+    AttentionFeedback,
     Campaign,
     CampaignMode,
     CampaignSystem,
+    CheckKind,
     Item,
     ItemOutput,
 )
 
 MAX_SHARE = 1.0
+# Above this share a judge would spend more time on checks than on the campaign's items.
+MAX_ATTENTION_SHARE = 0.5
 
 
 # --- creating a campaign ---------------------------------------------------------------------
@@ -66,17 +71,22 @@ def create_campaign(
     guideline: str = "",
     language: str | None = None,
     include_references: bool = False,
+    attention_share: float = 0.0,
+    attention_feedback: str = AttentionFeedback.SILENT,
+    dynamic: bool = False,
     created_by: User | None = None,
 ) -> Campaign:
     """A campaign over `system_outputs` ({system name: one output line per sentence}) of
     `sources` ((sentence id, text) pairs; the release's sentences when omitted), with its items
     built and handed to `judges_per_item` distinct judges each.
 
-    The platform flow "judge scored systems of a release" passes the release and the scored
-    outputs' lines; nothing here reads the scoring app. `include_references` adds the
-    release's first references as one more system, REF (a hidden control: judges see an
-    output like any other).
+    Nothing here reads the scoring app. `include_references` adds the release's first
+    references as one more system, REF (a hidden control, shown like any output).
+
+    `attention_share`: checks' share of each judge's items (judgments/attention.py);
+    `dynamic`: items chosen as judges ask (judgments/services/dynamic.py).
     """
+    _check_attention(attention_share, attention_feedback, release)
     name, sources, system_outputs = _checked_request(
         name=name,
         system_outputs=system_outputs,
@@ -95,13 +105,16 @@ def create_campaign(
         name=name,
         mode=mode,
         release=release,
-        language=language if language is not None else _language_of(release),
+        language=language or _language_of(release),
         judges_per_item=judges_per_item,
         outputs_per_item=outputs_per_item,
         agreement_share=agreement_share,
         consistency_share=consistency_share,
         seed=seed,
         guideline=guideline,
+        attention_share=attention_share,
+        attention_feedback=attention_feedback,
+        dynamic=dynamic,
         result_blocks=[[["id", name], ["source-language", "err"], ["target-language", "cor"]]],
         created_by=created_by,
     )
@@ -112,25 +125,90 @@ def create_campaign(
         values={"name": name},
         message=campaign_name_taken,
     )
-    campaign.judges.set(judge_list)
-    campaign.admins.set([a for a in admins] + ([created_by] if created_by else []))
+    _fill(
+        campaign,
+        judge_list,
+        [*admins, *([created_by] if created_by else [])],
+        sources,
+        system_outputs,
+    )
+    return campaign
+
+
+def _fill(
+    campaign: Campaign,
+    judges: list[User],
+    admins: list[User],
+    sources: Sequence[tuple[str, str]],
+    system_outputs: Mapping[str, Sequence[str]],
+) -> None:
+    """A new campaign's judges, admins, systems and items, each item handed to its judges."""
+    campaign.judges.set(judges)
+    campaign.admins.set(admins)
     for position, (system, lines) in enumerate(system_outputs.items()):
         CampaignSystem.objects.create(
             campaign=campaign, name=system, position=position, outputs=list(lines)
         )
     items = _build_items(campaign, sources, system_outputs)
-    _assign_judges(campaign, items, judge_list)
+    checks = _assign_judges(campaign, items, judges, system_outputs)
     log_action(
         campaign,
-        created_by,
+        campaign.created_by,
         "judgments.create_campaign",
-        {"systems": list(system_outputs), "items": len(items), "judges": len(judge_list)},
+        {
+            "systems": list(system_outputs),
+            "items": len(items),
+            "judges": len(judges),
+            "attention_checks": checks,
+            "dynamic": campaign.dynamic,
+        },
     )
-    return campaign
 
 
 def _language_of(release: DatasetVersion | None) -> str:
     return release.dataset.language if release is not None else Language.CHINESE
+
+
+@transaction.atomic
+def set_attention_threshold(
+    *, campaign: Campaign, threshold: float | None, by: User | None = None
+) -> Campaign:
+    """Leave judges whose attention-check pass rate is under `threshold` (0-1) out of the
+    campaign's results; None counts every judge. The results' state includes the threshold,
+    so the stored results are recomputed."""
+    if threshold is not None and (
+        isinstance(threshold, bool) or not 0 <= threshold <= 1 or threshold != threshold
+    ):
+        raise ServiceError(
+            f"the pass-rate threshold must be between 0 and 1 (got {threshold!r})",
+            field="attention_threshold",
+        )
+    locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    before = locked.attention_threshold
+    locked.attention_threshold = threshold
+    locked.save(update_fields=["attention_threshold"])
+    campaign.attention_threshold = threshold
+    log_action(locked, by, "judgments.attention_threshold", {"from": before, "to": threshold})
+    return locked
+
+
+def _check_attention(share: float, feedback: str, release: DatasetVersion | None) -> None:
+    if not 0 <= share <= MAX_ATTENTION_SHARE:
+        raise ServiceError(
+            f"attention_share must be between 0 and {MAX_ATTENTION_SHARE} (got {share!r})",
+            field="attention_share",
+        )
+    if feedback not in AttentionFeedback.values:
+        raise ServiceError(
+            f"attention feedback must be one of {', '.join(AttentionFeedback.values)}"
+            f" (got {feedback!r})",
+            field="attention_feedback",
+        )
+    if share and release is None:
+        raise ServiceError(
+            "attention checks are built from a release's golden references: give a release",
+            field="attention_share",
+        )
 
 
 def campaign_name_taken(existing: Campaign) -> str:
@@ -249,41 +327,128 @@ def _build_items(
     return items
 
 
-def _assign_judges(campaign: Campaign, items: Sequence[Item], judges: Sequence[User]) -> None:
+def _assign_judges(
+    campaign: Campaign,
+    items: Sequence[Item],
+    judges: Sequence[User],
+    system_outputs: Mapping[str, Sequence[str]],
+) -> int:
     """k distinct judges per item, least-loaded first; a share of items to one more judge
-    (inter agreement, when k leaves room); a share of each judge's items shown again later."""
+    (inter agreement, when k leaves room); a share of each judge's items shown again later;
+    attention checks mixed in at random places. A dynamic campaign fixes only each item's
+    number of judges and each judge's checks here: the rest is chosen as judges ask
+    (judgments/services/dynamic.py). Returns the number of checks."""
     rng = random.Random(f"{campaign.seed}:assign")
     load: dict[int, int] = {judge.pk: 0 for judge in judges}
     by_pk = {judge.pk: judge for judge in judges}
-    rows: list[Assignment] = []
     per_judge: dict[int, list[Assignment]] = defaultdict(list)
     for item in items:
         wanted = campaign.judges_per_item
         if wanted < len(judges) and rng.random() < campaign.agreement_share:
             wanted += 1
+        item.judges_wanted = wanted
+        if campaign.dynamic:
+            continue
         candidates = sorted(load, key=lambda pk: (load[pk], rng.random()))[:wanted]
         for pk in candidates:
             load[pk] += 1
-            assignment = Assignment(
-                campaign=campaign,
-                item=item,
-                judge=by_pk[pk],
-                judge_name=by_pk[pk].username,
-                order=len(per_judge[pk]),
-            )
-            per_judge[pk].append(assignment)
-            rows.append(assignment)
-    for pk, mine in per_judge.items():
-        repeats = round(len(mine) * campaign.consistency_share)
-        for first in rng.sample(mine, repeats):
-            rows.append(
+            per_judge[pk].append(
                 Assignment(
-                    campaign=campaign,
-                    item=first.item,
-                    judge=by_pk[pk],
-                    judge_name=by_pk[pk].username,
-                    repeat=True,
-                    order=len(mine) + first.order,  # after every first showing
+                    campaign=campaign, item=item, judge=by_pk[pk], judge_name=by_pk[pk].username
                 )
             )
+    Item.objects.bulk_update(items, ["judges_wanted"], batch_size=1000)
+    if campaign.dynamic:
+        # each judge's expected share of the slots: their checks are sized on it
+        slots = sum(item.judges_wanted for item in items)
+        expected = -(-slots // max(1, len(judges)))
+        checks = {
+            judge.pk: attention.checks_for(expected, campaign.attention_share) for judge in judges
+        }
+    else:
+        checks = {
+            judge.pk: attention.checks_for(len(per_judge[judge.pk]), campaign.attention_share)
+            for judge in judges
+        }
+    check_items = _build_check_items(campaign, sum(checks.values()), len(items), system_outputs)
+    rows: list[Assignment] = []
+    for judge in judges:
+        mine = per_judge[judge.pk]
+        first = mine + [
+            Assignment(
+                campaign=campaign, item=check_items.pop(), judge=judge, judge_name=judge.username
+            )
+            for _ in range(checks[judge.pk])
+        ]
+        # checks at random places among the first showings; never repeated
+        rng.shuffle(first)
+        for order, assignment in enumerate(first):
+            assignment.order = order
+        repeats = round(len(mine) * campaign.consistency_share)
+        for original in rng.sample(mine, repeats):
+            first.append(
+                Assignment(
+                    campaign=campaign,
+                    item=original.item,
+                    judge=judge,
+                    judge_name=judge.username,
+                    repeat=True,
+                    order=len(first) + original.order,  # after every first showing
+                )
+            )
+        rows.extend(first)
+    # ids in queue order: an id says nothing about which of a judge's items are checks
+    rows.sort(key=lambda a: (a.order, a.judge_name))
     Assignment.objects.bulk_create(rows)
+    return sum(checks.values())
+
+
+def _build_check_items(
+    campaign: Campaign, count: int, first_number: int, system_outputs: Mapping[str, Sequence[str]]
+) -> list[Item]:
+    """`count` attention-check items (numbered after the campaign's items), half of each kind
+    in a random mix, on the release's sentences in a seeded random order."""
+    if not count:
+        return []
+    sentences = attention.check_sentences(campaign)
+    if not sentences:
+        raise ServiceError(
+            "attention checks need a released sentence whose golden reference differs from"
+            " its source; this release has none",
+            field="attention_share",
+        )
+    rng = random.Random(f"{campaign.seed}:attention")
+    rng.shuffle(sentences)
+    kinds = [CheckKind.REFERENCE_OVER_SOURCE, CheckKind.PLANTED_ERROR] * (count // 2 + 1)
+    rng.shuffle(kinds)
+    built: list[tuple[Item, list[ItemOutput]]] = []
+    attempt = 0
+    while len(built) < count and attempt < count * 4 + len(sentences):
+        sentence = sentences[attempt % len(sentences)]
+        kind = kinds[len(built) % len(kinds)]
+        one = attention.build_check_item(
+            campaign,
+            number=first_number + len(built),
+            sentence=sentence,
+            kind=kind,
+            system_outputs=system_outputs,
+            rng=rng,
+        ) or attention.build_check_item(
+            campaign,
+            number=first_number + len(built),
+            sentence=sentence,
+            kind=CheckKind.REFERENCE_OVER_SOURCE,
+            system_outputs=system_outputs,
+            rng=rng,
+        )
+        attempt += 1
+        if one is not None:
+            built.append(one)
+    Item.objects.bulk_create([item for item, _ in built])
+    outputs = [output for item, item_outputs in built for output in item_outputs]
+    for output in outputs:
+        output.item_id = output.item.pk
+    ItemOutput.objects.bulk_create(outputs)
+    items = [item for item, _ in built]
+    rng.shuffle(items)
+    return items

@@ -23,6 +23,7 @@ from judgments.models import (
     Judgment,
 )
 from judgments.selectors import judge_view_of_item
+from judgments.services.dynamic import next_dynamic_assignment
 
 
 def _check_judge(campaign: Campaign, judge: User) -> None:
@@ -32,8 +33,11 @@ def _check_judge(campaign: Campaign, judge: User) -> None:
 
 @transaction.atomic
 def next_assignment(*, campaign: Campaign, judge: User) -> Assignment | None:
-    """The judge's next pending item (marked started now if it was not), or None when done."""
+    """The judge's next pending item (marked started now if it was not), or None when done.
+    In a dynamic campaign the item is chosen now (judgments/services/dynamic.py)."""
     _check_judge(campaign, judge)
+    if campaign.dynamic:
+        return next_dynamic_assignment(campaign=campaign, judge=judge)
     assignment = (
         Assignment.objects.select_for_update()
         .filter(campaign=campaign, judge=judge, status=AssignmentStatus.PENDING)

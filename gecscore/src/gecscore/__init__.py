@@ -154,6 +154,8 @@ _EXPORTS: dict[str, str] = {
     # in signatures as <folder>@<sha8>.
     "model_setting": "gecscore.reffree.models",
     "model_id": "gecscore.reffree.models",
+    # Dynamic assignment of judgments: the value of each candidate item.
+    "item_priorities": "gecscore.meta.assignment",
     # ESA judging (error spans with a severity and a 0-100 score): results and agreement.
     "ESA_SEVERITIES": "gecscore.meta.esa",
     "EsaRow": "gecscore.meta.esa",
@@ -255,6 +257,7 @@ __all__ = [
     "format_m2_block",
     "get_metric",
     "human_ranking",
+    "item_priorities",
     "iter_judgments_xml",
     "load_resources",
     "make_provider",
@@ -307,6 +310,7 @@ def __getattr__(name: str) -> object:
 
 
 if TYPE_CHECKING:
+    from gecscore.meta.assignment import item_priorities
     from gecscore.meta.esa import (
         ESA_SEVERITIES,
         EsaRow,
