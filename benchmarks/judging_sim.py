@@ -11,11 +11,15 @@ outcomes (a better, b better, tie).
 
 Judging. ``--judges`` judges take the judgments in turn; ``--careless`` of them (20%) answer at
 random (a, b or tie, each a third). A careful judge's answer on a pair is one outcome drawn with
-replacement from that pair's real pool. Only pairs with a pool are ever asked.
+replacement from that pair's real pool. Only pairs with a pool are ever asked. Both rules meet
+the same judges (common random numbers): per seed the same careless judges, the same careless
+answer at each step, and the k-th judgment of a pair reads the k-th draw of that pair's own
+stream, whichever rule asked for it.
 
 Assignment rules. ``uniform``: the next pair is drawn uniformly from the pairs. ``dynamic``: the
-product's rule (``gecscore.meta.assignment``, TrueSkill sigma and closeness, the top 3 weighted).
-Both keep the same online TrueSkill beliefs, whose mu ranks the systems at each checkpoint.
+product's rule (``gecscore.meta.assignment``: the uncertainty of the Expected Wins order, the
+top 3 weighted). Both rank the systems at each checkpoint with the same estimate, Expected Wins
+from the judgments so far.
 
 Target. The full-data ranking is Expected Wins over every real judgment. A rule "reaches" it
 at the first checkpoint (every ``--every`` judgments) where its top 3 are the full ranking's
@@ -107,6 +111,29 @@ def _ranks(scores: np.ndarray) -> np.ndarray:
     return ranks
 
 
+class _AnswerStreams:
+    """Per seed and pair, a fixed sequence of uniform draws read in order (blocks of
+    ``BLOCK`` made from a key of their own, so a stream does not depend on which rule asked)."""
+
+    BLOCK = 512
+
+    def __init__(self, seeds: int, pairs: int) -> None:
+        self.used = np.zeros((seeds, pairs), dtype=int)
+        self.blocks: list[np.ndarray] = []
+
+    def next(self, runs: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+        k = self.used[runs, chosen]
+        self.used[runs, chosen] += 1
+        while int(k.max()) // self.BLOCK >= len(self.blocks):
+            key = np.random.default_rng([2026, len(self.blocks)])
+            self.blocks.append(key.random((*self.used.shape, self.BLOCK), dtype=np.float32))
+        out = np.empty(len(runs))
+        for block in np.unique(k // self.BLOCK):
+            sel = k // self.BLOCK == block
+            out[sel] = self.blocks[block][runs[sel], chosen[sel], k[sel] % self.BLOCK]
+        return out
+
+
 def simulate(
     rule: str,
     a: np.ndarray,
@@ -124,26 +151,34 @@ def simulate(
 ) -> np.ndarray:
     """Judgments needed per seed (budget + 1 where never reached)."""
     n = len(truth)
-    rng = np.random.default_rng(12345 if rule == "dynamic" else 54321)
+    # Common random numbers: both rules meet the same judges (the same careless ones per seed),
+    # the same careless answers at each step, and the same careful answers per pair: the k-th
+    # judgment of pair p in seed r reads the k-th draw of that pair's own stream, whichever rule
+    # asked for it. Only the rules' own choices (and uniform's draws of pairs) differ.
+    setup = np.random.default_rng(12345)
+    careless_rng = np.random.default_rng(777)
+    choice_rng = np.random.default_rng(54321)
+    streams = _AnswerStreams(seeds, len(a))
     counts = PairCounts(n, seeds)
     careless_judges = max(1, round(judges * careless_share)) if careless_share > 0 else 0
     careless = np.zeros((judges, seeds), dtype=bool)
     for run in range(seeds):
-        careless[rng.choice(judges, careless_judges, replace=False), run] = True
+        careless[setup.choice(judges, careless_judges, replace=False), run] = True
     true_rank = _ranks(truth[:, None])[:, 0]
     top_true = np.argsort(true_rank)[:TOP]
     since = np.full(seeds, budget + 1)
     streak = np.zeros(seeds, dtype=int)
     cumulative = np.cumsum(probabilities, axis=1)
+    runs = np.arange(seeds)
     for step in range(1, budget + 1):
         if rule == "dynamic":
-            chosen = choose_pairs(counts, a, b, rng, top_k=TOP)
+            chosen = choose_pairs(counts, a, b, choice_rng, top_k=TOP)
         else:
-            chosen = rng.integers(0, len(a), seeds)
+            chosen = choice_rng.integers(0, len(a), seeds)
         judge = (step - 1) % judges
-        draw = rng.random(seeds)
+        draw = streams.next(runs, chosen)
         outcome = (draw[:, None] > cumulative[chosen]).sum(axis=1)  # 0 a, 1 b, 2 tie
-        random_answer = rng.integers(0, 3, seeds)
+        random_answer = careless_rng.integers(0, 3, seeds)
         outcome = np.where(careless[judge], random_answer, outcome)
         first, second = a[chosen], b[chosen]
         winner = np.where(outcome == 1, second, first)

@@ -57,7 +57,7 @@ __all__ = [
 
 DEFAULT_TOP_K = 3
 # How much more a gap that decides the top k weighs than one below it (benchmarks/judging_sim.py
-# measured the effect on GJG15 and SEEDA; docs/judgments.md gives the figures).
+# measured the effect on GJG15 and SEEDA; docs/benchmarks.md gives the figures).
 TOP_WEIGHT = 4.0
 # Two systems closer than this in Expected Wins count as tied: the rule stops spending
 # judgments on them once they are known to be that close (GJG15's second and third systems are
