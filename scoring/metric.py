@@ -24,13 +24,13 @@ from gecscore import (
     M2Block,
     Resources,
     annotate_sentence,
+    chinese_tokens,
     compare_m2,
     extract_edits,
     get_metric,
     load_resources,
     normalize_source,
     parse_m2,
-    tokenize,
     write_m2,
 )
 
@@ -73,7 +73,7 @@ def blocks_to_text(blocks: Sequence[M2Block]) -> str:
 
 
 def source_tokens(text: str) -> list[str]:
-    return tokenize(normalize_source(text), GRANULARITY)
+    return chinese_tokens(normalize_source(text), GRANULARITY)
 
 
 def extract(source: str, target: str, *, resources: Resources) -> list[Edit]:

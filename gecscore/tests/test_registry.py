@@ -133,6 +133,18 @@ def test_the_package_exports_what_it_loads_lazily() -> None:
         assert getattr(gecscore, cls.__name__) is cls  # every metric class at the top
 
 
+def test_no_exported_name_is_also_a_module_of_the_package() -> None:
+    """Once ``gecscore.X`` is imported as a module, the package attribute ``X`` is that module,
+    so a name exported as ``X`` would be the module or the function depending on what ran
+    first (``from gecscore import tokenize`` once handed the platform the module)."""
+    import pkgutil
+
+    import gecscore
+
+    modules = {info.name for info in pkgutil.iter_modules(gecscore.__path__)}
+    assert not sorted(modules & set(gecscore._EXPORTS))
+
+
 def test_public_modules_declare_what_they_export() -> None:
     """Every module of the package that is not private names its public names in __all__,
     and every name there exists."""

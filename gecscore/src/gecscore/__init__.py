@@ -107,7 +107,7 @@ _EXPORTS: dict[str, str] = {
     "char_tokens": "gecscore.tokenize",
     "normalize_source": "gecscore.tokenize",
     "to_simplified": "gecscore.tokenize",
-    "tokenize": "gecscore.tokenize",
+    "chinese_tokens": "gecscore.tokenize",
     # English edits (ERRANT's extractor, needs spaCy) and ERRANT's comparison with its chosen
     # references (what highlighting needs beside the Result).
     "EnglishModelMissing": "gecscore.english.errant_edits",
@@ -241,6 +241,7 @@ __all__ = [
     "apply_m2_edits",
     "bootstrap_sentences",
     "char_tokens",
+    "chinese_tokens",
     "compare_blocks",
     "compare_m2",
     "correction_tokens",
@@ -282,7 +283,6 @@ __all__ = [
     "score_ptm2",
     "system_report",
     "to_simplified",
-    "tokenize",
     "trueskill_scores",
     "unexpanded_comparisons",
     "verdict_rankings",
@@ -465,9 +465,9 @@ if TYPE_CHECKING:
     )
     from gecscore.tokenize import (
         char_tokens,
+        chinese_tokens,
         normalize_source,
         to_simplified,
-        tokenize,
     )
     from gecscore.weights import (
         make_provider,

@@ -94,3 +94,9 @@ def tokenize(text: str, granularity: str = "char") -> list[str]:
     if granularity == "word":
         return word_tokens(text)
     raise OptionError(f"granularity must be one of {GRANULARITIES}, got {granularity!r}")
+
+
+# The name the package exports (``gecscore.chinese_tokens``): ``gecscore.tokenize`` is this
+# module, and once the module is imported the package attribute of that name is the module,
+# so a function exported under it would be shadowed.
+chinese_tokens = tokenize
