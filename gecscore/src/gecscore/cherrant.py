@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from gecscore.compare import CAT_LEVELS, MODES, compare_m2
+from gecscore.compare import CAT_LEVELS, MODES, compare_m2, result_fields
 from gecscore.counts import check_beta
 from gecscore.errors import GECError
 from gecscore.metric import (
@@ -28,8 +28,6 @@ from gecscore.metric import (
     References,
     Result,
     check_corpus,
-    counted_result,
-    counts_sentence,
 )
 
 if TYPE_CHECKING:
@@ -104,8 +102,8 @@ def char_blocks(
 
 
 class ChERRANT(Metric):
-    """ChERRANT F-beta; ``counts`` are (TP, FP, FN), P/R/F rounded to 4 decimals as ChERRANT
-    prints; ``sentences`` the counts of each sentence's chosen pair (score: its F);
+    """ChERRANT F-beta; ``counts`` are (TP, FP, FN), P/R/F at full precision (ChERRANT prints
+    them rounded to 4 decimals); ``sentences`` the counts of each sentence's chosen pair (score: its F);
     ``details``: ``mode``, ``categories`` (``{name: (tp, fp, fn, p, r, f)}`` when ``cat``),
     ``skipped`` (0-based sentences left out) and ``source_mismatches``."""
 
@@ -174,15 +172,4 @@ class ChERRANT(Metric):
             cat=config.cat,
             signature_fields=fields,
         )
-        return counted_result(
-            self.name,
-            result,
-            beta=config.beta,
-            sentences=(counts_sentence(s.tp, s.fp, s.fn, config.beta) for s in result.sentences),
-            details={
-                "mode": config.mode,
-                "categories": {name: tuple(c) for name, c in result.categories.items()},
-                "skipped": [s.index for s in result.sentences if s.skipped],
-                "source_mismatches": list(result.source_mismatches),
-            },
-        )
+        return Result.from_fields(**result_fields(result))

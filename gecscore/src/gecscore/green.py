@@ -340,6 +340,7 @@ class GREEN(Metric):
             score=scores.score,
             signature=corpus.signature(),
             beta=corpus.beta,
+            f=scores.score,  # GREEN's score is its F-beta
             sentences=tuple(SentenceScore(value) for value in scores.sentence_scores),
             details={
                 "n": corpus.n,

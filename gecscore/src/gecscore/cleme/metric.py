@@ -28,9 +28,7 @@ from gecscore.metric import (
     MetricConfig,
     References,
     Result,
-    SentenceScore,
     check_corpus,
-    counted_result,
 )
 
 if TYPE_CHECKING:
@@ -132,9 +130,9 @@ class _ChunkMetric(Metric):
 class CLEME(_ChunkMetric):
     """CLEME (chunk-level, length-weighted): ``score`` the F-beta; ``counts`` the weighted
     (TP, FP, FN) of the chosen references; ``details``: ``tn``, ``acc``, ``bias``, ``level``,
-    ``assumption``. At sentence level (where CLEME scores sentences) ``sentences`` are each
-    sentence's rounded F and weighted counts, and P/R/F their rounded means; at corpus level
-    there are none."""
+    ``assumption``, all at full precision. At sentence level ``sentences`` are each sentence's
+    F (CLEME's own 4-decimal value, with which it chooses the reference) and weighted counts,
+    and P/R/F their unrounded means; at corpus level there are none."""
 
     name = "cleme"
     Config = CLEMEConfig
@@ -145,47 +143,22 @@ class CLEME(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.evaluate import evaluate_lengths
-        from gecscore.cleme.scorers import best_per_sentence, score_evaluation
-        from gecscore.cleme.weighting import NO_WEIGHTING, LengthWeigher, default_weighting
+        from gecscore.cleme.scorers import cleme_fields
 
         config = self.config
         assert isinstance(config, CLEMEConfig)
         hyps, refs = self._inputs(sources, hypotheses, references)
-        # What gecscore.cleme.cleme does, keeping the evaluation for the sentence scores.
-        evaluation = evaluate_lengths(
-            hyps, refs, assumption=config.assumption, max_refs=config.max_refs
+        _, fields = cleme_fields(
+            hyps,
+            refs,
+            level=config.level,
+            assumption=config.assumption,
+            length_weighting=config.length_weighting,
+            beta=config.beta,
+            max_refs=config.max_refs,
+            select=config.select,
         )
-        table = (
-            default_weighting(config.level, config.assumption)
-            if config.length_weighting
-            else NO_WEIGHTING
-        )
-        score = score_evaluation(
-            evaluation, level=config.level, weighting=table, beta=config.beta, select=config.select
-        )
-        sentences: tuple[SentenceScore, ...] = ()
-        if config.level == "sentence":
-            weigher = LengthWeigher(table, evaluation.mean_corrected_length)
-            sentences = tuple(
-                SentenceScore(s.f, (s.counts.tp, s.counts.fp, s.counts.fn))
-                for s in best_per_sentence(
-                    evaluation.weighted_counts(weigher), config.beta, config.select
-                )
-            )
-        return counted_result(
-            self.name,
-            score,
-            beta=score.beta,
-            sentences=sentences,
-            details={
-                "tn": score.tn,
-                "acc": score.acc,
-                "bias": score.bias,
-                "level": score.level,
-                "assumption": score.assumption,
-            },
-        )
+        return Result.from_fields(**fields)
 
 
 class CLEME2(_ChunkMetric):
@@ -202,7 +175,7 @@ class CLEME2(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.v2 import cleme2
+        from gecscore.cleme.v2 import cleme2, cleme2_fields
 
         config = self.config
         assert isinstance(config, CLEME2Config)
@@ -216,20 +189,4 @@ class CLEME2(_ChunkMetric):
             weights=config.weights,
             max_refs=config.max_refs,
         )
-        return Result(
-            metric=self.name,
-            score=score.score,
-            signature=score.signature,
-            counts=(score.tp, score.fp, score.fn),
-            details={
-                "hit": score.hit,
-                "wrong": score.wrong,
-                "under": score.under,
-                "over": score.over,
-                "fp_ne": score.fp_ne,
-                "fp_un": score.fp_un,
-                "tn": score.tn,
-                "level": score.level,
-                "assumption": score.assumption,
-            },
-        )
+        return Result.from_fields(**cleme2_fields(score))

@@ -24,6 +24,7 @@ from gecscore.cleme.weighting import (
 )
 from gecscore.counts import f_key
 from gecscore.errors import OptionError
+from gecscore.result_data import counted_fields
 from gecscore.signature import COLON_V, Field, Signature
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ __all__ = [
     "accuracy",
     "best_per_sentence",
     "cleme",
+    "cleme_fields",
     "corpus_totals",
     "numpy_mean",
     "score_evaluation",
@@ -313,3 +315,54 @@ def cleme(
     evaluation = evaluate_lengths(hypotheses, references, assumption=assumption, max_refs=max_refs)
     table = weighting if length_weighting else NO_WEIGHTING
     return score_evaluation(evaluation, level=level, weighting=table, beta=beta, select=select)
+
+
+def cleme_fields(
+    hypotheses: Sequence[Sentence],
+    references: Sequence[Sentence],
+    *,
+    level: Level = "corpus",
+    assumption: Assumption = "dependent",
+    length_weighting: bool = True,
+    beta: float = 0.5,
+    max_refs: int | None = None,
+    select: Selection = "f",
+) -> tuple[ClemeScore, dict[str, Any]]:
+    """:func:`cleme` and the ``cleme`` Result of the same evaluation (``result_data``'s
+    arguments; ``CLEME`` and ``cleme --json`` both use it), at full precision: corpus P/R/F
+    and accuracy from the summed weighted counts (CLEME prints them rounded); at sentence
+    level the unrounded means of the per-sentence values, which CLEME itself rounds to 4
+    decimals to choose each sentence's reference (the ``sentences``)."""
+    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption, max_refs=max_refs)
+    table = default_weighting(level, assumption) if length_weighting else NO_WEIGHTING
+    score = score_evaluation(evaluation, level=level, weighting=table, beta=beta, select=select)
+    details: dict[str, Any] = {
+        "tn": score.tn,
+        "bias": score.bias,
+        "level": score.level,
+        "assumption": score.assumption,
+    }
+    counts = (score.tp, score.fp, score.fn)
+    if level == "corpus":
+        total = score.tp + score.fp + score.fn + score.tn
+        details["acc"] = (score.tp + score.tn) / total if total else 0.0
+        fields = counted_fields(
+            "cleme", counts=counts, beta=beta, signature=score.signature, details=details
+        )
+        return score, fields
+    weigher = LengthWeigher(table, evaluation.mean_corrected_length)
+    chosen = best_per_sentence(evaluation.weighted_counts(weigher), beta, select)
+    details["acc"] = numpy_mean([d.acc for d in chosen])
+    mean_f = numpy_mean([d.f for d in chosen])
+    return score, {
+        "metric": "cleme",
+        "score": mean_f,
+        "signature": score.signature,
+        "precision": numpy_mean([d.p for d in chosen]),
+        "recall": numpy_mean([d.r for d in chosen]),
+        "beta": beta,
+        "f": mean_f,
+        "counts": counts,
+        "sentences": [(d.f, (d.counts.tp, d.counts.fp, d.counts.fn)) for d in chosen],
+        "details": details,
+    }

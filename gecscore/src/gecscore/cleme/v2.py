@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from gecscore.weights.base import EditWeightProvider, ProgressCallback
 
 __all__ = [
+    "cleme2_fields",
     "CLEME2_VERSION",
     "CORPUS_FACTORS",
     "SENTENCE_FACTORS",
@@ -329,3 +330,25 @@ def cleme2(
     return score_evaluation2(
         evaluation, level=level, factors=factors, weights=weights, progress=progress
     )
+
+
+def cleme2_fields(score: Cleme2Score) -> dict[str, Any]:
+    """The ``cleme2`` Result of a score (``result_data``'s arguments; ``CLEME2`` and ``cleme2
+    --json`` both use it): no F-beta, so no ``beta``, ``precision``, ``recall`` or ``f``."""
+    return {
+        "metric": "cleme2",
+        "score": score.score,
+        "signature": score.signature,
+        "counts": (score.tp, score.fp, score.fn),
+        "details": {
+            "hit": score.hit,
+            "wrong": score.wrong,
+            "under": score.under,
+            "over": score.over,
+            "fp_ne": score.fp_ne,
+            "fp_un": score.fp_un,
+            "tn": score.tn,
+            "level": score.level,
+            "assumption": score.assumption,
+        },
+    }

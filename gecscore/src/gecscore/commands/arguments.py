@@ -34,6 +34,7 @@ __all__ = [
     "add_no_simplified",
     "add_ref",
     "add_resources",
+    "add_src",
     "add_workers",
     "input_file",
     "named_path",
@@ -124,6 +125,13 @@ def add_hyp(parser: argparse.ArgumentParser, metavar: str, what: str) -> None:
         type=input_file,
         metavar=metavar,
         help=f"{what}; repeat for several systems (one result per system)",
+    )
+
+
+def add_src(parser: argparse.ArgumentParser) -> None:
+    """``--src``: the source sentences, one a line (text metrics)."""
+    parser.add_argument(
+        "--src", required=True, type=input_file, metavar="SRC.txt", help="source text, one a line"
     )
 
 

@@ -22,7 +22,7 @@ import sys
 
 from gecscore.cli import CommandError
 from gecscore.commands import arguments
-from gecscore.counts import f_key, f_label
+from gecscore.counts import f_label
 
 __all__ = [
     "register",
@@ -163,27 +163,10 @@ def _fmt(value: float | int) -> str:
 def _print_result(result: CompareResult, args: argparse.Namespace, system: str) -> None:
     beta = f_label(args.beta)
     if args.json:
-        import json
+        from gecscore.compare import result_fields
+        from gecscore.result_data import json_line, result_data
 
-        payload: dict[str, Any] = {
-            "system": system,
-            "tp": result.tp,
-            "fp": result.fp,
-            "fn": result.fn,
-            "p": result.p,
-            "r": result.r,
-            f_key(args.beta): result.f,
-            "beta": args.beta,
-            "signature": result.signature,
-        }
-        if args.cat:
-            payload["categories"] = {
-                name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f": s.f}
-                for name, s in result.categories.items()
-            }
-        if result.source_mismatches:
-            payload["source_mismatches"] = [i + 1 for i in result.source_mismatches]
-        print(json.dumps(payload, ensure_ascii=False))
+        print(json_line(result_data(**result_fields(result)), system))
         return
     from gecscore.compare_table import TITLES
 

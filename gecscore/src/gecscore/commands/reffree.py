@@ -9,7 +9,8 @@ reference-free metrics (``pip install 'gecscore[reffree]'``; models from local f
 
 Model flags may be left out when the environment variable of the setting is set
 (docs/metrics/reference-free.md). Text output: ``<file name> <score>`` per system (6
-decimals), ``--sentence`` adds ``<index> <score>`` lines; ``--json``: one object per system.
+decimals), ``--sentence`` adds ``<index> <score>`` lines; ``--json``: one line per system, the
+metric's Result data (``Result.to_dict()``) and ``system``.
 ``llm-judge`` with several ``--hyp`` judges them together and prints each system's
 TrueSkill (or Expected Wins) score, as in Kobayashi et al. (2024); with one it prints the mean
 1-5 score of its sentences, each judged alone.
@@ -18,7 +19,7 @@ TrueSkill (or Expected Wins) score, as in Kobayashi et al. (2024); with one it p
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import os
 import sys
 from typing import Any
@@ -26,6 +27,8 @@ from typing import Any
 from gecscore.cli import CommandError
 from gecscore.english.textfiles import check_same_length, read_text_lines
 from gecscore.errors import GECError
+from gecscore.metric import Result, SentenceScore
+from gecscore.result_data import json_line
 
 __all__ = [
     "register",
@@ -125,20 +128,18 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
     return {"model": args.model, "threshold": args.threshold}
 
 
-def _print(
-    args: argparse.Namespace, path: str, score: float, signature: str, sentences: Any
-) -> None:
+def _print(args: argparse.Namespace, path: str, result: Result, *, dash: bool = False) -> None:
+    """One system's result; ``dash``: an unjudged sentence (NaN) prints ``-`` (a joint
+    judgment), else as the number it is."""
     if args.json:
-        payload: dict[str, Any] = {"system": path, "score": score, "signature": signature}
-        if args.sentence:
-            payload["sentences"] = sentences
-        print(json.dumps(payload), flush=True)
+        print(json_line(result.to_dict(), path), flush=True)
         return
     if args.sentence:
         print(f"== {path}")
-        for index, value in enumerate(sentences):
-            print(f"{index} {value:f}" if value is not None else f"{index} -")
-    print(f"{os.path.basename(path)} {score:f}", flush=True)
+        for index, sentence in enumerate(result.sentences):
+            value = sentence.score
+            print(f"{index} -" if dash and math.isnan(value) else f"{index} {value:f}")
+    print(f"{os.path.basename(path)} {result.score:f}", flush=True)
 
 
 def run_model_metric(args: argparse.Namespace) -> int:
@@ -151,9 +152,7 @@ def run_model_metric(args: argparse.Namespace) -> int:
             metric_class.Config(**_config(args), device=args.device, batch_size=args.batch_size)
         )
         for path, hypotheses in systems:
-            result = metric.score_corpus(sources, hypotheses)
-            scores = [s.score for s in result.sentences]
-            _print(args, path, result.score, result.signature, scores)
+            _print(args, path, metric.score_corpus(sources, hypotheses))
     except GECError as exc:
         raise CommandError(str(exc)) from None
     return 0
@@ -179,8 +178,7 @@ def run_llm_judge(args: argparse.Namespace) -> int:
         )
         if len(systems) == 1:
             path, hypotheses = systems[0]
-            result = judge.score_corpus(sources, hypotheses)
-            _print(args, path, result.score, result.signature, [s.score for s in result.sentences])
+            _print(args, path, judge.score_corpus(sources, hypotheses))
             return 0
         judged = judge.score_systems(sources, [hyps for _, hyps in systems])
         from gecscore.reffree.llm_judge import expected_wins_scores, trueskill_scores
@@ -189,7 +187,18 @@ def run_llm_judge(args: argparse.Namespace) -> int:
         ranking = aggregate(judged.pairwise)
         signature = f"{judged.signature}|aggregate={args.aggregate}"
         for (path, _), score, sentences in zip(systems, ranking, judged.scores, strict=True):
-            _print(args, path, score, signature, list(sentences))
+            # One system's share of a joint judgment: its aggregate score, its sentences'
+            # 1-5 scores (NaN where unjudged, None in JSON).
+            ranked = Result(
+                metric=judge.name,
+                score=score,
+                signature=signature,
+                sentences=tuple(
+                    SentenceScore(float("nan") if s is None else s) for s in sentences
+                ),
+                details={"aggregate": args.aggregate, "unjudged": judged.details["unjudged"]},
+            )
+            _print(args, path, ranked, dash=True)
         if judged.details["unjudged"]:
             print(f"warning: {judged.details['unjudged']} sentences unjudged", file=sys.stderr)
     except GECError as exc:

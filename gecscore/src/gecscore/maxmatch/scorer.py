@@ -55,6 +55,7 @@ __all__ = [
     "format_m2scorer",
     "gold_edits_by_annotator",
     "gold_from_references",
+    "m2_result",
     "score",
     "score_systems",
     "sentence_counts",
@@ -426,30 +427,40 @@ class M2(Metric):
             max_arcs=config.max_arcs,
         )
 
-    @staticmethod
-    def _sentences(result: M2Result) -> tuple[SentenceScore, ...]:
-        return tuple(
-            SentenceScore(f, _counts_tuple(sentence.counts[sentence.chosen]))
-            for f, sentence in zip(result.sentence_f, result.sentences, strict=True)
-        )
-
     def score_corpus(
         self,
         sources: Sequence[str],
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        result = self._score(sources, hypotheses, references)
-        return counted_result(
-            self.name,
-            result,
-            beta=result.beta,
-            sentences=self._sentences(result),
-            details={
-                "bounded_sentences": result.bounded_sentences,
-                "max_unchanged_words": result.max_unchanged_words,
-            },
-        )
+        return m2_result(self._score(sources, hypotheses, references))
+
+
+def m2_result(result: M2Result, *, sentence_level: bool = False) -> Result:
+    """The ``m2`` Result of an M2 score, or (``sentence_level``) the ``sentm2`` one: what
+    ``M2``/``SentM2`` and ``m2score [--sentence] --json`` return. ``sentences``: each
+    sentence's best F over its annotators with the chosen annotator's (TP, FP, FN)."""
+    sentences = tuple(
+        SentenceScore(f, _counts_tuple(sentence.counts[sentence.chosen]))
+        for f, sentence in zip(result.sentence_f, result.sentences, strict=True)
+    )
+    details = {
+        "bounded_sentences": result.bounded_sentences,
+        "exact": result.exact,
+        "max_unchanged_words": result.max_unchanged_words,
+    }
+    if not sentence_level:
+        return counted_result("m2", result, beta=result.beta, sentences=sentences, details=details)
+    # SentM2: the mean of the sentence F's; P/R/counts are not what it is made of.
+    return Result(
+        metric="sentm2",
+        score=result.sent_f,
+        signature=result.signature,
+        beta=result.beta,
+        f=result.sent_f,
+        sentences=sentences,
+        details={"m2": result.f, **details},
+    )
 
 
 def _counts_tuple(counts: Counts[int]) -> tuple[float, float, float]:
@@ -469,16 +480,4 @@ class SentM2(M2):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        result = self._score(sources, hypotheses, references)
-        return Result(
-            metric=self.name,
-            score=result.sent_f,
-            signature=result.signature,
-            beta=result.beta,
-            sentences=self._sentences(result),
-            details={
-                "m2": result.f,
-                "bounded_sentences": result.bounded_sentences,
-                "max_unchanged_words": result.max_unchanged_words,
-            },
-        )
+        return m2_result(self._score(sources, hypotheses, references), sentence_level=True)
