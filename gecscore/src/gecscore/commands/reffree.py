@@ -194,7 +194,7 @@ def run_llm_judge(args: argparse.Namespace) -> int:
                 score=score,
                 signature=signature,
                 sentences=tuple(
-                    SentenceScore(float("nan") if s is None else s) for s in sentences
+                    SentenceScore(math.nan if s is None else float(s)) for s in sentences
                 ),
                 details={"aggregate": args.aggregate, "unjudged": judged.details["unjudged"]},
             )

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -451,7 +452,7 @@ class LLMJudge(ReferenceFreeMetric):
             metric=self.name,
             score=sum(judged) / len(judged) if judged else 0.0,
             signature=self.signature,
-            sentences=tuple(SentenceScore(float("nan") if s is None else s) for s in scores),
+            sentences=tuple(SentenceScore(math.nan if s is None else float(s)) for s in scores),
             details={"unjudged": result.details["unjudged"]},
         )
 
