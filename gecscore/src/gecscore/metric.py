@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from gecscore.counts import Counts
-from gecscore.errors import GECError
+from gecscore.errors import InputError, OptionError
 from gecscore.result_data import result_data
 
 if TYPE_CHECKING:
@@ -204,26 +204,26 @@ def check_corpus(
     ``metric`` (a display name) is given by metrics that score text only: a ``Gold`` passed
     to them is then an error that says so."""
     if isinstance(sources, str) or isinstance(hypotheses, str):
-        raise GECError("sources and hypotheses are lists of sentences, not one string")
+        raise InputError("sources and hypotheses are lists of sentences, not one string")
     if metric is not None and (isinstance(hypotheses, Gold) or isinstance(references, Gold)):
-        raise GECError(f"{metric} scores corrected text, not M2 edits (Gold)")
+        raise InputError(f"{metric} scores corrected text, not M2 edits (Gold)")
     if len(hypotheses) != len(sources):
         noun = "gold M2 blocks of the hypothesis" if isinstance(hypotheses, Gold) else "hypotheses"
-        raise GECError(f"{len(hypotheses)} {noun} for {len(sources)} sources")
+        raise InputError(f"{len(hypotheses)} {noun} for {len(sources)} sources")
     if isinstance(references, Gold):
         if len(references) != len(sources):
-            raise GECError(f"{len(references)} gold M2 blocks for {len(sources)} sources")
+            raise InputError(f"{len(references)} gold M2 blocks for {len(sources)} sources")
         return
     if needs_references and not references:
-        raise GECError("this metric needs at least one reference set")
+        raise InputError("this metric needs at least one reference set")
     for k, reference_set in enumerate(references):
         if isinstance(reference_set, str):
-            raise GECError(
+            raise InputError(
                 "references are reference sets: references[k][i] is reference k of "
                 "sentence i (wrap a single reference list as [refs])"
             )
         if len(reference_set) != len(sources):
-            raise GECError(
+            raise InputError(
                 f"reference set {k} has {len(reference_set)} sentences for {len(sources)} sources"
             )
 
@@ -239,7 +239,7 @@ class Metric(ABC):
         if config is None:
             config = self.Config()
         elif not isinstance(config, self.Config):
-            raise GECError(
+            raise OptionError(
                 f"{type(self).__name__} takes a {self.Config.__qualname__}, "
                 f"got {type(config).__name__}"
             )

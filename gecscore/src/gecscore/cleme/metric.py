@@ -19,8 +19,6 @@ from gecscore.cleme.inputs import ERRANT_GRANULARITY, sentences_from_m2, sentenc
 from gecscore.cleme.model import Sentence
 from gecscore.cleme.scorers import SELECTIONS, Selection
 from gecscore.cleme.weighting import LEVELS, Level
-from gecscore.counts import check_beta
-from gecscore.errors import GECError
 from gecscore.metric import (
     Gold,
     Hypotheses,
@@ -30,6 +28,7 @@ from gecscore.metric import (
     Result,
     check_corpus,
 )
+from gecscore.options import check_beta, check_choice, check_count
 
 if TYPE_CHECKING:
     from gecscore.cleme.v2 import Factors
@@ -54,14 +53,11 @@ class _ChunkConfig(MetricConfig):
     workers: int = 1
 
     def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise GECError(f"level must be corpus or sentence, got {self.level!r}")
-        if self.assumption not in ASSUMPTIONS:
-            raise GECError(f"assumption must be dependent or independent, got {self.assumption!r}")
-        if self.granularity not in GRANULARITIES:
-            raise GECError(f"granularity must be one of {', '.join(GRANULARITIES)}")
-        if self.max_refs is not None and self.max_refs < 1:
-            raise GECError(f"max_refs must be at least 1, got {self.max_refs}")
+        check_choice(self.level, "level", LEVELS)
+        check_choice(self.assumption, "assumption", ASSUMPTIONS)
+        check_choice(self.granularity, "granularity", GRANULARITIES)
+        check_count(self.max_refs, "max_refs", optional=True)
+        check_count(self.workers, "workers")
 
 
 @dataclass(frozen=True)
@@ -75,8 +71,7 @@ class CLEMEConfig(_ChunkConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         check_beta(self.beta)
-        if self.select not in SELECTIONS:
-            raise GECError(f"select must be one of {', '.join(SELECTIONS)}, got {self.select!r}")
+        check_choice(self.select, "select", SELECTIONS)
 
 
 @dataclass(frozen=True)

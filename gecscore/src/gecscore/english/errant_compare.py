@@ -32,7 +32,7 @@ from gecscore.compare import (
 from gecscore.compare_options import PairTracer
 from gecscore.compare_table import format_table
 from gecscore.counts import Counts, check_beta
-from gecscore.errors import GECError, OptionError
+from gecscore.errors import InputError, OptionError
 from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit
 from gecscore.metric import (
     Gold,
@@ -261,7 +261,7 @@ def _errant_blocks(sources: Sequence[str], texts: Sequence[Sequence[str]]) -> li
 
     for i, source in enumerate(sources):
         if not source.strip():
-            raise GECError(f"sentence {i + 1}: empty source (errant_parallel skips it)")
+            raise InputError(f"sentence {i + 1}: empty source (errant_parallel skips it)")
     return parallel_to_m2_blocks(sources, texts)
 
 

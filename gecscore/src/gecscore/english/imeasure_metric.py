@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gecscore.counts import check_beta
 from gecscore.english.imeasure import (
     OPTIMISE,
     AspectScores,
@@ -18,7 +17,7 @@ from gecscore.english.imeasure import (
     IMeasureResult,
     score_systems,
 )
-from gecscore.errors import GECError
+from gecscore.errors import InputError
 from gecscore.metric import (
     Gold,
     Hypotheses,
@@ -29,6 +28,7 @@ from gecscore.metric import (
     SentenceScore,
     check_corpus,
 )
+from gecscore.options import check_beta, check_choice, check_positive
 
 __all__ = ["IMeasure", "IMeasureMetricConfig", "aspect_data", "imeasure_result"]
 
@@ -42,10 +42,8 @@ class IMeasureMetricConfig(MetricConfig):
     optimise: str = "sentence"  # "sentence" or "corpus" (-opt)
 
     def __post_init__(self) -> None:
-        if self.optimise not in OPTIMISE:
-            raise GECError(f"optimise must be one of {', '.join(OPTIMISE)}, got {self.optimise!r}")
-        if not self.weight > 0:
-            raise GECError(f"the WAcc weight must be positive, got {self.weight}")
+        check_choice(self.optimise, "optimise", OPTIMISE)
+        check_positive(self.weight, "weight")  # of TP and FP in WAcc
         check_beta(self.beta)
 
     def scorer_config(self) -> IMeasureConfig:
@@ -70,9 +68,9 @@ class IMeasure(Metric):
     ) -> Result:
         check_corpus(sources, hypotheses, references)
         if isinstance(hypotheses, Gold):
-            raise GECError("I-measure takes the system's corrected text, not its M2 edits")
+            raise InputError("I-measure takes the system's corrected text, not its M2 edits")
         if not isinstance(references, Gold):
-            raise GECError(
+            raise InputError(
                 "I-measure reads annotated references: pass references=Gold(read_m2(GOLD.m2))"
             )
         config = self.config

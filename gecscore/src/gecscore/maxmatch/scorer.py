@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from gecscore.counts import ZERO, Counts, check_beta
-from gecscore.errors import GECError, InputError
+from gecscore.counts import ZERO, Counts
+from gecscore.errors import InputError, Unavailable
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
@@ -42,6 +42,7 @@ from gecscore.metric import (
     check_corpus,
     counted_result,
 )
+from gecscore.options import check_beta, check_count
 from gecscore.signature import COLON, Signature
 
 __all__ = [
@@ -378,8 +379,8 @@ class M2Config(MetricConfig):
 
     def __post_init__(self) -> None:
         check_beta(self.beta)
-        if self.max_unchanged_words < 0:
-            raise GECError(f"max_unchanged_words must be >= 0, got {self.max_unchanged_words}")
+        check_count(self.max_unchanged_words, "max_unchanged_words", 0)
+        check_count(self.max_arcs, "max_arcs", 0, optional=True)
 
 
 def gold_from_references(sources: Sequence[str], references: References) -> Sequence[M2Block]:
@@ -391,11 +392,11 @@ def gold_from_references(sources: Sequence[str], references: References) -> Sequ
 
     for i, source in enumerate(sources):
         if not source.strip():
-            raise GECError(f"sentence {i + 1}: empty source")
+            raise InputError(f"sentence {i + 1}: empty source")
     try:
         return parallel_to_m2_blocks(sources, references)
     except EnglishModelMissing as exc:
-        raise GECError(
+        raise Unavailable(
             "M2 scores against gold edits: pass references=Gold(read_m2(GOLD.m2)), or install "
             f"the English extractor to turn text references into edits ({exc})"
         ) from None
@@ -416,7 +417,7 @@ class M2(Metric):
     ) -> M2Result:
         check_corpus(sources, hypotheses, references)
         if isinstance(hypotheses, Gold):
-            raise GECError("M2 takes the system's corrected text, not its M2 edits")
+            raise InputError("M2 takes the system's corrected text, not its M2 edits")
         config = self.config
         assert isinstance(config, M2Config)
         return score(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gecscore.errors import GECError
+from gecscore.errors import OptionError, Unavailable
 
 __all__ = [
     "DEVICES",
@@ -48,11 +48,11 @@ DEVICES = ("auto", "cpu", "cuda")
 EXTRA_HINT = "pip install 'gecscore[reffree]'"
 
 
-class ModelSettingError(GECError, ValueError):
+class ModelSettingError(Unavailable, ValueError):
     """A model setting that is empty or names no usable local model folder."""
 
 
-class MissingDependencyError(GECError, ImportError):
+class MissingDependencyError(Unavailable, ImportError):
     """torch / transformers are not installed (the ``reffree`` extra)."""
 
 
@@ -170,12 +170,12 @@ def import_torch() -> tuple[Any, Any]:
 def resolve_device(device: str) -> str:
     """``auto``: CUDA when torch sees a GPU, else the CPU."""
     if device not in DEVICES:
-        raise GECError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+        raise OptionError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
     torch, _ = import_torch()
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
-        raise GECError("device 'cuda' asked for, but torch sees no GPU (use 'auto' or 'cpu')")
+        raise Unavailable("device 'cuda' asked for, but torch sees no GPU (use 'auto' or 'cpu')")
     return device
 
 
