@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gecscore.compare_options import edit_filter, filter_fields
 from gecscore.counts import Counts, check_beta, precision_recall_f
-from gecscore.errors import GECError, OptionError
+from gecscore.errors import InputError, OptionError
 from gecscore.m2 import M2Block, M2Edit
 from gecscore.result_data import counted_fields
 from gecscore.signature import Field, Signature
@@ -60,7 +60,7 @@ Key = tuple[object, ...]
 EditDict = dict[Key, list[str]]
 
 
-class CompareError(GECError, ValueError):
+class CompareError(InputError):
     """Hypothesis and reference M2 files that cannot be compared; names the block."""
 
 

@@ -1,32 +1,37 @@
 """The options the commands share: one argument type and one help text per option.
 
 A command that takes an option another command takes uses the helper here, so the option
-means, checks and explains the same thing everywhere; ``green`` and the model-based commands
-(``commands/green.py``, ``commands/reffree.py``) do not yet, and declare their own ``--hyp``
-and number types:
+means, checks and explains the same thing everywhere (``green`` and the model-based commands
+included). The number types apply the library's own rules (``gecscore.options``, which every
+metric's ``Config`` applies too), so the command line refuses what the API refuses, as a usage
+error naming the flag:
 
 * ``--hyp`` is repeatable in every command that scores hypotheses (several systems in one
   call, one table or JSON object per system, in the order given);
-* ``--beta`` is a positive finite number wherever it is taken;
+* ``--beta`` is a positive finite number wherever it is taken; thresholds are in [0, 1];
 * counts (``--workers``, ``--max-refs``, ``--batch-size``) are checked by argparse, so a bad
   value is a usage error (exit 2) naming the flag.
 
 The option spellings of the reference tools that the commands follow (``--max-unchanged-
 words``, ``--cat``, ...) are kept as they are. This module is imported by ``compare``, whose
-start-up is timed (docs/benchmarks.md): it imports nothing beyond argparse and math.
+start-up is timed (docs/benchmarks.md): it imports nothing beyond argparse, os and
+``gecscore.options``.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
+
+from gecscore.errors import OptionError
+from gecscore.options import DEVICES, check_count, check_positive, check_probability
 
 __all__ = [
     "CACHE_ENV",
     "DEVICE_ENV",
     "add_beta",
+    "add_device",
     "add_hyp",
     "add_json",
     "add_max_refs",
@@ -41,6 +46,7 @@ __all__ = [
     "non_negative_int",
     "positive_float",
     "positive_int",
+    "probability",
     "systems",
     "weight_provider",
 ]
@@ -67,30 +73,49 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
 
 
+def _count(text: str, minimum: int) -> int:
+    value = _integer(text)
+    try:
+        check_count(value, "value", minimum)
+    except OptionError:
+        raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}") from None
+    return value
+
+
 def positive_int(text: str) -> int:
     """A whole number of at least 1 (a count of processes, references, sentences)."""
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+    return _count(text, 1)
 
 
 def non_negative_int(text: str) -> int:
     """A whole number of at least 0 (0 often meaning "none" or "no limit")."""
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
+    return _count(text, 0)
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
 
 
 def positive_float(text: str) -> float:
-    """A finite number above 0 (beta, a weight)."""
+    """A finite number above 0 (beta, a weight, a timeout)."""
+    value = _number(text)
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+        check_positive(value, "value")
+    except OptionError:
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}") from None
+    return value
+
+
+def probability(text: str) -> float:
+    """A number from 0 to 1 (a threshold on a similarity or a ratio)."""
+    value = _number(text)
+    try:
+        check_probability(value, "value")
+    except OptionError:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text}") from None
     return value
 
 
@@ -146,6 +171,18 @@ def add_beta(parser: argparse.ArgumentParser, default: float = 0.5) -> None:
         default=default,
         metavar="B",
         help=f"beta of the F score, a positive number (default {default:g})",
+    )
+
+
+def add_device(
+    parser: argparse.ArgumentParser, *, default: str | None = "auto", help: str = ""
+) -> None:
+    """``--device auto|cpu|cuda`` (``gecscore.options.DEVICES``)."""
+    parser.add_argument(
+        "--device",
+        choices=DEVICES,
+        default=default,
+        help=help or "where the model runs (default auto: cuda if torch sees a GPU)",
     )
 
 
@@ -217,9 +254,9 @@ def add_model_options(parser: argparse.ArgumentParser, *, required: bool, when: 
         metavar="N",
         help=f"{when}sentences per forward pass (default 64)",
     )
-    parser.add_argument(
-        "--device",
-        choices=("auto", "cpu", "cuda"),
+    add_device(
+        parser,
+        default=None,
         help=f"{when}default: ${DEVICE_ENV} if set, else auto (cuda if torch sees a GPU)",
     )
 
@@ -236,7 +273,7 @@ def weight_provider(args: argparse.Namespace, **options: object) -> EditWeightPr
         return make_provider("self")
     # Checked here, not left to weights.bertscore.resolve_device, so that the message names
     # where the device came from (the flag or the variable).
-    if device not in ("auto", "cpu", "cuda"):
+    if device not in DEVICES:
         raise CommandError(f"unknown device {device!r} in ${DEVICE_ENV}: use auto, cpu or cuda")
     import torch
 

@@ -25,6 +25,7 @@ import sys
 from typing import Any
 
 from gecscore.cli import CommandError
+from gecscore.commands import arguments
 from gecscore.english.textfiles import check_same_length, read_text_lines
 from gecscore.errors import GECError
 from gecscore.metric import Result, SentenceScore
@@ -37,25 +38,26 @@ __all__ = [
 ]
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--src", required=True, metavar="SRC.txt")
-    parser.add_argument(
-        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
-    )
+    arguments.add_src(parser)
+    arguments.add_hyp(parser, "SYSTEM.txt", "system output, one sentence a line")
     parser.add_argument("--sentence", action="store_true", help="also sentence-level scores")
-    parser.add_argument("--json", action="store_true", help="one JSON object per system")
+    arguments.add_json(parser)
 
 
 def _device(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
-    parser.add_argument("--batch-size", type=_positive, default=32)
+    arguments.add_device(parser)
+    parser.add_argument("--batch-size", type=arguments.positive_int, default=32, metavar="N")
+
+
+def _threshold(parser: argparse.ArgumentParser, default: float) -> None:
+    parser.add_argument(
+        "--threshold",
+        type=arguments.probability,
+        default=default,
+        metavar="T",
+        help=f"a number from 0 to 1 (default {default:g})",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -63,7 +65,7 @@ def register(subparsers: Any) -> None:
     _common(some)
     for aspect, label in (("g", "grammaticality"), ("f", "fluency"), ("m", "meaning")):
         some.add_argument(f"--model-{aspect}", metavar="DIR", help=f"{label} regressor folder")
-    some.add_argument("--max-length", type=_positive, default=128)
+    some.add_argument("--max-length", type=arguments.positive_int, default=128, metavar="N")
     _device(some)
     some.set_defaults(func=run_model_metric, metric="some")
 
@@ -71,15 +73,15 @@ def register(subparsers: Any) -> None:
     _common(impara)
     impara.add_argument("--model-qe", metavar="DIR", help="quality estimator folder")
     impara.add_argument("--model-se", metavar="DIR", help="similarity encoder folder")
-    impara.add_argument("--threshold", type=float, default=0.9)
-    impara.add_argument("--max-length", type=_positive, default=128)
+    _threshold(impara, 0.9)
+    impara.add_argument("--max-length", type=arguments.positive_int, default=128, metavar="N")
     _device(impara)
     impara.set_defaults(func=run_model_metric, metric="impara")
 
     scribendi = subparsers.add_parser("scribendi", help="Scribendi score (LM perplexity + ratios)")
     _common(scribendi)
     scribendi.add_argument("--model", metavar="DIR", help="causal language model folder")
-    scribendi.add_argument("--threshold", type=float, default=0.8)
+    _threshold(scribendi, 0.8)
     _device(scribendi)
     scribendi.set_defaults(func=run_model_metric, metric="scribendi")
 
@@ -89,12 +91,14 @@ def register(subparsers: Any) -> None:
     judge.add_argument("--backend", choices=("http", "hf"), default="http")
     judge.add_argument("--model", help="model name (http) or local folder (hf)")
     judge.add_argument("--url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    judge.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
-    judge.add_argument("--concurrency", type=_positive, default=4)
-    judge.add_argument("--retries", type=int, default=3)
+    judge.add_argument(
+        "--timeout", type=arguments.positive_float, default=60.0, help="seconds per request"
+    )
+    judge.add_argument("--concurrency", type=arguments.positive_int, default=4, metavar="N")
+    judge.add_argument("--retries", type=arguments.non_negative_int, default=3, metavar="N")
     judge.add_argument("--criteria", help="gec-metrics' criteria (LLM-E: difficulty, impact)")
     judge.add_argument("--aggregate", choices=("trueskill", "expected-wins"), default="trueskill")
-    judge.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    arguments.add_device(judge, help="where the hf backend's model runs (default auto)")
     judge.set_defaults(func=run_llm_judge)
 
 
