@@ -27,7 +27,7 @@ BAD: dict[str, tuple[object, ...]] = {
     "weight_m": (NAN, INF, -0.1),
     "retry_wait": (NAN, INF, -1.0),
     "threshold": (NAN, 1.5, -0.1, INF),
-    "device": ("gpu", "cuda:0", "", None),
+    "device": ("gpu", "cuda:x", "tpu:0", "", None),
     "max_refs": (0, -1, 1.5, True),
     "reference_num": (0, -1, 1.5),
     "workers": (0, -1, 2.0, None),
@@ -114,7 +114,13 @@ def test_a_bad_value_is_an_option_error_naming_the_option(
 def test_the_defaults_and_the_edges_are_accepted(name: str) -> None:
     Config = get_metric(name).Config
     Config()
-    edges = {"threshold": 1.0, "max_unchanged_words": 0, "max_arcs": 0, "beta": 1e-9}
+    edges = {
+        "threshold": 1.0,
+        "max_unchanged_words": 0,
+        "max_arcs": 0,
+        "beta": 1e-9,
+        "device": "cuda:1",
+    }
     for option in set(_options(name)) & set(edges):
         Config(**{option: edges[option]})
 

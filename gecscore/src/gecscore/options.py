@@ -85,6 +85,11 @@ def check_choice(value: object, name: str, choices: Iterable[object]) -> None:
 
 
 def check_device(device: str, name: str = "device") -> None:
-    """``auto``, ``cpu`` or ``cuda`` (whether torch sees a GPU is checked when the model is
-    loaded)."""
-    check_choice(device, name, DEVICES)
+    """``auto``, ``cpu``, ``cuda`` or ``cuda:N``, in any case (what torch can be asked for;
+    whether it sees that GPU is checked when the model is loaded: ``Unavailable``)."""
+    text = device.strip().lower() if isinstance(device, str) else device
+    if text in DEVICES:
+        return
+    if isinstance(text, str) and text.startswith("cuda:") and text[5:].isdigit():
+        return
+    raise OptionError(f"{name} must be one of {', '.join(DEVICES)} or cuda:N, got {device!r}")
