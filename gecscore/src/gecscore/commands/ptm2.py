@@ -141,9 +141,7 @@ def _granularity(args: argparse.Namespace, blocks: list[M2Block]) -> str:
     return "char" if _CJK.search(sample) else "word"
 
 
-def _print(
-    result: PTM2Result, args: argparse.Namespace, system: str, data: Result
-) -> None:
+def _print(result: PTM2Result, args: argparse.Namespace, system: str, data: Result) -> None:
     """The PT-M2 table (P/R/F to 4 decimals), or with ``--json`` the Result's data."""
     values = {
         "tp": _number(result.tp),

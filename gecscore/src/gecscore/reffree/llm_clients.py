@@ -262,7 +262,7 @@ class HTTPChatClient:
                     return self._attempt(data, stop)
                 except _Retry as exc:
                     failure = str(exc)
-            error = Unavailable(
+            error: GECError = Unavailable(
                 f"LLM endpoint {_quote(self.url)} failed {self.endpoint.retries + 1} times "
                 f"(last: {failure}); check that the server runs (url / $GEC_LLM_URL) and the "
                 "timeout"

@@ -401,7 +401,9 @@ class LLMJudge(ReferenceFreeMetric):
         assert isinstance(config, LLMJudgeConfig)
         for k, hyps in enumerate(systems):
             if isinstance(hyps, str) or len(hyps) != len(sources):
-                raise InputError(f"system {k} has {len(hyps)} hypotheses for {len(sources)} sources")
+                raise InputError(
+                    f"system {k} has {len(hyps)} hypotheses for {len(sources)} sources"
+                )
         per_sentence = [[hyps[i] for hyps in systems] for i in range(len(sources))]
         targets = [sample_targets(hyps, config.max_targets) for hyps in per_sentence]
         prompts = [self.prompt(source, t) for source, t in zip(sources, targets, strict=True)]
