@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -401,9 +400,8 @@ class LLMJudge(ReferenceFreeMetric):
         assert isinstance(config, LLMJudgeConfig)
         for k, hyps in enumerate(systems):
             if isinstance(hyps, str) or len(hyps) != len(sources):
-                raise InputError(
-                    f"system {k} has {len(hyps)} hypotheses for {len(sources)} sources"
-                )
+                n, m = len(hyps), len(sources)
+                raise InputError(f"system {k} has {n} hypotheses for {m} sources")
         per_sentence = [[hyps[i] for hyps in systems] for i in range(len(sources))]
         targets = [sample_targets(hyps, config.max_targets) for hyps in per_sentence]
         prompts = [self.prompt(source, t) for source, t in zip(sources, targets, strict=True)]
@@ -461,7 +459,7 @@ class LLMJudge(ReferenceFreeMetric):
             metric=self.name,
             score=sum(judged) / len(judged) if judged else 0.0,
             signature=self.signature,
-            sentences=tuple(SentenceScore(math.nan if s is None else float(s)) for s in scores),
+            sentences=tuple(SentenceScore(float("nan") if s is None else float(s)) for s in scores),
             details={"unjudged": result.details["unjudged"]},
         )
 
