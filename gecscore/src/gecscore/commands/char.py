@@ -9,7 +9,8 @@
                              [--no-simplified] [--resources DIR] [--workers N] [--json]
 
 With several ``--hyp`` files, each table is preceded by ``== FILE``; ``--json`` prints one
-object per file, one a line, with the file as ``system``.
+object per file, one a line: the ``cherrant`` Result's data (``Result.to_dict()``, full
+precision; ``compare.result_fields``) with the file as ``system``.
 
 Without ``--resources`` the directory in $GEC_CHERRANT_RESOURCES is used, else the default
 resources (see docs/metrics/char.md); the signature says which.

@@ -12,7 +12,8 @@ HYP and REF are M2 files or ``id \\t source \\t targets`` text files (detected b
 ``--format m2|text``). Text gets its edits from our extractor; its resources come from
 ``--resources DIR``, else $GEC_CHERRANT_RESOURCES, else the documented default. With several
 ``--hyp`` files each result is preceded by ``== FILE`` (``--json``: one object per file, one a
-line, with the file as ``system``).
+line: the metric's Result data, ``Result.to_dict()``, with the file as ``system``; ``chunks``
+prints its own statistics).
 """
 
 from __future__ import annotations

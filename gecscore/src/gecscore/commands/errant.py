@@ -5,7 +5,8 @@
         [--beta B] [--json]
     python -m gecscore errant-m2 --src SRC.txt --cor COR.txt [COR2.txt ...] -o OUT.m2
 
-``errant-compare`` gives the numbers of errant 3.0.2 ``errant_compare``; ``errant-m2`` writes
+``errant-compare`` gives the numbers of errant 3.0.2 ``errant_compare`` (``--json``: one line
+per file, the ``errant`` Result's data with the file as ``system``); ``errant-m2`` writes
 the M2 of ``errant_parallel`` 3.0.2 (needs the spaCy model from requirements-models.txt).
 """
 

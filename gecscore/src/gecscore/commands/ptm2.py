@@ -10,7 +10,8 @@ HYP and REF are M2 files or `id \\t source \\t targets` text files (edits are th
 with our char-level extractor, the same one `m2` and `score` use). `--model self` weighs
 every edit 1 and prints exactly what `compare` prints for the same files. With several
 `--hyp` files the model is loaded once; each table is preceded by `== FILE` (`--json`: one
-object per file, one a line, with the file as `system`).
+object per file, one a line: the `ptm2` Result's data, `ptm2-m2` with `--base`, with the file
+as `system`).
 
 English PT-M2 on the MaxMatch lattice (PT-M2's own `--base m2` / `--base sentm2`):
 
