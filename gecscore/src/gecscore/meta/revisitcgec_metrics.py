@@ -138,16 +138,12 @@ def evaluate(
 
     ``memo``: extracted sentences to share with other calls (one dict for several corpora and
     reference sets: a sentence is extracted once for all of them, same blocks)."""
-    unknown = [m for m in metrics if m not in METRIC_NAMES]
+    unknown = ", ".join(m for m in metrics if m not in METRIC_NAMES)
     if unknown:
-        raise OptionError(
-            f"unknown metrics {', '.join(unknown)} (known: {', '.join(METRIC_NAMES)})"
-        )
-    bad = [a for a in aggregates if a not in AGGREGATIONS]
+        raise OptionError(f"unknown metrics {unknown} (known: {', '.join(METRIC_NAMES)})")
+    bad = ", ".join(a for a in aggregates if a not in AGGREGATIONS)
     if bad:
-        raise OptionError(
-            f"unknown aggregation {', '.join(bad)} (known: {', '.join(AGGREGATIONS)})"
-        )
+        raise OptionError(f"unknown aggregation {bad} (known: {', '.join(AGGREGATIONS)})")
     if human is None:
         human = human_scores(corpus, method=method, runs=runs, seed=seed, workers=workers)
     runs_by_label, system_scores, described, unavailable = _score_metrics(
