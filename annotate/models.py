@@ -36,6 +36,9 @@ class Assignment(models.Model):
     opened_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     time_spent_seconds = models.PositiveIntegerField(default=0)
+    # A blind control item of a post-edit project: it opens with the source, not the
+    # suggestion, and the annotator is not told (docs/workflow.md, "Post-edit annotation").
+    blind = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["sentence__position", "id"]
@@ -64,6 +67,14 @@ class Submission(models.Model):
     tag = models.CharField(max_length=16, choices=SubmissionTag.choices, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     time_spent_seconds = models.PositiveIntegerField(default=0)
+    # Provenance, set by the service (never from the browser): the suggestion's label
+    # ("" when none was applied, i.e. rewrite mode; "blind" for a blind item), its
+    # signature and text as shown, and whether the submission is exactly one correction
+    # equal to the suggestion.
+    suggestion_source = models.CharField(max_length=120, blank=True, default="")
+    suggestion_signature = models.CharField(max_length=255, blank=True, default="")
+    suggestion_text = models.TextField(null=True, blank=True)
+    unchanged = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["assignment", "revision"]
@@ -78,12 +89,57 @@ class Correction(models.Model):
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="corrections")
     position = models.PositiveSmallIntegerField()
     text = models.TextField()
+    # Character edit distances (Levenshtein over characters) from the suggestion shown
+    # (None when none was) and from the source to this text.
+    distance_from_suggestion = models.PositiveIntegerField(null=True, blank=True)
+    distance_from_source = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["submission", "position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["submission", "position"], name="unique_correction_slot"
+            )
+        ]
+
+
+class Suggestion(models.Model):
+    """A suggested correction of a sentence from one source: a system output of a release
+    (`system:NAME`) or the configured LLM (`llm:MODEL`). One per (sentence, source), so a
+    retried job updates instead of duplicating. A suggestion equal to the source is kept:
+    it says "no error"."""
+
+    sentence = models.ForeignKey(Sentence, on_delete=models.CASCADE, related_name="suggestions")
+    source = models.CharField(max_length=120)
+    # What reproduces the text: `system:NAME|release:LABEL|sha:...` or
+    # `llm:MODEL|prompt:zh-v1|...`.
+    signature = models.CharField(max_length=255)
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["sentence", "source"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sentence", "source"], name="unique_sentence_suggestion"
+            )
+        ]
+
+
+class LLMSuggestionCache(models.Model):
+    """The LLM's correction of one source text under one model and prompt version, so a
+    retried or repeated run asks the model only about sources it has not answered."""
+
+    model = models.CharField(max_length=200)
+    prompt_version = models.CharField(max_length=40)
+    source_sha256 = models.CharField(max_length=64)
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["model", "prompt_version", "source_sha256"], name="unique_llm_suggestion"
             )
         ]
 

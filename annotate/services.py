@@ -27,6 +27,7 @@ from annotate.models import (
 )
 from annotate.selectors import guideline_for, todo_for
 from annotate.signals import annotations_complete, staff_of
+from annotate.suggestions import distances, is_unchanged, shown_for
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.roles import Role, has_role
@@ -246,18 +247,33 @@ def submit_correction(
         raise Conflict("this assignment was closed (reassigned to someone else)")
     cleaned = clean_corrections(source=sentence.text, texts=texts, tag=tag)
     seconds = clean_time_spent(time_spent_seconds)
+    # Provenance is worked out here, never taken from the page: what the box opened with,
+    # whether the submission is that suggestion unchanged, and the edit distances.
+    shown = shown_for(assignment)
     now = timezone.now()
     try:
         with transaction.atomic():
             submission = Submission.objects.create(
-                assignment=assignment, revision=1, tag=cleaned.tag, time_spent_seconds=seconds
+                assignment=assignment,
+                revision=1,
+                tag=cleaned.tag,
+                time_spent_seconds=seconds,
+                suggestion_source=shown.source,
+                suggestion_signature=shown.signature,
+                suggestion_text=shown.text,
+                unchanged=is_unchanged(shown, texts, tag),
             )
     except IntegrityError:
         raise Conflict(
             "this sentence was already submitted; a submission is never overwritten"
         ) from None
     Correction.objects.bulk_create(
-        [Correction(submission=submission, position=i, text=t) for i, t in enumerate(cleaned.texts)]
+        [
+            Correction(
+                submission=submission, position=i, text=t, **distances(shown, sentence.text, t)
+            )
+            for i, t in enumerate(cleaned.texts)
+        ]
     )
     assignment.status = AssignmentStatus.SUBMITTED
     assignment.submitted_at = now
@@ -275,6 +291,8 @@ def submit_correction(
             "texts": cleaned.texts,
             "time_spent_seconds": seconds,
             "notes": cleaned.notes,
+            "suggestion_source": shown.source,
+            "unchanged": submission.unchanged,
         },
     )
     annotations_complete.send(sender=Submission, sentence=sentence)

@@ -210,6 +210,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
 # that names the setting; the job checks them before it expands a single pairwise
 # comparison, so its memory is bounded whatever was imported (docs/judgments.md).
 GEC_RESULTS_MAX_RUNS = env_int("GEC_RESULTS_MAX_RUNS", 10_000)  # TrueSkill runs
+# ESA judging: the longest pause between two actions that counts in full toward an item's
+# time (a longer one counts as this many seconds; docs/judgments.md "ESA for GEC").
+GEC_ESA_IDLE_SECONDS = env_int("GEC_ESA_IDLE_SECONDS", 120)
 GEC_RESULTS_MAX_BOOTSTRAP = env_int("GEC_RESULTS_MAX_BOOTSTRAP", 2000)  # EW resamples
 GEC_RESULTS_MAX_ITEMS = env_int("GEC_RESULTS_MAX_ITEMS", 100_000)  # judged items per campaign
 GEC_RESULTS_MAX_SYSTEMS_PER_ITEM = env_int("GEC_RESULTS_MAX_SYSTEMS_PER_ITEM", 100)

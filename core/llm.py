@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 
 from core.exceptions import ServiceError
-from gecscore import ChatClient, HFChatClient, HTTPChatClient, LLMEndpoint
+from gecscore import ChatClient, HFChatClient, HTTPChatClient, LLMEndpoint, model_setting
 
 
 def llm_backend() -> dict[str, str]:
@@ -96,6 +96,12 @@ def chat_client(*, max_new_tokens: int = 256) -> ChatClient:
                 max_response_bytes=options["max_response_bytes"],
             )
         )
-    return HFChatClient(
-        backend["model"], device=settings.GEC_BERT_DEVICE, max_new_tokens=max_new_tokens
+    # The library's client takes the checked folder (a missing folder, config or weights
+    # file is a GECError naming the setting), not the setting's text.
+    local = model_setting(
+        backend["model"],
+        setting="GEC_LLM_MODEL",
+        env="GEC_LLM_MODEL",
+        what="the configured LLM (a local causal LM)",
     )
+    return HFChatClient(local, device=settings.GEC_BERT_DEVICE, max_new_tokens=max_new_tokens)

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from django.conf import settings
+
+# The library's bounded readers (size and XML limits): upload plumbing it shares, not API.
 from gecscore.boundedio import (
     InputTooLarge,
     MalformedXML,
@@ -24,9 +26,9 @@ from gecscore.boundedio import (
     read_bounded,
     xml_events,
 )
-from gecscore.errors import InputFormatError
 
 from core.exceptions import ServiceError, ServiceUnavailable
+from gecscore import InputFormatError
 
 TOO_LARGE = 413
 

@@ -13,16 +13,21 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
-from gecscore.cleme.grid import chunk_grid_from_texts
-from gecscore.english.errant_edits import EnglishModelMissing, extract_edits_en
-from gecscore.extract import extract_edits
-from gecscore.resources import Resources, load_resources
-from gecscore.tokenize import char_tokens, normalize_source
+from gecscore.cleme import chunk_grid_from_texts  # CLEME's own package API (its __all__)
 
 from core.exceptions import ServiceError
 from datasets.models import Language
 from datasets.textrules import text_problem
 from datasets.warmup import wait_for_english_warmup
+from gecscore import (
+    EnglishModelMissing,
+    Resources,
+    char_tokens,
+    extract_edits,
+    extract_edits_en,
+    load_resources,
+    normalize_source,
+)
 
 
 def resources_dir_setting(override: str | None = None) -> str | None:

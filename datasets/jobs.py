@@ -19,6 +19,8 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.dispatch import receiver
+
+# Process-pool worker functions (pickled by name), not API.
 from gecscore.extract import init_m2_worker, m2_block_texts
 
 from core.audit import log_action

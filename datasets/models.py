@@ -37,6 +37,14 @@ class ReferenceStyle(models.TextChoices):
     FLUENCY = "fluency", "fluency edits"
 
 
+class AnnotationMode(models.TextChoices):
+    """How the annotation box opens: with the source (rewrite, MuCGEC style) or with a
+    suggested correction to post-edit (docs/workflow.md, "Post-edit annotation")."""
+
+    REWRITE = "rewrite", "rewrite the source"
+    POST_EDIT = "post-edit", "post-edit a suggestion"
+
+
 class Dataset(models.Model):
     name = models.SlugField(max_length=100, unique=True)
     description = models.TextField(blank=True)
@@ -56,6 +64,12 @@ class Dataset(models.Model):
     annotator_reference_style = models.CharField(
         max_length=8, blank=True, default="", choices=ReferenceStyle.choices
     )
+    annotation_mode = models.CharField(
+        max_length=16, choices=AnnotationMode.choices, default=AnnotationMode.REWRITE
+    )
+    # The label (`system:NAME` or `llm:MODEL`) of the suggestions the post-edit mode opens
+    # with: the last source `suggest_corrections` ran; "" before any.
+    suggestion_source = models.CharField(max_length=120, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -180,6 +194,11 @@ class ReleasedSentence(models.Model):
     # Empty lists in releases made before these were recorded.
     reference_styles = models.JSONField(default=list, blank=True)
     reference_annotators = models.JSONField(default=list, blank=True)
+    # Per reference, frozen with the release: how its text came to be (GoldenReference.entry:
+    # typed / post-edited / accepted-unchanged) and the suggestion's label ("" none). Empty
+    # lists in releases made before post-edit annotation: every reference then was typed.
+    reference_entries = models.JSONField(default=list, blank=True)
+    reference_suggestion_sources = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["version", "position"]
@@ -202,6 +221,16 @@ class ReferenceOrigin(models.TextChoices):
     COMPLAINT = "complaint", "revised after a complaint"
 
 
+class ReferenceEntry(models.TextChoices):
+    """How the text of a reference taken from an annotator came to be: typed from the source,
+    post-edited from a suggestion (or edited by the reviewer), or a suggestion accepted
+    unchanged by both the annotator and the reviewer."""
+
+    TYPED = "typed", "typed"
+    POST_EDITED = "post-edited", "post-edited"
+    ACCEPTED_UNCHANGED = "accepted-unchanged", "accepted unchanged"
+
+
 class GoldenReference(models.Model):
     sentence = models.ForeignKey(
         Sentence, on_delete=models.CASCADE, related_name="golden_references"
@@ -219,6 +248,11 @@ class GoldenReference(models.Model):
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    entry = models.CharField(
+        max_length=24, choices=ReferenceEntry.choices, default=ReferenceEntry.TYPED
+    )
+    # The suggestion's label when the annotator saw one ("" for typed references).
+    suggestion_source = models.CharField(max_length=120, blank=True, default="")
     is_current = models.BooleanField(default=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from gecscore.english.errant_edits import EnglishModelMissing, ragged_m2_blocks
+
+# Process-pool worker functions (pickled by name), not API.
 from gecscore.extract import init_m2_worker, m2_block_texts
-from gecscore.m2 import format_m2_block
-from gecscore.processes import worker_context
+from gecscore.processes import worker_context  # the library's process-pool start method, not API
 
 from config.env import env_int
 from core.audit import log_action
@@ -31,6 +31,7 @@ from datasets.extraction import extraction_resources, resources_dir_setting
 from datasets.formats.markers import written_references
 from datasets.models import Dataset, DatasetVersion, Language, ReferenceM2Cache
 from datasets.selectors import DatasetRow, chunked, export_rows
+from gecscore import EnglishModelMissing, format_m2_block, ragged_m2_blocks
 
 # Sentences per unit of work handed to an extraction process.
 M2_BATCH = 200

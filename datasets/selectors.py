@@ -17,7 +17,14 @@ from django.db.models import Count
 
 from core.exceptions import NotFound
 from core.web import parse_id
-from datasets.models import Dataset, DatasetVersion, GoldenReference, ReleasedSentence, Sentence
+from datasets.models import (
+    Dataset,
+    DatasetVersion,
+    GoldenReference,
+    ReferenceEntry,
+    ReleasedSentence,
+    Sentence,
+)
 
 READ_CHUNK = 5000
 
@@ -35,6 +42,18 @@ class DatasetRow:
     # correction it is (None: imported or the reviewer's). Empty for old releases.
     reference_styles: tuple[str, ...] = ()
     reference_annotators: tuple[int | None, ...] = ()
+    # Per reference: how its text came to be (GoldenReference.entry) and the suggestion's
+    # label ("" none). Empty for releases made before post-edit annotation.
+    reference_entries: tuple[str, ...] = ()
+    reference_suggestion_sources: tuple[str, ...] = ()
+
+    def provenance(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(entry, suggestion source) per reference; a release made before post-edit
+        annotation recorded neither, and every reference of it was typed."""
+        count = len(self.references)
+        entries = self.reference_entries or (ReferenceEntry.TYPED.value,) * count
+        sources = self.reference_suggestion_sources or ("",) * count
+        return tuple(entries), tuple(sources)
 
 
 def get_dataset(name: str, *, field: str = "name") -> Dataset:
@@ -97,6 +116,8 @@ def _released_rows(version: DatasetVersion) -> Iterator[DatasetRow]:
                 "judgement",
                 "reference_styles",
                 "reference_annotators",
+                "reference_entries",
+                "reference_suggestion_sources",
             )[:READ_CHUNK]
         )
         if not chunk:
@@ -112,6 +133,8 @@ def _released_rows(version: DatasetVersion) -> Iterator[DatasetRow]:
             judgement,
             styles,
             annotators,
+            entries,
+            suggestion_sources,
         ) in chunk:
             yield DatasetRow(
                 external_id,
@@ -123,6 +146,8 @@ def _released_rows(version: DatasetVersion) -> Iterator[DatasetRow]:
                 judgement,
                 tuple(styles),
                 tuple(annotators),
+                tuple(entries),
+                tuple(suggestion_sources),
             )
         last = chunk[-1][0]
 
@@ -146,13 +171,15 @@ def _live_rows(
         )
         if not chunk:
             return
-        references: dict[int, list[tuple[str, str, int | None]]] = {}
-        for sentence_id, text, style, annotator_id in (
+        references: dict[int, list[tuple[str, str, int | None, str, str]]] = {}
+        for sentence_id, *reference in (
             GoldenReference.objects.filter(sentence_id__in=[c[0] for c in chunk], is_current=True)
             .order_by("sentence_id", "position")
-            .values_list("sentence_id", "text", "style", "annotator_id")
+            .values_list(
+                "sentence_id", "text", "style", "annotator_id", "entry", "suggestion_source"
+            )
         ):
-            references.setdefault(sentence_id, []).append((text, style, annotator_id))
+            references.setdefault(sentence_id, []).append(tuple(reference))  # type: ignore[arg-type]
         for sid, _position, external_id, text, source_name, split_, judgement in chunk:
             refs = references.get(sid, [])
             yield DatasetRow(
@@ -165,6 +192,8 @@ def _live_rows(
                 judgement,
                 tuple(ref[1] for ref in refs),
                 tuple(ref[2] for ref in refs),
+                tuple(ref[3] for ref in refs),
+                tuple(ref[4] for ref in refs),
             )
         last = chunk[-1][1]
 

@@ -30,10 +30,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from gecscore.cleme.inputs import sentences_from_m2
-from gecscore.cleme.stats import chunk_statistics
-from gecscore.m2 import parse_m2
-from gecscore.resources import load_resources
+# CLEME's own package API (its __all__).
+from gecscore.cleme import chunk_statistics, sentences_from_m2
 
 from core.exceptions import ServiceError
 from core.jobs import report_progress
@@ -48,6 +46,8 @@ from datasets.reference_m2 import (
     reference_m2,
 )
 from datasets.selectors import DatasetRow, export_rows
+from datasets.signals import collect_statistics
+from gecscore import load_resources, parse_m2
 
 EDIT_TYPES = ("M", "R", "S", "W")
 NOT_ANNOTATABLE = "无法标注"
@@ -296,3 +296,16 @@ def dataset_statistics(
         "by_source": {name: tally.as_dict() for name, tally in sorted(by_source.items())},
         **extra,
     }
+
+
+def higher_app_statistics(
+    *, dataset: Dataset, version: DatasetVersion | None = None
+) -> dict[str, Any]:
+    """The sections the apps above add to `manage.py dataset_stats` (the datasets app never
+    imports them): each receiver of `collect_statistics` answers ``{key: value}``, e.g.
+    scoring's ``prefill`` (the post-edit anchoring report)."""
+    sections: dict[str, Any] = {}
+    answer: Any
+    for _receiver, answer in collect_statistics.send(sender=None, dataset=dataset, version=version):
+        sections.update(answer or {})
+    return sections

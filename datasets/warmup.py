@@ -29,9 +29,9 @@ from typing import Any
 from celery.signals import worker_process_init
 from django.conf import settings
 from django.db import DatabaseError, connections
-from gecscore.english.errant_edits import EnglishModelMissing, extract_edits_en
 
 from datasets.models import Dataset, Language
+from gecscore import EnglishModelMissing, extract_edits_en
 
 __all__ = [
     "THREAD_NAME",

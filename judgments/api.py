@@ -28,6 +28,7 @@ from core.params import MAX_ID, MAX_INT32, bounded_float
 from core.permissions import IsPlatformAdmin
 from datasets.models import DatasetVersion
 from datasets.selectors import get_dataset, get_version
+from judgments import esa as esa_mode
 from judgments import results, selectors, services
 from judgments.jobs import request_judgments_import
 from judgments.models import Assignment, Campaign, CampaignMode
@@ -97,6 +98,11 @@ def judge_item_data(assignment: Assignment) -> dict[str, Any]:
     """What a judge gets: no system name, no repeat flag, no other judge."""
     campaign = assignment.campaign
     done, total = selectors.judge_progress(campaign, assignment.judge)
+    view = (
+        esa_mode.esa_view(assignment)
+        if campaign.mode == CampaignMode.ESA
+        else selectors.judge_view_of_item(assignment.item, language=campaign.language)
+    )
     return {
         "assignment": assignment.pk,
         "campaign": campaign.pk,
@@ -104,7 +110,7 @@ def judge_item_data(assignment: Assignment) -> dict[str, Any]:
         "language": campaign.language,
         "status": assignment.status,
         "progress": {"done": done, "total": total},
-        **selectors.judge_view_of_item(assignment.item, language=campaign.language),
+        **view,
     }
 
 
@@ -226,8 +232,9 @@ def _release_from_label(label: str) -> DatasetVersion:
 
 
 class CampaignExportView(APIView):
-    """GET ?as=xml (Appraise, the default; edit verdicts as <edit> elements) | csv (WMT
-    pairwise, expanded) | csv-unexpanded | edits-csv (one row per judged edit).
+    """GET ?as=xml (Appraise, the default; edit verdicts as <edit> elements, ESA spans as
+    <esa-span> elements) | csv (WMT pairwise, expanded) | csv-unexpanded | edits-csv (one row
+    per judged edit) | esa-scores (an ESA campaign's mean scores, WMT human-score layout).
     (DRF keeps `format` for itself.)"""
 
     permission_classes = [IsPlatformAdmin]
@@ -236,7 +243,10 @@ class CampaignExportView(APIView):
     def get(self, request: Request, campaign_id: int) -> HttpResponse:
         campaign = selectors.campaign_for_admin(campaign_id, request.user)
         layout = request.query_params.get("as", "xml")
-        if layout == "edits-csv":
+        if layout == "esa-scores":
+            text = services.export_esa_scores(campaign=campaign, by=request.user)
+            kind, suffix = "text/plain", "esa.txt"
+        elif layout == "edits-csv":
             text = services.export_edit_verdicts_csv(campaign=campaign, by=request.user)
             kind, suffix = "text/csv", "edits.csv"
         elif layout in ("csv", "csv-unexpanded"):
@@ -364,14 +374,27 @@ class AssignmentView(APIView):
 
 
 class SubmitSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    ranks = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=MAX_INT32))
+    ranks = serializers.ListField(
+        child=serializers.IntegerField(min_value=0, max_value=MAX_INT32),
+        required=False,
+        default=list,
+    )
     edit_verdicts = serializers.ListField(
         child=serializers.DictField(), required=False, default=list
     )
+    esa = serializers.JSONField(
+        required=False,
+        default=None,
+        help_text='ESA mode: [{"output": position, "score": 0-100, "spans": [{"start", "end",'
+        ' "severity", "origin"}], "dismissed": [{"start", "end"}]}]',
+    )
+    low_score_confirmed = serializers.BooleanField(required=False, default=False)
+    active_seconds = serializers.FloatField(required=False, default=None, min_value=0)
 
 
 class SubmitView(APIView):
-    """POST {ranks: [rank per shown output], edit_verdicts?: [{output, edit, correct}]}."""
+    """POST {ranks: [rank per shown output], edit_verdicts?: [{output, edit, correct}]}; in
+    ESA mode {esa: [...], low_score_confirmed?, active_seconds?} (docs/judgments.md)."""
 
     permission_classes = [IsAuthenticated]
     parser_classes = [JSONParser]
@@ -385,8 +408,14 @@ class SubmitView(APIView):
             judge=request.user,
             ranks=data.validated_data["ranks"],
             edit_verdicts=data.validated_data["edit_verdicts"],
+            esa=data.validated_data["esa"],
+            low_score_confirmed=data.validated_data["low_score_confirmed"],
+            active_seconds=data.validated_data["active_seconds"],
         )
-        return Response({"assignment": assignment_id, "ranks": judgment.ranks}, status=201)
+        return Response(
+            {"assignment": assignment_id, "ranks": judgment.ranks, "esa": judgment.esa},
+            status=201,
+        )
 
 
 class SkipView(APIView):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gecscore.boundedio import Source
+from gecscore.boundedio import Source  # the bounded upload reader: platform I/O plumbing, not API
 
 from core.exceptions import NotFound, ServiceError
 from core.job_queue import enqueue_upload_job, run_upload_job

@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Count, Q, Sum
-from gecscore.meta.judgments import JudgmentSet
+
+# Judges' Cohen's kappa: the rankings package's own API.
 from gecscore.meta.rankings import agreement
 
+from gecscore import JudgmentSet
 from judgments.models import Assignment, AssignmentStatus, Campaign
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import BigIntegerField, Count, F, Max, Q, Sum
 from django.db.models.functions import Cast
-from gecscore.meta.judgments import ADMIN_USER
 
 from core.exceptions import ServiceError
+from gecscore import ADMIN_USER
 from judgments.models import Assignment, AssignmentStatus, Campaign, CampaignSystem, Item
 
 

@@ -21,6 +21,9 @@ from datasets.models import DatasetVersion, Language
 class CampaignMode(models.TextChoices):
     RANKING = "ranking", "rank outputs"
     EDITS = "edits", "judge edits, then rank"
+    # ESA (Kocmi et al., WMT 2024) for GEC: error spans on each output, prefilled from the
+    # extractor's edits, a severity each and a 0-100 score per output (docs/judgments.md).
+    ESA = "esa", "error spans and scores (ESA)"
 
 
 class Campaign(models.Model):
@@ -176,8 +179,9 @@ class Assignment(models.Model):
 
 
 class Judgment(models.Model):
-    """A judge's answer to one assignment: a rank per shown output (1 = best, ties allowed)
-    and, in edits mode, a verdict per edit. One per assignment (the constraint settles a
+    """A judge's answer to one assignment: a rank per shown output (1 = best, ties allowed),
+    in edits mode a verdict per edit, in ESA mode error spans and a score per output (ranks
+    then follow the scores). One per assignment (the constraint settles a
     concurrent double submit)."""
 
     assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="judgment")
@@ -187,6 +191,13 @@ class Judgment(models.Model):
         blank=True,
         help_text='[{"output": position, "edit": index, "correct": bool, "source": text,'
         ' "target": text}] in edits mode',
+    )
+    esa = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='ESA mode: [{"output": position, "score": 0-100, "spans": [{"start", "end",'
+        ' "severity": "minor"|"major", "origin": "prefilled"|"resized"|"added"}],'
+        ' "dismissed": [{"start", "end"}]}], offsets in characters of the output text',
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

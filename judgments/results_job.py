@@ -16,11 +16,11 @@ import time
 from typing import Any
 
 from django.utils import timezone
-from gecscore.errors import InputError
 
 from core.exceptions import ServiceError
 from core.jobs import JobCancelled, fail_job, finish_job, mark_running, report_progress
 from core.models import BackgroundJob
+from gecscore import InputError
 from judgments import selectors
 from judgments.limits import ResultsLimits, check_size, judgment_state
 from judgments.models import CampaignResults

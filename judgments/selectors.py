@@ -8,39 +8,56 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
-from gecscore.meta.edits import edit_precision, edit_report, verdict_rankings
-from gecscore.meta.judgments import (
-    ADMIN_USER,
-    EditVerdict,
-    JudgmentSet,
-    RankedEntry,
-    RankingItem,
-    RankingResult,
-)
-from gecscore.meta.judgments import pairwise as pairwise_comparisons
-from gecscore.meta.rankings import expected_wins, rank_trueskill
-from gecscore.meta.report import human_ranking
 
 from core.exceptions import NotFound
 from core.roles import Role, has_role
 from core.web import parse_id
 from datasets.extraction import diff_segments, edits_between, segments_as_dicts
 from datasets.models import DatasetVersion
+from gecscore import (
+    ADMIN_USER,
+    EditVerdict,
+    EsaSpan,
+    JudgmentSet,
+    RankedEntry,
+    RankingItem,
+    RankingResult,
+    edit_precision,
+    edit_report,
+    esa_report,
+    esa_system_results,
+    expected_wins,
+    human_ranking,
+    pairwise_comparisons,
+    rank_trueskill,
+    verdict_rankings,
+)
 from judgments import signals
+from judgments.esa import esa_rows
 from judgments.judge_stats import judge_statistics
 from judgments.limits import ResultsLimits
-from judgments.models import Assignment, AssignmentStatus, Campaign, Item, Judgment
+from judgments.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    CampaignMode,
+    Item,
+    Judgment,
+)
 
 HUMAN_METHODS = ("ew", "trueskill")
 # Human scores from the edit verdicts of an edits-mode campaign (gecscore.meta.edits): Expected
 # Wins / TrueSkill of the outputs ordered by net correct edits, and edit precision.
 EDIT_METHODS = ("edit-ew", "edit-trueskill", "edit-precision")
+# The human score of an ESA campaign (gecscore.meta.esa): a system's mean 0-100 score.
+ESA_METHODS = ("esa",)
 METHOD_LABELS = {
     "ew": "Expected Wins",
     "trueskill": "TrueSkill",
     "edit-ew": "Expected Wins of edit verdicts",
     "edit-trueskill": "TrueSkill of edit verdicts",
     "edit-precision": "edit precision",
+    "esa": "ESA mean score",
 }
 TRUESKILL_RUNS = 1000  # the published TrueSkill scores average 1,000 seeded orders
 # The results' parameters are bounded by settings (GEC_RESULTS_MAX_BOOTSTRAP, _RUNS and the
@@ -114,11 +131,12 @@ def human_system_scores(campaign: Campaign, method: str = "ew") -> dict[str, flo
     mu over 1,000 orders seeded with the campaign's seed ("trueskill") of the judges' ranks;
     the same of the outputs ordered by their edit verdicts ("edit-ew", "edit-trueskill"), or
     the share of a system's judged edits marked correct ("edit-precision"; systems without a
-    judged edit left out)."""
-    if method not in (*HUMAN_METHODS, *EDIT_METHODS):
-        raise ValueError(
-            f"method must be one of {', '.join((*HUMAN_METHODS, *EDIT_METHODS))} (got {method!r})"
-        )
+    judged edit left out), or the mean ESA score of an ESA campaign ("esa")."""
+    methods = (*HUMAN_METHODS, *EDIT_METHODS, *ESA_METHODS)
+    if method not in methods:
+        raise ValueError(f"method must be one of {', '.join(methods)} (got {method!r})")
+    if method == "esa":
+        return {r.system: r.mean_score for r in esa_system_results(esa_rows(campaign))}
     items = campaign_judgment_set(campaign).items
     if method == "edit-precision":
         return {p.system: p.precision for p in edit_precision(items) if p.precision is not None}
@@ -146,11 +164,13 @@ def _ranking_item(assignment: Assignment) -> RankingItem:
     elif judgment is not None:
         outputs = list(assignment.item.outputs.all())
         verdicts = _verdicts_by_output(judgment.edit_verdicts)
+        esa = {int(answer["output"]): answer for answer in judgment.esa or []}
         entries = tuple(
             RankedEntry(
                 systems=tuple(output.systems),
                 rank=int(rank),
                 edits=verdicts.get(output.position, ()),
+                **_esa_fields(esa.get(output.position), output.text),
             )
             for output, rank in zip(outputs, judgment.ranks, strict=True)
         )
@@ -163,6 +183,21 @@ def _ranking_item(assignment: Assignment) -> RankingItem:
         duration=assignment.duration,
         extra=extra,
     )
+
+
+def _esa_fields(answer: dict[str, Any] | None, text: str) -> dict[str, Any]:
+    """An ESA answer as a RankedEntry's score, spans (dismissed prefilled spans last) and the
+    output text the offsets index; nothing outside ESA."""
+    if answer is None:
+        return {}
+    spans = [
+        EsaSpan(int(s["start"]), int(s["end"]), str(s["severity"]), str(s["origin"]))
+        for s in answer.get("spans", [])
+    ] + [
+        EsaSpan(int(d["start"]), int(d["end"]), "", "dismissed")
+        for d in answer.get("dismissed", [])
+    ]
+    return {"score": int(answer["score"]), "spans": tuple(spans), "text": text}
 
 
 def _verdicts_by_output(stored: list[dict[str, Any]]) -> dict[int, tuple[EditVerdict, ...]]:
@@ -333,6 +368,12 @@ def campaign_results(
         runs=runs,
         workers=workers,
         on_progress=edits_progress,
+    )
+    # ESA: scores, spans per 100 units, intervals from the same resamples, agreement.
+    report["esa"] = (
+        esa_report(esa_rows(campaign), samples=bootstrap, seed=report["seed"])
+        if campaign.mode == CampaignMode.ESA
+        else None
     )
     return report
 

@@ -4,6 +4,7 @@ render."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any, cast
 from urllib.parse import urlencode
@@ -24,11 +25,12 @@ from core.permissions import role_required
 from core.roles import Role, has_role
 from core.web import call_service, lookup, parse_id
 from datasets.models import DatasetVersion
+from judgments import esa as esa_mode
 from judgments import results as stored
 from judgments import selectors, services
 from judgments.forms import CampaignForm
 from judgments.limits import setting
-from judgments.models import AssignmentStatus, Campaign, CampaignMode
+from judgments.models import Assignment, AssignmentStatus, Campaign, CampaignMode
 
 
 def _guideline_text(campaign: Campaign) -> str:
@@ -36,6 +38,8 @@ def _guideline_text(campaign: Campaign) -> str:
     edit judging) in its language (edits mode says when an edit is correct)."""
     if campaign.guideline.strip():
         return campaign.guideline
+    if campaign.mode == CampaignMode.ESA:
+        return ""  # the ESA page explains the task itself (templates/judgments/judge_esa.html)
     task = "edits" if campaign.mode == CampaignMode.EDITS else "ranking"
     return guideline_for(task, campaign.language).body
 
@@ -122,8 +126,12 @@ def judge(request: HttpRequest, assignment_id: int) -> HttpResponse:
     assignment = lookup(selectors.assignment_for_judge, assignment_id, _user(request))
     campaign = assignment.campaign
     if request.method == "POST":
+        if campaign.mode == CampaignMode.ESA and request.POST.get("action") != "skip":
+            return _answer_esa(request, assignment, campaign)
         return _answer(request, assignment.pk, campaign)
     services.start_assignment(assignment)
+    if campaign.mode == CampaignMode.ESA:
+        return _judge_esa(request, assignment, campaign)
     view = selectors.judge_view_of_item(assignment.item, language=campaign.language)
     done, total = selectors.judge_progress(campaign, _user(request))
     return render(
@@ -145,6 +153,88 @@ def judge(request: HttpRequest, assignment_id: int) -> HttpResponse:
             },
         },
     )
+
+
+def _judge_esa(request: HttpRequest, assignment: Assignment, campaign: Campaign) -> HttpResponse:
+    view = esa_mode.esa_view(assignment)
+    done, total = selectors.judge_progress(campaign, _user(request))
+    pending = assignment.status == AssignmentStatus.PENDING
+    return render(
+        request,
+        "judgments/judge_esa.html",
+        {
+            "assignment": assignment,
+            "campaign": campaign,
+            "item": view,
+            "pending": pending,
+            "position": done + 1 if pending else done,
+            "total": total,
+            "low_score": esa_mode.LOW_SCORE,
+            "idle_seconds": int(esa_mode.idle_bound_seconds()),
+            "guideline_html": render_markdown(_guideline_text(campaign)),
+            "page_config": {
+                "outputs": view["outputs"],
+                "language": campaign.language,
+                "lowScore": esa_mode.LOW_SCORE,
+                "idleSeconds": esa_mode.idle_bound_seconds(),
+                "submitUrl": reverse("api-judgment-submit", args=[assignment.pk]),
+                "nextUrl": reverse("judgments:next", args=[campaign.pk]),
+            },
+        },
+    )
+
+
+def esa_answer_from_form(post: Any, view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ESA answer the page posts: the script's JSON (field `esa`), or without the script
+    the form's own fields: `score-<position>` and a decision per prefilled span
+    (`decision-<position>-<index>`: minor, major or remove). What was typed goes to the
+    service as typed, so a bad score is refused there with its value."""
+    if post.get("esa"):
+        try:
+            sent = json.loads(post["esa"])
+        except ValueError:
+            raise ServiceError(
+                "the page sent an unreadable answer; reload it", field="esa"
+            ) from None
+        return cast(list[dict[str, Any]], sent)
+    answer: list[dict[str, Any]] = []
+    for output in view["outputs"]:
+        position = output["position"]
+        raw = post.get(f"score-{position}", "").strip()
+        spans: list[dict[str, Any]] = []
+        dismissed: list[dict[str, Any]] = []
+        for span in output["prefilled"]:
+            decision = post.get(f"decision-{position}-{span['index']}", "")
+            bounds = {"start": span["start"], "end": span["end"]}
+            if decision in ("minor", "major"):
+                spans.append({**bounds, "severity": decision, "origin": "prefilled"})
+            elif decision == "remove":
+                dismissed.append(bounds)
+        answer.append(
+            {
+                "output": position,
+                "score": int(raw) if raw.isascii() and raw.isdigit() else raw,
+                "spans": spans,
+                "dismissed": dismissed,
+            }
+        )
+    return answer
+
+
+def _answer_esa(request: HttpRequest, assignment: Assignment, campaign: Campaign) -> HttpResponse:
+    def submit() -> object:
+        answer = esa_answer_from_form(request.POST, esa_mode.esa_view(assignment))
+        return services.submit_judgment(
+            assignment_id=assignment.pk,
+            judge=_user(request),
+            esa=answer,
+            low_score_confirmed=request.POST.get("low_score_confirmed") in ("1", "on", "true"),
+            active_seconds=request.POST.get("active_seconds") or None,
+        )
+
+    if call_service(request, submit) is None:
+        return redirect("judgments:judge", assignment_id=assignment.pk)
+    return redirect("judgments:next", campaign_id=campaign.pk)
 
 
 def _answer(request: HttpRequest, assignment_id: int, campaign: Campaign) -> HttpResponse:
@@ -256,6 +346,8 @@ def results(request: HttpRequest, campaign_id: int) -> HttpResponse:
             else 0,
             "meta_url": _meta_evaluation_url(campaign),
             "edits": edits,
+            "esa": report.get("esa") if report else None,
+            "esa_rows": _esa_rows(report),
             "edit_rows": _edit_rows(edits) if edits else [],
             "verdict_rows": selectors.edit_verdict_rows(campaign, limit=VERDICT_ROWS_SHOWN)
             if edits
@@ -292,6 +384,12 @@ def _edit_rows(edits: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _esa_rows(report: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The ESA systems, best first, each with its name (empty outside ESA)."""
+    systems = ((report or {}).get("esa") or {}).get("systems", {})
+    return [{"system": name, **row} for name, row in systems.items()]
+
+
 def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for rank, (name, row) in enumerate(report["systems"].items(), start=1):
@@ -302,9 +400,16 @@ def _result_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 @role_required(Role.ADMIN)
 def export(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
     campaign = lookup(selectors.campaign_for_admin, campaign_id, _user(request))
-    if fmt not in ("xml", "csv", "edits.csv"):
-        raise Http404("export as .xml, .csv or .edits.csv")
-    if fmt == "edits.csv":
+    if fmt not in ("xml", "csv", "edits.csv", "esa.txt"):
+        raise Http404("export as .xml, .csv, .edits.csv or .esa.txt")
+    if fmt == "esa.txt":
+        text = call_service(
+            request, services.export_esa_scores, campaign=campaign, by=_user(request)
+        )
+        if text is None:
+            return redirect("judgments:results", campaign_id=campaign.pk)
+        response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    elif fmt == "edits.csv":
         text = services.export_edit_verdicts_csv(campaign=campaign, by=_user(request))
         response = HttpResponse(text, content_type="text/csv; charset=utf-8")
     elif fmt == "csv":

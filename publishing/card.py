@@ -167,6 +167,46 @@ def _annotation(facts: dict[str, Any]) -> list[str]:
             "no agreement figure is available"
         )
     lines += _styles(facts)
+    lines += _provenance(facts)
+    return lines
+
+
+ENTRY_LABELS = (
+    ("typed", "typed from the source (or imported)"),
+    ("post-edited", "post-edited from a suggestion"),
+    ("accepted-unchanged", "a suggestion accepted unchanged"),
+)
+
+
+def _provenance(facts: dict[str, Any]) -> list[str]:
+    """How the references came to be (the `origin` and `suggestion_source` columns), and
+    the blind control share of a post-edit project."""
+    provenance = facts.get("provenance") or {}
+    entries: dict[str, int] = provenance.get("entries") or {}
+    total = sum(entries.values())
+    if not total:
+        return []
+    lines = [
+        "- Provenance of the references (per reference; the `origin` column): "
+        + ", ".join(
+            f"{label} {entries.get(key, 0)} ({entries.get(key, 0) / total:.1%})"
+            for key, label in ENTRY_LABELS
+        )
+    ]
+    sources = provenance.get("suggestion_sources") or {}
+    if sources:
+        lines.append(
+            "- Suggestions the annotators post-edited (the `suggestion_source` column): "
+            + ", ".join(f"`{name}` {count} references" for name, count in sources.items())
+        )
+    items = provenance.get("items") or {}
+    if provenance.get("blind_share") is not None:
+        lines.append(
+            f"- Blind control: {items.get('blind', 0)} of "
+            f"{items.get('blind', 0) + items.get('prefilled', 0)} post-edit items "
+            f"({provenance['blind_share']:.1%}) opened with the source and no suggestion, "
+            "to measure how far the suggestions anchor the references"
+        )
     return lines
 
 
@@ -253,7 +293,9 @@ def _uses_and_structure(facts: dict[str, Any]) -> list[str]:
         "",
         "One record per sentence: `id`, `source`, `references` (list), `reference_styles` "
         "(list, minimal / fluency / empty), `annotator_ids` (list, a per-release pseudonym "
-        "or null for imported and reviewer-added references), `edits` (per reference, a list of `{start, end, "
+        "or null for imported and reviewer-added references), `origin` (list: typed / "
+        "post-edited / accepted-unchanged), `suggestion_source` (list: the suggestion's label, "
+        "or empty), `edits` (per reference, a list of `{start, end, "
         "correction, type}`: character offsets into `source` and the text that replaces them; "
         "applying a reference's edits to its source gives the reference), `judgement` "
         "(annotatable / error_free / not_annotatable: an error-free or not-annotatable "
@@ -261,6 +303,36 @@ def _uses_and_structure(facts: dict[str, Any]) -> list[str]:
         'Load with `datasets.load_dataset("parquet", data_dir="data")`.',
         "",
         *_statistics(facts),
+        *_closest_gold(facts.get("closest_gold")),
+    ]
+
+
+def _closest_gold(counts: dict[str, Any] | None) -> list[str]:
+    """The card's section on closest-gold references (empty without them)."""
+    if not counts:
+        return []
+    # Counted by publishing/closest_gold.py when the release has closest-gold tasks.
+    systems = ", ".join(
+        f"{name} ({entry['verified']}/{entry['total']} verified)"
+        for name, entry in sorted(counts["by_system"].items())
+    )
+    decisions = ", ".join(f"{k}: {v}" for k, v in counts["decisions"].items()) or "none"
+    return [
+        "",
+        "### Closest-gold references",
+        "",
+        "Besides the golden references, this release carries closest-gold references of "
+        f"{counts['systems']} systems' outputs: for each output, a correct version written "
+        "from the output (not from the source) and verified by a reviewer. They are in "
+        f"`closest_gold/closest_gold.parquet` (one record per system and sentence: `kind` = closest-gold, "
+        "`system`, `id`, `position`, `source`, `output`, `closest_golds`, `verification`, "
+        "`decisions`), never among the golden references in `data/`: they describe one "
+        "system's output, and a model trained on them learns that system's choices.",
+        "",
+        f"- records: {counts['records']} ({counts['verified']} verified, "
+        f"{counts['unverified']} not yet), {counts['texts']} closest-gold texts",
+        f"- systems: {systems}",
+        f"- verification decisions: {decisions}",
     ]
 
 

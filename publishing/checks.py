@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from gecscore.tokenize import to_simplified
+from gecscore import to_simplified
 
 NEAR_DUPLICATE_JACCARD = 0.8
 SHINGLE = 5

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gecscore.m2 import M2Edit, correction_tokens
+from gecscore import M2Edit, correction_tokens
 
 Span = tuple[int, int]
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Sum
+from django.db.models import Count, Sum
 
-from annotate.models import Assignment, GuidelineTask
+from annotate.models import Assignment, GuidelineTask, Submission
 from annotate.selectors import guideline_for
-from datasets.models import DatasetVersion
+from annotate.suggestions import BLIND
+from datasets.models import DatasetVersion, ReferenceEntry, ReleasedSentence
 from datasets.selectors import DatasetRow, export_rows
 from datasets.statistics import dataset_statistics
 from publishing import formats
@@ -34,6 +35,39 @@ def reference_style_counts(version: DatasetVersion) -> dict[str, int]:
             published = formats.reference_style(style, number, defaults)
             counts[published] = counts.get(published, 0) + 1
     return counts
+
+
+def reference_provenance(
+    version: DatasetVersion, rows: Iterable[DatasetRow] | None = None
+) -> dict[str, Any]:
+    """How the release's references came to be, counted from what the release froze
+    (typed / post-edited / accepted-unchanged, and by suggestion source), and the items of
+    its sentences that opened with a suggestion or blind (first submissions): the card's
+    "Provenance of the references" lines."""
+    entries = {entry.value: 0 for entry in ReferenceEntry}
+    suggestion_sources: dict[str, int] = {}
+    for row in rows if rows is not None else export_rows(dataset=version.dataset, version=version):
+        for entry, source in zip(*row.provenance(), strict=True):
+            entries[entry] = entries.get(entry, 0) + 1
+            if source:
+                suggestion_sources[source] = suggestion_sources.get(source, 0) + 1
+    items = {"prefilled": 0, "blind": 0, "without_suggestion": 0}
+    released = ReleasedSentence.objects.filter(version=version).values("sentence_id")
+    for source, count in (
+        Submission.objects.filter(assignment__sentence_id__in=released, revision=1)
+        .values("suggestion_source")
+        .annotate(n=Count("id"))
+        .values_list("suggestion_source", "n")
+    ):
+        arm = "prefilled" if source and source != BLIND else "blind" if source else ""
+        items[arm or "without_suggestion"] += count
+    with_suggestion_mode = items["prefilled"] + items["blind"]
+    return {
+        "entries": entries,
+        "suggestion_sources": dict(sorted(suggestion_sources.items())),
+        "items": items,
+        "blind_share": items["blind"] / with_suggestion_mode if with_suggestion_mode else None,
+    }
 
 
 def card_facts(
@@ -74,6 +108,7 @@ def card_facts(
             "contact": metadata.contact,
             "reference_styles": metadata.reference_styles,
         },
+        "provenance": reference_provenance(version, rows),
         "reference_style_counts": style_counts
         if style_counts is not None
         else reference_style_counts(version),
@@ -112,9 +147,16 @@ def rai_fields(facts: dict[str, Any]) -> dict[str, Any]:
     """The Croissant Responsible-AI fields the platform can state from its own records."""
     annotation = facts["annotation"]
     human = annotation.get("human") or {}
+    items = (facts.get("provenance") or {}).get("items") or {}
+    how = "direct rewriting"
+    if items.get("prefilled"):
+        how = (
+            "post-editing a suggested correction (a blind control share of items opened "
+            "with the source only)"
+        )
     protocol = (
-        f"Each sentence was corrected by up to {annotation['k']} annotators by direct "
-        "rewriting, then a reviewer accepted, edited or added references."
+        f"Each sentence was corrected by up to {annotation['k']} annotators by {how}, "
+        "then a reviewer accepted, edited or added references."
     )
     if annotation.get("guideline"):
         protocol += (

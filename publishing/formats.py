@@ -2,8 +2,14 @@
 the Croissant 1.1 metadata, and the checksum list.
 
 One record per released sentence, the same fields in Parquet and Croissant:
-``id, source, references (list), reference_styles (list), annotator_ids (list), edits (list
-per reference of {start, end, correction, type}), judgement, source_name, split``.
+``id, source, references (list), reference_styles (list), annotator_ids (list), origin
+(list), suggestion_source (list), edits (list per reference of {start, end, correction, type}),
+judgement, source_name, split``.
+
+``origin`` says per reference how its text came to be (GoldenReference.entry, frozen with the
+release): ``typed`` (from the source, or imported), ``post-edited`` (from a suggestion, or
+edited by the reviewer) or ``accepted-unchanged`` (a suggestion accepted as it was);
+``suggestion_source`` is the suggestion's label (``system:NAME``, ``llm:MODEL``) or "".
 
 A reference's style is its own stored style (set by its import or its annotator pool), else
 the release metadata's default for its position, else "" (unspecified): ``reference_style``.
@@ -25,9 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gecscore.m2 import M2Edit, parse_m2
-
 from datasets.formats.markers import written_references
+from gecscore import M2Edit, parse_m2
 from publishing.edits import character_edits
 
 PARQUET_ROWS_PER_GROUP = 10_000
@@ -42,6 +47,8 @@ class PublishedRecord:
     references: tuple[str, ...]
     reference_styles: tuple[str, ...]
     annotator_ids: tuple[str | None, ...]
+    origin: tuple[str, ...]
+    suggestion_source: tuple[str, ...]
     edits: tuple[tuple[dict[str, Any], ...], ...]  # per reference
     judgement: str
     source_name: str
@@ -54,6 +61,8 @@ class PublishedRecord:
             "references": list(self.references),
             "reference_styles": list(self.reference_styles),
             "annotator_ids": list(self.annotator_ids),
+            "origin": list(self.origin),
+            "suggestion_source": list(self.suggestion_source),
             "edits": [list(edits) for edits in self.edits],
             "judgement": self.judgement,
             "source_name": self.source_name,
@@ -132,6 +141,7 @@ def records(
         plain = written_references(row, plain=True)
         stored = tuple(row.reference_styles) or ("",) * len(references)
         annotators = tuple(row.reference_annotators) or (None,) * len(references)
+        origins, suggestion_sources = row.provenance()
         yield PublishedRecord(
             id=row.external_id,
             source=row.text,
@@ -141,6 +151,8 @@ def records(
                 for number, style in enumerate(stored, start=1)
             ),
             annotator_ids=tuple(pseudonyms.of(user_id) for user_id in annotators),
+            origin=origins,
+            suggestion_source=suggestion_sources,
             edits=tuple(tuple(e) for e in edits_per_reference(block, row.text, references, plain)),
             judgement=row.judgement,
             source_name=row.source_name,
@@ -166,6 +178,8 @@ def _schema() -> Any:
             ("references", pa.list_(pa.string())),
             ("reference_styles", pa.list_(pa.string())),
             ("annotator_ids", pa.list_(pa.string())),
+            ("origin", pa.list_(pa.string())),
+            ("suggestion_source", pa.list_(pa.string())),
             ("edits", pa.list_(pa.list_(edit))),
             ("judgement", pa.string()),
             ("source_name", pa.string()),
@@ -276,6 +290,47 @@ def _distribution(parquet_files: dict[str, Path], folder: Path) -> list[dict[str
     ]
 
 
+# The record's fields as Croissant describes them: (column, description, a list per sentence).
+RECORD_FIELDS: tuple[tuple[str, str, bool], ...] = (
+    ("id", "the sentence's id in the dataset", False),
+    ("source", "the learner's sentence", False),
+    (
+        "references",
+        "corrected sentences; an error-free or not-annotatable sentence's reference is the "
+        "source (see judgement)",
+        True,
+    ),
+    (
+        "reference_styles",
+        "per reference: minimal / fluency / empty (unspecified); the reference's own style "
+        "(its import or annotator pool), else the release's default for its position",
+        True,
+    ),
+    (
+        "annotator_ids",
+        "per reference: a pseudonym (annotator-N, numbered within this release) of the "
+        "annotator whose correction it is; null when imported or added by the reviewer",
+        True,
+    ),
+    (
+        "origin",
+        "per reference: typed (written from the source, or imported) / post-edited (from a "
+        "suggestion, or edited by the reviewer) / accepted-unchanged (a suggestion accepted "
+        "as it was)",
+        True,
+    ),
+    (
+        "suggestion_source",
+        "per reference: the label of the suggestion its annotator saw (system:NAME or "
+        "llm:MODEL), empty when none",
+        True,
+    ),
+    ("judgement", "annotatable / error_free / not_annotatable", False),
+    ("source_name", "where the sentence came from", False),
+    ("split", "train / dev / test / all", False),
+)
+
+
 def croissant(
     *,
     name: str,
@@ -302,33 +357,8 @@ def croissant(
             "name": split,
             "description": f"the {split} sentences, one record each",
             "field": [
-                _field(split, "id", "the sentence's id in the dataset"),
-                _field(split, "source", "the learner's sentence"),
-                _field(
-                    split,
-                    "references",
-                    "corrected sentences; an error-free or not-annotatable sentence's reference is the source (see judgement)",
-                    array=True,
-                ),
-                _field(
-                    split,
-                    "reference_styles",
-                    "per reference: minimal / fluency / empty (unspecified); the reference's "
-                    "own style (its import or annotator pool), else the release's default "
-                    "for its position",
-                    array=True,
-                ),
-                _field(
-                    split,
-                    "annotator_ids",
-                    "per reference: a pseudonym (annotator-N, numbered within this release) "
-                    "of the annotator whose correction it is; null when imported or added "
-                    "by the reviewer",
-                    array=True,
-                ),
-                _field(split, "judgement", "annotatable / error_free / not_annotatable"),
-                _field(split, "source_name", "where the sentence came from"),
-                _field(split, "split", "train / dev / test / all"),
+                _field(split, column, description, array=array)
+                for column, description, array in RECORD_FIELDS
             ],
         }
         for split in sorted(parquet_files)

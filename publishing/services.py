@@ -13,7 +13,6 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from gecscore.errors import decode_utf8
 
 from core.audit import log_action
 from core.exceptions import Conflict, ServiceError
@@ -24,8 +23,10 @@ from datasets.models import DatasetVersion, Sentence
 from datasets.reference_m2 import setting_int
 from datasets.selectors import DatasetRow, export_rows
 from datasets.services.exports import ExportFormat, export_dataset, export_filename
+from gecscore import decode_utf8
 from publishing import card, charts, checks, formats, staging
 from publishing import facts as facts_of
+from publishing.closest_gold import write_closest_gold_parquet
 from publishing.facts import metadata_of
 from publishing.models import ReferenceFile, ReferenceStyle, ReleaseMetadata, ReleaseReport
 
@@ -349,10 +350,13 @@ def _write_folder(
     _step(job_id, len(ExportFormat), "Parquet")
     with _timed(timings, "parquet"):
         counts, style_counts, annotators = _write_parquet(version, folder, m2_path, rows)
+    with _timed(timings, "closest-gold"):
+        closest_gold_counts = write_closest_gold_parquet(version, folder)
     _step(job_id, len(ExportFormat) + 1, "the card")
     with _timed(timings, "card"):
         facts = facts_of.card_facts(version, report, style_counts=style_counts, rows=rows)
         facts["annotation"]["pseudonymised_annotators"] = annotators
+        facts["closest_gold"] = closest_gold_counts
         (folder / "figures").mkdir()
         (folder / "figures" / "reference_counts.svg").write_text(
             charts.reference_count_svg(facts["statistics"].get("refs_per_sentence_histogram", {})),
@@ -380,7 +384,7 @@ def _write_folder(
     with _timed(timings, "checksums"):
         formats.write_checksums(folder)
     files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    return {"files": files, "splits": counts}
+    return {"files": files, "splits": counts, "closest_gold": closest_gold_counts}
 
 
 # Each export format, Parquet, the card, Croissant, the checksums.

@@ -20,6 +20,7 @@ from datasets.selectors import release_by_id
 from publishing import card, charts, checks, jobs, services
 from publishing import facts as facts_of
 from publishing.models import ReferenceFile, ReferenceStyle
+from scoring.prefill_views import anchoring_context
 
 # A finding lists every sentence in the JSON; the page shows this many items per check and
 # says how many more there are.
@@ -105,6 +106,7 @@ def release_page(request: HttpRequest, version_id: int) -> HttpResponse:
         "reference_files": ReferenceFile.objects.all(),
         "form_error": form_error,
         "posted": request.POST if form_error else None,
+        **anchoring_context(version.dataset, user=request.user, version=version),
     }
     return render(request, "publishing/release.html", context, status=status)
 

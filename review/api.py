@@ -49,6 +49,8 @@ class ReferenceSerializer(serializers.ModelSerializer):  # type: ignore[type-arg
             "kind",
             "text",
             "origin",
+            "entry",
+            "suggestion_source",
             "is_current",
             "created_at",
         ]
@@ -63,6 +65,15 @@ class ReviewTaskSerializer(serializers.ModelSerializer):  # type: ignore[type-ar
         fields = ["id", "sentence", "reviewer", "status", "version", "opened_at", "submitted_at"]
 
 
+class ProvenanceSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    annotator = serializers.CharField()
+    shown = serializers.CharField(help_text='suggestion label, "blind", or "" (rewrite)')
+    unchanged = serializers.BooleanField()
+    distance_from_suggestion = serializers.IntegerField(allow_null=True)
+    distance_from_source = serializers.IntegerField(allow_null=True)
+    seconds = serializers.IntegerField()
+
+
 class CandidateSerializer(serializers.Serializer):  # type: ignore[type-arg]
     position = serializers.IntegerField()
     kind = serializers.CharField()
@@ -71,6 +82,7 @@ class CandidateSerializer(serializers.Serializer):  # type: ignore[type-arg]
     support = serializers.IntegerField()
     of = serializers.IntegerField()
     edits = EditSerializer(many=True)
+    provenance = ProvenanceSerializer(many=True)
 
 
 class VerdictInputSerializer(serializers.Serializer):  # type: ignore[type-arg]

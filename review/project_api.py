@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotate.suggestions import blind_total
 from core.exceptions import ServiceError
 from core.permissions import IsPlatformAdmin
 from datasets.models import Dataset
@@ -26,6 +27,7 @@ from datasets.services.projects import (
     add_to_pool,
     parse_pool,
     remove_from_pool,
+    set_annotation_mode,
     set_annotator_reference_style,
     update_project_settings,
 )
@@ -39,6 +41,9 @@ def project_body(dataset: Dataset) -> dict[str, Any]:
         "annotators_per_sentence": dataset.annotators_per_sentence,
         "stale_after_hours": dataset.stale_after_hours,
         "annotator_reference_style": dataset.annotator_reference_style,
+        "annotation_mode": dataset.annotation_mode,
+        "suggestion_source": dataset.suggestion_source,
+        "blind_assignments": blind_total(dataset),
         "annotators": [m.user.username for m in members if m.in_annotator_pool],
         "reviewers": [m.user.username for m in members if m.in_reviewer_pool],
         "members": [
@@ -69,12 +74,18 @@ class ProjectAPI(APIView):
         responses=OpenApiTypes.OBJECT,
         description="Set annotators_per_sentence (k), stale_after_hours and/or "
         "annotator_reference_style (minimal / fluency / empty: the style of the references "
-        "taken from the annotator pool's corrections).",
+        "taken from the annotator pool's corrections) and/or annotation_mode (rewrite / "
+        "post-edit).",
     )
     def patch(self, request: Request, name: str) -> Response:
         dataset = get_dataset(name)
         data = request.data if isinstance(request.data, dict) else {}
-        fields = {"annotators_per_sentence", "stale_after_hours", "annotator_reference_style"}
+        fields = {
+            "annotators_per_sentence",
+            "stale_after_hours",
+            "annotator_reference_style",
+            "annotation_mode",
+        }
         unknown = sorted(set(data) - fields)
         if unknown:
             raise ServiceError(f"unknown field(s): {', '.join(unknown)}", field=unknown[0])
@@ -92,6 +103,10 @@ class ProjectAPI(APIView):
                     dataset=dataset, by=request.user, style=data["annotator_reference_style"]
                 )
                 dataset.refresh_from_db()
+            if "annotation_mode" in data:
+                dataset = set_annotation_mode(
+                    dataset=dataset, by=request.user, mode=data["annotation_mode"]
+                )
         return Response(project_body(dataset))
 
 

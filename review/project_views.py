@@ -10,10 +10,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from annotate.signals import project_suggestion_systems
+from annotate.suggestions import blind_total
+from core.llm import llm_setup
 from core.permissions import role_required
 from core.roles import Role
 from core.web import call_service, lookup
-from datasets.models import ReferenceStyle
+from datasets.models import AnnotationMode, ReferenceStyle
 from datasets.selectors import get_dataset
 from datasets.services.projects import (
     MAX_ANNOTATORS_PER_SENTENCE,
@@ -22,11 +25,13 @@ from datasets.services.projects import (
     add_to_pool,
     add_users_to_pool,
     remove_from_pool,
+    set_annotation_mode,
     set_annotator_reference_style,
     update_project_settings,
     users_with_role,
 )
 from review import selectors
+from review.signals import extra_project_context
 
 SENTENCES_SHOWN = 100
 
@@ -67,6 +72,12 @@ def project_page(request: HttpRequest, name: str) -> HttpResponse:
             "max_k": MAX_ANNOTATORS_PER_SENTENCE,
             "max_hours": MAX_STALE_AFTER_HOURS,
             "reference_styles": list(ReferenceStyle.choices),
+            "annotation_modes": list(AnnotationMode.choices),
+            "suggestion_systems": project_suggestion_systems(dataset),
+            "llm_setup": llm_setup(),
+            "blind_assignments": blind_total(dataset),
+            # The higher apps' sections (scoring: the post-edit anchoring report).
+            **extra_project_context(dataset, request.user),
         },
     )
 
@@ -158,5 +169,23 @@ def project_pool_remove(request: HttpRequest, name: str) -> HttpResponse:
             request,
             f"{user.username} left the {Pool(pool).value} pool; sentences already handed to "
             "them stay theirs until reassigned.",
+        )
+    return redirect("review:project", name=name)
+
+
+@role_required(Role.ADMIN)
+@require_POST
+def project_annotation_mode(request: HttpRequest, name: str) -> HttpResponse:
+    dataset = lookup(get_dataset, name)
+    updated = call_service(
+        request,
+        set_annotation_mode,
+        dataset=dataset,
+        by=request.user,
+        mode=request.POST.get("annotation_mode", ""),
+    )
+    if updated is not None:
+        messages.success(
+            request, f"{updated.name}: annotation mode {updated.get_annotation_mode_display()}."
         )
     return redirect("review:project", name=name)

@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 
 from annotate.models import Assignment, AssignmentStatus, Submission, SubmissionTag
+from annotate.suggestions import Provenance
 from core.exceptions import NotFound
 from core.models import User
 from core.roles import Role, has_role
@@ -101,6 +102,15 @@ class Candidate:
     of: int
     edits: list[dict[str, Any]] = field(default_factory=list)
     segments: list[Segment] = field(default_factory=list)
+    # One row per supporting submission: what its annotator was shown and how far they moved
+    # from it (post-edit annotation), and their active seconds.
+    provenance: list[Provenance] = field(default_factory=list)
+
+    @property
+    def provenance_shown(self) -> list[Provenance]:
+        """The provenance rows, when some annotator was in post-edit mode (else nothing to
+        say: everyone typed from the source)."""
+        return self.provenance if any(p.shown for p in self.provenance) else []
 
     @property
     def is_correction(self) -> bool:
@@ -140,11 +150,13 @@ def merged_candidates(task: ReviewTask, *, with_edits: bool = True) -> list[Cand
     merged: dict[tuple[str, str], Candidate] = {}
     order: list[tuple[str, str]] = []
     for submission in submissions:
+        corrections: dict[str, Any] = {}
         if submission.tag:
             kind = TAG_KIND[SubmissionTag(submission.tag)]
             keys = [(str(kind), MARKER_TEXT[kind])]
         else:
-            keys = [(str(ReferenceKind.CORRECTION), c.text) for c in submission.corrections.all()]
+            corrections = {c.text: c for c in submission.corrections.all()}
+            keys = [(str(ReferenceKind.CORRECTION), text) for text in corrections]
         for key in keys:
             if key not in merged:
                 merged[key] = Candidate(0, key[0], key[1], [], [], 0, len(submissions))
@@ -155,6 +167,9 @@ def merged_candidates(task: ReviewTask, *, with_edits: bool = True) -> list[Cand
                 candidate.annotators.append(username)
                 candidate.support += 1
             candidate.submission_ids.append(submission.pk)
+            candidate.provenance.append(
+                Provenance.of(submission, corrections.get(key[1]), annotator=username)
+            )
     # Corrections before tags; within each, most supported first, then first given.
     ranked = sorted(
         order,

@@ -30,6 +30,7 @@ from datasets.models import (
     Dataset,
     GoldenReference,
     Judgement,
+    ReferenceEntry,
     ReferenceKind,
     ReferenceOrigin,
     Sentence,
@@ -187,6 +188,7 @@ def write_references(
     rows: list[tuple[str, str, str]],
     user: Any,
     annotators: dict[str, int | None] | None = None,
+    entries: dict[str, tuple[str, str]] | None = None,
 ) -> list[GoldenReference]:
     """A new revision of the sentence's golden references; older rows stay, not current.
 
@@ -194,7 +196,9 @@ def write_references(
     knows; None for the reviewer's own). Without it (a complaint's revision) a text that
     was already a current reference keeps its annotator and style. A reference from an
     annotator gets the dataset's annotator-pool style; any other keeps the style of the
-    current reference with the same text (an imported one keeps its import's style)."""
+    current reference with the same text (an imported one keeps its import's style).
+    ``entries`` maps a text to its (entry, suggestion source) (review/provenance.py); a
+    text without one keeps the current reference's, else is typed."""
     revision = next_revision(sentence.pk)
     current = {
         ref.text: ref for ref in GoldenReference.objects.filter(sentence=sentence, is_current=True)
@@ -213,6 +217,12 @@ def write_references(
         else:
             annotator_id = before.annotator_id if before is not None else None
         style = pool_style if annotator_id is not None else (before.style if before else "")
+        if entries is not None and text in entries:
+            entry, suggestion_source = entries[text]
+        elif before is not None:
+            entry, suggestion_source = before.entry, before.suggestion_source
+        else:
+            entry, suggestion_source = ReferenceEntry.TYPED, ""
         written.append(
             GoldenReference(
                 sentence=sentence,
@@ -223,6 +233,8 @@ def write_references(
                 origin=origin,
                 style=style,
                 annotator_id=annotator_id,
+                entry=entry,
+                suggestion_source=suggestion_source,
                 created_by=user if user.is_authenticated else None,
             )
         )

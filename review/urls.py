@@ -27,6 +27,11 @@ urlpatterns = [
         name="project-reference-style",
     ),
     path(
+        "annotate/admin/projects/<slug:name>/annotation-mode/",
+        project_views.project_annotation_mode,
+        name="project-annotation-mode",
+    ),
+    path(
         "annotate/admin/projects/<slug:name>/pool/add/",
         project_views.project_pool_add,
         name="project-pool-add",

@@ -31,6 +31,7 @@ from datasets.models import (
     SentenceStatus,
 )
 from review.models import ReviewStatus, ReviewTask, StudyItem, StudyReason, Verdict
+from review.provenance import reference_entries
 from review.selectors import (
     MARKER_TEXT,
     TAG_KIND,
@@ -164,6 +165,7 @@ def save_review(
         rows=rows,
         user=user,
         annotators=_annotator_of_each(rows, stored, candidates),
+        entries=reference_entries(rows, stored, candidates),
     )
     Sentence.objects.filter(pk=sentence.pk).update(
         status=SentenceStatus.REVIEWED, judgement=judgement

@@ -2,6 +2,9 @@ from django.contrib import admin
 
 from scoring.models import (
     AnnotatorSample,
+    ClosestGoldItem,
+    ClosestGoldTask,
+    ClosestGoldVerification,
     HumanSystemScores,
     MetaEvaluation,
     PayRates,
@@ -61,3 +64,22 @@ class MetaEvaluationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_filter = ("status", "human_source")
     # Results are written by the job only; the admin shows them.
     readonly_fields = ("human", "systems", "signatures", "report", "background_job_id", "error")
+
+
+@admin.register(ClosestGoldTask)
+class ClosestGoldTaskAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("id", "version", "per_item", "llm_model", "prompt_version", "created_at")
+    readonly_fields = ("background_job_id",)
+
+
+@admin.register(ClosestGoldItem)
+class ClosestGoldItemAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("id", "task", "position", "proposal_model", "proposal_prompt_version")
+    list_filter = ("proposal_prompt_version",)
+    readonly_fields = ("proposal_model", "proposal_prompt_version", "proposal_error")
+
+
+@admin.register(ClosestGoldVerification)
+class ClosestGoldVerificationAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("item", "verifier", "decision", "time_spent_seconds", "created_at")
+    list_filter = ("decision",)

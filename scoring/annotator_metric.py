@@ -14,10 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gecscore.english.errant_compare import CompareOptions, compare_blocks
-from gecscore.english.errant_edits import parallel_to_m2_blocks
-from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block
-
+from gecscore import (
+    NO_ERROR_TEXT,
+    NOT_ANNOTATABLE_TEXT,
+    CompareOptions,
+    M2Block,
+    compare_blocks,
+    parallel_to_m2_blocks,
+)
 from scoring import metric
 
 ENGLISH = "en"

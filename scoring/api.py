@@ -374,7 +374,12 @@ class MetaEvaluationSerializer(serializers.Serializer):  # type: ignore[type-arg
     human_scores = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     campaign = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     method = serializers.ChoiceField(
-        choices=[*meta_services.HUMAN_METHODS, *meta_services.EDIT_METHODS], default="ew"
+        choices=[
+            *meta_services.HUMAN_METHODS,
+            *meta_services.EDIT_METHODS,
+            *meta_services.ESA_METHODS,
+        ],
+        default="ew",
     )
     bootstrap = serializers.IntegerField(
         min_value=0, max_value=meta_services.MAX_BOOTSTRAP, default=meta_services.DEFAULT_BOOTSTRAP

@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
-from gecscore.signature import settings_of
+from gecscore.signature import settings_of  # the signature grammar: how the page groups settings
 
 from core.charts import ChartBox
 from core.exceptions import ServiceError
@@ -22,6 +22,7 @@ from core.uploads import TOO_LARGE
 from core.web import lookup, parse_id
 from core.xycharts import AxisRange, range_line_chart, scatter_chart
 from datasets.selectors import release_by_id
+from judgments.models import Campaign, CampaignMode
 from judgments.selectors import METHOD_LABELS
 from scoring.models import HumanSystemScores, MetaEvaluation, ScoreStatus, SystemOutput
 from scoring.services import meta as meta_services
@@ -80,6 +81,7 @@ def meta_charts(evaluation: MetaEvaluation) -> dict[str, Any]:
 HUMAN_METHOD_CHOICES = {
     "ranks": [(m, METHOD_LABELS[m]) for m in meta_services.HUMAN_METHODS],
     "edits": [(m, METHOD_LABELS[m]) for m in meta_services.EDIT_METHODS],
+    "esa": [(m, METHOD_LABELS[m]) for m in meta_services.ESA_METHODS],
 }
 AGGREGATION_LABELS = {
     "default": "default: the stored corpus score",
@@ -94,10 +96,15 @@ def _form_choices(request: HttpRequest, shown: MetaEvaluation | None) -> dict[st
     second run with one thing changed does not begin by choosing the human side again."""
     chosen_campaign = _int_or_none(request.GET.get("campaign"))
     if shown is None:
+        # An ESA campaign's own human score is its mean score.
+        esa = (
+            chosen_campaign is not None
+            and Campaign.objects.filter(pk=chosen_campaign, mode=CampaignMode.ESA).exists()
+        )
         return {
             "chosen_campaign": chosen_campaign,
             "chosen_upload": None,
-            "chosen_method": "ew",
+            "chosen_method": "esa" if esa else "ew",
             "chosen_aggregation": "default",
             "chosen_metrics": [],
         }
@@ -209,7 +216,8 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
         shown = meta_services.settle_with_job(shown)
     context: dict[str, Any] = {
         "version": version,
-        "metric_choices": meta_services.available_metrics(version),
+        "metric_choices": (choices := meta_services.available_metrics(version)),
+        "closest_gold_offered": any("@" in choice.key for choice in choices),
         "uploads": list(HumanSystemScores.objects.filter(version=version)),
         "campaigns": meta_services.campaigns_for_release(version, user=request.user),
         **_form_choices(request, shown),
@@ -230,6 +238,8 @@ def meta_evaluation(request: HttpRequest, version_id: int) -> HttpResponse:
     if shown is not None and shown.status == ScoreStatus.DONE:
         context["rows"] = _meta_rows(shown)
         context["few_systems"] = len(shown.systems) < FEW_SYSTEMS_FOR_INTERVALS
+        # Closest-gold and pooled columns are only as good as the closest-golds behind them.
+        context["closest_gold_caveat"] = any("@" in key for key in shown.report.get("metrics", {}))
         context.update(meta_charts(shown))
     return render(request, "scoring/meta.html", context)
 

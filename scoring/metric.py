@@ -1,7 +1,9 @@
 """The Django app's one doorway into the metric library `gecscore`.
 
-Nothing here computes a metric: it calls the library's extractor and comparison and turns
-their dataclasses into the plain JSON the app stores (overall, M/R/S/W, detection modes,
+Nothing here computes a metric: it calls the library's public API (``from gecscore import
+...``: metrics by ``get_metric(name)(Config).score_corpus(...)`` -> ``Result``, and ChERRANT's
+comparison ``compare_m2``, whose per-sentence chosen reference the highlighting needs) and
+turns the results into the plain JSON the app stores (overall, M/R/S/W, detection modes,
 reference-count curve, per source, per sentence with labelled edits). Kept free of Django so
 the management command, the services and the benchmark share it.
 """
@@ -12,15 +14,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gecscore.cleme import sentences_from_m2
-from gecscore.cleme.scorers import cleme_with_sentences
-from gecscore.cleme.v2 import cleme2_with_sentences
-from gecscore.compare import CompareResult, compare_m2, scores
-from gecscore.extract import Edit, annotate_sentence, extract_edits
-from gecscore.green import GREEN, GREENConfig
-from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT, M2Block, parse_m2, write_m2
-from gecscore.resources import Resources, load_resources
-from gecscore.tokenize import normalize_source, tokenize
+from gecscore import (
+    NO_ERROR_TEXT,
+    NOT_ANNOTATABLE_TEXT,
+    CompareResult,
+    Counts,
+    Edit,
+    Gold,
+    M2Block,
+    Resources,
+    annotate_sentence,
+    compare_m2,
+    extract_edits,
+    get_metric,
+    load_resources,
+    normalize_source,
+    parse_m2,
+    tokenize,
+    write_m2,
+)
 
 __all__ = [
     "M2Block",
@@ -214,25 +226,25 @@ def chunk_metrics(hyp_blocks: Sequence[M2Block], ref_blocks: Sequence[M2Block]) 
     defaults, each with its sentence-level scores (``sentences``: what TrueSkill / Expected
     Wins rank on the meta-evaluation page). Model-weighted CLEME2.0-sim is gpu-queue work
     and is not computed here."""
-    hyps, refs = sentences_from_m2(hyp_blocks), sentences_from_m2(ref_blocks)
-    v1, v1_sentences = cleme_with_sentences(hyps, refs)
-    v2, v2_sentences = cleme2_with_sentences(hyps, refs)
+    hyps, refs = Gold(hyp_blocks), Gold(ref_blocks)
+    v1 = get_metric("cleme")().score_corpus(refs.sources, hyps, refs)
+    v2 = get_metric("cleme2")().score_corpus(refs.sources, hyps, refs)
     return {
         "cleme": {
-            "p": v1.p,
-            "r": v1.r,
-            "f05": round(v1.f, 4),
+            # CLEME's P/R are 4-decimal (v1.0 rounds them); rounding keeps the stored value.
+            "p": round(v1.precision or 0.0, 4),
+            "r": round(v1.recall or 0.0, 4),
+            "f05": round(v1.score, 4),
             "signature": v1.signature,
-            "sentences": [float(s.f) for s in v1_sentences],
+            "sentences": [float(s.score) for s in v1.sentences],
         },
         "cleme2": {
-            "hit": round(v2.hit, 4),
-            "wrong": round(v2.wrong, 4),
-            "under": round(v2.under, 4),
-            "over": round(v2.over, 4),
+            **{
+                aspect: round(v2.details[aspect], 4) for aspect in ("hit", "wrong", "under", "over")
+            },
             "score": round(v2.score, 4),
             "signature": v2.signature,
-            "sentences": [float(s.aspects.score) for s in v2_sentences],
+            "sentences": [float(s.score) for s in v2.sentences],
         },
     }
 
@@ -265,8 +277,9 @@ def green_metric(
     """``summary["extra"]["green"]``: GREEN (gec-metrics' defaults: n 4, beta 2) in ``unit``
     units (words for English, characters for Chinese) against the release's references. A
     repeated reference changes nothing (each sentence takes its first best one)."""
-    metric = GREEN(GREENConfig(unit=unit))
-    result = metric.score_corpus(sources, hypotheses, reference_columns(sources, references))
+    green = get_metric("green")
+    config = green.Config(unit=unit)  # type: ignore[call-arg]
+    result = green(config).score_corpus(sources, hypotheses, reference_columns(sources, references))
     return {
         "green": {
             "score": round(result.score, 4),
@@ -284,6 +297,7 @@ def full_report(
     source_names: Sequence[str],
     resources: Resources,
     with_chunk_metrics: bool = True,
+    first_k_curve: bool = True,
 ) -> ScoreReport:
     """Everything the system page shows, from the library's comparison:
     overall (correction mode), M/R/S/W (cat 1), detection (ds, dt), first-k curve
@@ -301,15 +315,16 @@ def full_report(
     }
     for name in CATEGORY_NAMES:
         # A type nobody edited gets the library's own numbers for 0/0/0 (ChERRANT's formula).
-        empty = scores(0, 0, 0)
-        categories.setdefault(
-            name, {"tp": 0, "fp": 0, "fn": 0, "p": empty.p, "r": empty.r, "f05": empty.f}
-        )
+        p, r, f = Counts(0, 0, 0).prf(0.5, digits=4)
+        categories.setdefault(name, {"tp": 0, "fp": 0, "fn": 0, "p": p, "r": r, "f05": f})
     detection = {
         mode: _as_dict(compare_m2(hyp_blocks, ref_blocks, mode=mode)) for mode in DETECTION_MODES
     }
     max_refs = max((_annotators(block) for block in ref_blocks), default=1)
-    by_k = {str(k): compare_m2(hyp_blocks, ref_blocks, max_refs=k).f for k in range(1, max_refs)}
+    # The first-k curve (MuCGEC's Figure 3) is about the golden references' order; a set
+    # without one (closest-gold, pooled) skips it: it is most of a report's comparisons.
+    curve_ks = range(1, max_refs) if first_k_curve else range(0)
+    by_k = {str(k): compare_m2(hyp_blocks, ref_blocks, max_refs=k).f for k in curve_ks}
     by_k["all"] = main.f
     curve = curve_points(by_k)
     groups: dict[str, list[int]] = {}

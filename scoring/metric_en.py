@@ -1,7 +1,7 @@
 """English system scores: the Django app's doorway into the library's English metrics.
 
 The hypotheses get ERRANT edits from the same extractor as the release's reference M2
-(`gecscore.english.errant_edits`); the report's main numbers are ERRANT's span-based
+(`gecscore.parallel_to_m2_blocks`); the report's main numbers are ERRANT's span-based
 correction scores (errant_compare's default), with M/R/U categories (`-cat 1`) and the
 detection modes beside them, and under ``extra`` the classic metrics a paper reports: M2
 (MaxMatch, m2scorer 3.2 semantics, against the release's ERRANT M2 as gold), SentM2, GLEU
@@ -12,14 +12,21 @@ like scoring/metric.py, whose ScoreReport it fills.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gecscore.english.errant_compare import CompareOptions, ErrantResult, compare_blocks
-from gecscore.english.errant_edits import parallel_to_m2_blocks
-from gecscore.english.gleu import corpus_gleu
-from gecscore.m2 import M2Block
-from gecscore.maxmatch import score as m2_score
-from gecscore.weights.base import EditWeightProvider, ProgressCallback
+from gecscore import (
+    CompareOptions,
+    ErrantResult,
+    Gold,
+    M2Block,
+    compare_blocks,
+    get_metric,
+    parallel_to_m2_blocks,
+)
+
+if TYPE_CHECKING:
+    # Types only: the edit-weight provider the gpu queue builds (gecscore.make_provider).
+    from gecscore.weights.base import EditWeightProvider, ProgressCallback
 
 from scoring.metric import (
     NO_SOURCE,
@@ -113,8 +120,10 @@ def english_report(
     references: Sequence[Sequence[str]],
     ref_blocks: Sequence[M2Block],
     source_names: Sequence[str],
+    first_k_curve: bool = True,
 ) -> ScoreReport:
-    """Everything the system page shows for an English release."""
+    """Everything the system page shows for an English release (``first_k_curve`` False: the
+    curve only has "all", for reference sets without an order)."""
     hyp_blocks = hypothesis_blocks(sources, hypotheses)
     main = compare_blocks(hyp_blocks, ref_blocks, CompareOptions())
     categories = _by_category(hyp_blocks, ref_blocks, cat=1)
@@ -155,7 +164,7 @@ def english_report(
         **chunk_metrics(hyp_blocks, ref_blocks),
     }
     max_refs = max((len({t.annotator for t in block.targets}) for block in ref_blocks), default=1)
-    by_k = first_k_scores(hyp_blocks, ref_blocks, max_refs, all_f=main.f)
+    by_k = first_k_scores(hyp_blocks, ref_blocks, max_refs if first_k_curve else 0, all_f=main.f)
     return ScoreReport(
         overall=_as_dict(main),
         categories=categories,
@@ -177,28 +186,35 @@ def _m2_and_gleu(
     ref_blocks: Sequence[M2Block],
 ) -> dict[str, Any]:
     """``summary["extra"]["m2"]`` and ``["gleu"]`` of an English score."""
-    m2 = m2_score(hypotheses, ref_blocks)
-    gleu = corpus_gleu(sources, hypotheses, reference_columns(sources, references), sentence=True)
+    gold = Gold(ref_blocks)
+    m2 = get_metric("m2")().score_corpus(sources, hypotheses, gold)
+    gleu = get_metric("gleu")().score_corpus(
+        sources, hypotheses, reference_columns(sources, references)
+    )
+    assert m2.counts is not None and m2.precision is not None and m2.recall is not None
+    sentence_f = [s.score for s in m2.sentences]
+    tp, fp, fn = m2.counts
     return {
         "m2": {
-            "tp": m2.tp,
-            "fp": m2.fp,
-            "fn": m2.fn,
-            "p": round(m2.p, 4),
-            "r": round(m2.r, 4),
-            "f05": round(m2.f, 4),
-            "sent_f05": round(m2.sent_f, 4),
-            "exact": m2.exact,
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "p": round(m2.precision, 4),
+            "r": round(m2.recall, 4),
+            "f05": round(m2.score, 4),
+            # SentM2: the mean of the sentences' best F (the library's sentm2, same order).
+            "sent_f05": round(sum(sentence_f) / len(sentence_f) if sentence_f else 0.0, 4),
+            "exact": not m2.details["bounded_sentences"],
             "signature": m2.signature,
             # Each sentence's best F0.5 (SentM2's inputs): what TrueSkill / Expected Wins
             # rank systems by in meta-evaluation, for m2 and sentm2 alike (the library's
             # `meta system --aggregation`).
-            "sentences": [float(f) for f in m2.sentence_f],
+            "sentences": [float(f) for f in sentence_f],
         },
         "gleu": {
-            "score": round(gleu.gleu, 4),
+            "score": round(gleu.score, 4),
             "signature": gleu.signature,
-            "sentences": [float(v) for v in gleu.sentence_scores or ()],
+            "sentences": [float(s.score) for s in gleu.sentences],
         },
     }
 
@@ -218,7 +234,9 @@ def english_ptm2(
     not part of `english_report`: the weighted-scores task on the `gpu` queue calls it, and
     only when a model is configured (GEC_BERT_MODEL), as for the Chinese PT-M2.
     """
-    from gecscore.ptm2_m2 import score_ptm2_m2_levels  # lazy: only the gpu queue needs it
+    # Not get_metric("ptm2-m2"): one weighted lattice pass gives both levels (the class would
+    # ask the model twice); lazy, only the gpu queue needs it.
+    from gecscore.ptm2_m2 import score_ptm2_m2_levels
 
     results, bounded = score_ptm2_m2_levels(hypotheses, ref_blocks, provider, progress=progress)
     corpus, sentence = results["corpus"], results["sentence"]

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import MD5
 
 from annotate.models import Correction, Submission
 from datasets.models import DatasetVersion, Sentence
@@ -114,6 +115,52 @@ class SentenceResult(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["score", "position"], name="unique_sentence_result")
         ]
+
+
+class ReferenceSet(models.TextChoices):
+    """Which references a system is scored against (docs/closest-gold.md)."""
+
+    GOLDEN = "golden", "golden (the release's references)"
+    CLOSEST_GOLD = "closest-gold", "closest-gold (the system's own verified closest-golds)"
+    POOLED = "pooled", "pooled (golden + every task system's closest-golds)"
+
+
+class ReferenceSetScore(models.Model):
+    """A system's scores against closest-gold or pooled references (golden lives in
+    SystemScore). ``references_key`` is a sha256 of the hypotheses and the references used:
+    a verification added since makes the row stale, and it is recomputed rather than shown.
+    ``partial`` rows score only the sentences whose references were verified, on request."""
+
+    system = models.ForeignKey(
+        SystemOutput, on_delete=models.CASCADE, related_name="reference_set_scores"
+    )
+    reference_set = models.CharField(max_length=16, choices=ReferenceSet.choices)
+    partial = models.BooleanField(default=False)
+    references_key = models.CharField(max_length=64)
+    verified = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    sentences_scored = models.PositiveIntegerField(default=0)
+    signature = models.CharField(max_length=400)
+    tp = models.PositiveIntegerField(default=0)
+    fp = models.PositiveIntegerField(default=0)
+    fn = models.PositiveIntegerField(default=0)
+    p = models.FloatField(default=0.0)
+    r = models.FloatField(default=0.0)
+    f05 = models.FloatField(default=0.0)
+    # The same layout as SystemScore.summary (categories, detection, extra metrics, ...).
+    summary = models.JSONField(default=dict, blank=True)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["system", "reference_set", "partial"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["system", "reference_set", "partial"], name="unique_reference_set_score"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.system} against {self.reference_set}: F0.5 {self.f05:.4f}"
 
 
 class AnnotatorSample(models.Model):
@@ -275,3 +322,107 @@ class MetaEvaluation(models.Model):
 
     def __str__(self) -> str:
         return f"meta-evaluation {self.pk} of {self.version.label} ({self.status})"
+
+
+# --- closest-gold references (docs/closest-gold.md) -----------------------------------------
+
+
+class ClosestGoldTask(models.Model):
+    """Closest-gold references of some scored systems of a release: for each output, a
+    correct sentence written FROM the output (keep what the system did right, fix what is
+    still wrong, undo what it broke), proposed by the configured LLM and verified by `per_item`
+    reviewers each."""
+
+    version = models.ForeignKey(
+        DatasetVersion, on_delete=models.PROTECT, related_name="closest_gold_tasks"
+    )
+    systems = models.ManyToManyField(SystemOutput, related_name="closest_gold_tasks")
+    per_item = models.PositiveSmallIntegerField(
+        default=1, help_text="verifiers per item (k), as annotators per sentence"
+    )
+    # Empty: every active reviewer may verify; otherwise only these users.
+    verifiers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="closest_gold_pools"
+    )
+    llm_model = models.CharField(max_length=300, blank=True, help_text="empty: no LLM proposals")
+    prompt_version = models.CharField(max_length=40, blank=True)
+    background_job_id = models.PositiveBigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"closest-gold task {self.pk} of {self.version.label}"
+
+
+class ClosestGoldItem(models.Model):
+    """One distinct output of one released sentence. Systems whose outputs are equal share the
+    item, so one verification counts for each of them."""
+
+    task = models.ForeignKey(ClosestGoldTask, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField(help_text="the released sentence's position")
+    output = models.TextField(help_text="the system output the closest-gold is written from")
+    systems = models.ManyToManyField(SystemOutput, related_name="closest_gold_items")
+    # None: no LLM configured (or it failed on this item); the verifier writes the correction.
+    proposal = models.TextField(null=True, blank=True)
+    proposal_model = models.CharField(max_length=300, blank=True)
+    proposal_prompt_version = models.CharField(max_length=40, blank=True)
+    proposal_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["task", "position", "id"]
+        constraints = [
+            # A retried build never duplicates an item. The output is indexed by its MD5: a
+            # sentence may be far longer than a PostgreSQL B-tree entry holds (2,704 bytes).
+            models.UniqueConstraint(
+                "task", "position", MD5("output"), name="unique_closest_gold_item"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"closest-gold item {self.pk} (task {self.task_id}, position {self.position})"
+
+
+class VerificationDecision(models.TextChoices):
+    ACCEPTED = "accepted", "proposal accepted"
+    EDITED = "edited", "proposal edited"
+    OUTPUT_CORRECT = "output-correct", "output already correct"
+    REWRITTEN = "rewritten", "proposal rejected, correction written"
+
+
+class ClosestGoldVerification(models.Model):
+    """One verifier's closest-gold of one item, with how it came about (provenance)."""
+
+    item = models.ForeignKey(
+        ClosestGoldItem, on_delete=models.CASCADE, related_name="verifications"
+    )
+    verifier = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    decision = models.CharField(max_length=16, choices=VerificationDecision.choices)
+    text = models.TextField(help_text="the verified closest-gold")
+    time_spent_seconds = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item", "created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "verifier"], name="one_closest_gold_verification_per_verifier"
+            )
+        ]
+
+
+class ClosestGoldProposalCache(models.Model):
+    """The LLM's answer for (model, prompt version, source, output): a retried job or a second
+    task over the same outputs never asks twice. Keyed by a sha256 of the four."""
+
+    key = models.CharField(max_length=64, unique=True)
+    model = models.CharField(max_length=300)
+    prompt_version = models.CharField(max_length=40)
+    proposal = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)

@@ -21,6 +21,10 @@ from datasets.selectors import get_version
 from review.models import ReviewStatus, ReviewTask
 from scoring import metric
 from scoring.annotator_metric import box_metric, pooled_counts
+
+# The closest-gold contract system scoring reads (kept in its own module for size).
+from scoring.closest_gold_selectors import closest_gold_coverage as closest_gold_coverage
+from scoring.closest_gold_selectors import closest_golds as closest_golds
 from scoring.highlighting import highlight_segments, source_tokens_and_joiner
 from scoring.models import (
     AnnotatorSample,

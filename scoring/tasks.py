@@ -20,7 +20,7 @@ from celery import shared_task
 from core.exceptions import NotFound
 from core.jobs import run_claimed
 from scoring import services
-from scoring.services import meta
+from scoring.services import meta, reference_sets
 
 T = TypeVar("T")
 
@@ -109,3 +109,33 @@ def meta_evaluate(evaluation_id: int, job_id: int | None = None) -> dict[str, An
         with contextlib.suppress(NotFound):
             meta.settle_with_job(meta.get_evaluation(evaluation_id))
     return result
+
+
+@shared_task(name="scoring.closest_gold_proposals")
+def closest_gold_proposals(task_id: int, job_id: int | None = None) -> dict[str, int] | None:
+    """Proposals from an HTTP endpoint: the default queue (it only waits on the network)."""
+
+    def work(claimed_job_id: int | None) -> dict[str, int]:
+        return services.run_proposals(task_id=task_id, job_id=claimed_job_id)
+
+    return _with_job(job_id, work)
+
+
+@shared_task(name="scoring.gpu_closest_gold_proposals")
+def gpu_closest_gold_proposals(task_id: int, job_id: int | None = None) -> dict[str, int] | None:
+    """Proposals from a local model: the `gpu` queue."""
+
+    def work(claimed_job_id: int | None) -> dict[str, int]:
+        return services.run_proposals(task_id=task_id, job_id=claimed_job_id)
+
+    return _with_job(job_id, work)
+
+
+@shared_task(name="scoring.score_reference_sets")
+def score_reference_sets(version_id: int, job_id: int | None = None) -> dict[str, Any] | None:
+    def work(claimed_job_id: int | None) -> dict[str, Any]:
+        return reference_sets.run_reference_set_scoring(
+            version_id=version_id, job_id=claimed_job_id
+        )
+
+    return _with_job(job_id, work)

@@ -25,9 +25,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from gecscore.boundedio import Source
-from gecscore.errors import InputFormatError
-from gecscore.mucgec import parallel_rows
+from gecscore.boundedio import Source  # the bounded upload reader: platform I/O plumbing, not API
 
 from core.exceptions import ServiceError
 from core.uploads import iter_upload
@@ -38,6 +36,7 @@ from datasets.textrules import (
     refused_character,
     text_problem,
 )
+from gecscore import InputFormatError, parallel_rows
 
 _WHITESPACE = re.compile(r"\s+")
 

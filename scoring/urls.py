@@ -2,7 +2,18 @@
 
 from django.urls import path
 
-from scoring import api, meta_views, people_views, views
+from scoring import (
+    api,
+    closest_gold_api,
+    closest_gold_views,
+    meta_views,
+    people_views,
+    prefill_api,
+    reference_set_api,
+    reference_set_views,
+    suggestion_views,
+    views,
+)
 
 app_name = "scoring"
 
@@ -13,6 +24,16 @@ urlpatterns = [
     path("scoring/releases/<int:version_id>/ensemble/", views.ensemble, name="ensemble"),
     path("scoring/releases/<int:version_id>/judges/", views.judges, name="judges"),
     path("scoring/systems/<int:system_id>/", views.system_page, name="system"),
+    path(
+        "scoring/releases/<int:version_id>/reference-sets/",
+        reference_set_views.score_release_sets,
+        name="reference-sets",
+    ),
+    path(
+        "scoring/systems/<int:system_id>/reference-sets/",
+        reference_set_views.score_system_set,
+        name="reference-set",
+    ),
     path("scoring/systems/<int:system_id>/rescore/", views.rescore, name="rescore"),
     path("scoring/systems/<int:system_id>/cancel/", views.cancel, name="cancel"),
     path("scoring/systems/<int:system_id>/weighted/", views.weighted, name="weighted"),
@@ -32,7 +53,42 @@ urlpatterns = [
         meta_views.meta_human_upload,
         name="meta-human-upload",
     ),
+    path(
+        "annotate/admin/projects/<slug:name>/suggest/",
+        suggestion_views.suggest_corrections,
+        name="suggest-corrections",
+    ),
+    path(
+        "scoring/releases/<int:version_id>/closest-gold/",
+        closest_gold_views.tasks_of_release,
+        name="closest-gold-tasks",
+    ),
+    path(
+        "scoring/closest-gold/<int:task_id>/",
+        closest_gold_views.task_page,
+        name="closest-gold-task",
+    ),
+    path(
+        "scoring/closest-gold/<int:task_id>/proposals/",
+        closest_gold_views.request_proposals,
+        name="closest-gold-proposals",
+    ),
+    path(
+        "scoring/closest-gold/<int:task_id>/next/",
+        closest_gold_views.next_item,
+        name="closest-gold-next",
+    ),
+    path(
+        "scoring/closest-gold/items/<int:item_id>/",
+        closest_gold_views.verify,
+        name="closest-gold-verify",
+    ),
     # API
+    path(
+        "api/scoring/projects/<slug:name>/suggestions/",
+        suggestion_views.SuggestionsAPI.as_view(),
+        name="api-suggestions",
+    ),
     path("api/scoring/systems/", api.SystemListView.as_view(), name="api-systems"),
     path("api/scoring/systems/<int:system_id>/", api.SystemDetailView.as_view(), name="api-system"),
     path(
@@ -49,6 +105,21 @@ urlpatterns = [
         "api/scoring/releases/<int:version_id>/leaderboard/",
         api.LeaderboardView.as_view(),
         name="api-leaderboard",
+    ),
+    path(
+        "api/scoring/systems/<int:system_id>/reference-sets/",
+        reference_set_api.SystemReferenceSetsView.as_view(),
+        name="api-system-reference-sets",
+    ),
+    path(
+        "api/scoring/releases/<int:version_id>/reference-sets/",
+        reference_set_api.ReleaseReferenceSetsView.as_view(),
+        name="api-release-reference-sets",
+    ),
+    path(
+        "api/scoring/releases/<int:version_id>/closest-gold.jsonl",
+        reference_set_api.ClosestGoldExportView.as_view(),
+        name="api-closest-gold-export",
     ),
     path("api/scoring/ensembles/", api.EnsembleView.as_view(), name="api-ensembles"),
     path(
@@ -75,5 +146,30 @@ urlpatterns = [
         "api/scoring/datasets/<int:dataset_id>/annotators/",
         api.AnnotatorQualityView.as_view(),
         name="api-annotators",
+    ),
+    path(
+        "api/scoring/releases/<int:version_id>/closest-gold/",
+        closest_gold_api.TaskCreateView.as_view(),
+        name="api-closest-gold-tasks",
+    ),
+    path(
+        "api/scoring/closest-gold/<int:task_id>/",
+        closest_gold_api.TaskDetailView.as_view(),
+        name="api-closest-gold-task",
+    ),
+    path(
+        "api/scoring/closest-gold/<int:task_id>/next/",
+        closest_gold_api.NextItemView.as_view(),
+        name="api-closest-gold-next",
+    ),
+    path(
+        "api/scoring/closest-gold/items/<int:item_id>/verify/",
+        closest_gold_api.VerifyView.as_view(),
+        name="api-closest-gold-verify",
+    ),
+    path(
+        "api/scoring/datasets/<int:dataset_id>/anchoring/",
+        prefill_api.AnchoringReportView.as_view(),
+        name="api-anchoring",
     ),
 ]

@@ -29,7 +29,7 @@ from core.uploads import TOO_LARGE
 from core.web import call_service, lookup, parse_id
 from datasets.models import Dataset, Language
 from datasets.selectors import release_by_id
-from scoring import selectors, services
+from scoring import closest_gold_selectors, reference_set_views, selectors, services
 from scoring.models import ScoreStatus, SystemOutput
 
 PAGE_SIZE = 50
@@ -136,6 +136,8 @@ def leaderboard(request: HttpRequest, version_id: int) -> HttpResponse:
         "can_manage": Role.ADMIN in _roles(request),
         "scored": [row for row in rows if row.scored],
         "judge_setup": services.judge_setup(),
+        **reference_set_views.leaderboard_context(version),
+        "closest_gold_tasks": closest_gold_selectors.tasks_of_release(version),
     }
     return render(request, "scoring/leaderboard.html", context)
 
@@ -244,6 +246,9 @@ def system_page(request: HttpRequest, system_id: int) -> HttpResponse:
         context["detection"] = summary.get("detection", {})
         context.update(_extra_metrics(system, summary.get("extra", {})))
         context["by_source"] = summary.get("by_source", {})
+        context.update(
+            reference_set_views.system_context(system, partial=request.GET.get("partial") == "1")
+        )
         sentences, total = selectors.sentence_results(
             score,
             only=only,

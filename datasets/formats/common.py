@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from gecscore.errors import InputFormatError, decode_utf8
-
 from core.exceptions import ServiceError
 from core.uploads import check_upload, read_upload
 from datasets.textrules import (
@@ -26,6 +24,7 @@ from datasets.textrules import (
     refused_character,
     text_problem,
 )
+from gecscore import InputFormatError, decode_utf8
 
 MAX_ID_LENGTH = 100
 

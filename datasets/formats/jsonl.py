@@ -1,5 +1,7 @@
 """``jsonl``: one JSON object a line, ``{"id", "source", "references", "source_name", "split"}``
-(exports add ``judgement``: annotatable / error_free / not_annotatable, or "" when undecided).
+(exports add ``judgement``: annotatable / error_free / not_annotatable, or "" when undecided;
+and per reference, parallel to ``references``, ``origin``: typed / post-edited /
+accepted-unchanged, and ``suggestion_source``: the suggestion's label or "").
 
 Reading: only ``source`` is required, unknown keys are ignored (so our own JSONL export,
 which adds annotation data, re-imports). Writing: with ``include_annotations`` each line also
@@ -87,6 +89,7 @@ def jsonl_lines(rows: Iterable[DatasetRow], *, include_annotations: bool = False
             else {}
         )
         for row in chunk:
+            origins, suggestion_sources = row.provenance()
             obj: dict[str, Any] = {
                 "id": row.external_id,
                 "source": row.text,
@@ -96,6 +99,10 @@ def jsonl_lines(rows: Iterable[DatasetRow], *, include_annotations: bool = False
                 # The reviewer's verdict: says which references are markers (an English
                 # export writes them as the source) and which sentences are error free.
                 "judgement": row.judgement,
+                # Per reference, parallel to `references`: how its text came to be (typed,
+                # post-edited, accepted-unchanged) and the suggestion's label ("" none).
+                "origin": list(origins),
+                "suggestion_source": list(suggestion_sources),
             }
             if include_annotations:
                 obj.update(extra.get(row.sentence_id or -1, {key: [] for key in ANNOTATION_KEYS}))

@@ -10,15 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gecscore.edits import OverlappingEditsError
-from gecscore.m2 import (
-    NO_ERROR_TEXT,
-    NOT_ANNOTATABLE_TEXT,
-    M2FormatError,
-    apply_m2_edits,
-    parse_m2,
-)
-
 from datasets.formats.common import (
     ImportFile,
     ImportFormat,
@@ -30,9 +21,17 @@ from datasets.formats.common import (
     single_file,
 )
 from datasets.models import Language
+from gecscore import (
+    NO_ERROR_TEXT,
+    NOT_ANNOTATABLE_TEXT,
+    M2FormatError,
+    OverlappingEditsError,
+    apply_m2_edits,
+    parse_m2,
+)
 
 if TYPE_CHECKING:
-    from gecscore.m2 import M2Target
+    from gecscore import M2Target
 
 # Edit types that change nothing in the rebuilt reference.
 _NO_CHANGE = ("noop", "UNK", "Um")

@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from gecscore.m2 import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT
-
 from datasets.models import Language
 from datasets.selectors import DatasetRow
+from gecscore import NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT
 
 MARKERS = (NO_ERROR_TEXT, NOT_ANNOTATABLE_TEXT)
 

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 
-from gecscore.errors import InputFormatError
-from gecscore.mucgec import parallel_rows
-
 from datasets.formats.common import (
     ImportFile,
     ImportFormat,
@@ -22,6 +19,7 @@ from datasets.formats.common import (
     single_file,
 )
 from datasets.selectors import DatasetRow
+from gecscore import InputFormatError, parallel_rows
 
 
 def parse_mucgec(files: Sequence[ImportFile]) -> list[ParsedSentence]:

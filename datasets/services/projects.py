@@ -20,7 +20,7 @@ from core.exceptions import ServiceError
 from core.models import User
 from core.params import bounded_int
 from core.roles import Role
-from datasets.models import Dataset, GoldenReference, ReferenceStyle
+from datasets.models import AnnotationMode, Dataset, GoldenReference, ReferenceStyle
 
 MAX_ANNOTATORS_PER_SENTENCE = 20
 # A year: long enough for any project, short enough that the cutoff date stays representable.
@@ -232,3 +232,23 @@ def remove_from_pool(*, dataset: Dataset, by: Any, pool: Any, user_id: Any) -> U
     members.remove(user)
     log_action(dataset, by, "project.pool_removed", {"pool": pool.value, "user": user.username})
     return user
+
+
+@transaction.atomic
+def set_annotation_mode(*, dataset: Dataset, by: Any, mode: Any) -> Dataset:
+    """Rewrite (the box opens with the source) or post-edit (it opens with the project's
+    suggestion, see annotate/suggestions.py). Applies to every sentence opened from then on;
+    a submission records what its page was shown."""
+    allowed = [choice.value for choice in AnnotationMode]
+    if mode not in allowed:
+        raise ServiceError(
+            f"annotation mode {str(mode)[:40]!r} is not one of {', '.join(allowed)}",
+            field="annotation_mode",
+        )
+    dataset = Dataset.objects.select_for_update().get(pk=dataset.pk)
+    before = dataset.annotation_mode
+    if before != mode:
+        dataset.annotation_mode = mode
+        dataset.save(update_fields=["annotation_mode"])
+        log_action(dataset, by, "project.annotation_mode", {"before": before, "after": mode})
+    return dataset

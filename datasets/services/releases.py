@@ -36,6 +36,8 @@ RELEASE_COLUMNS = (
     "references",
     "reference_styles",
     "reference_annotators",
+    "reference_entries",
+    "reference_suggestion_sources",
 )
 
 
@@ -140,6 +142,8 @@ def _freeze_rows(version: DatasetVersion, *, job_id: int | None) -> tuple[str, d
                 list(row.references),
                 list(row.reference_styles),
                 list(row.reference_annotators),
+                list(row.reference_entries),
+                list(row.reference_suggestion_sources),
             )
         )
         digest.update(mucgec_line(row).encode("utf-8") + b"\n")

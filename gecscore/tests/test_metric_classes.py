@@ -288,17 +288,16 @@ def test_cleme_equals_the_scorer(cleme_dir: Path, level: str) -> None:
         assert (result.precision, result.recall, result.score) == _prf(result)
     assert _counts(result) == (direct.tp, direct.fp, direct.fn)
     assert result.signature == direct.signature
-    if level == "sentence":  # per-sentence scores, from the full chunk evaluation
-        from gecscore.cleme import evaluate_chunks, sentence_scores
+    # Per-sentence scores (sentence-level weights) at either level, from the full chunk
+    # evaluation: what TrueSkill / Expected Wins rank beside the corpus score.
+    from gecscore.cleme import evaluate_chunks, sentence_scores
 
-        chunks = evaluate_chunks(read_sentences(hyp_path), read_sentences(ref_path))
-        expected = sentence_scores(chunks)
-        assert [s.score for s in result.sentences] == [s.f for s in expected]
-        assert [s.counts for s in result.sentences] == [
-            (s.counts.tp, s.counts.fp, s.counts.fn) for s in expected
-        ]
-    else:
-        assert result.sentences == ()
+    chunks = evaluate_chunks(read_sentences(hyp_path), read_sentences(ref_path))
+    expected = sentence_scores(chunks)
+    assert [s.score for s in result.sentences] == [s.f for s in expected]
+    assert [s.counts for s in result.sentences] == [
+        (s.counts.tp, s.counts.fp, s.counts.fn) for s in expected
+    ]
 
 
 def test_cleme2_equals_the_scorer(cleme_dir: Path) -> None:
@@ -311,6 +310,12 @@ def test_cleme2_equals_the_scorer(cleme_dir: Path) -> None:
     assert (result.score, result.signature) == (direct.score, direct.signature)
     assert (result.details["hit"], result.details["over"]) == (direct.hit, direct.over)
     assert _counts(result) == (direct.tp, direct.fp, direct.fn)
+    from gecscore.cleme import evaluate_chunks, sentence_scores2
+
+    chunks = evaluate_chunks(read_sentences(hyp_path), read_sentences(ref_path))
+    assert [s.score for s in result.sentences] == [
+        s.aspects.score for s in sentence_scores2(chunks)
+    ]
 
 
 # --- PT-M2 -------------------------------------------------------------------------------------

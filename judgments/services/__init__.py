@@ -1,6 +1,7 @@
 """Writing judgment campaigns, one module per concern: `campaigns` (create: items built,
 judges assigned), `judging` (next item, submit, skip, stale reassignment), `appraise`
-(Appraise XML import and export, WMT pairwise CSV).
+(Appraise XML import and export, WMT pairwise CSV), `esa_files` (an ESA campaign's scores as
+a WMT human-score file).
 
 Every service runs in one transaction and raises core.exceptions.ServiceError (or a subclass)
 with a message a person can act on; nothing is half-written.
@@ -13,6 +14,7 @@ from judgments.services.appraise import (
     import_judgments,
 )
 from judgments.services.campaigns import create_campaign
+from judgments.services.esa_files import export_esa_scores
 from judgments.services.judging import (
     next_assignment,
     reassign_stale,
@@ -24,6 +26,7 @@ from judgments.services.judging import (
 __all__ = [
     "create_campaign",
     "export_edit_verdicts_csv",
+    "export_esa_scores",
     "export_judgments",
     "export_pairwise_csv",
     "import_judgments",

@@ -9,18 +9,9 @@ import io
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from django.db import transaction
-from gecscore.meta.judgments import (
-    JudgmentFormatError,
-    RankingItem,
-    RankingResult,
-    iter_judgments_xml,
-    unexpanded_comparisons,
-    write_judgments_xml,
-    write_pairwise_csv,
-)
-from gecscore.meta.judgments import pairwise as pairwise_comparisons
 
 from core.audit import log_action
 from core.exceptions import ServiceError
@@ -29,11 +20,22 @@ from core.models import User
 from core.unique import create_unique
 from core.uploads import judgments_xml_limits
 from datasets.models import DatasetVersion, Language
+from gecscore import (
+    JudgmentFormatError,
+    RankingItem,
+    RankingResult,
+    iter_judgments_xml,
+    pairwise_comparisons,
+    unexpanded_comparisons,
+    write_judgments_xml,
+    write_pairwise_csv,
+)
 from judgments import results
 from judgments.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
+    CampaignMode,
     CampaignSystem,
     Item,
     ItemOutput,
@@ -100,7 +102,7 @@ def import_judgments(
     # JudgmentSet took 1.2 GB). All or nothing still: both run in this transaction.
     scanned = _scan(source, campaign, target, sentences, label=label, known=known)
     if campaign is None:
-        campaign = _new_campaign(campaign_name, release=release, by=by)
+        campaign = _new_campaign(campaign_name, release=release, by=by, esa=scanned.esa)
     new_systems = [s for s in scanned.systems if s not in known]
     CampaignSystem.objects.bulk_create(
         CampaignSystem(campaign=campaign, name=name, position=len(known) + offset)
@@ -127,13 +129,17 @@ def import_judgments(
     return campaign
 
 
-def _new_campaign(name: str, *, release: DatasetVersion | None, by: User | None) -> Campaign:
-    """A campaign that holds imported judgments only (one judge per item, no repeats)."""
+def _new_campaign(
+    name: str, *, release: DatasetVersion | None, by: User | None, esa: bool = False
+) -> Campaign:
+    """A campaign that holds imported judgments only (one judge per item, no repeats); in ESA
+    mode when the file carries ESA scores."""
     # Two imports into one new name both find no campaign; the second insert loses.
     campaign = create_unique(
         Campaign,
         lambda: Campaign.objects.create(
             name=name,
+            mode=CampaignMode.ESA if esa else CampaignMode.RANKING,
             release=release,
             language=release.dataset.language if release is not None else Language.ENGLISH,
             judges_per_item=1,
@@ -156,6 +162,7 @@ def _new_campaign(name: str, *, release: DatasetVersion | None, by: User | None)
 class _Scanned:
     systems: list[str] = field(default_factory=list)  # sorted, as JudgmentSet.systems
     blocks: list[list[list[str]]] = field(default_factory=list)  # each result's attributes
+    esa: bool = False  # some entry carries an ESA score
 
 
 def _scan(
@@ -196,8 +203,41 @@ def _scan(
                 field=place,
             )
         systems.update(read.systems)
+        scanned.esa = scanned.esa or any(e.score is not None for e in read.entries)
     scanned.systems = sorted(systems)
     return scanned
+
+
+def _esa_answers(ranking: RankingItem, shown: Sequence[ItemOutput]) -> list[dict[str, Any]]:
+    """The ranking's ESA scores and spans as Judgment.esa (empty outside ESA). A span past the
+    end of its output's text is refused: the file and the texts do not belong together."""
+    answers = []
+    for position, (entry, output) in enumerate(zip(ranking.entries, shown, strict=True)):
+        if entry.score is None:
+            continue
+        for span in entry.spans:
+            if span.end > len(output.text):
+                raise ServiceError(
+                    f"<ranking-item> id={ranking.item_id!r} (user {ranking.user!r}): an ESA span"
+                    f" ends at character {span.end} of an output of {len(output.text)}"
+                    " characters; give the output text (text=) or import on its release",
+                    field="file",
+                )
+        answers.append(
+            {
+                "output": position,
+                "score": entry.score,
+                "spans": [
+                    {"start": s.start, "end": s.end, "severity": s.severity, "origin": s.origin}
+                    for s in entry.spans
+                    if s.origin != "dismissed"
+                ],
+                "dismissed": [
+                    {"start": s.start, "end": s.end} for s in entry.spans if s.origin == "dismissed"
+                ],
+            }
+        )
+    return answers
 
 
 WRITE_BATCH = 500  # items written at a time (with their outputs, assignments, judgments)
@@ -258,7 +298,9 @@ def _write_batch(
                 ItemOutput(
                     item_id=item.pk,
                     position=position,
-                    text=shown[index] if 0 <= index < len(shown) else "",
+                    text=entry.text
+                    if entry.text is not None
+                    else (shown[index] if 0 <= index < len(shown) else ""),
                     systems=list(entry.systems),
                 )
             )
@@ -278,6 +320,7 @@ def _write_batch(
                 Judgment(
                     assignment=assignment,
                     ranks=[e.rank for e in ranking.entries],
+                    esa=_esa_answers(ranking, outputs[-len(ranking.entries) :]),
                     edit_verdicts=[
                         {
                             "output": position,

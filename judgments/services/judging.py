@@ -14,6 +14,7 @@ from django.utils import timezone
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, PermissionDenied, ServiceError
 from core.models import User
+from judgments import esa as esa_mode
 from judgments.models import (
     Assignment,
     AssignmentStatus,
@@ -129,41 +130,78 @@ def submit_judgment(
     *,
     assignment_id: int,
     judge: User,
-    ranks: Sequence[Any],
+    ranks: Sequence[Any] = (),
     edit_verdicts: Sequence[Mapping[str, Any]] = (),
+    esa: Any = None,
+    low_score_confirmed: bool = False,
+    active_seconds: Any = None,
 ) -> Judgment:
-    """Store the judge's ranks (and edit verdicts in edits mode). The assignment row is locked
-    and the judgment is one per assignment, so of two concurrent submits one wins and the
-    other gets a Conflict."""
+    """Store the judge's ranks (and edit verdicts in edits mode; in ESA mode the spans and
+    scores, the ranks following the scores). The assignment row is locked and the judgment
+    is one per assignment, so of two concurrent submits one wins and the other gets a
+    Conflict."""
     assignment = _locked_pending(assignment_id, judge)
     outputs = list(assignment.item.outputs.all())
-    clean_ranks = _validate_ranks(ranks, len(outputs))
     verdicts: list[dict[str, Any]] = []
+    answers: list[dict[str, Any]] = []
+    if assignment.campaign.mode == CampaignMode.ESA:
+        answers = _esa_answers(assignment, esa, ranks, low_score_confirmed)
+        scores = {answer["output"]: answer["score"] for answer in answers}
+        clean_ranks = esa_mode.ranks_from_scores([scores[o.position] for o in outputs])
+    else:
+        clean_ranks = _validate_ranks(ranks, len(outputs))
     if assignment.campaign.mode == CampaignMode.EDITS:
         view = judge_view_of_item(assignment.item, language=assignment.campaign.language)
         verdicts = _validate_verdicts(edit_verdicts, view)
     now = timezone.now()
+    started = assignment.started_at or now
+    wall = max(0.0, (now - started).total_seconds())
+    spent = (
+        esa_mode.seconds_spent(active=active_seconds, wall=wall)
+        if assignment.campaign.mode == CampaignMode.ESA
+        else wall
+    )
     try:
         with transaction.atomic():
             judgment = Judgment.objects.create(
-                assignment=assignment, ranks=clean_ranks, edit_verdicts=verdicts
+                assignment=assignment, ranks=clean_ranks, edit_verdicts=verdicts, esa=answers
             )
     except IntegrityError:
         raise Conflict("this item was judged already", field="assignment") from None
-    started = assignment.started_at or now
     assignment.status = AssignmentStatus.DONE
     assignment.finished_at = now
-    assignment.seconds_spent = max(0.0, (now - started).total_seconds())
+    assignment.seconds_spent = spent
     assignment.save(update_fields=["status", "finished_at", "seconds_spent", "started_at"])
-    log_action(
-        assignment,
-        judge,
-        "judgments.submit",
-        {"ranks": clean_ranks, "edits_correct": sum(1 for v in verdicts if v["correct"])}
-        if verdicts
-        else {"ranks": clean_ranks},
-    )
+    details: dict[str, Any] = {"ranks": clean_ranks}
+    if verdicts:
+        details["edits_correct"] = sum(1 for v in verdicts if v["correct"])
+    if answers:
+        details["scores"] = [a["score"] for a in answers]
+        details["spans"] = sum(len(a["spans"]) for a in answers)
+    log_action(assignment, judge, "judgments.submit", details)
     return judgment
+
+
+def _esa_answers(
+    assignment: Assignment, answer: Any, ranks: Sequence[Any], low_score_confirmed: bool
+) -> list[dict[str, Any]]:
+    """The checked ESA answer of `assignment` (judgments/esa.py: clean_answer)."""
+    if ranks:
+        raise ServiceError(
+            "an ESA item takes scores and spans (esa); its ranks follow the scores", field="ranks"
+        )
+    if answer is None:
+        raise ServiceError("give a score and the error spans of every output", field="esa")
+    view = esa_mode.esa_view(assignment)
+    cleaned = esa_mode.clean_answer(
+        answer,
+        outputs=[(o["position"], o["text"]) for o in view["outputs"]],
+        proposals={o["position"]: o["prefilled"] for o in view["outputs"]},
+        low_score_confirmed=low_score_confirmed,
+    )
+    # Checked in the judge's order (messages number the outputs as the page shows them),
+    # stored in the item's order, like the ranks.
+    return sorted(cleaned, key=lambda a: a["output"])
 
 
 @transaction.atomic

@@ -12,6 +12,8 @@ scoring/metric.py); these modules load rows, call it, and store the results.
 * `ensembles`: edit-wise voting over stored outputs.
 * `annotators`: annotator quality samples, rescored when golden references change.
 * `pay`: pay rates.
+* `closest_gold`, `closest_gold_proposals`: closest-gold tasks (items from system outputs,
+  verification by reviewers) and the LLM's proposals for them (docs/closest-gold.md).
 * `meta`: meta-evaluation of a release's stored metric scores against human scores
   (imported as `scoring.services.meta`; its names are not re-exported here).
 
@@ -30,6 +32,16 @@ from scoring.services.annotators import (
     rescore_sentence_on_commit,
     stale_sentence_ids,
     start_annotator_rescoring,
+)
+from scoring.services.closest_gold import (
+    create_closest_gold_task,
+    next_item,
+    submit_verification,
+)
+from scoring.services.closest_gold_proposals import (
+    JOB_KIND_PROPOSALS,
+    request_proposals,
+    run_proposals,
 )
 from scoring.services.ensembles import create_ensemble
 from scoring.services.judges import (
@@ -68,6 +80,12 @@ from scoring.services.weighted import (
 )
 
 __all__ = [
+    "JOB_KIND_PROPOSALS",
+    "create_closest_gold_task",
+    "next_item",
+    "request_proposals",
+    "run_proposals",
+    "submit_verification",
     "JOB_KIND_JUDGE",
     "JUDGE_METRICS",
     "judge_setup",

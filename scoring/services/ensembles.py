@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
+
+# System combination, not a metric: its own module.
 from gecscore.ensemble import vote, vote_edits_from
 
 from core.audit import log_action

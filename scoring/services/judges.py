@@ -3,7 +3,7 @@ queue.
 
 Unlike the other metrics a judge compares all the systems of a release at once: per source
 sentence the LLM scores the distinct hypotheses side by side, and the library ranks the
-systems by TrueSkill over those pairwise outcomes (``gecscore.reffree.llm_judge``). So a run
+systems by TrueSkill over those pairwise outcomes (``gecscore.trueskill_scores``). So a run
 is per release: it judges every system with a finished score (in name order, the order
 TrueSkill plays its matches in) and writes, on each system's score,
 ``summary["extra"][name] = {"score", "signature", "aggregation", "mean", "sentences",
@@ -29,8 +29,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from gecscore.errors import GECError
-from gecscore.reffree.llm_judge import LLMJudge, trueskill_scores
 
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.job_leases import watch_cancel
@@ -45,7 +43,7 @@ from core.jobs import (
 from core.llm import llm_backend, llm_request_options, llm_setup
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
-from gecscore import Stop, get_metric
+from gecscore import GECError, LLMJudgeEdit, LLMJudgeSent, Stop, get_metric, trueskill_scores
 from scoring import tasks
 from scoring.models import ScoreStatus, SystemScore
 from scoring.services.systems import released_rows
@@ -106,7 +104,7 @@ def request_judge_run(
     )
 
 
-def make_judge(name: str) -> LLMJudge:
+def make_judge(name: str) -> LLMJudgeSent | LLMJudgeEdit:
     """The library's judge with the platform's settings."""
     Judge = get_metric(name)
     cache_dir = getattr(settings, "GEC_WEIGHT_CACHE_DIR", None)
@@ -118,7 +116,7 @@ def make_judge(name: str) -> LLMJudge:
         cache_dir=str(cache_dir) if cache_dir else None,
     )
     judge = Judge(config)
-    assert isinstance(judge, LLMJudge)
+    assert isinstance(judge, LLMJudgeSent | LLMJudgeEdit)
     return judge
 
 

@@ -14,13 +14,12 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from gecscore.errors import GECError
 
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.job_queue import enqueue_job
 from core.jobs import JobCancelled, fail_job, finish_job, mark_running
 from core.models import BackgroundJob
-from gecscore import get_metric
+from gecscore import GECError, get_metric
 from scoring import tasks
 from scoring.models import ScoreStatus, SystemScore
 from scoring.services.systems import released_rows

@@ -31,7 +31,9 @@ from datasets.services.imports import import_dataset
 from datasets.services.releases import release_dataset
 from judgments.models import Campaign
 from judgments.services import import_judgments
-from scoring.models import ScoreStatus, SystemScore
+from scoring.models import ReferenceSet, ScoreStatus, SystemScore
+from scoring.services.closest_gold_files import import_closest_golds, read_closest_gold_file
+from scoring.services.reference_sets import BlockCache, score_reference_set
 from scoring.services.systems import score_now, upload_system_output
 
 
@@ -40,11 +42,14 @@ class RevisitImport:
     release: DatasetVersion
     campaign: Campaign
     scores: dict[str, SystemScore] = field(default_factory=dict)
+    # With closest-golds: {system: {"closest-gold": F0.5, "pooled": F0.5}}.
+    set_scores: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def _corpus(folder: str | Path, yaclc_refs: str, mucgec_dev: str | None) -> Any:
-    from gecscore.errors import GECError
-    from gecscore.meta.revisitcgec import load_corpus
+    from gecscore.meta.revisitcgec import load_corpus  # the RevisitCGEC harness, not API
+
+    from gecscore import GECError
 
     try:
         return load_corpus(folder, "all", yaclc_refs=yaclc_refs, mucgec_dev=mucgec_dev)
@@ -61,10 +66,13 @@ def import_revisitcgec(
     mucgec_dev: str | None = None,
     resources_dir: str | None = None,
     user: Any = None,
+    closest_gold_dir: str | Path | None = None,
 ) -> RevisitImport:
     """Dataset + release, campaign, six scored outputs, in one transaction; a ServiceError
-    names what failed, and then nothing was written."""
-    from gecscore.meta.revisitcgec import SYSTEMS
+    names what failed, and then nothing was written. ``closest_gold_dir``: one parallel file
+    per system (``<SYSTEM>.txt``: id, source, closest-gold) stored as verified closest-golds
+    (verifier ``user``) and scored under closest-gold and pooled (docs/closest-gold.md)."""
+    from gecscore.meta.revisitcgec import SYSTEMS  # the RevisitCGEC harness, not API
 
     corpus = _corpus(folder, yaclc_refs, mucgec_dev)
     with transaction.atomic():
@@ -73,7 +81,41 @@ def import_revisitcgec(
         result = RevisitImport(release, campaign)
         for system in SYSTEMS:
             result.scores[system] = _scored_output(corpus, system, release, resources_dir, user)
+        if closest_gold_dir is not None:
+            result.set_scores = _closest_golds(
+                Path(closest_gold_dir), result.scores, resources_dir, user
+            )
     return result
+
+
+def _closest_golds(
+    folder: Path, scores: dict[str, SystemScore], resources_dir: str | None, user: Any
+) -> dict[str, dict[str, float]]:
+    """Import every system's closest-gold file, then score each under both sets (pooled
+    needs every system's closest-golds in first)."""
+    if not folder.is_dir():
+        raise ServiceError(f"{folder}: not a folder of closest-gold files", field="closest_gold")
+    for name, score in scores.items():
+        path = folder / f"{name}.txt"
+        if not path.is_file():
+            raise ServiceError(f"{path}: no closest-gold file for {name}", field="closest_gold")
+        version = score.system.version
+        texts = read_closest_gold_file(version, path.read_bytes(), name=str(path))
+        import_closest_golds(system=score.system, texts=texts, user=user, label=path.name)
+    out: dict[str, dict[str, float]] = {}
+    block_cache: BlockCache = {}  # the pooled references are extracted once for all six
+    for name, score in scores.items():
+        out[name] = {
+            reference_set: score_reference_set(
+                system=score.system,
+                reference_set=reference_set,
+                user=user,
+                resources_dir=resources_dir,
+                block_cache=block_cache,
+            ).f05
+            for reference_set in (ReferenceSet.CLOSEST_GOLD, ReferenceSet.POOLED)
+        }
+    return out
 
 
 def _import_release(
@@ -104,7 +146,7 @@ def _import_release(
 def _import_campaign(
     corpus: Any, folder: str | Path, campaign_name: str, release: DatasetVersion, user: Any
 ) -> Campaign:
-    from gecscore.meta.judgments import JudgmentSet, RankingResult, write_judgments_xml
+    from gecscore import JudgmentSet, RankingResult, write_judgments_xml
 
     xml = write_judgments_xml(JudgmentSet((RankingResult((), corpus.items),)))
     return import_judgments(

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from gecscore.boundedio import Source
+from gecscore.boundedio import Source  # the bounded upload reader: platform I/O plumbing, not API
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError

@@ -6,8 +6,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from gecscore.ptm2 import score_ptm2
-from gecscore.weights import make_provider
 
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.job_queue import enqueue_job
@@ -20,6 +18,7 @@ from core.jobs import (
 )
 from core.models import BackgroundJob
 from datasets.models import Language
+from gecscore import make_provider, score_ptm2
 from scoring import metric, tasks
 from scoring.metric_en import english_ptm2
 from scoring.models import (

@@ -105,9 +105,23 @@
     area.style.height = Math.min(area.scrollHeight + borders, most) + "px";
   }
 
+  // Post-edit mode: the box opened with a suggestion; its edits (asked once) are marked as
+  // suggested in every box's live diff, however the box changes.
+  var suggestedKeys = null;
+  var refreshes = [];
+  function suggested() { return suggestedKeys; }
+  if (typeof config.suggestion === "string" && config.suggestion.trim() !== source.trim()) {
+    GEC.fetchEdits(source, config.suggestion.trim(), config.language).then(function (result) {
+      suggestedKeys = new Set(GEC.segmentKeys(result.segments).filter(function (key, i) {
+        return result.segments[i].kind !== "eq";
+      }));
+      refreshes.forEach(function (refresh) { refresh(); });
+    }).catch(function () { /* the boxes still show their plain diff */ });
+  }
+
   function wireBox(box) {
     var area = box.querySelector("textarea");
-    GEC.attachLiveDiff(area, box.querySelector(".diff"), source, undefined, config.language);
+    refreshes.push(GEC.attachLiveDiff(area, box.querySelector(".diff"), source, undefined, config.language, suggested));
     fitBox(area);
     area.addEventListener("input", function () { touched = true; fitBox(area); checkBoxes(); saveDraft(); });
     box.querySelector(".delete-box").addEventListener("click", function () {
@@ -186,6 +200,32 @@
     button.addEventListener("click", function () { setTag(button.dataset.tag); });
   });
 
+  // Post-edit: submit the box as it opened (one box, the suggestion, no tag).
+  function acceptSuggestion() {
+    if (typeof config.suggestion !== "string") return;
+    if (tagInput.value) setTag(tagInput.value);
+    allBoxes().forEach(function (b, i) { if (i > 0) b.remove(); });
+    var area = allBoxes()[0].querySelector("textarea");
+    area.value = config.suggestion;
+    form.requestSubmit(submitButton);
+  }
+  // Post-edit: the focused box (else the first) back to the source, to rewrite it.
+  function resetToSource() {
+    if (typeof config.suggestion !== "string") return;
+    if (tagInput.value) setTag(tagInput.value);
+    var active = document.activeElement;
+    var area = active && active.tagName === "TEXTAREA" && boxes.contains(active)
+      ? active : allBoxes()[0].querySelector("textarea");
+    area.value = source;
+    area.dispatchEvent(new Event("input", { bubbles: true }));
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
+  }
+  var acceptButton = document.getElementById("accept-suggestion");
+  if (acceptButton) acceptButton.addEventListener("click", acceptSuggestion);
+  var resetButton = document.getElementById("reset-to-source");
+  if (resetButton) resetButton.addEventListener("click", resetToSource);
+
   form.addEventListener("submit", function (event) {
     if (form.dataset.submitting) { event.preventDefault(); return; } // a double click sends once
     form.dataset.submitting = "1";
@@ -212,6 +252,12 @@
     } else if (event.altKey && (event.key === "u" || event.key === "U")) {
       event.preventDefault();
       setTag("not_annotatable");
+    } else if (event.altKey && (event.key === "a" || event.key === "A") && acceptButton) {
+      event.preventDefault();
+      acceptSuggestion();
+    } else if (event.altKey && (event.key === "r" || event.key === "R") && resetButton) {
+      event.preventDefault();
+      resetToSource();
     } else if (event.altKey && event.key === "ArrowRight" && config.nextUrl) {
       event.preventDefault();
       window.location = config.nextUrl;

@@ -37,36 +37,54 @@
 
   /* Draws the segments computed on the server (annotate.edits.diff_segments), so the live
      view and the server-rendered pages cut the sentence the same way. */
-  function renderDiff(container, result) {
+  /* One key per edit: where it starts in the source and what it does, so an edit of the box
+     can be recognised among the suggestion's edits (post-edit mode). */
+  function segmentKeys(segments) {
+    var offset = 0;
+    return segments.map(function (s) {
+      var key = offset + "|" + s.kind + "|" + s.source_text + "|" + s.target_text;
+      offset += s.source_text.length;
+      return key;
+    });
+  }
+
+  /* `suggested`: the keys of the suggestion's edits; those edits are marked as suggested. */
+  function renderDiff(container, result, suggested) {
     container.textContent = "";
     var changes = 0;
-    result.segments.forEach(function (s) {
+    var fromSuggestion = 0;
+    var keys = segmentKeys(result.segments);
+    result.segments.forEach(function (s, index) {
       var title = s.type + ": " + (TYPE_NAMES[s.type] || "") + " " + JSON.stringify(s.source_text) + " \u2192 " + JSON.stringify(s.target_text);
       if (s.kind === "eq") {
         container.appendChild(span("edit-eq", s.source_text));
         return;
       }
       changes += 1;
+      var mark = suggested && suggested.has(keys[index]) ? " edit-suggested" : "";
+      if (mark) { fromSuggestion += 1; title = "suggested " + title; }
       if (s.kind === "sub") {
-        var group = span("edit-sub", "", title);
+        var group = span("edit-sub" + mark, "", title);
         group.appendChild(span("edit-del", s.source_text));
         group.appendChild(span("edit-ins", s.target_text));
         container.appendChild(group);
       } else if (s.kind === "ins") {
-        container.appendChild(span("edit-ins", s.target_text, title));
+        container.appendChild(span("edit-ins" + mark, s.target_text, title));
       } else {
-        container.appendChild(span("edit-del", s.source_text, title));
+        container.appendChild(span("edit-del" + mark, s.source_text, title));
       }
     });
     container.dataset.edits = String(changes);
+    container.dataset.suggestedEdits = String(fromSuggestion);
     var count = document.createElement("span");
     count.className = "edit-count muted";
     count.textContent = changes === 0 ? " (no edit)" : " (" + changes + " edit" + (changes > 1 ? "s" : "") + ")";
     container.appendChild(count);
   }
 
-  /* Re-diff `input` against `source` into `output` after the typist pauses. */
-  function attachLiveDiff(input, output, source, delay, language) {
+  /* Re-diff `input` against `source` into `output` after the typist pauses; `suggested()`,
+     when given, returns the keys of the edits to mark as suggested. */
+  function attachLiveDiff(input, output, source, delay, language, suggested) {
     var timer = null;
     var latest = 0;
     var slow = null;
@@ -101,7 +119,7 @@
         if (ticket !== latest) return; // an older answer arriving late must not win
         clearTimeout(slow);
         output.classList.remove("pending", "error");
-        renderDiff(output, result);
+        renderDiff(output, result, suggested ? suggested() : null);
       }).catch(function (error) {
         if (ticket !== latest) return;
         clearTimeout(slow);
@@ -132,5 +150,6 @@
   }
 
   window.GEC = { fetchEdits: fetchEdits, renderDiff: renderDiff, attachLiveDiff: attachLiveDiff,
+                 segmentKeys: segmentKeys,
                  activeTimer: activeTimer, csrfToken: csrfToken };
 })();

@@ -63,3 +63,44 @@ def test_admin_imports_revisitcgec_and_runs_the_meta_evaluation_on_its_campaign(
     assert row.locator("[data-testid=pearson]").inner_text().strip() == f"{pearson:.3f}"
     assert errors == []
     screenshot("scoring-meta-revisitcgec")
+
+
+def test_the_meta_evaluation_correlates_golden_closest_gold_and_pooled_with_the_caveat(
+    page: Any, screenshot: Any, shared_data: Path, tmp_path: Path
+) -> None:
+    """With `--closest-gold` (stand-ins: tests/scoring_app/test_revisitcgec_closest_gold.py)
+    the page offers the closest-gold and pooled columns, correlates all three with the
+    campaign and says they are only as good as the closest-golds."""
+    from tests.scoring_app.test_revisitcgec_closest_gold import stand_in_closest_golds
+
+    folder = shared_data / "revisitcgec"
+    if not (folder / "judgments.xml").is_file():
+        pytest.skip("shared/data/revisitcgec is absent")
+    stand_in_closest_golds(folder, tmp_path / "cg")
+    admin = make_user(Role.ADMIN, username="revisit-cg-admin")
+    out = io.StringIO()
+    call_command(
+        "import_revisitcgec", str(folder), "--admin", admin.username,
+        "--resources", str(shared_data / "cherrant-resources"),
+        "--closest-gold", str(tmp_path / "cg"), stdout=out,
+    )  # fmt: skip
+    address = out.getvalue().split("meta-evaluation page: ", 1)[1].strip()
+    login(page, admin.username, PASSWORD)
+    page.goto(address)
+    page.wait_for_selector("[data-testid=closest-gold-offered]")
+    page.select_option("#id_method", "ew")
+    page.click("[data-meta-select=none]")
+    keys = ("f05", "f05@closest-gold", "f05@pooled")
+    for key in keys:
+        page.check(f'[data-testid="metric-{key}"]')
+    page.fill("#id_bootstrap", "100")
+    page.click("[data-testid=meta-run]")
+    page.wait_for_selector("[data-testid=meta-table]", timeout=60000)
+    evaluation = MetaEvaluation.objects.get()
+    assert evaluation.status == ScoreStatus.DONE, evaluation.error
+    for key in keys:
+        pearson = evaluation.report["metrics"][key]["pearson"]
+        row = page.locator(f'[data-testid=meta-row][data-metric="{key}"]')
+        assert row.locator("[data-testid=pearson]").inner_text().strip() == f"{pearson:.3f}"
+    assert "only as good as" in page.locator("[data-testid=closest-gold-caveat]").inner_text()
+    screenshot("scoring-meta-revisitcgec-closest-gold")

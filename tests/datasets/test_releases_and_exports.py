@@ -151,7 +151,19 @@ def test_jsonl_export_reimports_identically(dev: Dataset, tmp_path: Path) -> Non
     ).dataset
     assert content(again) == content(dev)
     first = json.loads((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    assert set(first) == {"id", "source", "references", "source_name", "split", "judgement"}
+    assert set(first) == {
+        "id",
+        "source",
+        "references",
+        "source_name",
+        "split",
+        "judgement",
+        "origin",
+        "suggestion_source",
+    }
+    # Imported references were written without a suggestion: typed, one per reference.
+    assert first["origin"] == ["typed"] * len(first["references"])
+    assert first["suggestion_source"] == [""] * len(first["references"])
 
 
 def test_parallel_export_reimports_with_the_same_references(dev: Dataset, tmp_path: Path) -> None:

@@ -1,6 +1,8 @@
 """python manage.py dataset_stats NAME [--release VERSION] [--json]
 
-MuCGEC Table 3 numbers per source and overall (see datasets/statistics.py for definitions).
+MuCGEC Table 3 numbers per source and overall (see datasets/statistics.py for definitions),
+and the sections the apps above add through `datasets.signals.collect_statistics` (scoring:
+``prefill``, the post-edit anchoring report; docs/workflow.md).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.exceptions import ServiceError
 from datasets.selectors import get_dataset, get_version
-from datasets.statistics import dataset_statistics
+from datasets.statistics import dataset_statistics, higher_app_statistics
 
 TABLE_KEYS = [
     ("sentences", "sentences"),
@@ -51,6 +53,7 @@ class Command(BaseCommand):
                 workers=options["workers"],
                 chunks=options["chunks"],
             )
+            stats.update(higher_app_statistics(dataset=dataset, version=version))
         except ServiceError as exc:
             raise CommandError(exc.message) from None
         if options["json"]:
@@ -68,3 +71,12 @@ class Command(BaseCommand):
         self.stdout.write(f"edit types: {stats['edit_types']}")
         if "cleme_chunks" in stats:
             self.stdout.write(f"CLEME chunks: {stats['cleme_chunks']}")
+        prefill = stats.get("prefill")
+        if prefill and prefill.get("overall"):
+            arms = prefill["overall"]
+            self.stdout.write(
+                "post-edit items: "
+                + ", ".join(f"{arm} {figures['items']}" for arm, figures in arms.items())
+                + f"; flagged annotators: {', '.join(prefill['flagged']) or 'none'}"
+                + " (--json for the anchoring report)"
+            )

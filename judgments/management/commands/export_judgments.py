@@ -1,4 +1,4 @@
-"""python manage.py export_judgments --campaign NAME -o FILE.xml"""
+"""python manage.py export_judgments --campaign NAME -o FILE.xml [--format ...]"""
 
 from __future__ import annotations
 
@@ -20,16 +20,19 @@ class Command(BaseCommand):
         parser.add_argument("-o", "--output", required=True, help="file to write")
         parser.add_argument(
             "--format",
-            choices=["xml", "csv", "csv-unexpanded", "edits-csv"],
+            choices=["xml", "csv", "csv-unexpanded", "edits-csv", "esa-scores"],
             default="xml",
-            help="xml (Appraise, with edit verdicts), csv (WMT pairwise, expanded),"
-            " csv-unexpanded, or edits-csv (one row per judged edit)",
+            help="xml (Appraise, with edit verdicts and ESA spans), csv (WMT pairwise,"
+            " expanded), csv-unexpanded, edits-csv (one row per judged edit), or esa-scores (an"
+            " ESA campaign's mean scores, the human file of `gecscore meta system --human`)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             campaign = selectors.get_campaign(options["campaign"])
-            if options["format"] == "edits-csv":
+            if options["format"] == "esa-scores":
+                text = services.export_esa_scores(campaign=campaign)
+            elif options["format"] == "edits-csv":
                 text = services.export_edit_verdicts_csv(campaign=campaign)
             elif options["format"] in ("csv", "csv-unexpanded"):
                 text = services.export_pairwise_csv(

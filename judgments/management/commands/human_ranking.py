@@ -9,9 +9,9 @@ import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from gecscore.meta.report import METHODS
 
 from core.exceptions import ServiceError
+from gecscore import HUMAN_RANKING_METHODS
 from judgments import selectors
 
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", required=True, help="campaign name")
-        parser.add_argument("--method", choices=METHODS, default="both")
+        parser.add_argument("--method", choices=HUMAN_RANKING_METHODS, default="both")
         parser.add_argument(
             "--bootstrap", type=int, default=0, help="EW bootstrap resamples (rank ranges)"
         )

@@ -1,8 +1,12 @@
 """python manage.py import_revisitcgec DIR [--dataset NAME] [--campaign NAME]
 [--yaclc-refs minimal|fluency] [--mucgec-dev FILE] [--resources DIR] [--admin USERNAME]
+[--closest-gold DIR]
 
 RevisitCGEC's folder as a Chinese dataset release, a judgment campaign on it and the six
 systems' scored outputs (docs/meta-evaluation-page.md), ready for the meta-evaluation page.
+``--closest-gold DIR`` (one parallel file ``<SYSTEM>.txt`` per system: id, source,
+closest-gold) stores them as verified closest-golds, the admin as verifier, and scores every
+system under closest-gold and pooled (docs/closest-gold.md).
 """
 
 from __future__ import annotations
@@ -35,12 +39,21 @@ class Command(BaseCommand):
             help="the admin who owns the campaign (only its admins see it on the page)",
         )
 
+        parser.add_argument(
+            "--closest-gold",
+            metavar="DIR",
+            help="one parallel file <SYSTEM>.txt per system (id, source, closest-gold), "
+            "stored as verified closest-golds (needs --admin: the verifier)",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
         user = None
         if options["admin"]:
             user = get_user_model().objects.filter(username=options["admin"]).first()
             if user is None or not has_role(user, Role.ADMIN):
                 raise CommandError(f"--admin {options['admin']!r}: no admin of that name")
+        if options["closest_gold"] and user is None:
+            raise CommandError("--closest-gold needs --admin USERNAME: the verifier recorded")
         try:
             result = import_revisitcgec(
                 folder=options["folder"],
@@ -50,6 +63,7 @@ class Command(BaseCommand):
                 mucgec_dev=options["mucgec_dev"],
                 resources_dir=options["resources"],
                 user=user,
+                closest_gold_dir=options["closest_gold"],
             )
         except ServiceError as error:
             raise CommandError(error.message) from None
@@ -59,7 +73,11 @@ class Command(BaseCommand):
             f"{result.campaign.assignments.count()} ranking items)"
         )
         for name, score in result.scores.items():
-            self.stdout.write(f"{name}\t{score.status}\tF0.5 {score.f05}")
+            sets = result.set_scores.get(name)
+            extra = (
+                f"\tclosest-gold {sets['closest-gold']}\tpooled {sets['pooled']}" if sets else ""
+            )
+            self.stdout.write(f"{name}\t{score.status}\tF0.5 {score.f05}{extra}")
         self.stdout.write(
             f"meta-evaluation page: /scoring/releases/{result.release.pk}/meta/"
             f"?campaign={result.campaign.pk}"

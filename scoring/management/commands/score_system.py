@@ -1,10 +1,13 @@
 """Score a system output file on a dataset release (for scripts and model developers' CI).
 
     python manage.py score_system --dataset NAME [--release VERSION] --hyp FILE --name SYSTEM
-                                  [--resources DIR] [--json]
+                                  [--resources DIR] [--refs golden|closest-gold|pooled]
+                                  [--partial] [--json]
 
 The output is stored (replacing an earlier output of the same name on that release) and
-scored synchronously with the same service the Celery job uses.
+scored synchronously with the same service the Celery job uses. ``--refs closest-gold`` or
+``pooled`` then scores it against those references (docs/closest-gold.md): refused while
+its closest-golds are not all verified, unless ``--partial``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from core.exceptions import ServiceError
 from datasets.selectors import get_dataset
 from scoring import selectors, services
-from scoring.models import ScoreStatus
+from scoring.models import ReferenceSet, ReferenceSetScore, ScoreStatus
+from scoring.reference_set_selectors import reference_set_payload
+from scoring.services.reference_sets import REFERENCE_SET_NAMES, score_reference_set
 
 
 class Command(BaseCommand):
@@ -44,6 +49,18 @@ class Command(BaseCommand):
             help="ChERRANT resources directory (cilin.txt, confusion_dict.txt); default: the "
             "GEC_CHERRANT_RESOURCES setting/environment variable",
         )
+        parser.add_argument(
+            "--refs",
+            default="golden",
+            choices=list(REFERENCE_SET_NAMES),
+            help="reference set: golden (the release's references, default), closest-gold (the "
+            "system's own verified closest-golds) or pooled (golden + every task system's)",
+        )
+        parser.add_argument(
+            "--partial",
+            action="store_true",
+            help="with --refs: score the verified sentences only when coverage is incomplete",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -65,6 +82,15 @@ class Command(BaseCommand):
                 replace=True,
             )
             score = services.score_now(system=system, resources_dir=options["resources"])
+            if score.status == ScoreStatus.DONE and options["refs"] != ReferenceSet.GOLDEN:
+                set_score = score_reference_set(
+                    system=system,
+                    reference_set=options["refs"],
+                    partial=options["partial"],
+                    resources_dir=options["resources"],
+                )
+                self._print_set_score(set_score, as_json=options["json"])
+                return
         except ServiceError as exc:
             raise CommandError(exc.message) from None
         if score.status != ScoreStatus.DONE:
@@ -83,3 +109,17 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{name}\t{row['tp']}\t{row['fp']}\t{row['fn']}\t{row['p']}\t{row['r']}\t{row['f05']}"
             )
+
+    def _print_set_score(self, score: ReferenceSetScore, *, as_json: bool) -> None:
+        if as_json:
+            self.stdout.write(json.dumps(reference_set_payload(score), ensure_ascii=False))
+            return
+        label = score.reference_set + (
+            f" (PARTIAL: {score.verified} of {score.total} verified, "
+            f"{score.sentences_scored} sentences scored)"
+            if score.partial
+            else ""
+        )
+        self.stdout.write(f"{score.system.name} against {label}  ({score.signature})")
+        self.stdout.write("TP\tFP\tFN\tPrec\tRec\tF0.5")
+        self.stdout.write(f"{score.tp}\t{score.fp}\t{score.fn}\t{score.p}\t{score.r}\t{score.f05}")

@@ -17,7 +17,7 @@ score (`aggregation`, the library's ``meta system --aggregation``), and always r
 ``length`` baseline beside the chosen metrics.
 """
 
-from judgments.selectors import EDIT_METHODS, HUMAN_METHODS
+from judgments.selectors import EDIT_METHODS, ESA_METHODS, HUMAN_METHODS
 from scoring.services.meta.aggregation import AGGREGATIONS
 from scoring.services.meta.catalogue import available_metrics
 from scoring.services.meta.human import campaigns_for_release, upload_human_scores
@@ -40,6 +40,7 @@ __all__ = [
     "AGGREGATIONS",
     "DEFAULT_BOOTSTRAP",
     "EDIT_METHODS",
+    "ESA_METHODS",
     "HUMAN_METHODS",
     "JOB_KIND_META",
     "MAX_BOOTSTRAP",

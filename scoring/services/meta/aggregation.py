@@ -1,7 +1,7 @@
 """How a meta-evaluation run turns a metric into system scores: ``default`` (the stored corpus
 score, as the leaderboard shows it), or ``trueskill`` / ``expected-wins`` over the metric's
 sentence-level scores (Goto, Sakai & Watanabe, ACL 2025): the library's ``meta system
---aggregation`` (``gecscore.meta.compute.aggregated``) on the sentence scores the platform
+--aggregation`` (``gecscore.aggregated``) on the sentence scores the platform
 stores. Nothing is re-implemented here: this module only reads the stored sentence scores.
 
 Metrics with stored sentence scores: the main P / R / F0.5 (each sentence's score from its
@@ -26,15 +26,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gecscore.compare import scores as count_scores
-from gecscore.errors import GECError
-from gecscore.meta.compute import MetricScores, aggregated
-
 from core.exceptions import ServiceError
 from datasets.models import DatasetVersion
+from gecscore import GECError, MetricScores, aggregated
 from scoring.models import ScoreStatus, SentenceResult, SystemScore
 from scoring.services.meta.catalogue import SUMMARY_EXTRA
-from scoring.services.meta.statistics import SENTENCE_COUNT_METRICS
+from scoring.services.meta.statistics import SENTENCE_COUNT_METRICS, count_score
 
 AGGREGATIONS = ("default", "trueskill", "expected-wins")
 # Catalogue keys whose entry in summary["extra"] (SUMMARY_EXTRA) carries a "sentences" list:
@@ -115,7 +112,7 @@ def sentence_scores(
             .order_by("score__system__name", "position")
             .values_list("score__system__name", "tp", "fp", "fn")
         ):
-            out[name].append(float(getattr(count_scores(tp, fp, fn), attribute)))
+            out[name].append(count_score(tp, fp, fn, attribute))
         return out
     return {
         s: [math.nan if v is None else float(v) for v in _extra_sentences(scores[s], key) or []]

@@ -9,9 +9,14 @@ from dataclasses import dataclass
 from datasets.models import DatasetVersion, Language
 from gecscore import registry
 from scoring.models import (
+    ClosestGoldTask,
+    ReferenceSet,
+    ReferenceSetScore,
     ScoreStatus,
+    SystemOutput,
     SystemScore,
 )
+from scoring.reference_set_selectors import system_sets
 
 
 @dataclass(frozen=True)
@@ -109,14 +114,56 @@ def _other_extra_metrics(score: SystemScore) -> dict[str, tuple[float, str]]:
     return found
 
 
-def _metric_values(score: SystemScore) -> dict[str, tuple[float, str]]:
+def _values_of(score: SystemScore) -> dict[str, tuple[float, str]]:
     values = {spec.key: spec.read(score) for spec in METRICS}
     out = {key: value for key, value in values.items() if value is not None}
     out.update(_other_extra_metrics(score))
     return out
 
 
+# A metric under the closest-gold or pooled references is the metric's key with the set:
+# ``f05@closest-gold``, ``cleme@pooled`` (docs/closest-gold.md).
+SET_SEPARATOR = "@"
+
+
+def _set_scores(system: SystemOutput) -> list[ReferenceSetScore]:
+    """The system's current, complete closest-gold and pooled scores (stale or partial ones
+    never enter a correlation)."""
+    states = system_sets(system).sets
+    return [
+        state.score
+        for name, state in states.items()
+        if name != ReferenceSet.GOLDEN and isinstance(state.score, ReferenceSetScore)
+    ]
+
+
+def _metric_values(score: SystemScore) -> dict[str, tuple[float, str]]:
+    out = _values_of(score)
+    if not _has_closest_golds(score.system.version_id):
+        return out
+    for set_score in _set_scores(score.system):
+        # Read through the same specs as a golden score: the layout is the same.
+        proxy = SystemScore(
+            system=score.system,
+            p=set_score.p,
+            r=set_score.r,
+            f05=set_score.f05,
+            signature=set_score.signature,
+            summary=set_score.summary,
+        )
+        for key, value in _values_of(proxy).items():
+            out[f"{key}{SET_SEPARATOR}{set_score.reference_set}"] = value
+    return out
+
+
+def _has_closest_golds(version_id: int) -> bool:
+    return ClosestGoldTask.objects.filter(version_id=version_id).exists()
+
+
 def metric_label(key: str, *, english: bool) -> str:
+    base, _, reference_set = key.partition(SET_SEPARATOR)
+    if reference_set:
+        return f"{metric_label(base, english=english)} [{reference_set}]"
     for spec in METRICS:
         if spec.key == key:
             return spec.label(english)
@@ -145,7 +192,14 @@ def available_metrics(version: DatasetVersion) -> list[MetricChoice]:
     for score in _scored(version):
         for key in _metric_values(score):
             counts[key] = counts.get(key, 0) + 1
-    order = [spec.key for spec in METRICS] + sorted(k for k in counts if k.startswith(EXTRA_PREFIX))
+    golden = [spec.key for spec in METRICS] + sorted(
+        k for k in counts if k.startswith(EXTRA_PREFIX)
+    )
+    order = golden + [
+        f"{key}{SET_SEPARATOR}{name}"
+        for name in (ReferenceSet.CLOSEST_GOLD, ReferenceSet.POOLED)
+        for key in golden
+    ]
     return [
         MetricChoice(key, metric_label(key, english=english), counts[key])
         for key in order

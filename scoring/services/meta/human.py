@@ -10,15 +10,14 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import QuerySet
-from gecscore.boundedio import Source
-from gecscore.errors import decode_utf8
-from gecscore.meta.scorefiles import ScoreFileError, read_system_scores
+from gecscore.boundedio import Source  # the bounded upload reader: platform I/O plumbing, not API
 
 from core.audit import log_action
 from core.exceptions import Conflict, NotFound, ServiceError
 from core.unique import create_unique
 from core.uploads import human_scores_limits, read_upload
 from datasets.models import DatasetVersion
+from gecscore import ScoreFileError, decode_utf8, read_system_scores
 from judgments import selectors as judgment_selectors
 from judgments.models import Campaign
 from scoring.models import (

@@ -9,7 +9,6 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
-from gecscore.meta.report import system_report
 
 from core.audit import log_action
 from core.exceptions import NotFound, ServiceError
@@ -22,7 +21,9 @@ from core.jobs import (
 from core.models import BackgroundJob, JobStatus
 from core.params import MAX_INT32
 from datasets.models import DatasetVersion, Language
-from judgments.selectors import EDIT_METHODS, HUMAN_METHODS, count_edit_verdicts
+from gecscore import system_report
+from judgments.models import CampaignMode
+from judgments.selectors import EDIT_METHODS, ESA_METHODS, HUMAN_METHODS, count_edit_verdicts
 from scoring import tasks
 from scoring.models import (
     HumanSource,
@@ -164,7 +165,7 @@ def _check_human_source(
     if human_scores is not None and human_scores.version_id != version.pk:
         raise ServiceError("those human scores belong to another release", field="human")
     if campaign_id is not None:
-        methods = (*HUMAN_METHODS, *EDIT_METHODS)
+        methods = (*HUMAN_METHODS, *EDIT_METHODS, *ESA_METHODS)
         if method not in methods:
             raise ServiceError(
                 f"method must be one of {', '.join(methods)} (got {method!r})",
@@ -176,6 +177,12 @@ def _check_human_source(
                 f"campaign {campaign.name} has no edit verdicts: {method} needs a campaign in"
                 " edits mode (judge edits, then rank) with judged items; choose Expected Wins"
                 " or TrueSkill of its ranks",
+                field="method",
+            )
+        if method in ESA_METHODS and campaign.mode != CampaignMode.ESA:
+            raise ServiceError(
+                f"campaign {campaign.name} is not an ESA campaign: {method} needs error spans"
+                " and scores; choose Expected Wins or TrueSkill of its ranks",
                 field="method",
             )
 

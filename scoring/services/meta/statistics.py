@@ -7,10 +7,10 @@ import math
 from typing import Any
 
 import numpy as np
-from gecscore.compare import scores as count_scores
-from gecscore.meta.correlation import FloatArray, bootstrap_sentences, williams
+import numpy.typing as npt
 
 from datasets.models import DatasetVersion
+from gecscore import Counts, bootstrap_sentences, williams
 from scoring.models import (
     MetaEvaluation,
     ScoreStatus,
@@ -33,6 +33,14 @@ def finite(value: float | None) -> bool:
 # Metrics recomputable from the stored per-sentence counts (SentenceResult TP/FP/FN), with
 # the attribute of the library's ``scores`` they are.
 SENTENCE_COUNT_METRICS = {"f05": "f", "p": "p", "r": "r"}
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def count_score(tp: int, fp: int, fn: int, attribute: str) -> float:
+    """P, R or F0.5 (``attribute`` "p", "r", "f") of the counts as ChERRANT computes them,
+    rounded to 4 decimals (the library's one P/R/F, as stored)."""
+    return Counts(tp, fp, fn).prf(0.5, digits=4)["prf".index(attribute)]
 
 
 def sentence_counts(version: DatasetVersion, systems: list[str]) -> list[FloatArray]:
@@ -61,13 +69,13 @@ def sentence_interval(
 ) -> list[float | None] | None:
     """Pearson's CI when the test sentences are resampled (the library's
     ``bootstrap_sentences``; every system's score recomputed from the summed counts by the
-    library's ``scores``). None when the summed counts do not give back the stored scores
+    library's P/R/F, ``count_score``). None when the summed counts do not give back the stored scores
     (a metric whose corpus score is not a sum of its sentence counts): then the interval
     would not be about the number in the table."""
     attribute = SENTENCE_COUNT_METRICS[key]
 
     def aggregate(sums: FloatArray, _n_sentences: int) -> float:
-        return float(getattr(count_scores(int(sums[0]), int(sums[1]), int(sums[2])), attribute))
+        return count_score(int(sums[0]), int(sums[1]), int(sums[2]), attribute)
 
     for system, counts in zip(systems, stats, strict=True):
         if counts.shape[0] == 0 or not math.isclose(

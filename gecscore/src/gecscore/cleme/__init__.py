@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "ClemeScore": "gecscore.cleme.scorers",
     "SentenceCleme": "gecscore.cleme.scorers",
     "cleme": "gecscore.cleme.scorers",
+    "score_cleme": "gecscore.cleme.scorers",
     "score_evaluation": "gecscore.cleme.scorers",
     "sentence_scores": "gecscore.cleme.scorers",
     "ChunkStatistics": "gecscore.cleme.stats",
@@ -95,6 +96,7 @@ __all__ = [
     "partition",
     "read_m2_sentences",
     "read_sentences",
+    "score_cleme",
     "score_evaluation",
     "score_evaluation2",
     "sentence_scores",
@@ -134,6 +136,7 @@ if TYPE_CHECKING:
         ClemeScore,
         SentenceCleme,
         cleme,
+        score_cleme,
         score_evaluation,
         sentence_scores,
     )

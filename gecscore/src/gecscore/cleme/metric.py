@@ -125,9 +125,11 @@ class _ChunkMetric(Metric):
 class CLEME(_ChunkMetric):
     """CLEME (chunk-level, length-weighted): ``score`` the F-beta; ``counts`` the weighted
     (TP, FP, FN) of the chosen references; ``details``: ``tn``, ``acc``, ``bias``, ``level``,
-    ``assumption``, all at full precision. At sentence level ``sentences`` are each sentence's
-    F (CLEME's own 4-decimal value, with which it chooses the reference) and weighted counts,
-    and P/R/F their unrounded means; at corpus level there are none."""
+    ``assumption``, all at full precision. ``sentences`` are each sentence's F (CLEME's own
+    4-decimal value, with which it chooses the reference) and weighted counts with the
+    sentence-level weights (as CLEME scores a sentence), at either level; at sentence level
+    P/R/F are their unrounded means. Assembled by ``cleme.scorers.cleme_fields`` (over
+    ``score_cleme``), as the command's."""
 
     name = "cleme"
     Config = CLEMEConfig
@@ -159,7 +161,10 @@ class CLEME(_ChunkMetric):
 class CLEME2(_ChunkMetric):
     """CLEME2.0: ``score`` the weighted sum of hit, 1-wrong, 1-under and 1-over;
     ``counts`` (TP, FP, FN) of the chosen references; ``details``: ``hit``, ``wrong``,
-    ``under``, ``over``, ``fp_ne``, ``fp_un``, ``tn``, ``level``, ``assumption``."""
+    ``under``, ``over``, ``fp_ne``, ``fp_un``, ``tn``, ``level``, ``assumption``;
+    ``sentences`` each sentence's score with the sentence-level factors (and the counts of
+    its chosen reference), without model ``weights`` only. Assembled by
+    ``cleme.v2.cleme2_scored``, as the command's."""
 
     name = "cleme2"
     Config = CLEME2Config
@@ -170,12 +175,12 @@ class CLEME2(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.v2 import cleme2, cleme2_fields
+        from gecscore.cleme.v2 import cleme2_scored
 
         config = self.config
         assert isinstance(config, CLEME2Config)
         hyps, refs = self._inputs(sources, hypotheses, references)
-        score = cleme2(
+        _, fields = cleme2_scored(
             hyps,
             refs,
             level=config.level,
@@ -184,4 +189,4 @@ class CLEME2(_ChunkMetric):
             weights=config.weights,
             max_refs=config.max_refs,
         )
-        return Result.from_fields(**cleme2_fields(score))
+        return Result.from_fields(**fields)

@@ -42,6 +42,7 @@ __all__ = [
     "cleme_fields",
     "corpus_totals",
     "numpy_mean",
+    "score_cleme",
     "score_evaluation",
     "sentence_scores",
 ]
@@ -282,17 +283,42 @@ def sentence_scores(
     return best_per_sentence(evaluation.weighted_counts(weigher), beta, select)
 
 
-def cleme_with_sentences(
+def score_cleme(
     hypotheses: Sequence[Sentence],
     references: Sequence[Sentence],
     *,
+    level: Level = "corpus",
     assumption: Assumption = "dependent",
+    length_weighting: bool = True,
+    weighting: LengthWeighting | None = None,
+    beta: float = 0.5,
+    max_refs: int | None = None,
+    select: Selection = "f",
+    with_sentences: bool = True,
 ) -> tuple[ClemeScore, list[SentenceCleme]]:
-    """CLEME's corpus score (v1.0 defaults) and each sentence's (sentence-level weights) from
-    ONE evaluation: what ranking systems by sentence scores (TrueSkill, Expected Wins) needs
-    beside the corpus score."""
-    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption)
-    return score_evaluation(evaluation, level="corpus"), sentence_scores(evaluation)
+    """The one assembly of CLEME's score: ``hypotheses[i]`` (one correction each) against
+    ``references[i]``, at ``level``, and (``with_sentences``) each sentence's score from the
+    SAME evaluation, with the sentence-level weights (v1.0 scores a sentence with them; what
+    ranking systems by sentence scores, TrueSkill or Expected Wins, needs beside the corpus
+    score). The command ``cleme`` (through :func:`cleme`) and the metric class
+    ``get_metric("cleme")`` (and through it meta-evaluation and the platform) call this.
+
+    ``weighting`` overrides the default length-weighting tables; ``length_weighting=False``
+    counts every chunk as 1; ``select="accuracy"`` picks references by accuracy.
+    """
+    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption, max_refs=max_refs)
+    if not length_weighting:
+        table = sentence_table = NO_WEIGHTING
+    elif weighting is not None:
+        table = sentence_table = weighting
+    else:
+        table = default_weighting(level, assumption)
+        sentence_table = default_weighting("sentence", assumption)
+    score = score_evaluation(evaluation, level=level, weighting=table, beta=beta, select=select)
+    if not with_sentences:
+        return score, []
+    weigher = LengthWeigher(sentence_table, evaluation.mean_corrected_length)
+    return score, best_per_sentence(evaluation.weighted_counts(weigher), beta, select)
 
 
 def cleme(
@@ -307,14 +333,20 @@ def cleme(
     max_refs: int | None = None,
     select: Selection = "f",
 ) -> ClemeScore:
-    """CLEME of a system: ``hypotheses[i]`` (one correction each) against ``references[i]``.
-
-    ``weighting`` overrides the default length-weighting table; ``length_weighting=False``
-    counts every chunk as 1; ``select="accuracy"`` picks references by accuracy.
-    """
-    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption, max_refs=max_refs)
-    table = weighting if length_weighting else NO_WEIGHTING
-    return score_evaluation(evaluation, level=level, weighting=table, beta=beta, select=select)
+    """CLEME of a system (:func:`score_cleme` without the sentence scores)."""
+    score, _ = score_cleme(
+        hypotheses,
+        references,
+        level=level,
+        assumption=assumption,
+        length_weighting=length_weighting,
+        weighting=weighting,
+        beta=beta,
+        max_refs=max_refs,
+        select=select,
+        with_sentences=False,
+    )
+    return score
 
 
 def cleme_fields(
@@ -328,14 +360,22 @@ def cleme_fields(
     max_refs: int | None = None,
     select: Selection = "f",
 ) -> tuple[ClemeScore, dict[str, Any]]:
-    """:func:`cleme` and the ``cleme`` Result of the same evaluation (``result_data``'s
+    """:func:`score_cleme` and the ``cleme`` Result of the same evaluation (``result_data``'s
     arguments; ``CLEME`` and ``cleme --json`` both use it), at full precision: corpus P/R/F
     and accuracy from the summed weighted counts (CLEME prints them rounded); at sentence
-    level the unrounded means of the per-sentence values, which CLEME itself rounds to 4
-    decimals to choose each sentence's reference (the ``sentences``)."""
-    evaluation = evaluate_lengths(hypotheses, references, assumption=assumption, max_refs=max_refs)
-    table = default_weighting(level, assumption) if length_weighting else NO_WEIGHTING
-    score = score_evaluation(evaluation, level=level, weighting=table, beta=beta, select=select)
+    level the unrounded means of the per-sentence values. ``sentences`` (at either level,
+    sentence-level weights) are CLEME's own 4-decimal F's, with which it chooses each
+    sentence's reference."""
+    score, chosen = score_cleme(
+        hypotheses,
+        references,
+        level=level,
+        assumption=assumption,
+        length_weighting=length_weighting,
+        beta=beta,
+        max_refs=max_refs,
+        select=select,
+    )
     details: dict[str, Any] = {
         "tn": score.tn,
         "bias": score.bias,
@@ -343,15 +383,14 @@ def cleme_fields(
         "assumption": score.assumption,
     }
     counts = (score.tp, score.fp, score.fn)
+    sentences = [(d.f, (d.counts.tp, d.counts.fp, d.counts.fn)) for d in chosen]
     if level == "corpus":
         total = score.tp + score.fp + score.fn + score.tn
         details["acc"] = (score.tp + score.tn) / total if total else 0.0
         fields = counted_fields(
             "cleme", counts=counts, beta=beta, signature=score.signature, details=details
         )
-        return score, fields
-    weigher = LengthWeigher(table, evaluation.mean_corrected_length)
-    chosen = best_per_sentence(evaluation.weighted_counts(weigher), beta, select)
+        return score, {**fields, "sentences": sentences}
     details["acc"] = numpy_mean([d.acc for d in chosen])
     mean_f = numpy_mean([d.f for d in chosen])
     return score, {
@@ -363,6 +402,6 @@ def cleme_fields(
         "beta": beta,
         "f": mean_f,
         "counts": counts,
-        "sentences": [(d.f, (d.counts.tp, d.counts.fp, d.counts.fn)) for d in chosen],
+        "sentences": sentences,
         "details": details,
     }

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from gecscore.weights.base import EditWeightProvider, ProgressCallback
 
 __all__ = [
-    "cleme2_fields",
     "CLEME2_VERSION",
     "CORPUS_FACTORS",
     "SENTENCE_FACTORS",
@@ -43,6 +42,7 @@ __all__ = [
     "aspects",
     "best_per_sentence2",
     "cleme2",
+    "cleme2_scored",
     "corpus_totals2",
     "default_factors",
     "score_evaluation2",
@@ -304,15 +304,6 @@ def score_evaluation2(
     return _result2(total, means, n, level, evaluation, signature)
 
 
-def cleme2_with_sentences(
-    hypotheses: Sequence[Sentence], references: Sequence[Sentence]
-) -> tuple[Cleme2Score, list[SentenceCleme2]]:
-    """CLEME2.0's corpus score and each sentence's (unweighted chunk counts) from ONE
-    evaluation (see ``scorers.cleme_with_sentences``)."""
-    evaluation = evaluate_chunks(hypotheses, references)
-    return score_evaluation2(evaluation, level="corpus"), sentence_scores2(evaluation)
-
-
 def cleme2(
     hypotheses: Sequence[Sentence],
     references: Sequence[Sentence],
@@ -332,14 +323,37 @@ def cleme2(
     )
 
 
-def cleme2_fields(score: Cleme2Score) -> dict[str, Any]:
-    """The ``cleme2`` Result of a score (``result_data``'s arguments; ``CLEME2`` and ``cleme2
-    --json`` both use it): no F-beta, so no ``beta``, ``precision``, ``recall`` or ``f``."""
-    return {
+def cleme2_scored(
+    hypotheses: Sequence[Sentence],
+    references: Sequence[Sentence],
+    *,
+    level: Level = "corpus",
+    assumption: Assumption = "dependent",
+    factors: Factors | None = None,
+    weights: EditWeightProvider | None = None,
+    max_refs: int | None = None,
+) -> tuple[Cleme2Score, dict[str, Any]]:
+    """:func:`cleme2` and the ``cleme2`` Result of the same evaluation (``result_data``'s
+    arguments; ``CLEME2`` and ``cleme2 --json`` both use it): no F-beta, so no ``beta``,
+    ``precision``, ``recall`` or ``f``. ``sentences``: each sentence's score with the
+    sentence-level factors, from plain chunk counts only (with model ``weights`` they would
+    ask the model a second time: none then)."""
+    evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
+    score = score_evaluation2(evaluation, level=level, factors=factors, weights=weights)
+    sentences = (
+        [
+            (s.aspects.score, (s.counts.tp, s.counts.fp, s.counts.fn))
+            for s in sentence_scores2(evaluation)
+        ]
+        if weights is None
+        else []
+    )
+    return score, {
         "metric": "cleme2",
         "score": score.score,
         "signature": score.signature,
         "counts": (score.tp, score.fp, score.fn),
+        "sentences": sentences,
         "details": {
             "hit": score.hit,
             "wrong": score.wrong,

@@ -172,14 +172,14 @@ def run_cleme(args: argparse.Namespace) -> int:
 
 
 def run_cleme2(args: argparse.Namespace) -> int:
-    from gecscore.cleme.v2 import cleme2, cleme2_fields
+    from gecscore.cleme.v2 import cleme2_scored
 
     # The BERTScore provider (torch, transformers) is loaded only with --model.
     provider = arguments.weight_provider(args) if args.model else None
     order = ["tp", "fp_ne", "fp_un", "fn", "tn", "hit", "wrong", "under", "over", "score"]
     ref = _read(args.ref, args)
     for path in arguments.systems(args):
-        score = cleme2(
+        score, fields = cleme2_scored(
             _read(path, args),
             ref,
             level=args.level,
@@ -187,7 +187,7 @@ def run_cleme2(args: argparse.Namespace) -> int:
             max_refs=args.max_refs,
             weights=provider,
         )
-        _print(score.as_dict(), args.json, [*order, "sentences"], path, cleme2_fields(score))
+        _print(score.as_dict(), args.json, [*order, "sentences"], path, fields)
     return 0
 
 

@@ -400,6 +400,17 @@ def _add_compute_arguments(parser: argparse.ArgumentParser) -> None:
         help="how cherrant, errant, cleme, cleme2 and ptm2 extract the outputs' edits: ERRANT "
         "(en) or ChERRANT's char level (zh); default: zh when the gold's sources hold CJK",
     )
+    group.add_argument(
+        "--closest-gold",
+        metavar="DIR",
+        help="also each metric as NAME@closest-gold: every system against its own file of DIR "
+        "(<SYSTEM>.txt parallel or <SYSTEM>.m2; docs/metrics/meta-evaluation.md)",
+    )
+    group.add_argument(
+        "--pooled",
+        action="store_true",
+        help="with --closest-gold: also NAME@pooled (the gold + every system's closest-golds)",
+    )
     group.add_argument("--ptm2-model", metavar="PATH", help="BERT model of --compute ptm2")
     group.add_argument(
         "--ptm2-layers", type=positive_int, metavar="N", help="its layer (bert-score default)"
@@ -436,7 +447,14 @@ def _computed_scores(
         ptm2_model=args.ptm2_model,
         ptm2_layers=args.ptm2_layers,
     )
-    return compute.compute_all(args.compute, inputs)
+    computed = compute.compute_all(args.compute, inputs)
+    if args.closest_gold:
+        from gecscore.meta.closest_gold import closest_gold_columns
+
+        computed.update(closest_gold_columns(args.compute, inputs, args.closest_gold, args.pooled))
+    elif args.pooled:
+        raise CommandError("--pooled needs --closest-gold DIR (the systems' closest-golds)")
+    return computed
 
 
 def run_revisitcgec(args: argparse.Namespace) -> int:

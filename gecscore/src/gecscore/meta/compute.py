@@ -26,7 +26,7 @@ from gecscore.errors import InputError, InputFormatError, OptionError, read_line
 from gecscore.m2 import M2Block, read_m2
 
 if TYPE_CHECKING:
-    from gecscore.maxmatch import M2Result
+    from gecscore.metric import Hypotheses, MetricConfig, References, Result
 
 __all__ = [
     "METRICS",
@@ -41,7 +41,9 @@ __all__ = [
     "imeasure_scores",
     "load_inputs",
     "m2_scores",
+    "metric_results",
     "read_outputs",
+    "result_scores",
     "sentm2_scores",
 ]
 
@@ -89,14 +91,50 @@ MetricFunction = Callable[[Inputs, dict[str, object]], MetricScores]
 PLAIN_REFERENCE_METRICS = ("gleu", "gleu-gecm", "green")
 
 
-def _m2_results(inputs: Inputs, cache: dict[str, object]) -> dict[str, M2Result]:
-    """Our M2 scorer's results, computed once for m2 and sentm2."""
-    from gecscore.maxmatch import score_systems
+def metric_results(
+    name: str,
+    inputs: Inputs,
+    cache: dict[str, object],
+    *,
+    config: MetricConfig | None = None,
+    hypotheses: Mapping[str, Hypotheses] | None = None,
+    references: References | None = None,
+) -> dict[str, Result]:
+    """Each system's ``get_metric(name)(config).score_corpus(sources, hypotheses, references)``
+    (the library's one calling convention), computed once per call (``cache``).
+    ``hypotheses`` default to the system outputs, ``references`` to the gold M2 blocks."""
+    key = f"results-{name}"
+    if key not in cache:
+        from gecscore.metric import Gold
 
-    if "m2" not in cache:
-        cache["m2"] = score_systems(dict(inputs.outputs), inputs.gold)
-    results: dict[str, M2Result] = cache["m2"]  # type: ignore[assignment]
+        metric = registry.get_metric(name)(config)
+        gold = Gold(inputs.gold) if references is None else references
+        outputs: Mapping[str, Hypotheses] = inputs.outputs if hypotheses is None else hypotheses
+        cache[key] = {
+            system: metric.score_corpus(inputs.sources, hyp, gold)
+            for system, hyp in outputs.items()
+        }
+    results: dict[str, Result] = cache[key]  # type: ignore[assignment]
     return results
+
+
+def result_scores(
+    results: Mapping[str, Result],
+    sentence_stats: dict[str, FloatArray] | None = None,
+    aggregate: Callable[[FloatArray, int], float] | None = None,
+    *,
+    with_sentences: bool = True,
+) -> MetricScores:
+    """``MetricScores`` of ``Result``s: the headline scores and (``with_sentences``) each
+    sentence's score."""
+    return MetricScores(
+        {s: r.score for s, r in results.items()},
+        sentence_stats,
+        aggregate,
+        {s: [float(x.score) for x in r.sentences] for s, r in results.items()}
+        if with_sentences
+        else None,
+    )
 
 
 def _f_half(sums: FloatArray, sentences: int) -> float:
@@ -106,21 +144,18 @@ def _f_half(sums: FloatArray, sentences: int) -> float:
     return Counts.from_totals(tp, proposed, gold).f_score(convention="m2scorer")
 
 
+def _counts(result: Result) -> list[tuple[float, float, float]]:
+    return [s.counts for s in result.sentences if s.counts is not None]
+
+
 def m2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
-    results = _m2_results(inputs, cache)
+    results = metric_results("m2", inputs, cache)
+    # The bootstrap resamples (TP, proposed, gold) of each sentence's chosen annotator.
     stats = {
-        system: np.array(
-            [(c.tp, c.proposed, c.gold) for c in (s.counts[s.chosen] for s in result.sentences)],
-            dtype=float,
-        )
+        system: np.array([(tp, tp + fp, tp + fn) for tp, fp, fn in _counts(result)], dtype=float)
         for system, result in results.items()
     }
-    return MetricScores(
-        {s: r.f for s, r in results.items()},
-        stats,
-        _f_half,
-        {s: [float(f) for f in r.sentence_f] for s, r in results.items()},
-    )
+    return result_scores(results, stats, _f_half)
 
 
 def _mean(sums: FloatArray, sentences: int) -> float:
@@ -128,69 +163,65 @@ def _mean(sums: FloatArray, sentences: int) -> float:
 
 
 def sentm2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
-    results = _m2_results(inputs, cache)
-    stats = {s: np.array(r.sentence_f, dtype=float)[:, None] for s, r in results.items()}
-    return MetricScores(
-        {s: r.sent_f for s, r in results.items()},
-        stats,
-        _mean,
-        {s: [float(f) for f in r.sentence_f] for s, r in results.items()},
-    )
+    results = metric_results("sentm2", inputs, cache)
+    stats = {
+        s: np.array([x.score for x in r.sentences], dtype=float)[:, None]
+        for s, r in results.items()
+    }
+    return result_scores(results, stats, _mean)
+
+
+def _plain_references(inputs: Inputs, name: str) -> Sequence[Sequence[str]]:
+    if not inputs.references:
+        raise InputError(f"{name} needs plain reference files (one sentence per line)")
+    return inputs.references
 
 
 def gleu_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
-    from gecscore.english.gleu import GleuCorpus
+    references = _plain_references(inputs, "GLEU")
+    from gecscore.english.gleu import GLEU
 
-    if not inputs.references:
-        raise InputError("GLEU needs plain reference files (one sentence per line)")
-    corpus = GleuCorpus(inputs.sources, inputs.references)
-    results = {s: corpus.score(lines, sentence=True) for s, lines in inputs.outputs.items()}
-    return MetricScores(
-        {s: r.gleu for s, r in results.items()},
-        sentence_scores={s: list(r.sentence_scores or ()) for s, r in results.items()},
+    metric = GLEU()  # get_metric("gleu")
+    # The class's prepared corpus: the references' n-grams counted once for every system.
+    corpus = metric.corpus(inputs.sources, references)
+    return result_scores(
+        {s: metric.score_prepared(corpus, lines) for s, lines in inputs.outputs.items()}
     )
 
 
 def gleu_gecm_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     """gec-metrics 0.1.1's GLEU (its GREEN-style counts and Python 3 draws), for comparing
     with the figures it prints; ``gleu`` is the reference script's."""
-    from gecscore.english.gleu_gecmetrics import gecmetrics_gleu
-
-    if not inputs.references:
-        raise InputError("gleu-gecm needs plain reference files (one sentence per line)")
-    return MetricScores(
-        {
-            s: gecmetrics_gleu(inputs.sources, lines, inputs.references)
-            for s, lines in inputs.outputs.items()
-        }
-    )
+    references = _plain_references(inputs, "gleu-gecm")
+    results = metric_results("gleu-gecm", inputs, cache, references=references)
+    return result_scores(results, with_sentences=False)
 
 
 def green_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     """GREEN with gec-metrics' defaults (word units, n 4, beta 2) against ``--refs``."""
-    from gecscore.green import GreenCorpus, green_from_counts
+    from gecscore.green import GREEN, green_from_counts
 
-    if not inputs.references:
-        raise InputError("green needs plain reference files (one sentence per line)")
-    corpus = GreenCorpus(inputs.sources, inputs.references)
-    results = {s: corpus.score(lines) for s, lines in inputs.outputs.items()}
+    references = _plain_references(inputs, "green")
+    metric = GREEN()
+    # The class's prepared corpus (references read once for every system) and its
+    # Result; the per-order counts of each sentence, which the bootstrap resamples, are
+    # not in the Result.
+    corpus = metric.corpus(inputs.sources, references)
+    stats: dict[str, FloatArray] = {}
+    results: dict[str, Result] = {}
+    for system, lines in inputs.outputs.items():
+        scored = corpus.score(lines)
+        results[system] = metric.result(corpus, scored)
+        stats[system] = scored.counts.reshape(scored.counts.shape[0], -1).astype(float)
 
     def aggregate(sums: FloatArray, sentences: int) -> float:
         return green_from_counts(sums.reshape(corpus.n, 3).tolist(), corpus.beta)
 
-    return MetricScores(
-        {s: r.score for s, r in results.items()},
-        {s: r.counts.reshape(r.counts.shape[0], -1).astype(float) for s, r in results.items()},
-        aggregate,
-        {s: r.sentence_scores for s, r in results.items()},
-    )
+    return result_scores(results, stats, aggregate)
 
 
 def imeasure_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
-    from gecscore.english.imeasure import score_systems
-
-    results = score_systems(dict(inputs.outputs), inputs.gold)
-    return MetricScores({system: result.imeasure for system, result in results.items()})
+    return result_scores(metric_results("imeasure", inputs, cache), with_sentences=False)
 
 
 # The functions above, as the registry names them (this module is loaded by then).

@@ -28,6 +28,7 @@ from gecscore.errors import InputError, OptionError
 if TYPE_CHECKING:
     from gecscore.m2 import M2Block
     from gecscore.meta.compute import FloatArray, Inputs, MetricScores
+    from gecscore.metric import MetricConfig, Result
 
 __all__ = [
     "cherrant_scores",
@@ -123,67 +124,69 @@ def edit_count_scores(
     return stats, sentence
 
 
+def _edit_results(
+    name: str, inputs: Inputs, cache: dict[str, object], config: MetricConfig | None = None
+) -> dict[str, Result]:
+    """``get_metric(name)(config)`` of each system's extracted blocks against the gold."""
+    from gecscore.meta.compute import metric_results
+    from gecscore.metric import Gold
+
+    blocks = hypothesis_blocks(inputs, cache)
+    return metric_results(
+        name,
+        inputs,
+        cache,
+        config=config,
+        hypotheses={system: Gold(hyp) for system, hyp in blocks.items()},
+    )
+
+
+def _counted_scores(results: Mapping[str, Result]) -> MetricScores:
+    """System F0.5, the (TP, FP, FN) rows of each sentence the bootstrap over sentences
+    resamples (:func:`counts_f_half` sums them back) and each sentence's F0.5, unrounded
+    (what TrueSkill / Expected Wins rank)."""
+    from gecscore.meta.compute import result_scores
+
+    stats = {
+        system: np.array([s.counts for s in result.sentences], dtype=float).reshape(-1, 3)
+        for system, result in results.items()
+    }
+    return result_scores(results, stats, counts_f_half)
+
+
 def cherrant_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     """ChERRANT char-level F0.5 (``compare``'s defaults) of each system against the gold."""
-    from gecscore.compare import compare_m2
-    from gecscore.meta.compute import MetricScores
-
     _require(inputs, "cherrant", "zh")
-    blocks = hypothesis_blocks(inputs, cache)
-    results = {system: compare_m2(hyp, inputs.gold) for system, hyp in blocks.items()}
-    stats, sentence = edit_count_scores(results)
-    return MetricScores({s: r.f for s, r in results.items()}, stats, counts_f_half, sentence)
+    return _counted_scores(_edit_results("cherrant", inputs, cache))
 
 
 def errant_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     """ERRANT span-based correction F0.5 (``errant_compare``'s defaults) against the gold."""
-    from gecscore.english.errant_compare import CompareOptions, compare_blocks
-    from gecscore.meta.compute import MetricScores
-
     _require(inputs, "errant", "en")
-    blocks = hypothesis_blocks(inputs, cache)
-    results = {
-        system: compare_blocks(hyp, inputs.gold, CompareOptions()) for system, hyp in blocks.items()
-    }
-    stats, sentence = edit_count_scores(results)
-    return MetricScores({s: r.f for s, r in results.items()}, stats, counts_f_half, sentence)
+    return _counted_scores(_edit_results("errant", inputs, cache))
 
 
 def cleme_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     """CLEME (v1.0 defaults: dependent, length-weighted) corpus F0.5; sentence scores with
     the sentence-level weights."""
-    from gecscore.cleme.inputs import sentences_from_m2
-    from gecscore.cleme.scorers import cleme_with_sentences
-    from gecscore.meta.compute import MetricScores
+    from gecscore.meta.compute import result_scores
 
-    refs = sentences_from_m2(inputs.gold)
-    scores: dict[str, float] = {}
-    sentence: dict[str, list[float]] = {}
-    for system, hyp in hypothesis_blocks(inputs, cache).items():
-        corpus, per_sentence = cleme_with_sentences(sentences_from_m2(hyp), refs)
-        scores[system] = corpus.f
-        sentence[system] = [s.f for s in per_sentence]
-    return MetricScores(scores, sentence_scores=sentence)
+    return result_scores(_edit_results("cleme", inputs, cache))
 
 
 def cleme2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
     """CLEME2.0 (unweighted chunk counts) corpus score and sentence scores."""
-    from gecscore.cleme.inputs import sentences_from_m2
-    from gecscore.cleme.v2 import cleme2_with_sentences
-    from gecscore.meta.compute import MetricScores
+    from gecscore.meta.compute import result_scores
 
-    refs = sentences_from_m2(inputs.gold)
-    scores: dict[str, float] = {}
-    sentence: dict[str, list[float]] = {}
-    for system, hyp in hypothesis_blocks(inputs, cache).items():
-        corpus, per_sentence = cleme2_with_sentences(sentences_from_m2(hyp), refs)
-        scores[system] = corpus.score
-        sentence[system] = [s.aspects.score for s in per_sentence]
-    return MetricScores(scores, sentence_scores=sentence)
+    return result_scores(_edit_results("cleme2", inputs, cache))
 
 
 def ptm2_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:
-    """PT-M2 F0.5 with BERTScore edit weights from ``inputs.ptm2_model``."""
+    """PT-M2 F0.5 with BERTScore edit weights from ``inputs.ptm2_model``.
+
+    Not through ``get_metric``: English PT-M2 takes its corpus score and the sentence level's
+    sentence scores from ONE weighted lattice pass (``score_ptm2_m2_levels``); the class
+    would ask the model twice."""
     from gecscore.meta.compute import MetricScores
     from gecscore.weights import make_provider
 

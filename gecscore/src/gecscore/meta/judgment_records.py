@@ -12,6 +12,8 @@ __all__ = [
     "Comparison",
     "EDIT_TAG",
     "ENTRY_TAG",
+    "ESA_SPAN_TAG",
+    "EsaSpan",
     "EditVerdict",
     "ITEM_TAG",
     "JudgmentFormatError",
@@ -27,6 +29,10 @@ RESULT_TAG = "error-correction-ranking-result"
 ITEM_TAG = "ranking-item"
 ENTRY_TAG = "translation"
 EDIT_TAG = "edit"  # our extension: <edit index= correct= source= target=/> in a <translation>
+# Our extension for ESA: <esa-span start_i= end_i= severity= origin=/> in a <translation>
+# whose score= is the judge's 0-100 score (Appraise's ESA keeps spans as JSON objects with
+# start_i, end_i (inclusive) and severity; we keep its names and its inclusive end).
+ESA_SPAN_TAG = "esa-span"
 ADMIN_USER = "admin"  # Appraise's own account; the reference scripts drop its items
 
 
@@ -56,13 +62,30 @@ class EditVerdict:
 
 
 @dataclass(frozen=True)
+class EsaSpan:
+    """An ESA error span: characters ``start`` to ``end`` (exclusive) of the output text, its
+    severity (minor / major) and how it came about: ``prefilled`` (an edit's span kept),
+    ``resized`` (an edit's span changed), ``added`` (the judge's own) or ``dismissed`` (an
+    edit's span the judge removed: no error, severity empty)."""
+
+    start: int
+    end: int
+    severity: str
+    origin: str = "added"
+
+
+@dataclass(frozen=True)
 class RankedEntry:
     """One shown output: the systems that produced it (several if collapsed), its rank and,
-    when its edits were judged, one verdict per edit."""
+    when its edits were judged, one verdict per edit; in ESA, its 0-100 score, error spans
+    and (when the file carries it) the output text the spans index."""
 
     systems: tuple[str, ...]
     rank: int
     edits: tuple[EditVerdict, ...] = ()
+    score: int | None = None
+    spans: tuple[EsaSpan, ...] = ()
+    text: str | None = None
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,12 @@ from gecscore.meta.judgment_records import (
     ADMIN_USER,
     EDIT_TAG,
     ENTRY_TAG,
+    ESA_SPAN_TAG,
     ITEM_TAG,
     RESULT_TAG,
     Comparison,
     EditVerdict,
+    EsaSpan,
     JudgmentFormatError,
     JudgmentSet,
     RankedEntry,
@@ -51,7 +53,9 @@ __all__ = [
     "Comparison",
     "EDIT_TAG",
     "ENTRY_TAG",
+    "ESA_SPAN_TAG",
     "EditVerdict",
+    "EsaSpan",
     "ITEM_TAG",
     "JudgmentFormatError",
     "JudgmentSet",
@@ -62,6 +66,7 @@ __all__ = [
     "item_comparisons",
     "iter_judgments_xml",
     "pairwise",
+    "pairwise_comparisons",
     "rank_groups",
     "read_judgments",
     "read_judgments_xml",
@@ -111,9 +116,40 @@ def _parse_edits(edits: Sequence[dict[str, str]], path: str, place: str) -> tupl
     return tuple(verdicts)
 
 
+def _parse_esa(
+    attributes: dict[str, str], marks: Sequence[dict[str, str]], path: str, place: str
+) -> tuple[int | None, tuple[EsaSpan, ...]]:
+    """The entry's ESA score and spans (``end_i`` inclusive in the file, exclusive here)."""
+    score_text = attributes.get("score")
+    if score_text is None:
+        if marks:
+            raise JudgmentFormatError(
+                path, place, f"<{ESA_SPAN_TAG}> in a <{ENTRY_TAG}> without score="
+            )
+        return None, ()
+    if not score_text.isdigit() or not 0 <= int(score_text) <= 100:
+        raise JudgmentFormatError(
+            path, place, f"score must be a whole number 0-100 (got {score_text!r})"
+        )
+    spans = []
+    for mark in marks:
+        start, end = mark.get("start_i", ""), mark.get("end_i", "")
+        severity, origin = mark.get("severity", ""), mark.get("origin", "added")
+        known = severity in ("minor", "major") or (origin == "dismissed" and not severity)
+        if not start.isdigit() or not end.isdigit() or int(end) < int(start) or not known:
+            raise JudgmentFormatError(
+                path,
+                place,
+                f'an <{ESA_SPAN_TAG}> needs start_i="n" end_i="m" (m >= n) and severity="minor|major"'
+                f" (got start_i={start!r}, end_i={end!r}, severity={severity!r})",
+            )
+        spans.append(EsaSpan(int(start), int(end) + 1, severity, origin))
+    return int(score_text), tuple(spans)
+
+
 def _parse_item(
     element: ET.Element,
-    children: Sequence[tuple[dict[str, str], list[dict[str, str]]]],
+    children: Sequence[tuple[dict[str, str], list[tuple[str, dict[str, str]]]]],
     path: str,
     number: int,
     known: frozenset[str] | None,
@@ -126,7 +162,11 @@ def _parse_item(
     user = _attribute(element, "user", path, place)
     entries: list[RankedEntry] = []
     seen: set[str] = set()
-    for child, edits in children:
+    for child, marks in children:
+        edits = [attributes for tag, attributes in marks if tag == EDIT_TAG]
+        score, spans = _parse_esa(
+            child, [attributes for tag, attributes in marks if tag == ESA_SPAN_TAG], path, place
+        )
         systems = tuple(_entry_attribute(child, "system", path, place).split())
         rank_text = _entry_attribute(child, "rank", path, place)
         try:
@@ -146,7 +186,14 @@ def _parse_item(
                 )
             seen.add(name)
         entries.append(
-            RankedEntry(systems=systems, rank=rank, edits=_parse_edits(edits, path, place))
+            RankedEntry(
+                systems=systems,
+                rank=rank,
+                edits=_parse_edits(edits, path, place),
+                score=score,
+                spans=spans,
+                text=child.get("text"),
+            )
         )
     extra = tuple((k, v) for k, v in element.attrib.items() if k not in _ITEM_ATTRIBUTES)
     if not entries and dict(extra).get("skipped") != "true":
@@ -226,8 +273,8 @@ def _parse_results(
     known: frozenset[str] | None,
 ) -> Iterator[RankingResult | RankingItem]:
     seen_ids: dict[tuple[str, str], int] = {}
-    children: list[tuple[dict[str, str], list[dict[str, str]]]] = []
-    edits: list[dict[str, str]] = []  # the <edit>s of the <translation> being read
+    children: list[tuple[dict[str, str], list[tuple[str, dict[str, str]]]]] = []
+    edits: list[tuple[str, dict[str, str]]] = []  # <edit>s / <esa-span>s of this <translation>
     item_depth = 0  # depth of the open <ranking-item>, 0 outside one
     number = 0
     for event, element, depth in events:
@@ -238,8 +285,8 @@ def _parse_results(
             elif element.tag == ITEM_TAG and not item_depth:
                 item_depth, children = depth, []
             continue
-        if element.tag == EDIT_TAG and item_depth and depth == item_depth + 2:
-            edits.append(dict(element.attrib))
+        if element.tag in (EDIT_TAG, ESA_SPAN_TAG) and item_depth and depth == item_depth + 2:
+            edits.append((element.tag, dict(element.attrib)))
         elif element.tag == ENTRY_TAG and item_depth and depth == item_depth + 1:
             children.append((dict(element.attrib), edits))
             edits = []
@@ -283,10 +330,14 @@ def write_judgments_xml(judgments: JudgmentSet) -> str:
             lines.append(f"  <{ITEM_TAG}{attrs}>")
             for entry in item.entries:
                 system = quoteattr(" ".join(entry.systems))
-                if not entry.edits:
-                    lines.append(f'    <{ENTRY_TAG} rank="{entry.rank}" system={system}/>')
+                esa = "" if entry.score is None else f' score="{entry.score}"'
+                if entry.text is not None:
+                    esa += f" text={quoteattr(entry.text)}"
+                if not entry.edits and not entry.spans:
+                    lines.append(f'    <{ENTRY_TAG} rank="{entry.rank}"{esa} system={system}/>')
                     continue
-                lines.append(f'    <{ENTRY_TAG} rank="{entry.rank}" system={system}>')
+                lines.append(f'    <{ENTRY_TAG} rank="{entry.rank}"{esa} system={system}>')
+                lines.extend(_esa_span_lines(entry.spans))
                 for verdict in entry.edits:
                     correct = "true" if verdict.correct else "false"
                     lines.append(
@@ -300,6 +351,14 @@ def write_judgments_xml(judgments: JudgmentSet) -> str:
         lines.append("")
     lines.append("</appraise-results>")
     return "\n".join(lines) + "\n"
+
+
+def _esa_span_lines(spans: Sequence[EsaSpan]) -> list[str]:
+    return [
+        f'      <{ESA_SPAN_TAG} start_i="{span.start}" end_i="{span.end - 1}"'
+        f" severity={quoteattr(span.severity)} origin={quoteattr(span.origin)}/>"
+        for span in spans
+    ]
 
 
 def rank_groups(item: RankingItem) -> list[list[str]]:
@@ -351,6 +410,11 @@ def pairwise(
             )
         pairs.extend(item_comparisons(item, index=index))
     return pairs
+
+
+# The name the package exports (``gecscore.pairwise_comparisons``): "pairwise" alone says
+# little beside the metrics.
+pairwise_comparisons = pairwise
 
 
 def unexpanded_comparisons(items: Sequence[RankingItem]) -> list[Comparison]:

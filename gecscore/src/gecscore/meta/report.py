@@ -25,6 +25,7 @@ from gecscore.meta.rankings import (
 from gecscore.meta.sentence import seeda_accuracy_kendall, wmt_kendall
 
 __all__ = [
+    "HUMAN_RANKING_METHODS",
     "METHODS",
     "human_ranking",
     "sentence_report",
@@ -32,6 +33,8 @@ __all__ = [
 ]
 
 METHODS = ("ew", "trueskill", "both")
+# The name the package exports: the methods of human_ranking.
+HUMAN_RANKING_METHODS = METHODS
 
 
 def _number(value: float) -> float | None:

@@ -18,7 +18,7 @@ from gecscore.meta.revisitcgec import SYSTEMS, Corpus
 from gecscore.mucgec import ParallelLine
 
 if TYPE_CHECKING:
-    from gecscore.metric import Metric, Result
+    from gecscore.metric import Metric, MetricConfig, Result
 
 __all__ = [
     "Extraction",
@@ -161,38 +161,42 @@ def cherrant(extraction: Extraction, granularity: str) -> MetricRun:
     return MetricRun(f"cherrant-{granularity}", signature, scores, sentence, stats, counts_f_half)
 
 
-def cleme_metric(extraction: Extraction, assumption: str) -> MetricRun:
-    from gecscore.cleme.inputs import sentences_from_m2
-    from gecscore.cleme.scorers import cleme_with_sentences
+def _chunk_scores(
+    extraction: Extraction, name: str, config: MetricConfig
+) -> tuple[dict[str, float], dict[str, list[float]], str]:
+    """System scores, sentence scores and the signature of ``get_metric(name)(config)`` on
+    each system's blocks against the reference's."""
+    from gecscore.metric import Gold
+    from gecscore.registry import get_metric
 
-    refs = sentences_from_m2(extraction.blocks("reference"))
+    ref = Gold(extraction.blocks("reference"))
+    metric = get_metric(name)(config)
     scores: dict[str, float] = {}
     sentence: dict[str, list[float]] = {}
     signature = ""
     for system in SYSTEMS:
-        hyps = sentences_from_m2(extraction.blocks(system))
-        corpus, per_sentence = cleme_with_sentences(hyps, refs, assumption=assumption)  # type: ignore[arg-type]
-        scores[system] = corpus.f
-        sentence[system] = [s.f for s in per_sentence]
-        signature = corpus.signature
+        result = metric.score_corpus(ref.sources, Gold(extraction.blocks(system)), ref)
+        scores[system] = result.score
+        sentence[system] = [s.score for s in result.sentences]
+        signature = result.signature
+    return scores, sentence, signature
+
+
+def cleme_metric(extraction: Extraction, assumption: str) -> MetricRun:
+    from gecscore.cleme.metric import CLEMEConfig
+
+    scores, sentence, signature = _chunk_scores(
+        extraction,
+        "cleme",
+        CLEMEConfig(assumption=assumption),  # type: ignore[arg-type]
+    )
     return MetricRun(f"cleme-{assumption}", _with_data(signature, extraction), scores, sentence)
 
 
 def cleme2_metric(extraction: Extraction) -> MetricRun:
-    from gecscore.cleme.inputs import sentences_from_m2
-    from gecscore.cleme.v2 import cleme2_with_sentences
+    from gecscore.cleme.metric import CLEME2Config
 
-    refs = sentences_from_m2(extraction.blocks("reference"))
-    scores: dict[str, float] = {}
-    sentence: dict[str, list[float]] = {}
-    signature = ""
-    for system in SYSTEMS:
-        corpus, per_sentence = cleme2_with_sentences(
-            sentences_from_m2(extraction.blocks(system)), refs
-        )
-        scores[system] = corpus.score
-        sentence[system] = [s.aspects.score for s in per_sentence]
-        signature = corpus.signature
+    scores, sentence, signature = _chunk_scores(extraction, "cleme2", CLEME2Config())
     return MetricRun("cleme2", _with_data(signature, extraction), scores, sentence)
 
 
