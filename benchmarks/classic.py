@@ -115,8 +115,11 @@ def m2_benchmark(
             assert out is not None
             for line, system in zip(out.splitlines(), SYSTEMS, strict=True):
                 row = json.loads(line)
-                ours_scores[system] = (f"{row['p']:.4f}", f"{row['r']:.4f}", f"{row['f05']:.4f}")
-                ours_counts[system] = (row["tp"], row["fp"], row["fn"])
+                # The m2 Result's data (full precision), printed as m2scorer prints it.
+                ours_scores[system] = tuple(
+                    f"{row[key]:.4f}" for key in ("precision", "recall", "score")
+                )
+                ours_counts[system] = tuple(row["counts"])
         if run_reference and run < reference_repeat:
             assert reference is not None and python2 is not None
             script = str(reference / "scripts" / "m2scorer.py")

@@ -82,7 +82,9 @@ def errant_compare_benchmark(
         ours_times.append(seconds)
         for line, system in zip(out.splitlines(), SYSTEMS, strict=True):
             row = json.loads(line)
-            ours_counts[system] = [row[k] for k in ("tp", "fp", "fn", "p", "r", "f05")]
+            # The errant Result's data: P/R/F at full precision, rounded as errant prints.
+            prf = [round(row[k], 4) for k in ("precision", "recall", "score")]
+            ours_counts[system] = [*row["counts"], *prf]
         if errant_compare:
             total = 0.0
             for system, hyp in zip(SYSTEMS, hyps, strict=True):
@@ -139,7 +141,7 @@ def gleu_benchmark(
         seconds, out = _timed(ours_argv)
         ours_times.append(seconds)
         for line, system in zip(out.splitlines(), SYSTEMS, strict=True):
-            ours_scores[system] = f"{json.loads(line)['gleu']:f}"
+            ours_scores[system] = f"{json.loads(line)['score']:f}"
         if reference_argv is not None:
             seconds, out = _timed(reference_argv, env)
             ref_times.append(seconds)

@@ -39,10 +39,11 @@ def reference_numbers(run: Run) -> tuple[float, ...]:
 
 
 def our_numbers(run: Run) -> tuple[float, ...]:
-    values = json.loads(run.stdout)
-    return tuple(round(float(values[key]), 4) for key in ("f05", "acc", "p", "r")) + tuple(
-        round(float(values[key]), 2) for key in ("tp", "fp", "fn", "tn")
-    )
+    values = json.loads(run.stdout)  # the cleme Result's data
+    details = values["details"]
+    scores = (values["score"], details["acc"], values["precision"], values["recall"])
+    counts = (*values["counts"], details["tn"])
+    return tuple(round(float(v), 4) for v in scores) + tuple(round(float(v), 2) for v in counts)
 
 
 def main() -> int:

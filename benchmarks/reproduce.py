@@ -442,7 +442,7 @@ def mucgec_section(report: Report, data: Path) -> None:
         str(folder / "MuCGEC_dev.m2"),
     )
     if char is not None:
-        value = float(str(char["f05"]))
+        value = float(str(char["score"]))
         rows.append(
             (
                 "ChERRANT-compatible F0.5, example_pred_dev",
@@ -459,7 +459,7 @@ def mucgec_section(report: Report, data: Path) -> None:
         str(folder / "MuCGEC_dev.m2"),
     )
     if cleme is not None:
-        found = [v for k, v in cleme.items() if k.lower() in ("f", "f05", "f0.5")]
+        found = [cleme["score"]] if "score" in cleme else []
         if found:
             value = float(str(found[0]))
             rows.append(

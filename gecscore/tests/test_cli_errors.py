@@ -233,6 +233,16 @@ def test_beta_is_a_positive_finite_number_everywhere(
         (["imeasure", "--weight", "0", "--hyp", "H", "--ref", "R"], "--weight"),
         (["compare", "--hyp", "no-such-file.m2", "--ref", "R"], "--hyp"),
         (["gleu", "--src", ".", "--hyp", "H", "--ref", "R"], "--src"),
+        # green and the model-based commands share the same argument types.
+        (["green", "--n", "0", "--src", "S", "--hyp", "H", "--ref", "R"], "--n"),
+        (["green", "--src", ".", "--hyp", "H", "--ref", "R"], "--src"),
+        (["impara", "--threshold", "1.5", "--src", "S", "--hyp", "H"], "--threshold"),
+        (["scribendi", "--threshold", "nan", "--src", "S", "--hyp", "H"], "--threshold"),
+        (["some", "--batch-size", "0", "--src", "S", "--hyp", "H"], "--batch-size"),
+        (["some", "--device", "gpu", "--src", "S", "--hyp", "H"], "--device"),
+        (["llm-judge", "--timeout", "0", "--src", "S", "--hyp", "H"], "--timeout"),
+        (["llm-judge", "--retries", "-1", "--src", "S", "--hyp", "H"], "--retries"),
+        (["llm-judge", "--hyp", "no-such-file.txt", "--src", "S"], "--hyp"),
     ],
 )
 def test_a_bad_count_or_choice_is_a_usage_error_naming_the_flag(

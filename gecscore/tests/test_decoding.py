@@ -79,7 +79,7 @@ def test_ptm2_reads_an_m2_reference_with_a_bom_like_one_without(
         )
         outputs.append(json.loads(capsys.readouterr().out))
     assert outputs[0] == outputs[1]
-    assert outputs[0]["tp"] > 0
+    assert outputs[0]["counts"][0] > 0
 
 
 def test_judgment_csv_with_a_bad_byte_names_the_line(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gecscore.devices import resolve_device
-from gecscore.errors import OptionError
+from gecscore.errors import OptionError, Unavailable
 
 torch = pytest.importorskip("torch")
 
@@ -28,11 +28,11 @@ def test_a_gpu_asked_for_is_checked() -> None:
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
     if not gpus:
         for spelling in ("cuda", "cuda:0"):
-            with pytest.raises(OptionError, match="sees no CUDA GPU"):
+            with pytest.raises(Unavailable, match="sees no CUDA GPU"):
                 resolve_device(spelling)
         return
     assert resolve_device("cuda") == "cuda" and resolve_device("cuda:0") == "cuda:0"
-    with pytest.raises(OptionError, match=f"torch sees {gpus} GPU"):
+    with pytest.raises(Unavailable, match=f"torch sees {gpus} GPU"):
         resolve_device(f"cuda:{gpus}")
 
 

@@ -6,8 +6,10 @@ ChERRANT's own output: ``python3 compare_m2_for_evaluation.py -hyp hyp.m2 -ref r
 -cat 1`` of HillZhang1999/MuCGEC @3922193 (``scorers/ChERRANT``), run outside the repository
 on HYP_M2 / REF_M2 written to files; ours adds its ``signature:`` line before the last blank.
 
-JSON: the F at the command's beta is ``f05`` at beta 0.5 and ``f`` at any other beta, and
-every object with an F carries ``beta`` (m2score wrote ``f1``/``f2``/``sent_f1`` and no beta).
+JSON: every command's object is its metric's ``Result.to_dict()`` (and ``system``): the F at
+the command's beta is ``f`` at every beta, beside ``beta`` (m2score once wrote
+``f1``/``f2``/``sent_f1`` and no beta; the commands once wrote ``f05`` at beta 0.5).
+``counts.f_key`` still names the F of the scorers' own dicts (``ClemeScore.as_dict``).
 """
 
 from __future__ import annotations
@@ -112,9 +114,9 @@ def _json_objects(capsys: pytest.CaptureFixture[str], argv: list[str]) -> list[d
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
 
-@pytest.mark.parametrize(("beta", "key"), [("0.5", "f05"), ("1", "f"), ("2", "f")])
+@pytest.mark.parametrize("beta", ["0.5", "1", "2"])
 def test_every_command_names_f_the_same_way(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], beta: str, key: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], beta: str
 ) -> None:
     files = _files(tmp_path)
     m2_pair = ["--hyp", files["hyp.m2"], "--ref", files["ref.m2"], "--beta", beta, "--json"]
@@ -123,22 +125,19 @@ def test_every_command_names_f_the_same_way(
         "compare": _json_objects(capsys, ["compare", *m2_pair]),
         "errant-compare": _json_objects(capsys, ["errant-compare", *m2_pair]),
         "ptm2": _json_objects(capsys, ["ptm2", "--model", "self", *m2_pair]),
-        "m2score": _json_objects(capsys, ["m2score", *gold_pair, "--sentence"]),
+        "m2score": _json_objects(capsys, ["m2score", *gold_pair]),
+        "m2score --sentence": _json_objects(capsys, ["m2score", *gold_pair, "--sentence"]),
         "imeasure": _json_objects(capsys, ["imeasure", *gold_pair]),
     }
     for command, (payload,) in outputs.items():
         assert payload["beta"] == float(beta), command
-        assert isinstance(payload[key], float), command
-        # No key spells the beta (f1, f2, sent_f1, ...): only f05 at beta 0.5, f otherwise.
-        spelled = [
-            k for k in payload if re.fullmatch(r"(sent_)?f\d+", k) and k not in ("f05", "sent_f05")
-        ]
-        assert spelled == [], command
-    m2score = outputs["m2score"][0]
-    assert m2score["sent_" + key] == m2score[key] == 1.0
-    assert m2score["p"] == m2score["r"] == 1.0
-    if key == "f":
-        assert "f05" not in outputs["compare"][0] and "f05" not in outputs["m2score"][0]
+        assert isinstance(payload["f"], float), command
+        # No key spells the beta (f05, f1, sent_f1, ...): the F is ``f`` at every beta.
+        assert [k for k in payload if re.fullmatch(r"(sent_)?f\d+", k)] == [], command
+    m2score, sentm2 = outputs["m2score"][0], outputs["m2score --sentence"][0]
+    assert (m2score["metric"], sentm2["metric"]) == ("m2", "sentm2")
+    assert sentm2["f"] == sentm2["score"] == m2score["f"] == m2score["score"] == 1.0
+    assert m2score["precision"] == m2score["recall"] == 1.0
 
 
 def test_clemes_dict_names_f_the_same_way(tmp_path: Path) -> None:

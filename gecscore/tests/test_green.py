@@ -252,9 +252,8 @@ def test_cli_prints_what_the_library_computes(
     assert main([*args, "--unit", "char", "--beta", "0.5", "--n", "3", "--sentence", "--json"]) == 0
     printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     expected = GREEN(GREENConfig(unit="char", beta=0.5, n=3)).score_corpus(SRCS, HYPS, REFS)
-    assert printed[0]["score"] == expected.score
-    assert printed[0]["sentence"] == [s.score for s in expected.sentences]
-    assert printed[0]["signature"] == expected.signature
+    assert printed[0] == {"system": hyp, **expected.to_dict()}
+    assert printed[0]["sentences"][0]["score"] == expected.sentences[0].score
     assert printed[1]["system"] == src
 
 

@@ -55,6 +55,18 @@ def _counts(result: Result) -> tuple[float, float, float]:
     return result.counts
 
 
+def _printed(*values: float | None) -> tuple[float, ...]:
+    """The values as ChERRANT, errant_compare and CLEME print them (4 decimals); the Result
+    keeps them at full precision."""
+    assert all(value is not None for value in values)
+    return tuple(round(value, 4) for value in values if value is not None)
+
+
+def _prf(result: Result) -> tuple[float, float, float]:
+    """The full-precision P/R/F of the Result's counts (the errant convention)."""
+    return Counts(*_counts(result)).prf(result.beta or 0.5)
+
+
 # --- ChERRANT -----------------------------------------------------------------------------------
 
 
@@ -63,11 +75,14 @@ def test_cherrant_on_m2_files_equals_compare(dev_m2: M2Reader) -> None:
     ChERRANT = get_metric("cherrant")
     result = ChERRANT(ChERRANT.Config(cat=1)).score_corpus(Gold(ref).sources, Gold(hyp), Gold(ref))
     direct = compare_m2(hyp, ref, cat=1, signature_fields=(("input", "m2"),))
-    assert (_counts(result), result.score) == ((1084, 1635, 3003), 0.3622)
-    assert (result.precision, result.recall, result.f) == (direct.p, direct.r, direct.f)
+    assert (_counts(result), result.score) == ((1084, 1635, 3003), 0.36222682617122237)
+    assert (result.precision, result.recall, result.f) == _prf(result)
+    assert _printed(result.precision, result.recall, result.f) == (direct.p, direct.r, direct.f)
     assert result.signature == direct.signature
     assert [s.counts for s in result.sentences] == [(s.tp, s.fp, s.fn) for s in direct.sentences]
-    assert result.details["categories"] == {k: tuple(v) for k, v in direct.categories.items()}
+    assert {k: _printed(*v[3:]) for k, v in result.details["categories"].items()} == {
+        k: tuple(v[3:]) for k, v in direct.categories.items()
+    }
     assert result.details["skipped"] == [s.index for s in direct.sentences if s.skipped]
 
 
@@ -96,8 +111,11 @@ def test_cherrant_on_text_hypotheses_equals_score(
         ("resources", metric.resources.signature),
     )
     direct = compare_m2(hyp_blocks, ref_blocks, signature_fields=fields)
-    assert (_counts(result), result.score) == ((direct.tp, direct.fp, direct.fn), direct.f)
-    assert (_counts(result), result.score) == ((1084, 1635, 3003), 0.3622)
+    assert (_counts(result), _printed(result.score)) == (
+        (direct.tp, direct.fp, direct.fn),
+        (direct.f,),
+    )
+    assert (_counts(result), _printed(result.score)) == ((1084, 1635, 3003), (0.3622,))
     assert result.signature == direct.signature
     assert "resources=cherrant:" in result.signature
 
@@ -131,7 +149,8 @@ def test_cherrant_on_text_references_equals_extraction_and_compare(
     )
     direct = compare_m2(hyp_blocks, ref_blocks, signature_fields=fields)
     assert _counts(result) == (direct.tp, direct.fp, direct.fn)
-    assert (result.score, result.signature) == (direct.f, direct.signature)
+    assert (_printed(result.score), result.signature) == ((direct.f,), direct.signature)
+    assert result.score == _prf(result)[2]
     assert direct.tp > 0 and direct.fp > 0
 
 
@@ -146,7 +165,8 @@ def test_errant_on_m2_files_equals_compare_blocks(cleme_dir: Path) -> None:
     result = ERRANT(ERRANT.Config(cat=2)).score_corpus(Gold(ref).sources, Gold(hyp), Gold(ref))
     direct = compare_blocks(hyp, ref, CompareOptions(cat=2))
     assert _counts(result) == (483, 795, 1934) == (direct.tp, direct.fp, direct.fn)
-    assert (result.precision, result.recall, result.score) == (direct.p, direct.r, direct.f)
+    assert _printed(result.precision, result.recall, result.score) == (direct.p, direct.r, direct.f)
+    assert (result.precision, result.recall, result.score) == _prf(result)
     assert result.signature == direct.signature
     assert [s.counts for s in result.sentences] == [(s.tp, s.fp, s.fn) for s in direct.sentences]
     assert set(result.details["categories"]) == set(direct.categories)
@@ -174,7 +194,7 @@ def test_errant_on_text_equals_errant_parallel_then_compare(
     direct = compare_blocks(hyp_m2, ref_m2)
     result = get_metric("errant")().score_corpus(sources, amu_lines[:n], refs)
     assert _counts(result) == (direct.tp, direct.fp, direct.fn)
-    assert (result.score, result.signature) == (direct.f, direct.signature)
+    assert (_printed(result.score), result.signature) == ((direct.f,), direct.signature)
     assert direct.tp > 0
 
 
@@ -242,10 +262,11 @@ def test_imeasure_equals_the_scorer(conll14_gold: Gold, amu_lines: list[str]) ->
     result = IMeasure(IMeasure.Config(optimise="corpus")).score_corpus(gold.sources, lines, gold)
     assert result.score == direct.imeasure
     assert result.signature == direct.signature
-    assert (result.precision, result.recall, result.details["f"]) == (
+    assert (result.precision, result.recall, result.f, result.beta) == (
         direct.correction.p,
         direct.correction.r,
         direct.correction.f,
+        1.0,
     )
     assert [s.score for s in result.sentences] == [s.imeasure for s in direct.sentences]
 
@@ -264,9 +285,12 @@ def test_cleme_equals_the_scorer(cleme_dir: Path, level: str) -> None:
     result = CLEME(CLEME.Config(level=level)).score_corpus(  # type: ignore[arg-type]
         ref.sources, Gold(read_m2(hyp_path)), ref
     )
-    assert (result.score, result.precision, result.recall) == (direct.f, direct.p, direct.r)
+    printed = _printed(result.score, result.precision, result.recall, result.details["acc"])
+    assert printed == (direct.f, direct.p, direct.r, direct.acc)
+    if level == "corpus":  # the summed counts' P/R/F, unrounded
+        assert (result.precision, result.recall, result.score) == _prf(result)
     assert _counts(result) == (direct.tp, direct.fp, direct.fn)
-    assert (result.signature, result.details["acc"]) == (direct.signature, direct.acc)
+    assert result.signature == direct.signature
     # Per-sentence scores (sentence-level weights) at either level, from the full chunk
     # evaluation: what TrueSkill / Expected Wins rank beside the corpus score.
     from gecscore.cleme import evaluate_chunks, sentence_scores

@@ -53,7 +53,7 @@ def test_console_command_runs_a_subcommand(tmp_path: Path) -> None:
         "--json",
     )
     assert done.returncode == 0, done.stderr
-    assert '"f05": 1.0' in done.stdout
+    assert '"score": 1.0' in done.stdout
     usage = _run(str(Path(sys.executable).with_name("gecscore")), "compare")
     assert usage.returncode == 2 and usage.stderr.startswith("usage: gecscore compare ")
 

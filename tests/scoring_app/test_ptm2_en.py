@@ -275,13 +275,15 @@ def test_cli_base_m2_self_prints_m2scorer_counts(
     assert main([*argv, "--base", "m2", "--model", "self", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     m2 = m2_score(_lines(files["hyp"]), read_m2(files["gold"]))
-    assert (payload["tp"], payload["fp"], payload["fn"]) == (m2.tp, m2.fp, m2.fn)
-    assert payload["f05"] == round(m2.f, 4)
-    assert payload["base"] == "m2" and payload["level"] == "corpus" and payload["exact"]
+    # The ptm2-m2 Result's data: full precision, equal to m2scorer's F (self weights).
+    assert payload["metric"] == "ptm2-m2" and payload["counts"] == [m2.tp, m2.fp, m2.fn]
+    assert payload["score"] == payload["f"] == m2.f
+    details = payload["details"]
+    assert details["level"] == "corpus" and details["bounded_sentences"] == []
     assert "metric=ptm2-m2|" in payload["signature"] and "weights=self" in payload["signature"]
     assert main([*argv, "--base", "sentm2", "--model", "self", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["level"] == "sentence" and payload["f05"] == round(m2.sent_f, 4)
+    assert payload["details"]["level"] == "sentence" and payload["score"] == m2.sent_f
 
 
 def test_cli_base_m2_rejects_a_short_system_file_naming_the_line(

@@ -17,9 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from gecscore.compare import CAT_LEVELS, MODES, compare_m2
-from gecscore.counts import check_beta
-from gecscore.errors import GECError
+from gecscore.compare import CAT_LEVELS, MODES, compare_m2, result_fields
 from gecscore.metric import (
     Gold,
     Hypotheses,
@@ -28,9 +26,8 @@ from gecscore.metric import (
     References,
     Result,
     check_corpus,
-    counted_result,
-    counts_sentence,
 )
+from gecscore.options import check_beta, check_choice, check_count
 
 if TYPE_CHECKING:
     from gecscore.m2 import M2Block
@@ -61,16 +58,13 @@ class ChERRANTConfig(MetricConfig):
 
     def __post_init__(self) -> None:
         check_beta(self.beta)
-        if self.mode not in MODES:
-            raise GECError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        if self.cat is not None and self.cat not in CAT_LEVELS:
-            raise GECError(f"cat must be one of 1, 2, 3, got {self.cat!r}")
-        if self.max_refs is not None and self.max_refs < 1:
-            raise GECError(f"max_refs must be at least 1, got {self.max_refs}")
-        if self.granularity not in GRANULARITIES:
-            raise GECError(f"granularity must be char or word, got {self.granularity!r}")
-        if self.strategy not in STRATEGIES:
-            raise GECError(f"strategy must be all or first, got {self.strategy!r}")
+        check_choice(self.mode, "mode", MODES)
+        check_choice(self.cat, "cat", (None, *CAT_LEVELS))
+        check_count(self.max_refs, "max_refs", optional=True)
+        check_count(self.reference_num, "reference_num", optional=True)
+        check_choice(self.granularity, "granularity", GRANULARITIES)
+        check_choice(self.strategy, "strategy", STRATEGIES)
+        check_count(self.workers, "workers")
 
 
 def char_blocks(
@@ -104,8 +98,8 @@ def char_blocks(
 
 
 class ChERRANT(Metric):
-    """ChERRANT F-beta; ``counts`` are (TP, FP, FN), P/R/F rounded to 4 decimals as ChERRANT
-    prints; ``sentences`` the counts of each sentence's chosen pair (score: its F);
+    """ChERRANT F-beta; ``counts`` are (TP, FP, FN), P/R/F at full precision (ChERRANT prints
+    them rounded to 4 decimals); ``sentences`` the counts of each sentence's chosen pair (score: its F);
     ``details``: ``mode``, ``categories`` (``{name: (tp, fp, fn, p, r, f)}`` when ``cat``),
     ``skipped`` (0-based sentences left out) and ``source_mismatches``."""
 
@@ -174,15 +168,4 @@ class ChERRANT(Metric):
             cat=config.cat,
             signature_fields=fields,
         )
-        return counted_result(
-            self.name,
-            result,
-            beta=config.beta,
-            sentences=(counts_sentence(s.tp, s.fp, s.fn, config.beta) for s in result.sentences),
-            details={
-                "mode": config.mode,
-                "categories": {name: tuple(c) for name, c in result.categories.items()},
-                "skipped": [s.index for s in result.sentences if s.skipped],
-                "source_mismatches": list(result.source_mismatches),
-            },
-        )
+        return Result.from_fields(**result_fields(result))

@@ -19,11 +19,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gecscore.compare_options import edit_filter, filter_fields
 from gecscore.counts import Counts, check_beta, precision_recall_f
-from gecscore.errors import GECError, OptionError
+from gecscore.errors import InputError, OptionError
 from gecscore.m2 import M2Block, M2Edit
+from gecscore.result_data import counted_fields
 from gecscore.signature import Field, Signature
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from gecscore.compare_options import PairTracer
 
 __all__ = [
@@ -44,6 +47,7 @@ __all__ = [
     "edit_dicts",
     "group_categories",
     "reference_count_curve",
+    "result_fields",
     "scores",
     "signature",
 ]
@@ -56,7 +60,7 @@ Key = tuple[object, ...]
 EditDict = dict[Key, list[str]]
 
 
-class CompareError(GECError, ValueError):
+class CompareError(InputError):
     """Hypothesis and reference M2 files that cannot be compared; names the block."""
 
 
@@ -477,3 +481,20 @@ def reference_count_curve(
 ) -> list[CompareResult]:
     """Scores with the first k references for each k (MuCGEC's reference-count curve)."""
     return [compare_m2(hyp_blocks, ref_blocks, max_refs=k, **options) for k in ks]  # type: ignore[arg-type]
+
+
+def result_fields(result: CompareResult) -> dict[str, Any]:
+    """The ``cherrant`` Result of a comparison, unrounded (``ChERRANT``, ``compare --json``)."""
+    return counted_fields(
+        "cherrant",
+        counts=(result.tp, result.fp, result.fn),
+        beta=result.beta,
+        signature=result.signature,
+        sentence_counts=[(s.tp, s.fp, s.fn) for s in result.sentences],
+        categories=result.categories,
+        details={
+            "mode": result.mode,
+            "skipped": [s.index for s in result.sentences if s.skipped],
+            "source_mismatches": list(result.source_mismatches),
+        },
+    )

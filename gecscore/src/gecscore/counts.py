@@ -23,11 +23,11 @@ when FP = 0" (ChERRANT's test) is the same number, since ``tp / tp`` is exactly 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Generic, Literal, TypeVar
 
 from gecscore.errors import OptionError
+from gecscore.options import check_beta
 
 __all__ = [
     "CONVENTIONS",
@@ -45,14 +45,6 @@ Convention = Literal["errant", "m2scorer", "imeasure"]
 
 
 CONVENTIONS = ("errant", "m2scorer", "imeasure")
-
-
-def check_beta(beta: float) -> None:
-    """The one rule for every ``beta`` option of the library (each metric's Config, the compare
-    functions): a positive finite number. An infinite or NaN beta makes F NaN (and ``--json``
-    output not JSON); 0 or less has no meaning."""
-    if not 0 < beta < math.inf:
-        raise OptionError(f"beta must be a positive finite number, got {beta}")
 
 
 def f_label(beta: float) -> str:

@@ -15,27 +15,35 @@ choices. The answer is a device string torch accepts (``tensor.to(device)``,
 
 from __future__ import annotations
 
-from gecscore.errors import GECError, OptionError
+from gecscore.errors import OptionError, Unavailable
 
-__all__ = ["DEVICES", "resolve_device"]
+__all__ = ["DEVICES", "check_device_name", "resolve_device"]
 
 # What a person chooses from (CLI --device, Config.device); "cuda:N" is also accepted.
 DEVICES = ("auto", "cpu", "cuda")
 
 
-def resolve_device(device: str | None = None) -> str:
-    """The device ``device`` names, by the rule of the module: ``"cpu"``, ``"cuda"`` or
-    ``"cuda:N"``."""
-    text = "auto" if device is None else device
+def check_device_name(device: str, name: str = "device") -> None:
+    """The spelling rule alone (a Config checks it when built, before torch is asked):
+    ``auto``, ``cpu``, ``cuda`` or ``cuda:N``, exactly; an OptionError otherwise."""
+    text = device if isinstance(device, str) else ""
     index = text.removeprefix("cuda:") if text.startswith("cuda:") else None
     if text not in DEVICES and not (index and index.isascii() and index.isdigit()):
-        raise OptionError(f"unknown device {device!r}: use auto, cpu, cuda or cuda:N")
+        raise OptionError(f"unknown {name} {device!r}: use auto, cpu, cuda or cuda:N")
+
+
+def resolve_device(device: str | None = None) -> str:
+    """The device ``device`` names, by the rule of the module: ``"cpu"``, ``"cuda"`` or
+    ``"cuda:N"``. A GPU torch does not see, or torch missing, is ``Unavailable``."""
+    text = "auto" if device is None else device
+    check_device_name(text)
+    index = text.removeprefix("cuda:") if text.startswith("cuda:") else None
     if text == "cpu":
         return text
     try:
         import torch
     except ImportError:
-        raise GECError(
+        raise Unavailable(
             f"device {device!r}: torch is not installed "
             "(pip install 'gecscore[weighted]' or 'gecscore[reffree]')"
         ) from None
@@ -43,10 +51,10 @@ def resolve_device(device: str | None = None) -> str:
     if text == "auto":
         return "cuda" if available else "cpu"
     if not available:
-        raise OptionError(
+        raise Unavailable(
             f"device {device!r} asked for, but torch {torch.__version__} sees no CUDA GPU "
             "(use auto or cpu)"
         )
     if index is not None and int(index) >= available:
-        raise OptionError(f"device {device!r} asked for, but torch sees {available} GPU(s)")
+        raise Unavailable(f"device {device!r} asked for, but torch sees {available} GPU(s)")
     return text

@@ -1,6 +1,7 @@
 """The error root of the library (``GECError``) and its general kinds: ``OptionError`` (an
-option out of range), ``InputError`` (input that cannot be scored) and ``InputFormatError``
-(a line of an input file, naming the file and the 1-based line); and the one UTF-8 decoding
+option out of range), ``InputError`` (input that cannot be scored), ``InputFormatError``
+(a line of an input file, naming the file and the 1-based line) and ``Unavailable`` (what a
+metric needs is not installed, configured or reachable here); and the one UTF-8 decoding
 policy and line reader of every reader."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ __all__ = [
     "InputError",
     "InputFormatError",
     "OptionError",
+    "Unavailable",
     "decode_utf8",
     "first_nonblank_line",
     "read_lines",
@@ -36,6 +38,15 @@ class OptionError(GECError, ValueError):
 class InputError(GECError, ValueError):
     """Input that cannot be scored and is not one line of a file: an empty sentence, lists
     that do not line up, too few systems to correlate."""
+
+
+class Unavailable(GECError):
+    """What a metric needs and does not find here: an optional package (an extra: spaCy and
+    errant, torch and transformers), a model or data folder, a setting that names one (a
+    model, an LLM endpoint's URL), a GPU asked for, an endpoint that does not answer. The
+    message says what to install or set. The library's narrower kinds are all Unavailable:
+    ``MissingDependencyError``, ``ModelSettingError``, ``ModelNotFoundError``,
+    ``EnglishModelMissing``, ``ResourceError``, ``MetricUnavailable``."""
 
 
 class InputFormatError(InputError):

@@ -28,9 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from gecscore.counts import check_beta
 from gecscore.english.gleu import NgramCounts, ngram_counts
-from gecscore.errors import GECError
+from gecscore.errors import InputError
 from gecscore.metric import (
     Gold,
     Metric,
@@ -40,6 +39,7 @@ from gecscore.metric import (
     SentenceScore,
     check_corpus,
 )
+from gecscore.options import check_beta, check_choice, check_count
 from gecscore.signature import Signature
 
 __all__ = [
@@ -258,7 +258,7 @@ class GreenCorpus:
 
     def score(self, hypotheses: Sequence[str]) -> GreenScores:
         if len(hypotheses) != self.size:
-            raise GECError(f"{len(hypotheses)} hypotheses for {self.size} sources")
+            raise InputError(f"{len(hypotheses)} hypotheses for {self.size} sources")
         chosen: list[int] = []
         sentence_scores: list[float] = []
         best_counts: list[OrderCounts] = []
@@ -297,10 +297,8 @@ class GREENConfig(MetricConfig):
     unit: str = "word"
 
     def __post_init__(self) -> None:
-        if self.unit not in UNITS:
-            raise GECError(f"GREEN unit must be one of {', '.join(UNITS)}, got {self.unit!r}")
-        if self.n < 1:
-            raise GECError(f"GREEN n must be at least 1, got {self.n}")
+        check_choice(self.unit, "unit", UNITS)
+        check_count(self.n, "n")
         check_beta(self.beta)
 
 
@@ -331,7 +329,7 @@ class GREEN(Metric):
     ) -> Result:
         check_corpus(sources, hypotheses, references)
         if isinstance(references, Gold):
-            raise GECError("GREEN scores against corrected text, not M2 edits")
+            raise InputError("GREEN scores against corrected text, not M2 edits")
         corpus = self.corpus(sources, references, keep=False)  # one system: nothing kept
         return self.result(corpus, corpus.score(hypotheses))
 
@@ -341,6 +339,7 @@ class GREEN(Metric):
             score=scores.score,
             signature=corpus.signature(),
             beta=corpus.beta,
+            f=scores.score,  # GREEN's score is its F-beta
             sentences=tuple(SentenceScore(value) for value in scores.sentence_scores),
             details={
                 "n": corpus.n,

@@ -32,11 +32,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from gecscore.counts import Counts
-from gecscore.errors import GECError
+from gecscore.errors import InputError, OptionError
+from gecscore.result_data import result_data
 
 if TYPE_CHECKING:
     from gecscore.m2 import M2Block
@@ -72,7 +73,10 @@ class SentenceScore:
 
 @dataclass(frozen=True)
 class Result:
-    """What every metric's ``score_corpus`` returns."""
+    """What every metric's ``score_corpus`` returns (the contract: gecscore/README.md, "What a
+    Result holds"): every number at full precision, whatever the reference tool prints;
+    ``beta`` and ``f`` set exactly when the metric computes an F-beta (``f`` is ``score`` for
+    the edit metrics, the correction F for I-measure), None otherwise."""
 
     metric: str  # the registry name
     score: float  # the headline number (F-beta for edit metrics, the metric's score otherwise)
@@ -80,21 +84,44 @@ class Result:
     precision: float | None = None
     recall: float | None = None
     beta: float | None = None
+    f: float | None = None  # F-beta at ``beta``, for metrics that compute one
     counts: tuple[float, float, float] | None = None  # summed (TP, FP, FN)
     sentences: tuple[SentenceScore, ...] = ()
     # Metric-specific numbers (GLEU's standard deviation, I-measure's baseline, ...).
     details: Mapping[str, Any] = field(default_factory=dict)
 
-    @property
-    def f(self) -> float | None:
-        """F-beta, for metrics that have one (the same number as ``score``)."""
-        return self.score if self.beta is not None else None
+    @classmethod
+    def from_fields(
+        cls,
+        *,
+        sentences: Iterable[tuple[float, tuple[float, float, float] | None]] = (),
+        details: Mapping[str, Any] | None = None,
+        **fields: Any,
+    ) -> Result:
+        """The Result of :func:`gecscore.result_data.result_data`'s keyword arguments
+        (``sentences`` as (score, counts) pairs): the API and the commands' ``--json`` are
+        built from the same arguments."""
+        return cls(
+            sentences=tuple(SentenceScore(score, counts) for score, counts in sentences),
+            details={} if details is None else details,
+            **fields,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["sentences"] = [asdict(sentence) for sentence in self.sentences]
-        out["details"] = dict(self.details)
-        return out
+        """Plain JSON data (lists, string keys, None for a NaN): what the commands print
+        for ``--json``, less their ``system`` key."""
+        return result_data(
+            metric=self.metric,
+            score=self.score,
+            signature=self.signature,
+            precision=self.precision,
+            recall=self.recall,
+            beta=self.beta,
+            f=self.f,
+            counts=self.counts,
+            sentences=((s.score, s.counts) for s in self.sentences),
+            details=self.details,
+        )
 
 
 class CountedScore(Protocol):
@@ -133,6 +160,7 @@ def counted_result(
         precision=scored.p,
         recall=scored.r,
         beta=beta,
+        f=scored.f,
         counts=(scored.tp, scored.fp, scored.fn),
         sentences=tuple(sentences),
         details={} if details is None else details,
@@ -176,26 +204,26 @@ def check_corpus(
     ``metric`` (a display name) is given by metrics that score text only: a ``Gold`` passed
     to them is then an error that says so."""
     if isinstance(sources, str) or isinstance(hypotheses, str):
-        raise GECError("sources and hypotheses are lists of sentences, not one string")
+        raise InputError("sources and hypotheses are lists of sentences, not one string")
     if metric is not None and (isinstance(hypotheses, Gold) or isinstance(references, Gold)):
-        raise GECError(f"{metric} scores corrected text, not M2 edits (Gold)")
+        raise InputError(f"{metric} scores corrected text, not M2 edits (Gold)")
     if len(hypotheses) != len(sources):
         noun = "gold M2 blocks of the hypothesis" if isinstance(hypotheses, Gold) else "hypotheses"
-        raise GECError(f"{len(hypotheses)} {noun} for {len(sources)} sources")
+        raise InputError(f"{len(hypotheses)} {noun} for {len(sources)} sources")
     if isinstance(references, Gold):
         if len(references) != len(sources):
-            raise GECError(f"{len(references)} gold M2 blocks for {len(sources)} sources")
+            raise InputError(f"{len(references)} gold M2 blocks for {len(sources)} sources")
         return
     if needs_references and not references:
-        raise GECError("this metric needs at least one reference set")
+        raise InputError("this metric needs at least one reference set")
     for k, reference_set in enumerate(references):
         if isinstance(reference_set, str):
-            raise GECError(
+            raise InputError(
                 "references are reference sets: references[k][i] is reference k of "
                 "sentence i (wrap a single reference list as [refs])"
             )
         if len(reference_set) != len(sources):
-            raise GECError(
+            raise InputError(
                 f"reference set {k} has {len(reference_set)} sentences for {len(sources)} sources"
             )
 
@@ -211,7 +239,7 @@ class Metric(ABC):
         if config is None:
             config = self.Config()
         elif not isinstance(config, self.Config):
-            raise GECError(
+            raise OptionError(
                 f"{type(self).__name__} takes a {self.Config.__qualname__}, "
                 f"got {type(config).__name__}"
             )

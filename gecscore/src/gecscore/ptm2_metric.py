@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gecscore.counts import check_beta
-from gecscore.errors import GECError
+from gecscore.errors import InputError, OptionError
 from gecscore.m2 import M2Block
 from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
 from gecscore.metric import (
@@ -22,6 +21,7 @@ from gecscore.metric import (
     check_corpus,
     counted_result,
 )
+from gecscore.options import check_beta, check_choice, check_count
 from gecscore.ptm2 import DEFAULT_CHUNK, GRANULARITIES, LEVELS, PTM2Result, score_ptm2
 from gecscore.ptm2_m2 import score_ptm2_m2
 from gecscore.weights.base import EditWeightProvider
@@ -44,16 +44,16 @@ class PTM2Config(MetricConfig):
     chunk_size: int = DEFAULT_CHUNK
 
     def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise GECError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
-        if self.granularity not in GRANULARITIES:
-            raise GECError(f"granularity must be char or word, got {self.granularity!r}")
+        check_choice(self.level, "level", LEVELS)
+        check_choice(self.granularity, "granularity", GRANULARITIES)
         check_beta(self.beta)
+        check_count(self.max_refs, "max_refs", optional=True)
+        check_count(self.chunk_size, "chunk_size")
 
 
 def required_provider(weights: EditWeightProvider | None, metric: str) -> EditWeightProvider:
     if weights is None:
-        raise GECError(
+        raise OptionError(
             f"{metric} needs edit weights: Config(weights=make_provider(MODEL_PATH)) "
             "(gecscore.weights), or weights=SelfWeights() to count every edit as 1"
         )
@@ -143,9 +143,11 @@ class PTM2M2Config(MetricConfig):
     chunk_size: int = DEFAULT_CHUNK
 
     def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise GECError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
+        check_choice(self.level, "level", LEVELS)
         check_beta(self.beta)
+        check_count(self.max_unchanged_words, "max_unchanged_words", 0)
+        check_count(self.max_arcs, "max_arcs", 0, optional=True)
+        check_count(self.chunk_size, "chunk_size")
 
 
 class PTM2M2(Metric):
@@ -167,7 +169,7 @@ class PTM2M2(Metric):
 
         check_corpus(sources, hypotheses, references)
         if isinstance(hypotheses, Gold):
-            raise GECError("PT-M2 (MaxMatch) takes the system's corrected text, not its M2 edits")
+            raise InputError("PT-M2 (MaxMatch) takes the system's corrected text, not its M2 edits")
         c = self.config
         assert isinstance(c, PTM2M2Config)
         result, bounded = score_ptm2_m2(

@@ -40,29 +40,18 @@ def test_compare_json_and_table(shared_data: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
-    assert (
-        payload["tp"],
-        payload["fp"],
-        payload["fn"],
-        payload["p"],
-        payload["r"],
-        payload["f05"],
-    ) == (
-        1084,
-        1635,
-        3003,
-        0.3987,
-        0.2652,
-        0.3622,
+    # The Result's data: full precision (ChERRANT prints 0.3987, 0.2652, 0.3622).
+    assert payload["counts"] == [1084, 1635, 3003]
+    assert (payload["precision"], payload["recall"]) == (1084 / 2719, 1084 / 4087)
+    printed = [round(payload[key], 4) for key in ("precision", "recall", "score", "f")]
+    assert printed == [0.3987, 0.2652, 0.3622, 0.3622]
+    tp, fp, fn, *prf = payload["details"]["categories"]["W"]
+    assert (tp, fp, fn, [round(value, 4) for value in prf]) == (
+        14,
+        12,
+        212,
+        [0.5385, 0.0619, 0.2121],
     )
-    assert payload["categories"]["W"] == {
-        "tp": 14,
-        "fp": 12,
-        "fn": 212,
-        "p": 0.5385,
-        "r": 0.0619,
-        "f": 0.2121,
-    }
     assert "mode=correction" in payload["signature"]
     table = run(
         "compare",
@@ -152,12 +141,7 @@ def test_score_command_reproduces_the_public_number(shared_data: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
-    assert (payload["tp"], payload["fp"], payload["fn"], payload["f05"]) == (
-        1084,
-        1635,
-        3003,
-        0.3622,
-    )
+    assert (payload["counts"], round(payload["score"], 4)) == ([1084, 1635, 3003], 0.3622)
     assert (
         "resources=cherrant:" in payload["signature"] and "granularity=char" in payload["signature"]
     )
@@ -189,7 +173,7 @@ def test_score_without_cherrant_resources_matches_spec_section_7(
     result = run(*args)
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
-    assert payload["f05"] == f05
+    assert round(payload["score"], 4) == f05
     assert signature in payload["signature"]
 
 
@@ -244,4 +228,4 @@ def test_score_crlf_bom_input_is_handled(tmp_path: Path) -> None:
     hyp = _write(tmp_path / "hyp.txt", "1\t学生大概做飞机去北京。\t学生大概坐飞机去北京。\r\n")
     result = run("score", "--ref", str(ref), "--hyp", str(hyp), "--json")
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["f05"] == 1.0
+    assert json.loads(result.stdout)["score"] == 1.0

@@ -59,18 +59,19 @@ def _gleu(tmp_path: Path, hyp: str | bytes, *extra: str) -> list[str]:
 def test_gleu_json_has_system_and_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(_gleu(tmp_path, HYP, "--json")) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["system"].endswith("hyp.txt") and 0 < payload["gleu"] < 1
+    assert payload["system"].endswith("hyp.txt") and 0 < payload["score"] < 1
+    assert payload["metric"] == "gleu" and payload["beta"] is None
 
 
 def test_gleu_crlf_and_trailing_spaces_warn_and_score_the_same(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(_gleu(tmp_path, HYP, "--json")) == 0
-    clean = json.loads(capsys.readouterr().out)["gleu"]
+    clean = json.loads(capsys.readouterr().out)["score"]
     messy = HYP.replace(" .\n", " .  \r\n")
     assert main(_gleu(tmp_path, messy, "--json")) == 0
     captured = capsys.readouterr()
-    assert json.loads(captured.out)["gleu"] == clean
+    assert json.loads(captured.out)["score"] == clean
     assert "hyp.txt: 2 line(s) end with CRLF (line 1, 2)" in captured.err
     assert "hyp.txt: 2 line(s) have leading or trailing spaces" in captured.err
 
@@ -109,15 +110,13 @@ def test_errant_compare_json_and_several_hypotheses(
     assert len(lines) == 2
     payload = json.loads(lines[0])
     # sentence 1: TP 1 with either annotator; sentence 2: FN 1 (noop hypothesis)
-    assert {k: payload[k] for k in ("system", "tp", "fp", "fn", "p", "r")} == {
+    assert {k: payload[k] for k in ("system", "counts", "precision", "recall")} == {
         "system": hyp,
-        "tp": 1,
-        "fp": 0,
-        "fn": 1,
-        "p": 1.0,
-        "r": 0.5,
+        "counts": [1, 0, 1],
+        "precision": 1.0,
+        "recall": 0.5,
     }
-    assert payload["f05"] == pytest.approx(0.8333, abs=1e-4)
+    assert payload["score"] == payload["f"] == 1.25 * 0.5 / (0.25 + 0.5)  # 0.8333 printed
 
 
 def test_errant_compare_span_out_of_range(

@@ -29,9 +29,9 @@ def test_json_has_the_imeasure_and_its_counts(tmp_path: Path, capsys):
     assert main(["imeasure", "--hyp", hyp, "--ref", gold, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     # Worked in test_cases.test_corpus_scores_come_from_summed_counts: I = -1/10.
-    assert payload["imeasure"] == pytest.approx(-0.1)
-    assert (payload["tp"], payload["fp"], payload["fn"]) == (1, 1, 0)
-    assert payload["wacc_sys"] == 0.75 and payload["system"] == hyp
+    assert payload["metric"] == "imeasure" and payload["score"] == pytest.approx(-0.1)
+    assert payload["counts"] == [1, 1, 0] and payload["beta"] == 1.0
+    assert payload["details"]["wacc"] == 0.75 and payload["system"] == hyp
 
 
 def test_several_hypotheses_print_one_json_line_each(tmp_path: Path, capsys):
@@ -42,8 +42,8 @@ def test_several_hypotheses_print_one_json_line_each(tmp_path: Path, capsys):
     assert main(args) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["system"] for line in lines] == [first, second]
-    assert lines[0]["sentences"] == [1.0, 1.0]  # both sentences perfect
-    assert lines[1]["imeasure"] == 0.0  # the source itself
+    assert [s["score"] for s in lines[0]["sentences"]] == [1.0, 1.0]  # both perfect
+    assert lines[1]["score"] == 0.0  # the source itself
 
 
 def test_the_table_is_the_reference_tools(tmp_path: Path, capsys):

@@ -51,15 +51,19 @@ def test_json_for_several_systems_one_object_per_line(tmp_path: Path) -> None:
     unchanged = tmp_path / "input.txt"
     sources = [line[2:] for line in CORNERS_M2.splitlines() if line.startswith("S ")]
     unchanged.write_text("\n".join(sources) + "\n", encoding="utf-8")
-    completed = _run("--hyp", hyp, "--hyp", str(unchanged), "--ref", gold, "--json", "--sentence")
+    completed = _run("--hyp", hyp, "--hyp", str(unchanged), "--ref", gold, "--json")
     assert completed.returncode == 0, completed.stderr
     first, second = (json.loads(line) for line in completed.stdout.splitlines())
-    assert first["system"] == "system.txt"
-    assert (first["tp"], first["fp"], first["fn"]) == (12, 4, 2)
-    assert (first["p"], first["r"], first["f05"]) == (0.75, 0.8571, 0.7692)
-    assert "sent_f05" in first
+    assert (first["system"], first["metric"]) == ("system.txt", "m2")
+    assert first["counts"] == [12, 4, 2]
+    # Full precision; m2scorer prints 0.7500 / 0.8571 / 0.7692.
+    assert (first["precision"], first["recall"]) == (12 / 16, 12 / 14)
+    assert first["score"] == first["f"] and round(first["f"], 4) == 0.7692
     assert second["system"] == "input.txt"
-    assert (second["tp"], second["fp"]) == (0, 0)
+    assert second["counts"][:2] == [0, 0]
+    sentence = _run("--hyp", hyp, "--ref", gold, "--json", "--sentence")
+    (sentm2,) = (json.loads(line) for line in sentence.stdout.splitlines())
+    assert sentm2["metric"] == "sentm2" and sentm2["details"]["m2"] == first["score"]
 
 
 def test_line_count_mismatch_names_both_files_and_counts(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def test_each_system_is_scored_against_its_own_file_as_gecscore_score_does(
             ["score", "--ref", str(files / "cg" / f"{system}.txt")]
             + ["--hyp", str(files / "hyp" / f"{system}.txt"), "--json"]
         )
-        assert scores["cherrant@closest-gold"][system] == alone["f05"], system
+        assert scores["cherrant@closest-gold"][system] == round(alone["score"], 4), system
     # Its own outputs as closest-golds: perfect; every output but the second system's is in
     # the pool (someone's closest-gold), so those are perfect under pooled.
     assert scores["cherrant@closest-gold"][SYSTEMS[0]] == 1.0

@@ -156,7 +156,8 @@ def test_errant_and_cleme_on_english_equal_errant_302s_own_m2(
         cleme = score_evaluation(
             evaluate_lengths(sentences_from_m2(theirs), sentences_from_m2(gold)), level="corpus"
         )
-        assert computed["cleme"].scores[system] == cleme.f
+        # CLEME's Result is at full precision; the scorer's own result rounds as CLEME prints.
+        assert round(computed["cleme"].scores[system], 4) == cleme.f
     assert computed["errant"].scores["AMU"] != computed["errant"].scores["CAMB"]
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gecscore.errors import Unavailable
 from gecscore.m2 import apply_m2_edits, read_m2
 from gecscore.ptm2 import (
     compute_weights,
@@ -177,5 +178,5 @@ def test_idf_is_corpus_wide_even_when_requests_come_in_chunks(
 
 @pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="this machine has a GPU")
 def test_cuda_without_a_gpu_is_a_clear_error(tiny_bert: Path) -> None:
-    with pytest.raises(ValueError, match="no CUDA GPU"):
+    with pytest.raises(Unavailable, match="no CUDA GPU"):
         BertScoreWeights(BertScoreConfig(model=str(tiny_bert), num_layers=2, device="cuda"))

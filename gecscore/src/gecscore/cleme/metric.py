@@ -19,8 +19,6 @@ from gecscore.cleme.inputs import ERRANT_GRANULARITY, sentences_from_m2, sentenc
 from gecscore.cleme.model import Sentence
 from gecscore.cleme.scorers import SELECTIONS, Selection
 from gecscore.cleme.weighting import LEVELS, Level
-from gecscore.counts import check_beta
-from gecscore.errors import GECError
 from gecscore.metric import (
     Gold,
     Hypotheses,
@@ -28,10 +26,9 @@ from gecscore.metric import (
     MetricConfig,
     References,
     Result,
-    SentenceScore,
     check_corpus,
-    counted_result,
 )
+from gecscore.options import check_beta, check_choice, check_count
 
 if TYPE_CHECKING:
     from gecscore.cleme.v2 import Factors
@@ -56,14 +53,11 @@ class _ChunkConfig(MetricConfig):
     workers: int = 1
 
     def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise GECError(f"level must be corpus or sentence, got {self.level!r}")
-        if self.assumption not in ASSUMPTIONS:
-            raise GECError(f"assumption must be dependent or independent, got {self.assumption!r}")
-        if self.granularity not in GRANULARITIES:
-            raise GECError(f"granularity must be one of {', '.join(GRANULARITIES)}")
-        if self.max_refs is not None and self.max_refs < 1:
-            raise GECError(f"max_refs must be at least 1, got {self.max_refs}")
+        check_choice(self.level, "level", LEVELS)
+        check_choice(self.assumption, "assumption", ASSUMPTIONS)
+        check_choice(self.granularity, "granularity", GRANULARITIES)
+        check_count(self.max_refs, "max_refs", optional=True)
+        check_count(self.workers, "workers")
 
 
 @dataclass(frozen=True)
@@ -77,8 +71,7 @@ class CLEMEConfig(_ChunkConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         check_beta(self.beta)
-        if self.select not in SELECTIONS:
-            raise GECError(f"select must be one of {', '.join(SELECTIONS)}, got {self.select!r}")
+        check_choice(self.select, "select", SELECTIONS)
 
 
 @dataclass(frozen=True)
@@ -132,10 +125,11 @@ class _ChunkMetric(Metric):
 class CLEME(_ChunkMetric):
     """CLEME (chunk-level, length-weighted): ``score`` the F-beta; ``counts`` the weighted
     (TP, FP, FN) of the chosen references; ``details``: ``tn``, ``acc``, ``bias``, ``level``,
-    ``assumption``. ``sentences`` are each sentence's rounded F and weighted counts with the
+    ``assumption``, all at full precision. ``sentences`` are each sentence's F (CLEME's own
+    4-decimal value, with which it chooses the reference) and weighted counts with the
     sentence-level weights (as CLEME scores a sentence), at either level; at sentence level
-    P/R/F are their rounded means. The score is assembled by ``cleme.scorers.score_cleme``,
-    as the command's."""
+    P/R/F are their unrounded means. Assembled by ``cleme.scorers.cleme_fields`` (over
+    ``score_cleme``), as the command's."""
 
     name = "cleme"
     Config = CLEMEConfig
@@ -146,12 +140,12 @@ class CLEME(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.scorers import score_cleme
+        from gecscore.cleme.scorers import cleme_fields
 
         config = self.config
         assert isinstance(config, CLEMEConfig)
         hyps, refs = self._inputs(sources, hypotheses, references)
-        score, per_sentence = score_cleme(
+        _, fields = cleme_fields(
             hyps,
             refs,
             level=config.level,
@@ -161,22 +155,7 @@ class CLEME(_ChunkMetric):
             max_refs=config.max_refs,
             select=config.select,
         )
-        sentences = tuple(
-            SentenceScore(s.f, (s.counts.tp, s.counts.fp, s.counts.fn)) for s in per_sentence
-        )
-        return counted_result(
-            self.name,
-            score,
-            beta=score.beta,
-            sentences=sentences,
-            details={
-                "tn": score.tn,
-                "acc": score.acc,
-                "bias": score.bias,
-                "level": score.level,
-                "assumption": score.assumption,
-            },
-        )
+        return Result.from_fields(**fields)
 
 
 class CLEME2(_ChunkMetric):
@@ -184,7 +163,8 @@ class CLEME2(_ChunkMetric):
     ``counts`` (TP, FP, FN) of the chosen references; ``details``: ``hit``, ``wrong``,
     ``under``, ``over``, ``fp_ne``, ``fp_un``, ``tn``, ``level``, ``assumption``;
     ``sentences`` each sentence's score with the sentence-level factors (and the counts of
-    its chosen reference), without model ``weights`` only."""
+    its chosen reference), without model ``weights`` only. Assembled by
+    ``cleme.v2.cleme2_scored``, as the command's."""
 
     name = "cleme2"
     Config = CLEME2Config
@@ -195,44 +175,18 @@ class CLEME2(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.evaluate import evaluate_chunks
-        from gecscore.cleme.v2 import score_evaluation2, sentence_scores2
+        from gecscore.cleme.v2 import cleme2_scored
 
         config = self.config
         assert isinstance(config, CLEME2Config)
         hyps, refs = self._inputs(sources, hypotheses, references)
-        # What gecscore.cleme.cleme2 does, keeping the evaluation for the sentence scores.
-        evaluation = evaluate_chunks(
-            hyps, refs, assumption=config.assumption, max_refs=config.max_refs
+        _, fields = cleme2_scored(
+            hyps,
+            refs,
+            level=config.level,
+            assumption=config.assumption,
+            factors=config.factors,
+            weights=config.weights,
+            max_refs=config.max_refs,
         )
-        score = score_evaluation2(
-            evaluation, level=config.level, factors=config.factors, weights=config.weights
-        )
-        # Sentence scores only from plain chunk counts: with model weights they would ask
-        # the model a second time.
-        sentences = (
-            tuple(
-                SentenceScore(s.aspects.score, (s.counts.tp, s.counts.fp, s.counts.fn))
-                for s in sentence_scores2(evaluation)
-            )
-            if config.weights is None
-            else ()
-        )
-        return Result(
-            metric=self.name,
-            score=score.score,
-            signature=score.signature,
-            counts=(score.tp, score.fp, score.fn),
-            sentences=sentences,
-            details={
-                "hit": score.hit,
-                "wrong": score.wrong,
-                "under": score.under,
-                "over": score.over,
-                "fp_ne": score.fp_ne,
-                "fp_un": score.fp_un,
-                "tn": score.tn,
-                "level": score.level,
-                "assumption": score.assumption,
-            },
-        )
+        return Result.from_fields(**fields)

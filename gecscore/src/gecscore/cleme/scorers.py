@@ -24,6 +24,7 @@ from gecscore.cleme.weighting import (
 )
 from gecscore.counts import f_key
 from gecscore.errors import OptionError
+from gecscore.result_data import counted_fields
 from gecscore.signature import COLON_V, Field, Signature
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ __all__ = [
     "accuracy",
     "best_per_sentence",
     "cleme",
+    "cleme_fields",
     "corpus_totals",
     "numpy_mean",
     "score_cleme",
@@ -345,3 +347,61 @@ def cleme(
         with_sentences=False,
     )
     return score
+
+
+def cleme_fields(
+    hypotheses: Sequence[Sentence],
+    references: Sequence[Sentence],
+    *,
+    level: Level = "corpus",
+    assumption: Assumption = "dependent",
+    length_weighting: bool = True,
+    beta: float = 0.5,
+    max_refs: int | None = None,
+    select: Selection = "f",
+) -> tuple[ClemeScore, dict[str, Any]]:
+    """:func:`score_cleme` and the ``cleme`` Result of the same evaluation (``result_data``'s
+    arguments; ``CLEME`` and ``cleme --json`` both use it), at full precision: corpus P/R/F
+    and accuracy from the summed weighted counts (CLEME prints them rounded); at sentence
+    level the unrounded means of the per-sentence values. ``sentences`` (at either level,
+    sentence-level weights) are CLEME's own 4-decimal F's, with which it chooses each
+    sentence's reference."""
+    score, chosen = score_cleme(
+        hypotheses,
+        references,
+        level=level,
+        assumption=assumption,
+        length_weighting=length_weighting,
+        beta=beta,
+        max_refs=max_refs,
+        select=select,
+    )
+    details: dict[str, Any] = {
+        "tn": score.tn,
+        "bias": score.bias,
+        "level": score.level,
+        "assumption": score.assumption,
+    }
+    counts = (score.tp, score.fp, score.fn)
+    sentences = [(d.f, (d.counts.tp, d.counts.fp, d.counts.fn)) for d in chosen]
+    if level == "corpus":
+        total = score.tp + score.fp + score.fn + score.tn
+        details["acc"] = (score.tp + score.tn) / total if total else 0.0
+        fields = counted_fields(
+            "cleme", counts=counts, beta=beta, signature=score.signature, details=details
+        )
+        return score, {**fields, "sentences": sentences}
+    details["acc"] = numpy_mean([d.acc for d in chosen])
+    mean_f = numpy_mean([d.f for d in chosen])
+    return score, {
+        "metric": "cleme",
+        "score": mean_f,
+        "signature": score.signature,
+        "precision": numpy_mean([d.p for d in chosen]),
+        "recall": numpy_mean([d.r for d in chosen]),
+        "beta": beta,
+        "f": mean_f,
+        "counts": counts,
+        "sentences": sentences,
+        "details": details,
+    }

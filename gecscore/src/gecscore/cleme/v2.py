@@ -42,6 +42,7 @@ __all__ = [
     "aspects",
     "best_per_sentence2",
     "cleme2",
+    "cleme2_scored",
     "corpus_totals2",
     "default_factors",
     "score_evaluation2",
@@ -320,3 +321,48 @@ def cleme2(
     return score_evaluation2(
         evaluation, level=level, factors=factors, weights=weights, progress=progress
     )
+
+
+def cleme2_scored(
+    hypotheses: Sequence[Sentence],
+    references: Sequence[Sentence],
+    *,
+    level: Level = "corpus",
+    assumption: Assumption = "dependent",
+    factors: Factors | None = None,
+    weights: EditWeightProvider | None = None,
+    max_refs: int | None = None,
+) -> tuple[Cleme2Score, dict[str, Any]]:
+    """:func:`cleme2` and the ``cleme2`` Result of the same evaluation (``result_data``'s
+    arguments; ``CLEME2`` and ``cleme2 --json`` both use it): no F-beta, so no ``beta``,
+    ``precision``, ``recall`` or ``f``. ``sentences``: each sentence's score with the
+    sentence-level factors, from plain chunk counts only (with model ``weights`` they would
+    ask the model a second time: none then)."""
+    evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
+    score = score_evaluation2(evaluation, level=level, factors=factors, weights=weights)
+    sentences = (
+        [
+            (s.aspects.score, (s.counts.tp, s.counts.fp, s.counts.fn))
+            for s in sentence_scores2(evaluation)
+        ]
+        if weights is None
+        else []
+    )
+    return score, {
+        "metric": "cleme2",
+        "score": score.score,
+        "signature": score.signature,
+        "counts": (score.tp, score.fp, score.fn),
+        "sentences": sentences,
+        "details": {
+            "hit": score.hit,
+            "wrong": score.wrong,
+            "under": score.under,
+            "over": score.over,
+            "fp_ne": score.fp_ne,
+            "fp_un": score.fp_un,
+            "tn": score.tn,
+            "level": score.level,
+            "assumption": score.assumption,
+        },
+    }

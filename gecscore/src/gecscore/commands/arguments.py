@@ -1,34 +1,39 @@
 """The options the commands share: one argument type and one help text per option.
 
 A command that takes an option another command takes uses the helper here, so the option
-means, checks and explains the same thing everywhere; ``green`` and the model-based commands
-(``commands/green.py``, ``commands/reffree.py``) do not yet, and declare their own ``--hyp``
-and number types:
+means, checks and explains the same thing everywhere (``green`` and the model-based commands
+included). The number types apply the library's own rules (``gecscore.options``, which every
+metric's ``Config`` applies too), so the command line refuses what the API refuses, as a usage
+error naming the flag:
 
 * ``--hyp`` is repeatable in every command that scores hypotheses (several systems in one
   call, one table or JSON object per system, in the order given);
-* ``--beta`` is a positive finite number wherever it is taken;
+* ``--beta`` is a positive finite number wherever it is taken; thresholds are in [0, 1];
 * counts (``--workers``, ``--max-refs``, ``--batch-size``) are checked by argparse, so a bad
   value is a usage error (exit 2) naming the flag.
 
 The option spellings of the reference tools that the commands follow (``--max-unchanged-
 words``, ``--cat``, ...) are kept as they are. This module is imported by ``compare``, whose
-start-up is timed (docs/benchmarks.md): it imports nothing beyond argparse and math.
+start-up is timed (docs/benchmarks.md): it imports nothing beyond argparse, os and
+``gecscore.options``.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from gecscore.errors import OptionError
+from gecscore.options import DEVICES, check_count, check_positive, check_probability
+
 __all__ = [
     "CACHE_ENV",
     "DEVICE_ENV",
     "add_beta",
+    "add_device",
     "add_hyp",
     "add_json",
     "add_max_refs",
@@ -36,12 +41,14 @@ __all__ = [
     "add_no_simplified",
     "add_ref",
     "add_resources",
+    "add_src",
     "add_workers",
     "input_file",
     "named_path",
     "non_negative_int",
     "positive_float",
     "positive_int",
+    "probability",
     "systems",
     "weight_provider",
 ]
@@ -65,30 +72,49 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
 
 
+def _count(text: str, minimum: int) -> int:
+    value = _integer(text)
+    try:
+        check_count(value, "value", minimum)
+    except OptionError:
+        raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}") from None
+    return value
+
+
 def positive_int(text: str) -> int:
     """A whole number of at least 1 (a count of processes, references, sentences)."""
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+    return _count(text, 1)
 
 
 def non_negative_int(text: str) -> int:
     """A whole number of at least 0 (0 often meaning "none" or "no limit")."""
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
+    return _count(text, 0)
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
 
 
 def positive_float(text: str) -> float:
-    """A finite number above 0 (beta, a weight)."""
+    """A finite number above 0 (beta, a weight, a timeout)."""
+    value = _number(text)
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+        check_positive(value, "value")
+    except OptionError:
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}") from None
+    return value
+
+
+def probability(text: str) -> float:
+    """A number from 0 to 1 (a threshold on a similarity or a ratio)."""
+    value = _number(text)
+    try:
+        check_probability(value, "value")
+    except OptionError:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text}") from None
     return value
 
 
@@ -126,6 +152,13 @@ def add_hyp(parser: argparse.ArgumentParser, metavar: str, what: str) -> None:
     )
 
 
+def add_src(parser: argparse.ArgumentParser) -> None:
+    """``--src``: the source sentences, one a line (text metrics)."""
+    parser.add_argument(
+        "--src", required=True, type=input_file, metavar="SRC.txt", help="source text, one a line"
+    )
+
+
 def add_ref(parser: argparse.ArgumentParser, metavar: str, what: str) -> None:
     parser.add_argument("--ref", required=True, type=input_file, metavar=metavar, help=what)
 
@@ -137,6 +170,18 @@ def add_beta(parser: argparse.ArgumentParser, default: float = 0.5) -> None:
         default=default,
         metavar="B",
         help=f"beta of the F score, a positive number (default {default:g})",
+    )
+
+
+def add_device(
+    parser: argparse.ArgumentParser, *, default: str | None = "auto", help: str = ""
+) -> None:
+    """``--device auto|cpu|cuda`` (``gecscore.options.DEVICES``)."""
+    parser.add_argument(
+        "--device",
+        choices=DEVICES,
+        default=default,
+        help=help or "where the model runs (default auto: cuda if torch sees a GPU)",
     )
 
 
@@ -208,9 +253,9 @@ def add_model_options(parser: argparse.ArgumentParser, *, required: bool, when: 
         metavar="N",
         help=f"{when}sentences per forward pass (default 64)",
     )
-    parser.add_argument(
-        "--device",
-        choices=("auto", "cpu", "cuda"),
+    add_device(
+        parser,
+        default=None,
         help=f"{when}default: ${DEVICE_ENV} if set, else auto (cuda if torch sees a GPU)",
     )
 

@@ -14,7 +14,8 @@
 ``gecscore m2`` still runs it, with the same output and a one-line deprecation note on stderr.
 
 With several ``--hyp`` files, each table is preceded by ``== FILE``; ``--json`` prints one
-object per file, one a line, with the file as ``system``.
+object per file, one a line: the ``cherrant`` Result's data (``Result.to_dict()``, full
+precision; ``compare.result_fields``) with the file as ``system``.
 
 Without ``--resources`` the directory in $GEC_CHERRANT_RESOURCES is used, else the default
 resources (see docs/metrics/char.md); the signature says which.
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from gecscore.cli import CommandError
 from gecscore.commands import arguments
-from gecscore.counts import f_key, f_label
+from gecscore.counts import f_label
 
 __all__ = [
     "register",
@@ -192,27 +193,10 @@ def _fmt(value: float | int) -> str:
 def _print_result(result: CompareResult, args: argparse.Namespace, system: str) -> None:
     beta = f_label(args.beta)
     if args.json:
-        import json
+        from gecscore.compare import result_fields
+        from gecscore.result_data import json_line, result_data
 
-        payload: dict[str, Any] = {
-            "system": system,
-            "tp": result.tp,
-            "fp": result.fp,
-            "fn": result.fn,
-            "p": result.p,
-            "r": result.r,
-            f_key(args.beta): result.f,
-            "beta": args.beta,
-            "signature": result.signature,
-        }
-        if args.cat:
-            payload["categories"] = {
-                name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f": s.f}
-                for name, s in result.categories.items()
-            }
-        if result.source_mismatches:
-            payload["source_mismatches"] = [i + 1 for i in result.source_mismatches]
-        print(json.dumps(payload, ensure_ascii=False))
+        print(json_line(result_data(**result_fields(result)), system))
         return
     from gecscore.compare_table import TITLES
 

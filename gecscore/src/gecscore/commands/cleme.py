@@ -12,7 +12,8 @@ HYP and REF are M2 files or ``id \\t source \\t targets`` text files (detected b
 ``--format m2|text``). Text gets its edits from our extractor; its resources come from
 ``--resources DIR``, else $GEC_CHERRANT_RESOURCES, else the documented default. With several
 ``--hyp`` files each result is preceded by ``== FILE`` (``--json``: one object per file, one a
-line, with the file as ``system``).
+line: the metric's Result data, ``Result.to_dict()``, with the file as ``system``; ``chunks``
+prints its own statistics).
 """
 
 from __future__ import annotations
@@ -126,14 +127,18 @@ def _read(path: str, args: argparse.Namespace) -> list[Sentence]:
 
 
 def _print(
-    payload: dict[str, Any], as_json: bool, order: list[str], system: str | None = None
+    payload: dict[str, Any],
+    as_json: bool,
+    order: list[str],
+    system: str | None = None,
+    fields: dict[str, Any] | None = None,
 ) -> None:
+    """The text table of ``payload`` in ``order``; with ``--json`` the command's Result
+    (``fields``: ``result_data``'s arguments), or ``payload`` for ``chunks``."""
     if as_json:
-        import json
+        from gecscore.result_data import json_line, result_data
 
-        if system is not None:
-            payload = {"system": system, **payload}
-        print(json.dumps(payload, ensure_ascii=False))
+        print(json_line(payload if fields is None else result_data(**fields), system))
         return
     for key in order:
         value = payload[key]
@@ -143,7 +148,7 @@ def _print(
 
 
 def run_cleme(args: argparse.Namespace) -> int:
-    from gecscore.cleme.scorers import cleme
+    from gecscore.cleme.scorers import cleme_fields
 
     # The run builds no reference cycles and the process ends after it: collector passes
     # would only re-scan the corpus (gecscore/src/gecscore/collector.py).
@@ -151,7 +156,7 @@ def run_cleme(args: argparse.Namespace) -> int:
     with collector_paused(freeze_after=True):
         ref = _read(args.ref, args)
         for path in arguments.systems(args):
-            score = cleme(
+            score, fields = cleme_fields(
                 _read(path, args),
                 ref,
                 level=args.level,
@@ -160,19 +165,19 @@ def run_cleme(args: argparse.Namespace) -> int:
                 max_refs=args.max_refs,
                 select=args.select,
             )
-            _print(score.as_dict(), args.json, order, path)
+            _print(score.as_dict(), args.json, order, path, fields)
     return 0
 
 
 def run_cleme2(args: argparse.Namespace) -> int:
-    from gecscore.cleme.v2 import cleme2
+    from gecscore.cleme.v2 import cleme2_scored
 
     # The BERTScore provider (torch, transformers) is loaded only with --model.
     provider = arguments.weight_provider(args) if args.model else None
     order = ["tp", "fp_ne", "fp_un", "fn", "tn", "hit", "wrong", "under", "over", "score"]
     ref = _read(args.ref, args)
     for path in arguments.systems(args):
-        score = cleme2(
+        score, fields = cleme2_scored(
             _read(path, args),
             ref,
             level=args.level,
@@ -180,7 +185,7 @@ def run_cleme2(args: argparse.Namespace) -> int:
             max_refs=args.max_refs,
             weights=provider,
         )
-        _print(score.as_dict(), args.json, [*order, "sentences"], path)
+        _print(score.as_dict(), args.json, [*order, "sentences"], path, fields)
     return 0
 
 

@@ -5,28 +5,28 @@
         [--beta B] [--json]
     python -m gecscore errant-m2 --src SRC.txt --cor COR.txt [COR2.txt ...] -o OUT.m2
 
-``errant-compare`` gives the numbers of errant 3.0.2 ``errant_compare``; ``errant-m2`` writes
+``errant-compare`` gives the numbers of errant 3.0.2 ``errant_compare`` (``--json``: one line
+per file, the ``errant`` Result's data with the file as ``system``); ``errant-m2`` writes
 the M2 of ``errant_parallel`` 3.0.2 (needs the spaCy model from requirements-models.txt).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from gecscore.commands import arguments
 from gecscore.compare import CompareError
-from gecscore.counts import f_key
 from gecscore.english.errant_compare import (
     CompareOptions,
-    ErrantResult,
     compare_blocks,
     format_result,
+    result_fields,
 )
 from gecscore.english.textfiles import check_same_length, read_text_lines
 from gecscore.m2 import M2Block, read_m2
+from gecscore.result_data import json_line, result_data
 
 __all__ = [
     "register",
@@ -79,27 +79,6 @@ def register(subparsers: Any) -> None:
     m2.set_defaults(func=run_m2)
 
 
-def _payload(result: ErrantResult, system: str) -> dict[str, Any]:
-    beta = result.options.beta
-    payload: dict[str, Any] = {
-        "system": system,
-        "tp": result.tp,
-        "fp": result.fp,
-        "fn": result.fn,
-        "p": result.p,
-        "r": result.r,
-        f_key(beta): result.f,
-        "beta": beta,
-        "signature": result.signature,
-    }
-    if result.options.cat is not None:
-        payload["categories"] = {
-            name: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f": s.f}
-            for name, s in result.categories.items()
-        }
-    return payload
-
-
 def _source_mismatch(hyp: list[M2Block], ref: list[M2Block]) -> str | None:
     for hyp_block, ref_block in zip(hyp, ref, strict=True):
         if hyp_block.source.split() != ref_block.source.split():
@@ -131,7 +110,7 @@ def run_compare(args: argparse.Namespace) -> int:
             )
         result = compare_blocks(hyp, ref, options)
         if args.json:
-            print(json.dumps(_payload(result, path), ensure_ascii=False), flush=True)
+            print(json_line(result_data(**result_fields(result)), path), flush=True)
         else:
             if len(args.hyp) > 1:
                 print(f"== {path}")

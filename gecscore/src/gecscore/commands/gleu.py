@@ -5,19 +5,21 @@
 
 Text output is ``compute_gleu``'s: ``<file name> <score>`` with 6 decimals; ``--sentence`` adds
 one ``<sentence index> <score>`` line per sentence (``compute_gleu -d``'s mean column).
+``--json``: one line per hypothesis file, the ``gleu`` Result's data (``Result.to_dict()``,
+sentence scores included) and ``system``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
 
 from gecscore.commands import arguments
-from gecscore.english.gleu import ITERATIONS, GleuCorpus
+from gecscore.english.gleu import GLEU, ITERATIONS, GLEUConfig
 from gecscore.english.textfiles import check_same_length, read_text_lines
+from gecscore.result_data import json_line
 
 __all__ = [
     "register",
@@ -69,30 +71,22 @@ def run_gleu(args: argparse.Namespace) -> int:
     for text_file in (source, *refs):
         for note in text_file.notes():
             print(f"warning: {note}", file=sys.stderr)
-    corpus = GleuCorpus(source.lines, [ref.lines for ref in refs])
-    draw = "expected" if args.exact else "python2"
+    metric = GLEU(
+        GLEUConfig(draw="expected" if args.exact else "python2", iterations=args.iterations)
+    )
+    corpus = metric.corpus(source.lines, [ref.lines for ref in refs])
     for path in args.hyp:
         hyp = read_text_lines(path)
         check_same_length(source, hyp)
         for note in hyp.notes():
             print(f"warning: {note}", file=sys.stderr)
-        result = corpus.score(
-            hyp.lines, draw=draw, iterations=args.iterations, sentence=args.sentence
-        )
+        result = metric.score_prepared(corpus, hyp.lines)
         if args.json:
-            payload: dict[str, Any] = {
-                "system": path,
-                "gleu": result.gleu,
-                "std": result.std,
-                "signature": result.signature,
-            }
-            if result.sentence_scores is not None:
-                payload["sentences"] = result.sentence_scores
-            print(json.dumps(payload), flush=True)
+            print(json_line(result.to_dict(), path), flush=True)
             continue
-        if result.sentence_scores is not None:
+        if args.sentence:
             print(f"== {path}")
-            for index, score in enumerate(result.sentence_scores):
-                print(f"{index} {score:f}")
-        print(f"{os.path.basename(path)} {result.gleu:f}", flush=True)
+            for index, sentence in enumerate(result.sentences):
+                print(f"{index} {sentence.score:f}")
+        print(f"{os.path.basename(path)} {result.score:f}", flush=True)
     return 0

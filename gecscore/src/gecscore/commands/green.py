@@ -4,21 +4,20 @@
         [--unit word|char] [--n N] [--beta B] [--sentence] [--json]
 
 Text output: ``<file name> <score>`` with 6 decimals per hypothesis file; ``--sentence`` adds
-one ``<sentence index> <score>`` line per sentence before it. ``--json``: one object a
-hypothesis file, ``{"system", "score", "signature"}`` and ``"sentence"`` (a list) with
-``--sentence``.
+one ``<sentence index> <score>`` line per sentence before it. ``--json``: one line per
+hypothesis file, the ``green`` Result's data (``Result.to_dict()``) and ``system``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from typing import Any
 
-from gecscore.commands.arguments import positive_float, positive_int
+from gecscore.commands import arguments
 from gecscore.english.textfiles import check_same_length, read_text_lines
 from gecscore.green import GREEN, UNITS, GREENConfig
+from gecscore.result_data import json_line
 
 __all__ = [
     "register",
@@ -28,18 +27,24 @@ __all__ = [
 
 def register(subparsers: Any) -> None:
     green = subparsers.add_parser("green", help="GREEN n-gram F-beta (gec-metrics) of outputs")
-    green.add_argument("--src", required=True, metavar="SRC.txt")
+    arguments.add_src(green)
+    arguments.add_hyp(green, "SYSTEM.txt", "system output, one sentence a line")
     green.add_argument(
-        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
-    )
-    green.add_argument(
-        "--ref", required=True, action="extend", nargs="+", metavar="REF.txt", help="one or more"
+        "--ref",
+        required=True,
+        action="extend",
+        nargs="+",
+        type=arguments.input_file,
+        metavar="REF.txt",
+        help="reference texts, one a line (one or more)",
     )
     green.add_argument("--unit", choices=UNITS, default="word", help="n-gram units (default word)")
-    green.add_argument("--n", type=positive_int, default=4, help="largest n-gram order (4)")
-    green.add_argument("--beta", type=positive_float, default=2.0, help="F-beta's beta (2.0)")
+    green.add_argument(
+        "--n", type=arguments.positive_int, default=4, help="largest n-gram order (4)"
+    )
+    arguments.add_beta(green, default=2.0)
     green.add_argument("--sentence", action="store_true", help="also sentence-level scores")
-    green.add_argument("--json", action="store_true", help="one JSON object per hypothesis")
+    arguments.add_json(green)
     green.set_defaults(func=run_green)
 
 
@@ -54,20 +59,12 @@ def run_green(args: argparse.Namespace) -> int:
         hyp = read_text_lines(path)
         check_same_length(source, hyp)
         result = metric.result(corpus, corpus.score(hyp.lines))
-        sentences = [sentence.score for sentence in result.sentences]
         if args.json:
-            payload: dict[str, Any] = {
-                "system": path,
-                "score": result.score,
-                "signature": result.signature,
-            }
-            if args.sentence:
-                payload["sentence"] = sentences
-            print(json.dumps(payload), flush=True)
+            print(json_line(result.to_dict(), path), flush=True)
             continue
         if args.sentence:
             print(f"== {path}")
-            for index, score in enumerate(sentences):
+            for index, score in enumerate(s.score for s in result.sentences):
                 print(f"{index} {score:f}")
         print(f"{os.path.basename(path)} {result.score:f}", flush=True)
     return 0

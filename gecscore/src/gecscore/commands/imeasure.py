@@ -4,14 +4,14 @@
         [--sentence] [--optimise sentence|corpus] [--weight W] [--beta B] [--json]
 
 Text output is ``ieval.py``'s OVERALL RESULTS table (percentages, 2 decimals); ``--sentence``
-first prints its ``-per-sent`` rows. ``--json`` prints one object per hypothesis file with
-``imeasure`` (a fraction in [-1, 1]; the table shows it x 100) and the counts behind it.
+first prints its ``-per-sent`` rows. ``--json`` prints one line per hypothesis file: the
+``imeasure`` Result's data (``Result.to_dict()``: ``score`` the I as a fraction in [-1, 1],
+the table shows it x 100) and ``system``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -26,12 +26,13 @@ from gecscore.english.imeasure import (
     gold_sentences,
     score_corpus,
 )
+from gecscore.english.imeasure_metric import imeasure_result
 from gecscore.english.textfiles import TextFormatError, read_text_lines
 from gecscore.m2 import beyond_source_warning, read_m2
+from gecscore.result_data import json_line
 
 __all__ = [
     "format_table",
-    "payload",
     "register",
     "run_imeasure",
 ]
@@ -61,51 +62,6 @@ def register(subparsers: Any) -> None:
     arguments.add_beta(parser, default=1.0)
     arguments.add_json(parser)
     parser.set_defaults(func=run_imeasure)
-
-
-def _aspect(scores: AspectScores) -> dict[str, Any]:
-    c = scores.counts
-    return {
-        "tp": c.tp,
-        "tn": c.tn,
-        "fp": c.fp,
-        "fn": c.fn,
-        "fpn": c.fpn,
-        "p": scores.p,
-        "r": scores.r,
-        "f": scores.f,
-        "acc": scores.acc,
-        "acc_base": scores.acc_base,
-        "wacc": scores.wacc,
-        "wacc_base": scores.wacc_base,
-        "i": scores.i,
-    }
-
-
-def payload(result: IMeasureResult, system: str, *, sentences: bool) -> dict[str, Any]:
-    correction = result.correction
-    data: dict[str, Any] = {
-        "system": system,
-        "imeasure": result.imeasure,
-        "p": correction.p,
-        "r": correction.r,
-        "f05": correction.counts.f_score(0.5),
-        "f": correction.f,
-        "beta": result.config.beta,
-        "wacc_sys": correction.wacc,
-        "wacc_base": correction.wacc_base,
-        "tp": correction.counts.tp,
-        "tn": correction.counts.tn,
-        "fp": correction.counts.fp,
-        "fn": correction.counts.fn,
-        "fpn": correction.counts.fpn,
-        "correction": _aspect(correction),
-        "detection": _aspect(result.detection),
-        "signature": result.signature,
-    }
-    if sentences:
-        data["sentences"] = [sentence.imeasure for sentence in result.sentences]
-    return data
 
 
 _RULE = "-" * 117
@@ -175,7 +131,7 @@ def run_imeasure(args: argparse.Namespace) -> int:
             [python2_tokens(line) for line in hyp.lines], gold, config, cache=cache
         )
         if args.json:
-            print(json.dumps(payload(result, path, sentences=args.sentence)), flush=True)
+            print(json_line(imeasure_result(result).to_dict(), path), flush=True)
         else:
             print(f"== {path}  ({result.signature})")
             print(format_table(result, sentences=args.sentence), flush=True)

@@ -5,31 +5,30 @@
 
 Text output is m2scorer's (``Precision   : 0.4162`` ...), byte for byte; ``--sentence`` adds a
 ``SentM2 F_0.5 : ...`` line. With several ``--hyp`` files each block is preceded by
-``== FILE``. ``--json`` prints one object per hypothesis file with ``system``, ``tp``, ``fp``,
-``fn``, ``p``, ``r``, ``f05`` (P/R/F rounded to 4 decimals, as printed), ``beta`` and
-``sent_f05``; ``f`` / ``sent_f`` at another beta (``counts.f_key``). Gold edits whose span
+``== FILE``. ``--json`` prints one object per hypothesis file: the ``m2`` Result's data
+(``Result.to_dict()``; with ``--sentence`` the ``sentm2`` Result's, whose ``details["m2"]``
+is the corpus F) and ``system`` (the file name). Gold edits whose span
 lies beyond the sentence are left out as m2scorer 3.2 leaves them out, with a warning.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from gecscore.commands import arguments
-from gecscore.counts import Counts, f_key
 from gecscore.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
 from gecscore.m2 import beyond_source_warning, read_m2
 from gecscore.maxmatch.scorer import (
     DEFAULT_MAX_ARCS,
-    M2Result,
     format_m2scorer,
     gold_edits_by_annotator,
+    m2_result,
     score,
 )
+from gecscore.result_data import json_line
 
 __all__ = [
     "register",
@@ -62,25 +61,6 @@ def register(subparsers: Any) -> None:
     )
     arguments.add_json(parser)
     parser.set_defaults(func=run_m2score)
-
-
-def _payload(path: str, result: M2Result, sentence: bool) -> dict[str, Any]:
-    p, r, f = Counts(result.tp, result.fp, result.fn).prf(result.beta, digits=4)
-    payload: dict[str, Any] = {
-        "system": Path(path).name,
-        "tp": result.tp,
-        "fp": result.fp,
-        "fn": result.fn,
-        "p": p,
-        "r": r,
-        f_key(result.beta): f,
-        "beta": result.beta,
-    }
-    if sentence:
-        payload["sent_" + f_key(result.beta)] = round(result.sent_f, 4)
-    payload["exact"] = result.exact
-    payload["signature"] = result.signature
-    return payload
 
 
 def run_m2score(args: argparse.Namespace) -> int:
@@ -118,7 +98,8 @@ def run_m2score(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         if args.json:
-            print(json.dumps(_payload(path, result, args.sentence)), flush=True)
+            data = m2_result(result, sentence_level=args.sentence).to_dict()
+            print(json_line(data, Path(path).name), flush=True)
             continue
         if len(args.hyp) > 1:
             print(f"== {path}")

@@ -10,7 +10,8 @@ HYP and REF are M2 files or `id \\t source \\t targets` text files (edits are th
 with our char-level extractor, the same one `m2` and `score` use). `--model self` weighs
 every edit 1 and prints exactly what `compare` prints for the same files. With several
 `--hyp` files the model is loaded once; each table is preceded by `== FILE` (`--json`: one
-object per file, one a line, with the file as `system`).
+object per file, one a line: the `ptm2` Result's data, `ptm2-m2` with `--base`, with the file
+as `system`).
 
 English PT-M2 on the MaxMatch lattice (PT-M2's own `--base m2` / `--base sentm2`):
 
@@ -25,7 +26,6 @@ m2scorer's lattice, per gold annotator (`gecscore.ptm2_m2`). `--base sentm2` is
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -34,11 +34,14 @@ from typing import Any
 
 from gecscore.cli import CommandError
 from gecscore.commands import arguments
-from gecscore.counts import f_key, f_label
+from gecscore.counts import f_label
 from gecscore.english.textfiles import check_one_line_per_gold_sentence, read_text_lines
 from gecscore.m2 import M2Block, M2FormatError, detect_format, read_m2
 from gecscore.maxmatch.scorer import DEFAULT_MAX_ARCS
+from gecscore.metric import Result
 from gecscore.ptm2 import PTM2Result, score_ptm2
+from gecscore.ptm2_metric import ptm2_result
+from gecscore.result_data import json_line
 from gecscore.weights.base import EditWeightProvider
 
 __all__ = [
@@ -139,28 +142,18 @@ def _granularity(args: argparse.Namespace, blocks: list[M2Block]) -> str:
     return "char" if _CJK.search(sample) else "word"
 
 
-def _print(
-    result: PTM2Result, args: argparse.Namespace, system: str, extra: dict[str, Any] | None = None
-) -> None:
-    f_name = f_key(args.beta)
+def _print(result: PTM2Result, args: argparse.Namespace, system: str, data: Result) -> None:
+    """The PT-M2 table (P/R/F to 4 decimals), or with ``--json`` the Result's data."""
     values = {
         "tp": _number(result.tp),
         "fp": _number(result.fp),
         "fn": _number(result.fn),
         "p": round(result.p, 4),
         "r": round(result.r, 4),
-        f_name: round(result.f, 4),
+        "f": round(result.f, 4),
     }
     if args.json:
-        payload: dict[str, Any] = {
-            "system": system,
-            **values,
-            "level": result.level,
-            "beta": args.beta,
-        }
-        payload.update(extra or {})
-        payload["signature"] = result.signature
-        print(json.dumps(payload, ensure_ascii=False))
+        print(json_line(data.to_dict(), system))
         return
     label = f_label(args.beta)
     print("")
@@ -233,7 +226,8 @@ def run_ptm2_lattice(args: argparse.Namespace) -> int:
                 "m2scorer's (raise --max-arcs, or 0 for no limit)",
                 file=sys.stderr,
             )
-        _print(result, args, path, {"base": args.base, "exact": not bounded})
+        data = ptm2_result("ptm2-m2", result, {"bounded_sentences": bounded})
+        _print(result, args, path, data)
     return 0
 
 
@@ -258,5 +252,5 @@ def run_ptm2(args: argparse.Namespace) -> int:
         )
         if sys.stderr.isatty() and args.model != "self":
             print("", file=sys.stderr)
-        _print(result, args, path)
+        _print(result, args, path, ptm2_result("ptm2", result, {}))
     return 0

@@ -9,7 +9,8 @@ reference-free metrics (``pip install 'gecscore[reffree]'``; models from local f
 
 Model flags may be left out when the environment variable of the setting is set
 (docs/metrics/reference-free.md). Text output: ``<file name> <score>`` per system (6
-decimals), ``--sentence`` adds ``<index> <score>`` lines; ``--json``: one object per system.
+decimals), ``--sentence`` adds ``<index> <score>`` lines; ``--json``: one line per system, the
+metric's Result data (``Result.to_dict()``) and ``system``.
 ``llm-judge`` with several ``--hyp`` judges them together and prints each system's
 TrueSkill (or Expected Wins) score, as in Kobayashi et al. (2024); with one it prints the mean
 1-5 score of its sentences, each judged alone.
@@ -18,15 +19,17 @@ TrueSkill (or Expected Wins) score, as in Kobayashi et al. (2024); with one it p
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import os
 import sys
 from typing import Any
 
 from gecscore.cli import CommandError
-from gecscore.devices import DEVICES
+from gecscore.commands import arguments
 from gecscore.english.textfiles import check_same_length, read_text_lines
 from gecscore.errors import GECError
+from gecscore.metric import Result, SentenceScore
+from gecscore.result_data import json_line
 
 __all__ = [
     "register",
@@ -35,25 +38,26 @@ __all__ = [
 ]
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--src", required=True, metavar="SRC.txt")
-    parser.add_argument(
-        "--hyp", required=True, action="append", metavar="SYSTEM.txt", help="repeat for several"
-    )
+    arguments.add_src(parser)
+    arguments.add_hyp(parser, "SYSTEM.txt", "system output, one sentence a line")
     parser.add_argument("--sentence", action="store_true", help="also sentence-level scores")
-    parser.add_argument("--json", action="store_true", help="one JSON object per system")
+    arguments.add_json(parser)
 
 
 def _device(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", choices=DEVICES, default="auto")
-    parser.add_argument("--batch-size", type=_positive, default=32)
+    arguments.add_device(parser)
+    parser.add_argument("--batch-size", type=arguments.positive_int, default=32, metavar="N")
+
+
+def _threshold(parser: argparse.ArgumentParser, default: float) -> None:
+    parser.add_argument(
+        "--threshold",
+        type=arguments.probability,
+        default=default,
+        metavar="T",
+        help=f"a number from 0 to 1 (default {default:g})",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -61,7 +65,7 @@ def register(subparsers: Any) -> None:
     _common(some)
     for aspect, label in (("g", "grammaticality"), ("f", "fluency"), ("m", "meaning")):
         some.add_argument(f"--model-{aspect}", metavar="DIR", help=f"{label} regressor folder")
-    some.add_argument("--max-length", type=_positive, default=128)
+    some.add_argument("--max-length", type=arguments.positive_int, default=128, metavar="N")
     _device(some)
     some.set_defaults(func=run_model_metric, metric="some")
 
@@ -69,15 +73,15 @@ def register(subparsers: Any) -> None:
     _common(impara)
     impara.add_argument("--model-qe", metavar="DIR", help="quality estimator folder")
     impara.add_argument("--model-se", metavar="DIR", help="similarity encoder folder")
-    impara.add_argument("--threshold", type=float, default=0.9)
-    impara.add_argument("--max-length", type=_positive, default=128)
+    _threshold(impara, 0.9)
+    impara.add_argument("--max-length", type=arguments.positive_int, default=128, metavar="N")
     _device(impara)
     impara.set_defaults(func=run_model_metric, metric="impara")
 
     scribendi = subparsers.add_parser("scribendi", help="Scribendi score (LM perplexity + ratios)")
     _common(scribendi)
     scribendi.add_argument("--model", metavar="DIR", help="causal language model folder")
-    scribendi.add_argument("--threshold", type=float, default=0.8)
+    _threshold(scribendi, 0.8)
     _device(scribendi)
     scribendi.set_defaults(func=run_model_metric, metric="scribendi")
 
@@ -87,12 +91,14 @@ def register(subparsers: Any) -> None:
     judge.add_argument("--backend", choices=("http", "hf"), default="http")
     judge.add_argument("--model", help="model name (http) or local folder (hf)")
     judge.add_argument("--url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    judge.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
-    judge.add_argument("--concurrency", type=_positive, default=4)
-    judge.add_argument("--retries", type=int, default=3)
+    judge.add_argument(
+        "--timeout", type=arguments.positive_float, default=60.0, help="seconds per request"
+    )
+    judge.add_argument("--concurrency", type=arguments.positive_int, default=4, metavar="N")
+    judge.add_argument("--retries", type=arguments.non_negative_int, default=3, metavar="N")
     judge.add_argument("--criteria", help="gec-metrics' criteria (LLM-E: difficulty, impact)")
     judge.add_argument("--aggregate", choices=("trueskill", "expected-wins"), default="trueskill")
-    judge.add_argument("--device", choices=DEVICES, default="auto")
+    arguments.add_device(judge, help="where the hf backend's model runs (default auto)")
     judge.set_defaults(func=run_llm_judge)
 
 
@@ -126,20 +132,18 @@ def _config(args: argparse.Namespace) -> dict[str, Any]:
     return {"model": args.model, "threshold": args.threshold}
 
 
-def _print(
-    args: argparse.Namespace, path: str, score: float, signature: str, sentences: Any
-) -> None:
+def _print(args: argparse.Namespace, path: str, result: Result, *, dash: bool = False) -> None:
+    """One system's result; ``dash``: an unjudged sentence (NaN) prints ``-`` (a joint
+    judgment), else as the number it is."""
     if args.json:
-        payload: dict[str, Any] = {"system": path, "score": score, "signature": signature}
-        if args.sentence:
-            payload["sentences"] = sentences
-        print(json.dumps(payload), flush=True)
+        print(json_line(result.to_dict(), path), flush=True)
         return
     if args.sentence:
         print(f"== {path}")
-        for index, value in enumerate(sentences):
-            print(f"{index} {value:f}" if value is not None else f"{index} -")
-    print(f"{os.path.basename(path)} {score:f}", flush=True)
+        for index, sentence in enumerate(result.sentences):
+            value = sentence.score
+            print(f"{index} -" if dash and math.isnan(value) else f"{index} {value:f}")
+    print(f"{os.path.basename(path)} {result.score:f}", flush=True)
 
 
 def run_model_metric(args: argparse.Namespace) -> int:
@@ -152,9 +156,7 @@ def run_model_metric(args: argparse.Namespace) -> int:
             metric_class.Config(**_config(args), device=args.device, batch_size=args.batch_size)
         )
         for path, hypotheses in systems:
-            result = metric.score_corpus(sources, hypotheses)
-            scores = [s.score for s in result.sentences]
-            _print(args, path, result.score, result.signature, scores)
+            _print(args, path, metric.score_corpus(sources, hypotheses))
     except GECError as exc:
         raise CommandError(str(exc)) from None
     return 0
@@ -180,8 +182,7 @@ def run_llm_judge(args: argparse.Namespace) -> int:
         )
         if len(systems) == 1:
             path, hypotheses = systems[0]
-            result = judge.score_corpus(sources, hypotheses)
-            _print(args, path, result.score, result.signature, [s.score for s in result.sentences])
+            _print(args, path, judge.score_corpus(sources, hypotheses))
             return 0
         judged = judge.score_systems(sources, [hyps for _, hyps in systems])
         from gecscore.meta.aggregation import expected_wins_scores, trueskill_scores
@@ -190,7 +191,18 @@ def run_llm_judge(args: argparse.Namespace) -> int:
         ranking = aggregate(judged.pairwise)
         signature = f"{judged.signature}|aggregate={args.aggregate}"
         for (path, _), score, sentences in zip(systems, ranking, judged.scores, strict=True):
-            _print(args, path, score, signature, list(sentences))
+            # One system's share of a joint judgment: its aggregate score, its sentences'
+            # 1-5 scores (NaN where unjudged, None in JSON).
+            ranked = Result(
+                metric=judge.name,
+                score=score,
+                signature=signature,
+                sentences=tuple(
+                    SentenceScore(math.nan if s is None else float(s)) for s in sentences
+                ),
+                details={"aggregate": args.aggregate, "unjudged": judged.details["unjudged"]},
+            )
+            _print(args, path, ranked, dash=True)
         if judged.details["unjudged"]:
             print(f"warning: {judged.details['unjudged']} sentences unjudged", file=sys.stderr)
     except GECError as exc:

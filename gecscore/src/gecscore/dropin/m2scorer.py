@@ -21,7 +21,7 @@ from typing import TextIO
 
 from gecscore.counts import Counts
 from gecscore.dropin import Unsupported, run
-from gecscore.errors import GECError, InputFormatError, decode_utf8
+from gecscore.errors import InputError, InputFormatError, decode_utf8
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.matching import ProposedEdit
 
@@ -328,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     hypotheses = parse_text_lines(_read_text(system_file, TextFormatError), name=system_file).lines
     if len(hypotheses) != len(blocks):
-        raise GECError(
+        raise InputError(
             f"{system_file} has {len(hypotheses)} lines but {gold_file} has {len(blocks)} sentences"
         )
     result = score(

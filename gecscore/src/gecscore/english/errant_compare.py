@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gecscore.compare import (
     CompareError,
@@ -31,7 +32,7 @@ from gecscore.compare import (
 from gecscore.compare_options import PairTracer
 from gecscore.compare_table import format_table
 from gecscore.counts import Counts, check_beta
-from gecscore.errors import GECError, OptionError
+from gecscore.errors import InputError, OptionError
 from gecscore.m2 import NOOP_TYPE, M2Block, M2Edit
 from gecscore.metric import (
     Gold,
@@ -41,9 +42,8 @@ from gecscore.metric import (
     References,
     Result,
     check_corpus,
-    counted_result,
-    counts_sentence,
 )
+from gecscore.result_data import counted_fields
 from gecscore.signature import Field, Signature
 
 MODES = ("cs", "cse", "ds", "dt")
@@ -58,6 +58,7 @@ __all__ = [
     "ErrantResult",
     "SentenceCounts",
     "compare_blocks",
+    "result_fields",
     "edit_dicts",
     "format_result",
 ]
@@ -214,6 +215,20 @@ def compare_blocks(
     return ErrantResult(tp, fp, fn, p, r, f, options, categories, sentences)
 
 
+def result_fields(result: ErrantResult) -> dict[str, Any]:
+    """The ``errant`` Result of a comparison, unrounded (``ERRANT``, ``errant-compare --json``):
+    ``details``: ``mode`` and ``categories`` (name -> TP, FP, FN, P, R, F)."""
+    return counted_fields(
+        "errant",
+        counts=(result.tp, result.fp, result.fn),
+        beta=result.options.beta,
+        signature=result.signature,
+        sentence_counts=[(s.tp, s.fp, s.fn) for s in result.sentences],
+        categories={name: (c.tp, c.fp, c.fn) for name, c in result.categories.items()},
+        details={"mode": result.options.mode},
+    )
+
+
 def format_result(result: ErrantResult) -> str:
     """The text errant_compare prints (category table first when ``cat`` is set)."""
     options = result.options
@@ -246,12 +261,13 @@ def _errant_blocks(sources: Sequence[str], texts: Sequence[Sequence[str]]) -> li
 
     for i, source in enumerate(sources):
         if not source.strip():
-            raise GECError(f"sentence {i + 1}: empty source (errant_parallel skips it)")
+            raise InputError(f"sentence {i + 1}: empty source (errant_parallel skips it)")
     return parallel_to_m2_blocks(sources, texts)
 
 
 class ERRANT(Metric):
-    """errant_compare's F-beta; ``counts`` (TP, FP, FN), P/R/F rounded to 4 decimals;
+    """errant_compare's F-beta; ``counts`` (TP, FP, FN), P/R/F at full precision (errant_compare
+    prints them rounded to 4 decimals);
     ``sentences`` the counts of each sentence's chosen pair (score: their F); ``details``:
     ``mode`` and ``categories`` (``{name: (tp, fp, fn, p, r, f)}`` when ``cat``). Text
     hypotheses or references get ERRANT's edits (``errant_parallel``: spaCy and errant, the
@@ -279,15 +295,4 @@ class ERRANT(Metric):
             references if isinstance(references, Gold) else _errant_blocks(sources, references)
         )
         result = compare_blocks(hyp_blocks, ref_blocks, options)
-        return counted_result(
-            self.name,
-            result,
-            beta=options.beta,
-            sentences=(counts_sentence(s.tp, s.fp, s.fn, options.beta) for s in result.sentences),
-            details={
-                "mode": options.mode,
-                "categories": {
-                    name: (c.tp, c.fp, c.fn, c.p, c.r, c.f) for name, c in result.categories.items()
-                },
-            },
-        )
+        return Result.from_fields(**result_fields(result))

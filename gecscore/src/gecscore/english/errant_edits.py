@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from gecscore.errors import GECError, InputError
+from gecscore.errors import InputError, Unavailable
 from gecscore.extract import Edit
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block, M2Edit, M2Target, write_m2
 
@@ -48,7 +48,7 @@ MERGE_STRATEGIES = ("rules", "all-split", "all-merge", "all-equal")
 METRIC_VERSION = "errant-3.0.2"
 
 
-class EnglishModelMissing(GECError, RuntimeError):
+class EnglishModelMissing(Unavailable, RuntimeError):
     """ERRANT, spaCy or the English spaCy model is not installed; says what to install."""
 
 

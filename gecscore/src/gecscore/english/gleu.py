@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from gecscore.errors import GECError, InputError, OptionError
+from gecscore.errors import InputError, OptionError
 from gecscore.metric import (
     Gold,
     Hypotheses,
@@ -41,6 +41,7 @@ from gecscore.metric import (
     SentenceScore,
     check_corpus,
 )
+from gecscore.options import check_choice, check_count
 from gecscore.signature import Signature
 
 __all__ = [
@@ -320,10 +321,8 @@ class GLEUConfig(MetricConfig):
     iterations: int = ITERATIONS
 
     def __post_init__(self) -> None:
-        if self.draw not in DRAWS:
-            raise GECError(f"GLEU draw must be one of {', '.join(DRAWS)}, got {self.draw!r}")
-        if self.iterations < 1:
-            raise GECError(f"GLEU iterations must be at least 1, got {self.iterations}")
+        check_choice(self.draw, "draw", DRAWS)
+        check_count(self.iterations, "iterations")
 
 
 class GLEU(Metric):

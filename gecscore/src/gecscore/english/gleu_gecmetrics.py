@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gecscore.errors import InputError, OptionError
+from gecscore.errors import InputError
 from gecscore.metric import (
     Gold,
     Hypotheses,
@@ -36,6 +36,7 @@ from gecscore.metric import (
     Result,
     check_corpus,
 )
+from gecscore.options import check_count
 from gecscore.signature import Signature
 
 __all__ = [
@@ -122,8 +123,8 @@ class GLEUGecMetricsConfig(MetricConfig):
     order: int = ORDER
 
     def __post_init__(self) -> None:
-        if self.iterations < 1 or self.order < 1:
-            raise OptionError("gleu-gecm: iterations and order must be at least 1")
+        check_count(self.iterations, "iterations")
+        check_count(self.order, "order")
 
 
 class GLEUGecMetrics(Metric):

@@ -10,9 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gecscore.counts import check_beta
-from gecscore.english.imeasure import OPTIMISE, IMeasureConfig, score_systems
-from gecscore.errors import GECError
+from gecscore.english.imeasure import (
+    OPTIMISE,
+    AspectScores,
+    IMeasureConfig,
+    IMeasureResult,
+    score_systems,
+)
+from gecscore.errors import InputError
 from gecscore.metric import (
     Gold,
     Hypotheses,
@@ -23,8 +28,9 @@ from gecscore.metric import (
     SentenceScore,
     check_corpus,
 )
+from gecscore.options import check_beta, check_choice, check_positive
 
-__all__ = ["IMeasure", "IMeasureMetricConfig"]
+__all__ = ["IMeasure", "IMeasureMetricConfig", "aspect_data", "imeasure_result"]
 
 
 @dataclass(frozen=True)
@@ -36,10 +42,8 @@ class IMeasureMetricConfig(MetricConfig):
     optimise: str = "sentence"  # "sentence" or "corpus" (-opt)
 
     def __post_init__(self) -> None:
-        if self.optimise not in OPTIMISE:
-            raise GECError(f"optimise must be one of {', '.join(OPTIMISE)}, got {self.optimise!r}")
-        if not self.weight > 0:
-            raise GECError(f"the WAcc weight must be positive, got {self.weight}")
+        check_choice(self.optimise, "optimise", OPTIMISE)
+        check_positive(self.weight, "weight")  # of TP and FP in WAcc
         check_beta(self.beta)
 
     def scorer_config(self) -> IMeasureConfig:
@@ -48,10 +52,10 @@ class IMeasureMetricConfig(MetricConfig):
 
 class IMeasure(Metric):
     """I-measure: ``score`` is the corpus I of correction (a fraction in [-1, 1]; ieval.py
-    prints it x 100); ``precision``/``recall`` and ``counts`` (TP, FP, FN) are correction's
-    token-level ones with F at ``beta``, so ``score`` is not ``f`` here (``beta`` is None);
-    ``sentences``: each sentence's I with its correction counts; ``details``: ``f`` (the
-    correction F-beta), ``wacc``, ``wacc_base``, ``detection`` (its P/R/F and I)."""
+    prints it x 100); ``precision``/``recall``/``f`` and ``counts`` (TP, FP, FN) are
+    correction's token-level ones with F at ``beta``, so ``score`` is not ``f`` here;
+    ``sentences``: each sentence's I with its correction counts; ``details``: see
+    :func:`imeasure_result`."""
 
     name = "imeasure"
     Config = IMeasureMetricConfig
@@ -64,9 +68,9 @@ class IMeasure(Metric):
     ) -> Result:
         check_corpus(sources, hypotheses, references)
         if isinstance(hypotheses, Gold):
-            raise GECError("I-measure takes the system's corrected text, not its M2 edits")
+            raise InputError("I-measure takes the system's corrected text, not its M2 edits")
         if not isinstance(references, Gold):
-            raise GECError(
+            raise InputError(
                 "I-measure reads annotated references: pass references=Gold(read_m2(GOLD.m2))"
             )
         config = self.config
@@ -74,31 +78,56 @@ class IMeasure(Metric):
         result = score_systems({"system": list(hypotheses)}, references, config.scorer_config())[
             "system"
         ]
-        correction, detection = result.correction, result.detection
-        return Result(
-            metric=self.name,
-            score=result.imeasure,
-            signature=result.signature,
-            precision=correction.p,
-            recall=correction.r,
-            counts=(correction.counts.tp, correction.counts.fp, correction.counts.fn),
-            sentences=tuple(
-                SentenceScore(
-                    s.imeasure,
-                    (s.correction.counts.tp, s.correction.counts.fp, s.correction.counts.fn),
-                )
-                for s in result.sentences
-            ),
-            details={
-                "f": correction.f,
-                "beta": config.beta,
-                "wacc": correction.wacc,
-                "wacc_base": correction.wacc_base,
-                "detection": {
-                    "p": detection.p,
-                    "r": detection.r,
-                    "f": detection.f,
-                    "i": detection.i,
-                },
-            },
-        )
+        return imeasure_result(result)
+
+
+def aspect_data(scores: AspectScores) -> dict[str, float]:
+    """One aspect's (detection's or correction's) counts and scores, as plain numbers."""
+    c = scores.counts
+    return {
+        "tp": c.tp,
+        "tn": c.tn,
+        "fp": c.fp,
+        "fn": c.fn,
+        "fpn": c.fpn,
+        "p": scores.p,
+        "r": scores.r,
+        "f": scores.f,
+        "acc": scores.acc,
+        "acc_base": scores.acc_base,
+        "wacc": scores.wacc,
+        "wacc_base": scores.wacc_base,
+        "i": scores.i,
+    }
+
+
+def imeasure_result(result: IMeasureResult) -> Result:
+    """The ``imeasure`` Result of a score (``IMeasure`` and ``imeasure --json``): ``score`` the
+    corpus I of correction, ``precision``/``recall``/``f`` correction's token-level P/R/F at
+    ``beta``; ``details``: ``wacc``, ``wacc_base`` and both aspects in full (``correction``,
+    ``detection``: counts, P/R/F, Acc, WAcc and I)."""
+    correction = result.correction
+    counts = correction.counts
+    return Result(
+        metric="imeasure",
+        score=result.imeasure,
+        signature=result.signature,
+        precision=correction.p,
+        recall=correction.r,
+        beta=result.config.beta,
+        f=correction.f,
+        counts=(counts.tp, counts.fp, counts.fn),
+        sentences=tuple(
+            SentenceScore(
+                s.imeasure,
+                (s.correction.counts.tp, s.correction.counts.fp, s.correction.counts.fn),
+            )
+            for s in result.sentences
+        ),
+        details={
+            "wacc": correction.wacc,
+            "wacc_base": correction.wacc_base,
+            "correction": aspect_data(correction),
+            "detection": aspect_data(result.detection),
+        },
+    )

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from gecscore.counts import ZERO, Counts, check_beta
-from gecscore.errors import GECError, InputError
+from gecscore.counts import ZERO, Counts
+from gecscore.errors import InputError, Unavailable
 from gecscore.m2 import NONE_CORRECTION, NOOP_TYPE, M2Block
 from gecscore.maxmatch.lattice import build_lattice
 from gecscore.maxmatch.matching import (
@@ -42,6 +42,7 @@ from gecscore.metric import (
     check_corpus,
     counted_result,
 )
+from gecscore.options import check_beta, check_count
 from gecscore.signature import COLON, Signature
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "format_m2scorer",
     "gold_edits_by_annotator",
     "gold_from_references",
+    "m2_result",
     "score",
     "score_systems",
     "sentence_counts",
@@ -382,8 +384,8 @@ class M2Config(MetricConfig):
 
     def __post_init__(self) -> None:
         check_beta(self.beta)
-        if self.max_unchanged_words < 0:
-            raise GECError(f"max_unchanged_words must be >= 0, got {self.max_unchanged_words}")
+        check_count(self.max_unchanged_words, "max_unchanged_words", 0)
+        check_count(self.max_arcs, "max_arcs", 0, optional=True)
 
 
 def gold_from_references(sources: Sequence[str], references: References) -> Sequence[M2Block]:
@@ -395,11 +397,11 @@ def gold_from_references(sources: Sequence[str], references: References) -> Sequ
 
     for i, source in enumerate(sources):
         if not source.strip():
-            raise GECError(f"sentence {i + 1}: empty source")
+            raise InputError(f"sentence {i + 1}: empty source")
     try:
         return parallel_to_m2_blocks(sources, references)
     except EnglishModelMissing as exc:
-        raise GECError(
+        raise Unavailable(
             "M2 scores against gold edits: pass references=Gold(read_m2(GOLD.m2)), or install "
             f"the English extractor to turn text references into edits ({exc})"
         ) from None
@@ -420,7 +422,7 @@ class M2(Metric):
     ) -> M2Result:
         check_corpus(sources, hypotheses, references)
         if isinstance(hypotheses, Gold):
-            raise GECError("M2 takes the system's corrected text, not its M2 edits")
+            raise InputError("M2 takes the system's corrected text, not its M2 edits")
         config = self.config
         assert isinstance(config, M2Config)
         return score(
@@ -431,30 +433,40 @@ class M2(Metric):
             max_arcs=config.max_arcs,
         )
 
-    @staticmethod
-    def _sentences(result: M2Result) -> tuple[SentenceScore, ...]:
-        return tuple(
-            SentenceScore(f, _counts_tuple(sentence.counts[sentence.chosen]))
-            for f, sentence in zip(result.sentence_f, result.sentences, strict=True)
-        )
-
     def score_corpus(
         self,
         sources: Sequence[str],
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        result = self._score(sources, hypotheses, references)
-        return counted_result(
-            self.name,
-            result,
-            beta=result.beta,
-            sentences=self._sentences(result),
-            details={
-                "bounded_sentences": result.bounded_sentences,
-                "max_unchanged_words": result.max_unchanged_words,
-            },
-        )
+        return m2_result(self._score(sources, hypotheses, references))
+
+
+def m2_result(result: M2Result, *, sentence_level: bool = False) -> Result:
+    """The ``m2`` Result of an M2 score, or (``sentence_level``) the ``sentm2`` one: what
+    ``M2``/``SentM2`` and ``m2score [--sentence] --json`` return. ``sentences``: each
+    sentence's best F over its annotators with the chosen annotator's (TP, FP, FN)."""
+    sentences = tuple(
+        SentenceScore(f, _counts_tuple(sentence.counts[sentence.chosen]))
+        for f, sentence in zip(result.sentence_f, result.sentences, strict=True)
+    )
+    details = {
+        "bounded_sentences": result.bounded_sentences,
+        "exact": result.exact,
+        "max_unchanged_words": result.max_unchanged_words,
+    }
+    if not sentence_level:
+        return counted_result("m2", result, beta=result.beta, sentences=sentences, details=details)
+    # SentM2: the mean of the sentence F's; P/R/counts are not what it is made of.
+    return Result(
+        metric="sentm2",
+        score=result.sent_f,
+        signature=result.signature_named("sentm2"),
+        beta=result.beta,
+        f=result.sent_f,
+        sentences=sentences,
+        details={"m2": result.f, **details},
+    )
 
 
 def _counts_tuple(counts: Counts[int]) -> tuple[float, float, float]:
@@ -475,16 +487,4 @@ class SentM2(M2):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        result = self._score(sources, hypotheses, references)
-        return Result(
-            metric=self.name,
-            score=result.sent_f,
-            signature=result.signature_named(self.name),
-            beta=result.beta,
-            sentences=self._sentences(result),
-            details={
-                "m2": result.f,
-                "bounded_sentences": result.bounded_sentences,
-                "max_unchanged_words": result.max_unchanged_words,
-            },
-        )
+        return m2_result(self._score(sources, hypotheses, references), sentence_level=True)

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from gecscore.errors import GECError
+from gecscore.errors import InputError, OptionError
 from gecscore.meta.judgments import Comparison
 from gecscore.meta.rankings import expected_wins, trueskill_update
 
@@ -77,10 +77,10 @@ def _score_table(sentence_scores: Mapping[str, Sequence[float]]) -> FloatArray:
     """systems x sentences; a GECError when the systems have different numbers of sentences."""
     lengths = {system: len(scores) for system, scores in sentence_scores.items()}
     if len(sentence_scores) < 2:
-        raise GECError("ranking by sentence scores needs at least two systems")
+        raise InputError("ranking by sentence scores needs at least two systems")
     if len(set(lengths.values())) != 1:
         shown = ", ".join(f"{system} {n}" for system, n in lengths.items())
-        raise GECError(f"every system needs a score for every sentence (sentences: {shown})")
+        raise InputError(f"every system needs a score for every sentence (sentences: {shown})")
     return np.array([list(scores) for scores in sentence_scores.values()], dtype=np.float64)
 
 
@@ -237,5 +237,5 @@ def aggregate(method: str, sentence_scores: Mapping[str, Sequence[float]]) -> di
     if method == "ew":
         return _expected_wins_of_sentence_scores(sentence_scores)
     if method == "default":
-        raise GECError("the default aggregation is the metric's own corpus score")
-    raise GECError(f"unknown aggregation {method!r} (known: {', '.join(AGGREGATIONS)})")
+        raise OptionError("the default aggregation is the metric's own corpus score")
+    raise OptionError(f"unknown aggregation {method!r} (known: {', '.join(AGGREGATIONS)})")

@@ -124,11 +124,14 @@ def result_scores(
     aggregate: Callable[[FloatArray, int], float] | None = None,
     *,
     with_sentences: bool = True,
+    digits: int | None = None,
 ) -> MetricScores:
     """``MetricScores`` of ``Result``s: the headline scores and (``with_sentences``) each
-    sentence's score."""
+    sentence's score. ``digits``: the headline rounded as the reference tool prints it (a
+    Result is at full precision; the published correlations were computed on printed
+    scores)."""
     return MetricScores(
-        {s: r.score for s, r in results.items()},
+        {s: r.score if digits is None else round(r.score, digits) for s, r in results.items()},
         sentence_stats,
         aggregate,
         {s: [float(x.score) for x in r.sentences] for s, r in results.items()}

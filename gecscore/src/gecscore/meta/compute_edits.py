@@ -144,14 +144,15 @@ def _edit_results(
 def _counted_scores(results: Mapping[str, Result]) -> MetricScores:
     """System F0.5, the (TP, FP, FN) rows of each sentence the bootstrap over sentences
     resamples (:func:`counts_f_half` sums them back) and each sentence's F0.5, unrounded
-    (what TrueSkill / Expected Wins rank)."""
+    (what TrueSkill / Expected Wins rank). The system F0.5 is rounded to 4 decimals, as
+    ChERRANT and errant_compare print it."""
     from gecscore.meta.compute import result_scores
 
     stats = {
         system: np.array([s.counts for s in result.sentences], dtype=float).reshape(-1, 3)
         for system, result in results.items()
     }
-    return result_scores(results, stats, counts_f_half)
+    return result_scores(results, stats, counts_f_half, digits=4)
 
 
 def cherrant_scores(inputs: Inputs, cache: dict[str, object]) -> MetricScores:

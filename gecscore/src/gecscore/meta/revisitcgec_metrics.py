@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from gecscore.errors import GECError
+from gecscore.errors import InputError, OptionError
 from gecscore.meta.judgments import pairwise
 from gecscore.meta.report import system_report
 from gecscore.meta.revisitcgec import SYSTEMS, Corpus, human_scores
@@ -93,7 +93,7 @@ def aggregate_sentence_scores(
 
     lengths = {len(values) for values in sentence_scores.values()}
     if lengths != {len(segments)}:
-        raise GECError(f"sentence scores of {lengths} sentences for {len(segments)} segments")
+        raise InputError(f"sentence scores of {lengths} sentences for {len(segments)} segments")
     try:
         aggregation: Any = importlib.import_module("gecscore.meta.aggregation")
     except ModuleNotFoundError:
@@ -138,12 +138,12 @@ def evaluate(
 
     ``memo``: extracted sentences to share with other calls (one dict for several corpora and
     reference sets: a sentence is extracted once for all of them, same blocks)."""
-    unknown = [m for m in metrics if m not in METRIC_NAMES]
+    unknown = ", ".join(m for m in metrics if m not in METRIC_NAMES)
     if unknown:
-        raise GECError(f"unknown metrics {', '.join(unknown)} (known: {', '.join(METRIC_NAMES)})")
-    bad = [a for a in aggregates if a not in AGGREGATIONS]
+        raise OptionError(f"unknown metrics {unknown} (known: {', '.join(METRIC_NAMES)})")
+    bad = ", ".join(a for a in aggregates if a not in AGGREGATIONS)
     if bad:
-        raise GECError(f"unknown aggregation {', '.join(bad)} (known: {', '.join(AGGREGATIONS)})")
+        raise OptionError(f"unknown aggregation {bad} (known: {', '.join(AGGREGATIONS)})")
     if human is None:
         human = human_scores(corpus, method=method, runs=runs, seed=seed, workers=workers)
     runs_by_label, system_scores, described, unavailable = _score_metrics(

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from gecscore.errors import GECError
+from gecscore.errors import OptionError, Unavailable
 from gecscore.m2 import M2Block
 from gecscore.meta.compute_edits import counts_f_half, edit_count_scores
 from gecscore.meta.revisitcgec import SYSTEMS, Corpus
@@ -58,7 +58,7 @@ METRIC_NAMES = (
 )
 
 
-class MetricUnavailable(GECError):
+class MetricUnavailable(Unavailable):
     """A metric that cannot run here (no model configured, not in the registry yet)."""
 
 
@@ -321,4 +321,4 @@ def run_metric(
         return ptm2_metric(extraction, ptm2_model)
     if name == "length":
         return length_metric(corpus)
-    raise GECError(f"unknown metric {name!r} (known: {', '.join(METRIC_NAMES)})")
+    raise OptionError(f"unknown metric {name!r} (known: {', '.join(METRIC_NAMES)})")

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from gecscore.errors import GECError
+from gecscore.errors import InputError
 from gecscore.metric import Metric, References, Result, SentenceScore, check_corpus
 from gecscore.reffree.cache import ValueCache, cache_key
 from gecscore.reffree.models import LocalModel, hash_key, hash_known, model_hash, remember_hash
@@ -88,7 +88,7 @@ class ReferenceFreeMetric(Metric):
     ) -> None:
         check_corpus(sources, hypotheses, references, needs_references=False)
         if len(references) and any(len(reference_set) for reference_set in references):
-            raise GECError(f"{self.name} is reference-free: pass references=()")
+            raise InputError(f"{self.name} is reference-free: pass references=()")
 
     def mean_result(self, scores: Sequence[float], **details: object) -> Result:
         """Sentence scores and their mean (0.0 for an empty corpus)."""

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gecscore.devices import resolve_device
-from gecscore.errors import GECError
 from gecscore.metric import MetricConfig, References, Result
+from gecscore.options import check_count, check_device, check_probability
 from gecscore.reffree.base import ReferenceFreeMetric, cache_key, length_batches
 from gecscore.reffree.models import load_model, load_tokenizer, model_setting
 from gecscore.signature import Signature
@@ -50,10 +50,10 @@ class IMPARAConfig(MetricConfig):
     cache_dir: str | None = None  # on-disk cache of quality and similarity per pair
 
     def __post_init__(self) -> None:
-        if self.batch_size < 1:
-            raise GECError(f"IMPARA batch_size must be at least 1, got {self.batch_size}")
-        if self.max_length < 2:
-            raise GECError(f"IMPARA max_length must be at least 2, got {self.max_length}")
+        check_probability(self.threshold, "threshold")
+        check_count(self.batch_size, "batch_size")
+        check_count(self.max_length, "max_length", 2)
+        check_device(self.device)
 
 
 def mean_pool(states: Any, mask: Any) -> Any:

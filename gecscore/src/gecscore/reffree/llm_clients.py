@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gecscore.errors import GECError
+from gecscore.errors import GECError, OptionError, Unavailable
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
@@ -160,14 +160,14 @@ class LLMEndpoint:
     def __post_init__(self) -> None:
         parsed = urllib.parse.urlsplit(self.url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise GECError(
+            raise OptionError(
                 f"LLM endpoint URL {_quote(self.url)} is not an http(s) URL; give the server's "
                 "base URL, e.g. http://127.0.0.1:8000/v1"
             )
         if self.timeout <= 0 or self.retries < 0 or self.retry_wait < 0:
-            raise GECError("LLM endpoint timeout must be > 0, retries and retry_wait >= 0")
+            raise OptionError("LLM endpoint timeout must be > 0, retries and retry_wait >= 0")
         if self.max_response_bytes < 1:
-            raise GECError("LLM endpoint max_response_bytes must be at least 1")
+            raise OptionError("LLM endpoint max_response_bytes must be at least 1")
 
 
 class _Retry(Exception):
@@ -262,7 +262,7 @@ class HTTPChatClient:
                     return self._attempt(data, stop)
                 except _Retry as exc:
                     failure = str(exc)
-            error = GECError(
+            error: GECError = Unavailable(
                 f"LLM endpoint {_quote(self.url)} failed {self.endpoint.retries + 1} times "
                 f"(last: {failure}); check that the server runs (url / $GEC_LLM_URL) and the "
                 "timeout"
@@ -321,7 +321,7 @@ class HTTPChatClient:
         status = response.status
         if 300 <= status < 400:
             where = response.getheader("Location") or "nowhere"
-            raise GECError(
+            raise Unavailable(
                 f"LLM endpoint {_quote(self.url)} answered HTTP {status} (a redirect to "
                 f"{_quote(where)}); redirects are not followed: set the URL to the address "
                 "that answers"
@@ -330,17 +330,17 @@ class HTTPChatClient:
             quoted = describe_body(*_read_capped(response, _ERROR_BODY_BYTES))
             if status == 429 or status >= 500:
                 raise _Retry(f"HTTP {status}: {quoted}")
-            raise GECError(
+            raise Unavailable(
                 f"LLM endpoint {_quote(self.url)} refused the request (HTTP {status}: {quoted}); "
                 "check url, model and api_key"
             )
         limit = self.endpoint.max_response_bytes
         declared = _declared_length(response)
         if declared is not None and declared > limit:
-            raise GECError(self._too_large(f"declared {declared} bytes"))
+            raise Unavailable(self._too_large(f"declared {declared} bytes"))
         body, complete = _read_capped(response, limit)
         if not complete:
-            raise GECError(self._too_large(f"more than {limit} bytes"))
+            raise Unavailable(self._too_large(f"more than {limit} bytes"))
         return body
 
     def _too_large(self, size: str) -> str:
@@ -436,7 +436,7 @@ class HFChatClient:
         limit = getattr(self.model.config, "max_position_embeddings", None)
         needed = inputs["input_ids"].shape[1] + self.max_new_tokens
         if limit is not None and needed > limit:
-            raise GECError(
+            raise OptionError(
                 f"the prompt ({inputs['input_ids'].shape[1]} tokens) plus max_new_tokens "
                 f"({self.max_new_tokens}) exceeds the model's {limit} positions"
             )

@@ -40,9 +40,20 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any
 
-from gecscore.errors import GECError
-from gecscore.meta.aggregation import PairwiseTable, expected_wins_scores, trueskill_scores
+from gecscore.errors import InputError, OptionError, Unavailable
+from gecscore.meta.aggregation import (
+    PairwiseTable,
+    expected_wins_scores,
+    trueskill_scores,
+)
 from gecscore.metric import MetricConfig, References, Result, SentenceScore
+from gecscore.options import (
+    check_choice,
+    check_count,
+    check_device,
+    check_non_negative,
+    check_positive,
+)
 from gecscore.reffree.base import ReferenceFreeMetric, cache_key
 from gecscore.reffree.llm_clients import (
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -112,13 +123,13 @@ class LLMJudgeConfig(MetricConfig):
     cache_dir: str | None = None  # on-disk cache of the readable answers, per prompt
 
     def __post_init__(self) -> None:
-        if self.backend not in BACKENDS:
-            raise GECError(f"LLM judge backend must be one of {', '.join(BACKENDS)}")
+        check_choice(self.backend, "backend", BACKENDS)
         for name in ("concurrency", "max_targets", "max_new_tokens", "max_response_bytes"):
-            if getattr(self, name) < 1:
-                raise GECError(f"LLM judge {name} must be at least 1")
-        if self.retries < 0 or self.timeout <= 0 or self.retry_wait < 0:
-            raise GECError("LLM judge retries, retry_wait must be >= 0 and timeout > 0")
+            check_count(getattr(self, name), name)
+        check_count(self.retries, "retries", 0)
+        check_positive(self.timeout, "timeout")
+        check_non_negative(self.retry_wait, "retry_wait")
+        check_device(self.device)
 
 
 @dataclass(frozen=True)
@@ -178,7 +189,7 @@ class LLMJudge(ReferenceFreeMetric):
         config = self.config
         assert isinstance(config, LLMJudgeConfig)
         if config.criteria is not None and config.criteria not in self.criteria_prompts:
-            raise GECError(
+            raise OptionError(
                 f"{self.name} criteria must be one of {', '.join(self.criteria_prompts)}, "
                 f"got {config.criteria!r}"
             )
@@ -186,12 +197,12 @@ class LLMJudge(ReferenceFreeMetric):
         if config.backend == "http":
             url = (config.url or "").strip() or os.environ.get("GEC_LLM_URL", "").strip()
             if not url:
-                raise GECError(
+                raise Unavailable(
                     f"{self.name}: no LLM endpoint configured. Set url (--url) or $GEC_LLM_URL "
                     "to the base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1"
                 )
             if not model:
-                raise GECError(
+                raise Unavailable(
                     f"{self.name}: no model name. Set model (--model) or $GEC_LLM_MODEL to the "
                     "name the server serves"
                 )
@@ -341,7 +352,8 @@ class LLMJudge(ReferenceFreeMetric):
         assert isinstance(config, LLMJudgeConfig)
         for k, hyps in enumerate(systems):
             if isinstance(hyps, str) or len(hyps) != len(sources):
-                raise GECError(f"system {k} has {len(hyps)} hypotheses for {len(sources)} sources")
+                n, m = len(hyps), len(sources)
+                raise InputError(f"system {k} has {n} hypotheses for {m} sources")
         per_sentence = [[hyps[i] for hyps in systems] for i in range(len(sources))]
         targets = [sample_targets(hyps, config.max_targets) for hyps in per_sentence]
         prompts = [self.prompt(source, t) for source, t in zip(sources, targets, strict=True)]
@@ -378,7 +390,7 @@ class LLMJudge(ReferenceFreeMetric):
         """A score per system: TrueSkill (gec-metrics' parameters) or Expected Wins over the
         sentence tables."""
         if aggregation not in AGGREGATIONS:
-            raise GECError(f"aggregation must be one of {', '.join(AGGREGATIONS)}")
+            raise OptionError(f"aggregation must be one of {', '.join(AGGREGATIONS)}")
         tables = self.score_systems(sources, systems).pairwise
         if aggregation == "trueskill":
             return trueskill_scores(tables)
@@ -399,7 +411,7 @@ class LLMJudge(ReferenceFreeMetric):
             metric=self.name,
             score=sum(judged) / len(judged) if judged else 0.0,
             signature=self.signature,
-            sentences=tuple(SentenceScore(float("nan") if s is None else s) for s in scores),
+            sentences=tuple(SentenceScore(float("nan") if s is None else float(s)) for s in scores),
             details={"unjudged": result.details["unjudged"]},
         )
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gecscore.errors import GECError
+from gecscore.errors import Unavailable
 
 __all__ = [
     "EXTRA_HINT",
@@ -45,11 +45,11 @@ INDEX_FILES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
 EXTRA_HINT = "pip install 'gecscore[reffree]'"
 
 
-class ModelSettingError(GECError, ValueError):
+class ModelSettingError(Unavailable, ValueError):
     """A model setting that is empty or names no usable local model folder."""
 
 
-class MissingDependencyError(GECError, ImportError):
+class MissingDependencyError(Unavailable, ImportError):
     """torch / transformers are not installed (the ``reffree`` extra)."""
 
 

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gecscore.devices import resolve_device
-from gecscore.errors import GECError
+from gecscore.errors import Unavailable
 from gecscore.metric import MetricConfig, References, Result, SentenceScore
+from gecscore.options import check_count, check_device, check_probability
 from gecscore.reffree.base import ReferenceFreeMetric, cache_key, length_batches
 from gecscore.reffree.models import load_model, load_tokenizer, model_setting
 from gecscore.signature import Signature
@@ -105,8 +106,9 @@ class ScribendiConfig(MetricConfig):
     cache_dir: str | None = None  # on-disk cache of perplexities per sentence
 
     def __post_init__(self) -> None:
-        if self.batch_size < 1:
-            raise GECError(f"Scribendi batch_size must be at least 1, got {self.batch_size}")
+        check_probability(self.threshold, "threshold")
+        check_count(self.batch_size, "batch_size")
+        check_device(self.device)
 
 
 class Scribendi(ReferenceFreeMetric):
@@ -143,7 +145,7 @@ class Scribendi(ReferenceFreeMetric):
         if self._loaded is None:
             tokenizer = load_tokenizer(self.model)
             if tokenizer.bos_token is None or tokenizer.eos_token is None:
-                raise GECError(
+                raise Unavailable(
                     f"Scribendi's language model {self.model.path} has no BOS/EOS token "
                     "(the score reads bos_token + sentence and pads with eos_token)"
                 )

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gecscore.devices import resolve_device
-from gecscore.errors import GECError
 from gecscore.metric import MetricConfig, References, Result
+from gecscore.options import check_count, check_device, check_non_negative
 from gecscore.reffree.base import ReferenceFreeMetric, cache_key, length_batches
 from gecscore.reffree.models import load_model, load_tokenizer, model_setting
 from gecscore.signature import Signature
@@ -53,10 +53,11 @@ class SOMEConfig(MetricConfig):
     cache_dir: str | None = None  # on-disk cache of sentence scores (gecscore.reffree.cache)
 
     def __post_init__(self) -> None:
-        if self.batch_size < 1:
-            raise GECError(f"SOME batch_size must be at least 1, got {self.batch_size}")
-        if self.max_length < 2:
-            raise GECError(f"SOME max_length must be at least 2, got {self.max_length}")
+        for name in ("weight_g", "weight_f", "weight_m"):
+            check_non_negative(getattr(self, name), name)
+        check_count(self.batch_size, "batch_size")
+        check_count(self.max_length, "max_length", 2)
+        check_device(self.device)
 
 
 def min_max_normalize(x: float, x_min: float = 1.0, x_max: float = 4.0) -> float:

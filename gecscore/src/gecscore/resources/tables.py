@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from gecscore.errors import GECError, InputFormatError, decode_utf8
+from gecscore.errors import InputFormatError, Unavailable, decode_utf8
 from gecscore.resources.prebuilt import _interner
 
 __all__ = [
@@ -20,7 +20,7 @@ __all__ = [
 ]
 
 
-class ResourceError(GECError, ValueError):
+class ResourceError(Unavailable, ValueError):
     """A resources directory or file that cannot be used; names the file and line."""
 
 

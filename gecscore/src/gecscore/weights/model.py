@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from gecscore.errors import GECError, InputFormatError, decode_utf8
+from gecscore.errors import InputFormatError, Unavailable, decode_utf8
 
 __all__ = [
     "INSTALL_HINT",
@@ -37,7 +37,7 @@ INSTALL_HINT = (
 )
 
 
-class ModelNotFoundError(GECError, ValueError):
+class ModelNotFoundError(Unavailable, ValueError):
     """The configured model cannot be found locally; the message says what to install."""
 
 
