@@ -34,7 +34,7 @@ Items of several outputs are valued as the sum over the pairs of distinct output
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -193,9 +193,3 @@ def item_priorities(
                 total += sum(float(value[pairs[(index[s], index[t])]]) for s in one for t in other)
         out.append(total)
     return out
-
-
-def beliefs_of(counts: PairCounts, names: Sequence[str]) -> Mapping[str, tuple[float, float]]:
-    """(Expected Wins, its sd) per system in run 0, for a page that explains the choice."""
-    ew, var = expected_wins_estimate(counts)
-    return {name: (float(ew[0, i]), float(np.sqrt(var[0, i]))) for i, name in enumerate(names)}
