@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from judgments.models import Assignment, AssignmentStatus, Campaign, Judgment
 from scoring.models import MetaEvaluation
@@ -104,6 +105,9 @@ def _judge_item(page: Any, judge: int, guard_here: bool) -> int:
 def _judge_campaign(page: Any, judge: int, screenshot: Any) -> tuple[int, int]:
     page.goto("/judgments/")
     page.click("[data-testid=start-judging]")
+    # A click waits for the navigation to commit, not for the page's script (end of body) to
+    # run; the keys below need its handlers.
+    page.wait_for_load_state()
     judged = prefilled = 0
     while page.locator("[data-testid=esa-form]").count():
         if judge == 1 and judged == 0:
@@ -111,9 +115,9 @@ def _judge_campaign(page: Any, judge: int, screenshot: Any) -> tuple[int, int]:
             assert not any(name in html for name in SYSTEMS)  # names hidden from judges
             assert page.locator("#esa-help").get_attribute("open") is not None
             page.keyboard.press("?")  # the key help folds away and back
-            page.wait_for_function("!document.getElementById('esa-help').open")
+            expect(page.locator("#esa-help")).to_have_js_property("open", False)
             page.keyboard.press("?")
-            page.wait_for_function("document.getElementById('esa-help').open")
+            expect(page.locator("#esa-help")).to_have_js_property("open", True)
             screenshot("esa-judge")
         prefilled += _judge_item(page, judge, guard_here=judge == 3 and judged == 0)
         judged += 1

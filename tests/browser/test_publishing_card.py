@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from core.roles import Role
 from datasets.formats import ImportFile
@@ -53,10 +54,9 @@ def test_card_of_the_mucgec_dev_release_renders(
     figure_url = f"/publishing/releases/{version.pk}/card/figures/reference_counts.svg"
     response = page.request.get(figure_url)
     assert response.status == 200, (response.status, response.text()[:300])
-    page.wait_for_function(
-        "() => { const img = document.querySelector('[data-testid=dataset-card] img');"
-        " return img && img.complete && img.naturalWidth > 0; }"
-    )
+    figure = page.locator("[data-testid=dataset-card] img").first
+    expect(figure).to_have_js_property("complete", True)
+    assert figure.evaluate("img => img.naturalWidth") > 0  # the SVG loaded and drew
     # Nothing wider than the window (long ids, the checksum, BibTeX wrap or scroll inside).
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     assert "[TO WRITE]" in card.inner_text()
