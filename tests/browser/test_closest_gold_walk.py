@@ -15,7 +15,6 @@ closest-gold-reference-sets.png."""
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from scoring.selectors import closest_gold_coverage, closest_golds
 from scoring.services.closest_gold_proposals import PROMPTS
 from tests.browser.conftest import ARTIFACTS, login
 from tests.browser.test_nav_and_edits import ConsoleWatch
-from tests.core.faultkit import Worker, wait_for
+from tests.core.faultkit import Worker, wait_for, worker_on_own_queue
 from tests.factories import PASSWORD, make_user
 from tests.parallel import worker_log
 from tests.scoring_app.llm_servers import CorrectionServer
@@ -69,12 +68,6 @@ def server() -> Iterator[Any]:
 @pytest.fixture
 def proposal_worker(django_db_setup, django_db_blocker, tmp_path, server) -> Iterator[Worker]:  # type: ignore[no-untyped-def]
     """A real worker on a queue of its own whose LLM endpoint is the local server."""
-    from config.celery import app
-
-    queue = f"closest-gold-{os.getpid()}-{random.randrange(10**6)}"
-    previous = (app.conf.task_always_eager, app.conf.task_routes)
-    app.conf.task_routes = {"*": {"queue": queue}}
-    _reload_routes(app)
     env = {
         "GEC_LLM_URL": server.url,
         "GEC_LLM_MODEL": MODEL,
@@ -82,20 +75,9 @@ def proposal_worker(django_db_setup, django_db_blocker, tmp_path, server) -> Ite
         "GEC_LLM_RETRIES": "0",
         "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
     }
-    worker = Worker(queue, worker_log("closest-gold-worker"), tmp_path, env=env)
-    worker.start()
-    app.conf.task_always_eager = False
-    yield worker
-    worker.stop()
-    app.conf.task_always_eager, app.conf.task_routes = previous
-    _reload_routes(app)
-    with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(queue)
-
-
-def _reload_routes(app: Any) -> None:
-    app.amqp.flush_routes()
-    app.amqp.__dict__.pop("router", None)  # a cached_property holding the old routes
+    log = worker_log("closest-gold-worker")
+    with worker_on_own_queue("closest-gold", log, tmp_path, env=env) as worker:
+        yield worker
 
 
 def _scored_release(admin: Any) -> DatasetVersion:

@@ -11,6 +11,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +155,42 @@ class Worker:
                 self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
+
+
+@contextmanager
+def worker_on_own_queue(
+    name: str,
+    log: Path,
+    hold_dir: Path,
+    *,
+    env: dict[str, str] | None = None,
+    hold_at_done: int = 0,
+) -> Iterator[Worker]:
+    """A real worker on a queue of its own, named after `name`; while it runs, this test process
+    sends every task to that queue instead of running it in-process. Afterwards the routes and
+    the eager setting are restored and whatever a failed test left queued is purged."""
+    from config.celery import app
+
+    queue = f"{name}-{os.getpid()}-{random.randrange(10**6)}"
+    previous = (app.conf.task_always_eager, app.conf.task_routes)
+    app.conf.task_routes = {"*": {"queue": queue}}
+    _reload_routes(app)
+    subject = Worker(queue, log, hold_dir, env=env)
+    try:
+        subject.start(hold_at_done=hold_at_done)
+        app.conf.task_always_eager = False
+        yield subject
+    finally:
+        subject.stop()
+        app.conf.task_always_eager, app.conf.task_routes = previous
+        _reload_routes(app)
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_purge(queue)
+
+
+def _reload_routes(app: Any) -> None:
+    app.amqp.flush_routes()
+    app.amqp.__dict__.pop("router", None)  # a cached_property holding the old routes
 
 
 def _lines(data: bytes) -> list[str]:

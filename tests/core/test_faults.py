@@ -15,7 +15,6 @@ quiet machine the export finished before the kill.
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections.abc import Iterator
@@ -40,6 +39,7 @@ from tests.core.faultkit import (
     released,
     run_client_script,
     wait_for,
+    worker_on_own_queue,
 )
 from tests.factories import make_user
 from tests.parallel import worker_log
@@ -58,31 +58,14 @@ def worker(django_db_setup, django_db_blocker, tmp_path, request) -> Iterator[Wo
     """A killable worker on a queue of its own; this test process sends every task there.
 
     A test marked `hold_worker_at(n)` gets it started with the checkpoint at n units done."""
-    from config.celery import app
-
-    queue = f"faults-{os.getpid()}-{random.randrange(10**6)}"
     log = worker_log("fault-worker")
     log.parent.mkdir(parents=True, exist_ok=True)
-    previous = (app.conf.task_always_eager, app.conf.task_routes)
-    app.conf.task_always_eager = False
-    app.conf.task_routes = {"*": {"queue": queue}}
-    _reload_routes(app)
     hold_dir = tmp_path / "held"
     hold_dir.mkdir()
-    subject = Worker(queue, log, hold_dir)
     marker = request.node.get_closest_marker("hold_worker_at")
-    subject.start(hold_at_done=marker.args[0] if marker else 0)
-    yield subject
-    subject.stop()
-    app.conf.task_always_eager, app.conf.task_routes = previous
-    _reload_routes(app)
-    with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(queue)  # what a failed test left queued
-
-
-def _reload_routes(app: Any) -> None:
-    app.amqp.flush_routes()
-    app.amqp.__dict__.pop("router", None)  # a cached_property holding the old routes
+    hold_at_done = marker.args[0] if marker else 0
+    with worker_on_own_queue("faults", log, hold_dir, hold_at_done=hold_at_done) as subject:
+        yield subject
 
 
 def held(worker: Worker, job_id: int) -> int | None:

@@ -6,8 +6,6 @@ only between two judges, after every prompt had waited out its deadline and its 
 
 from __future__ import annotations
 
-import os
-import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +20,7 @@ from datasets.models import Dataset
 from datasets.services.imports import import_dataset
 from datasets.services.releases import release_dataset
 from scoring import services
-from tests.core.faultkit import Worker, wait_for
+from tests.core.faultkit import Worker, wait_for, worker_on_own_queue
 from tests.factories import make_user
 from tests.parallel import worker_log
 from tests.scoring_app.llm_servers import MisbehavingServer
@@ -53,12 +51,6 @@ def server() -> Iterator[Any]:
 @pytest.fixture
 def judge_worker(django_db_setup, django_db_blocker, tmp_path, server) -> Iterator[Worker]:  # type: ignore[no-untyped-def]
     """A worker on a queue of its own whose LLM endpoint is the misbehaving server."""
-    from config.celery import app
-
-    queue = f"llm-{os.getpid()}-{random.randrange(10**6)}"
-    previous = (app.conf.task_always_eager, app.conf.task_routes)
-    app.conf.task_routes = {"*": {"queue": queue}}
-    _reload_routes(app)
     env = {
         "GEC_LLM_URL": server.url,
         "GEC_LLM_MODEL": "tiny-judge",
@@ -67,20 +59,8 @@ def judge_worker(django_db_setup, django_db_blocker, tmp_path, server) -> Iterat
         "GEC_LLM_RETRY_WAIT": "0",
         "GEC_WEIGHT_CACHE_DIR": str(tmp_path / "cache"),
     }
-    subject = Worker(queue, worker_log("llm-worker"), tmp_path, env=env)
-    subject.start()
-    app.conf.task_always_eager = False
-    yield subject
-    subject.stop()
-    app.conf.task_always_eager, app.conf.task_routes = previous
-    _reload_routes(app)
-    with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(queue)
-
-
-def _reload_routes(app: Any) -> None:
-    app.amqp.flush_routes()
-    app.amqp.__dict__.pop("router", None)  # a cached_property holding the old routes
+    with worker_on_own_queue("llm", worker_log("llm-worker"), tmp_path, env=env) as subject:
+        yield subject
 
 
 def _release(admin: Any) -> Any:
