@@ -29,7 +29,9 @@ from gecscore.meta.rankings._trueskill_math import _cdf  # noqa: E402
 Rule = Callable[..., np.ndarray]
 
 
-def kept(top_weight: float = 4.0, tolerance: float = 0.01) -> Rule:
+def kept(
+    top_weight: float = assignment.TOP_WEIGHT, tolerance: float = assignment.TOLERANCE
+) -> Rule:
     """The product's rule with other constants."""
 
     def rule(counts, a, b, rng, *, top_k=3):  # type: ignore[no-untyped-def]
@@ -138,24 +140,24 @@ def main() -> None:
     for variant in args.variants:
         row: dict[str, float] = {}
         for name, (a, b, probabilities, truth, ranges) in prepared.items():
-            for criterion, given in (("exact", None), ("resolved", ranges)):
-                if variant != "uniform":
-                    sim.choose_pairs = eval(variant)  # a variant named on the command line
-                needed = sim.simulate(
-                    "uniform" if variant == "uniform" else "dynamic",
-                    a,
-                    b,
-                    probabilities,
-                    truth,
-                    seeds=args.seeds,
-                    judges=10,
-                    careless_share=0.2,
-                    budget=args.budget,
-                    every=25,
-                    ranges=given,
-                )
-                row[f"{name}/{criterion}"] = float(np.median(np.minimum(needed, args.budget)))
-                row[f"{name}/{criterion}/never"] = int((needed > args.budget).sum())
+            if variant != "uniform":
+                sim.choose_pairs = eval(variant)  # a variant named on the command line
+            needed = sim.simulate(
+                "uniform" if variant == "uniform" else "dynamic",
+                a,
+                b,
+                probabilities,
+                truth,
+                seeds=args.seeds,
+                judges=10,
+                careless_share=0.2,
+                budget=args.budget,
+                every=25,
+                ranges=ranges,
+            )
+            for criterion, reached in needed.items():
+                row[f"{name}/{criterion}"] = float(np.median(np.minimum(reached, args.budget)))
+                row[f"{name}/{criterion}/never"] = int((reached > args.budget).sum())
         print(variant, json.dumps(row), flush=True)
 
 

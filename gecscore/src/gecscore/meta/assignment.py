@@ -16,9 +16,9 @@ The rule (an uncertainty-sampling rule on Expected Wins, the ranking the product
   d(a, b) * (P_a + P_b), where P_x = sum over v of weight(x, v) * m(x, v) / sd(x, v)^2: the
   first-order drop of the misordered pairs' probability mass, each pair's shrink taken
   relative to its spread. Pairs already far apart (m near 0) count for nothing; near ties
-  count most. A pair weighs ``TOP_WEIGHT`` when one of its systems has fewer than k systems
-  strictly ahead (the top k), 1 otherwise: the top systems get most judgments, the rest still
-  settle (a rank correlation with the full ranking is the second target).
+  count most. A pair weighs ``TOP_WEIGHT`` (100) when one of its systems has fewer than k
+  systems strictly ahead (the top k), 1 otherwise: the top systems get nearly all judgments;
+  the rest of the ranking settles more slowly than under uniform assignment.
 
 This is the "equivalent rule" to TrueSkill's sigma of the top k: an online TrueSkill (tau = 0)
 was tried first and lost to uniform assignment by 3-18x in ``benchmarks/judging_sim.py``,
@@ -56,9 +56,11 @@ __all__ = [
 ]
 
 DEFAULT_TOP_K = 3
-# How much more a gap that decides the top k weighs than one below it (benchmarks/judging_sim.py
-# measured the effect on GJG15 and SEEDA; docs/benchmarks.md gives the figures).
-TOP_WEIGHT = 4.0
+# How much more a gap that decides the top k weighs than one below it. Large: the rule is for
+# the top of the ranking, and the rest settles only as a side effect. benchmarks/judging_sim.py
+# measured 4, 20, 100 and 1000 on GJG15 and SEEDA (60 seeds): from 20 up the top 3 settle in
+# 0.6-0.8 of uniform assignment's judgments, at 4 in 0.9-1.3; docs/benchmarks.md has the figures.
+TOP_WEIGHT = 100.0
 # Two systems closer than this in Expected Wins count as tied: the rule stops spending
 # judgments on them once they are known to be that close (GJG15's second and third systems are
 # 0.005 apart, which no campaign of realistic size resolves).
