@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from annotate import selectors, services
 from annotate.models import Assignment, Submission
+from annotate.suggestions import opening_for
 from core.exceptions import ServiceError
 from core.markdown import render_markdown
 from core.models import User
@@ -73,6 +74,50 @@ class AssignmentSerializer(serializers.ModelSerializer):  # type: ignore[type-ar
             "submitted_at",
             "time_spent_seconds",
         ]
+
+
+class SuggestionSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    text = serializers.CharField()
+    source = serializers.CharField(
+        help_text="the suggestion source's label: system:NAME or llm:MODEL"
+    )
+    kind = serializers.CharField(help_text="system or llm")
+    signature = serializers.CharField(
+        help_text="what reproduces the text: system:NAME|release:LABEL|sha:... or "
+        "llm:MODEL|prompt:VERSION|backend:..."
+    )
+
+
+class OpenedAssignmentSerializer(AssignmentSerializer):
+    """An assignment as its annotator opens it: with what the box starts from. Built with
+    `context={"opening": annotate.suggestions.Opening}`, the page's own decision."""
+
+    opens_with = serializers.SerializerMethodField()
+    suggestion = serializers.SerializerMethodField()
+
+    class Meta(AssignmentSerializer.Meta):
+        fields = [*AssignmentSerializer.Meta.fields, "opens_with", "suggestion"]
+
+    def get_opens_with(self, assignment: Assignment) -> str:
+        return str(self.context["opening"].text)
+
+    @extend_schema_field(SuggestionSerializer(allow_null=True))
+    def get_suggestion(self, assignment: Assignment) -> dict[str, str] | None:
+        presented = self.context["opening"].suggestion
+        if presented is None:
+            return None
+        return {
+            "text": presented.text,
+            "source": presented.source,
+            "kind": presented.kind,
+            "signature": presented.signature,
+        }
+
+
+def opened_assignment_data(assignment: Assignment) -> dict[str, Any]:
+    return dict(
+        OpenedAssignmentSerializer(assignment, context={"opening": opening_for(assignment)}).data
+    )
 
 
 class SubmissionSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -157,24 +202,28 @@ class AssignmentListView(APIView):
 
 
 class AssignmentDetailView(APIView):
+    """The assignment with what its box opens with. Reading it opens the assignment, as the
+    page does: a later blind draw must not change an item whose annotator has seen whether
+    a suggestion came with it (the list leaves the suggestion out for the same reason)."""
+
     permission_classes = [IsAnnotator]
 
-    @extend_schema(responses=AssignmentSerializer)
+    @extend_schema(responses=OpenedAssignmentSerializer)
     def get(self, request: Request, assignment_id: int) -> Response:
-        return Response(
-            AssignmentSerializer(selectors.get_assignment_for(request.user, assignment_id)).data
-        )
+        assignment = selectors.get_assignment_for(request.user, assignment_id)
+        services.open_assignment(assignment=assignment, user=request.user)
+        return Response(opened_assignment_data(assignment))
 
 
 class NextAssignmentView(APIView):
     permission_classes = [IsAnnotator]
 
-    @extend_schema(request=None, responses={200: AssignmentSerializer, 204: None})
+    @extend_schema(request=None, responses={200: OpenedAssignmentSerializer, 204: None})
     def post(self, request: Request) -> Response:
         assignment = services.next_assignment(user=request.user)
         if assignment is None:
             return Response(status=204)
-        return Response(AssignmentSerializer(assignment).data)
+        return Response(opened_assignment_data(assignment))
 
 
 class SubmitView(APIView):

@@ -239,20 +239,69 @@ class Shown:
     text: str | None = None
 
 
+def _current_suggestion(assignment: Assignment) -> Suggestion | None:
+    """The stored suggestion of the project's current source for the assignment's sentence,
+    in a post-edit project; None otherwise."""
+    dataset = assignment.sentence.dataset
+    if dataset.annotation_mode != AnnotationMode.POST_EDIT or not dataset.suggestion_source:
+        return None
+    return Suggestion.objects.filter(
+        sentence_id=assignment.sentence_id, source=dataset.suggestion_source
+    ).first()
+
+
 def shown_for(assignment: Assignment) -> Shown:
     """The suggestion the annotation box opens with, decided on the server from the project's
     mode and current source, the assignment's blind flag and the stored suggestion."""
-    dataset = assignment.sentence.dataset
-    if dataset.annotation_mode != AnnotationMode.POST_EDIT or not dataset.suggestion_source:
-        return Shown()
-    suggestion = Suggestion.objects.filter(
-        sentence_id=assignment.sentence_id, source=dataset.suggestion_source
-    ).first()
+    suggestion = _current_suggestion(assignment)
     if suggestion is None:
         return Shown()
     if assignment.blind:
         return Shown(source=BLIND)
     return Shown(source=suggestion.source, signature=suggestion.signature, text=suggestion.text)
+
+
+@dataclass(frozen=True)
+class Presented:
+    """The suggestion as the annotator is told of it (page or API): its text, the source's
+    label (`system:NAME` / `llm:MODEL`), the label's kind and the signature. A blind item is
+    presented as a "no error" suggestion of the same source (the sentence itself), so nothing
+    an annotator receives tells a blind control from a prefilled item; what was really shown
+    is recorded by `shown_for` on the submission, never sent to the annotator."""
+
+    text: str
+    source: str
+    signature: str
+
+    @property
+    def kind(self) -> str:
+        return self.source.partition(":")[0]
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What an assignment's annotation box opens with: `text` (the suggestion, or the
+    source), whether the project is in post-edit mode, and the suggestion presented (None in
+    rewrite mode or when the sentence has no suggestion of the project's source)."""
+
+    text: str
+    post_edit: bool
+    suggestion: Presented | None
+
+
+def opening_for(assignment: Assignment) -> Opening:
+    """What the assignment's box opens with; the annotation page and the annotator's API
+    both read it here."""
+    sentence = assignment.sentence
+    post_edit = sentence.dataset.annotation_mode == AnnotationMode.POST_EDIT
+    suggestion = _current_suggestion(assignment)
+    if suggestion is None:
+        return Opening(text=sentence.text, post_edit=post_edit, suggestion=None)
+    # A blind item opens with the source under the same label and signature as a "no error"
+    # suggestion would: the page and the API carry no sign of which one it is.
+    text = sentence.text if assignment.blind else suggestion.text
+    presented = Presented(text=text, source=suggestion.source, signature=suggestion.signature)
+    return Opening(text=text, post_edit=post_edit, suggestion=presented)
 
 
 def is_unchanged(shown: Shown, texts: Any, tag: Any) -> bool:

@@ -15,13 +15,12 @@ from django.views.decorators.http import require_POST
 from annotate import selectors, services
 from annotate.models import AssignmentStatus
 from annotate.signals import extra_dashboard_context
-from annotate.suggestions import shown_for
+from annotate.suggestions import opening_for
 from core.markdown import render_markdown
 from core.permissions import role_required
 from core.roles import Role
 from core.selectors import recent_notifications
 from core.web import call_service, lookup, parse_id
-from datasets.models import AnnotationMode
 from datasets.textrules import max_sentence_chars
 
 
@@ -80,12 +79,8 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
         services.open_assignment(assignment=assignment, user=request.user)
     sentence = assignment.sentence
     guideline = selectors.guideline_for("annotation", sentence.dataset.language)
-    post_edit = sentence.dataset.annotation_mode == AnnotationMode.POST_EDIT
-    # A blind item opens with the source, exactly as a "no error" suggestion would: the page
-    # carries no sign of which one it is.
-    opening = shown_for(assignment).text if post_edit else None
-    if post_edit and opening is None:
-        opening = sentence.text
+    # The one place that decides what the box opens with (the annotator's API reads it too).
+    opening = opening_for(assignment)
     return render(
         request,
         "annotate/annotate.html",
@@ -98,8 +93,8 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
             "texts": request.POST.getlist("text") if request.method == "POST" else [],
             # A fresh annotation starts from the source, or in post-edit mode from the
             # suggestion.
-            "initial_texts": [opening] if opening is not None else [],
-            "post_edit": post_edit,
+            "initial_texts": [opening.text],
+            "post_edit": opening.post_edit,
             "page_config": {
                 "assignmentId": assignment.pk,
                 "source": sentence.text,
@@ -108,7 +103,7 @@ def assignment_page(request: HttpRequest, assignment_id: int) -> HttpResponse:
                 "maxBoxes": services.MAX_CORRECTIONS,
                 "open": assignment.status == AssignmentStatus.OPEN,
                 "nextUrl": reverse("annotate:next") + f"?skip={assignment.pk}",
-                "suggestion": opening,
+                "suggestion": opening.text if opening.post_edit else None,
             },
         },
     )
