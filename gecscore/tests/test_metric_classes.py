@@ -303,21 +303,32 @@ def test_cleme_equals_the_scorer(cleme_dir: Path, level: str) -> None:
     ]
 
 
-def test_cleme2_equals_the_scorer(cleme_dir: Path) -> None:
+@pytest.mark.parametrize("level", ["corpus", "sentence"])
+def test_cleme2_equals_the_scorer(cleme_dir: Path, level: str) -> None:
     from gecscore.cleme import cleme2, read_sentences
 
     hyp_path, ref_path = cleme_dir / "conll14-AMU.errant", cleme_dir / "conll14.errant"
-    direct = cleme2(read_sentences(hyp_path), read_sentences(ref_path))
+    direct = cleme2(read_sentences(hyp_path), read_sentences(ref_path), level=level)  # type: ignore[arg-type]
     ref = Gold(read_m2(ref_path))
-    result = get_metric("cleme2")().score_corpus(ref.sources, Gold(read_m2(hyp_path)), ref)
+    CLEME2 = get_metric("cleme2")
+    result = CLEME2(CLEME2.Config(level=level)).score_corpus(  # type: ignore[arg-type]
+        ref.sources, Gold(read_m2(hyp_path)), ref
+    )
     assert (result.score, result.signature) == (direct.score, direct.signature)
-    assert (result.details["hit"], result.details["over"]) == (direct.hit, direct.over)
+    aspects = ("hit", "wrong", "under", "over", "fp_ne", "fp_un", "tn", "level", "assumption")
+    assert {name: result.details[name] for name in aspects} == {
+        name: getattr(direct, name) for name in aspects
+    }
     assert _counts(result) == (direct.tp, direct.fp, direct.fn)
+    # Per-sentence scores (sentence-level factors) at either level, from the full chunk
+    # evaluation: what TrueSkill / Expected Wins rank beside the corpus score.
     from gecscore.cleme import evaluate_chunks, sentence_scores2
 
     chunks = evaluate_chunks(read_sentences(hyp_path), read_sentences(ref_path))
-    assert [s.score for s in result.sentences] == [
-        s.aspects.score for s in sentence_scores2(chunks)
+    expected = sentence_scores2(chunks)
+    assert [s.score for s in result.sentences] == [s.aspects.score for s in expected]
+    assert [s.counts for s in result.sentences] == [
+        (s.counts.tp, s.counts.fp, s.counts.fn) for s in expected
     ]
 
 

@@ -102,6 +102,27 @@ def test_meta_compute_offers_exactly_the_registry_metrics_with_a_meta_function()
     assert list(compute.METRICS) == registry.meta_metrics() == expected
 
 
+def _meta_option(command: str, option: str) -> argparse.Action:
+    (meta,) = [
+        a for a in build_parser("meta")._actions if isinstance(a, argparse._SubParsersAction)
+    ]
+    (commands,) = [
+        a for a in meta.choices["meta"]._actions if isinstance(a, argparse._SubParsersAction)
+    ]
+    parser = commands.choices[command]
+    (action,) = [a for a in parser._actions if option in a.option_strings]
+    return action
+
+
+def test_the_meta_commands_offer_the_registry_metrics_with_a_meta_function() -> None:
+    """What the person at the command line sees: ``meta seeda --metric``'s choices and
+    ``meta system --compute``'s list are the registry's meta metrics, in registry order."""
+    names = registry.meta_metrics()
+    assert list(_meta_option("seeda", "--metric").choices or ()) == names
+    assert _meta_option("seeda", "--metric").help == f"of {', '.join(names)}"
+    assert _meta_option("system", "--compute").help == f"of {', '.join(names)}"
+
+
 def test_unknown_metric_names_the_known_ones() -> None:
     with pytest.raises(ValueError, match="unknown metric 'bleu' \\(known: cherrant, errant"):
         registry.get("bleu")

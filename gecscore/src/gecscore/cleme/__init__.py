@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "Factors": "gecscore.cleme.v2",
     "SentenceCleme2": "gecscore.cleme.v2",
     "cleme2": "gecscore.cleme.v2",
+    "score_cleme2": "gecscore.cleme.v2",
     "score_evaluation2": "gecscore.cleme.v2",
     "sentence_scores2": "gecscore.cleme.v2",
     "ChunkEvaluation": "gecscore.cleme.evaluate",
@@ -96,6 +97,7 @@ __all__ = [
     "read_m2_sentences",
     "read_sentences",
     "score_cleme",
+    "score_cleme2",
     "score_evaluation",
     "score_evaluation2",
     "sentence_scores",
@@ -148,6 +150,7 @@ if TYPE_CHECKING:
         Factors,
         SentenceCleme2,
         cleme2,
+        score_cleme2,
         score_evaluation2,
         sentence_scores2,
     )

@@ -164,7 +164,7 @@ class CLEME2(_ChunkMetric):
     ``under``, ``over``, ``fp_ne``, ``fp_un``, ``tn``, ``level``, ``assumption``;
     ``sentences`` each sentence's score with the sentence-level factors (and the counts of
     its chosen reference), without model ``weights`` only. Assembled by
-    ``cleme.v2.cleme2_scored``, as the command's."""
+    ``cleme.v2.cleme2_fields`` (over ``score_cleme2``), as the command's."""
 
     name = "cleme2"
     Config = CLEME2Config
@@ -175,12 +175,12 @@ class CLEME2(_ChunkMetric):
         hypotheses: Hypotheses,
         references: References = (),
     ) -> Result:
-        from gecscore.cleme.v2 import cleme2_scored
+        from gecscore.cleme.v2 import cleme2_fields
 
         config = self.config
         assert isinstance(config, CLEME2Config)
         hyps, refs = self._inputs(sources, hypotheses, references)
-        _, fields = cleme2_scored(
+        _, fields = cleme2_fields(
             hyps,
             refs,
             level=config.level,

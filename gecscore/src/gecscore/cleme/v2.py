@@ -42,9 +42,10 @@ __all__ = [
     "aspects",
     "best_per_sentence2",
     "cleme2",
-    "cleme2_scored",
+    "cleme2_fields",
     "corpus_totals2",
     "default_factors",
+    "score_cleme2",
     "score_evaluation2",
     "sentence_scores2",
 ]
@@ -304,6 +305,35 @@ def score_evaluation2(
     return _result2(total, means, n, level, evaluation, signature)
 
 
+def score_cleme2(
+    hypotheses: Sequence[Sentence],
+    references: Sequence[Sentence],
+    *,
+    level: Level = "corpus",
+    assumption: Assumption = "dependent",
+    factors: Factors | None = None,
+    weights: EditWeightProvider | None = None,
+    max_refs: int | None = None,
+    progress: ProgressCallback | None = None,
+    with_sentences: bool = True,
+) -> tuple[Cleme2Score, list[SentenceCleme2]]:
+    """The one assembly of CLEME2.0's score: ``hypotheses[i]`` (one correction each) against
+    ``references[i]``, at ``level``, and (``with_sentences``) each sentence's score from the
+    SAME evaluation, with the sentence-level factors and plain chunk counts (what ranking
+    systems by sentence scores needs beside the corpus score). With model ``weights`` there
+    are no sentence scores: they would ask the model a second time. The command ``cleme2``
+    and the metric class ``get_metric("cleme2")`` (through :func:`cleme2_fields`) and
+    :func:`cleme2` call this.
+    """
+    evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
+    score = score_evaluation2(
+        evaluation, level=level, factors=factors, weights=weights, progress=progress
+    )
+    if not with_sentences or weights is not None:
+        return score, []
+    return score, sentence_scores2(evaluation)
+
+
 def cleme2(
     hypotheses: Sequence[Sentence],
     references: Sequence[Sentence],
@@ -315,15 +345,23 @@ def cleme2(
     max_refs: int | None = None,
     progress: ProgressCallback | None = None,
 ) -> Cleme2Score:
-    """CLEME2.0 of a system; unweighted chunk counts unless a weight provider is given
-    (BERTScore weights: CLEME2.0-sim)."""
-    evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
-    return score_evaluation2(
-        evaluation, level=level, factors=factors, weights=weights, progress=progress
+    """CLEME2.0 of a system (:func:`score_cleme2` without the sentence scores); unweighted
+    chunk counts unless a weight provider is given (BERTScore weights: CLEME2.0-sim)."""
+    score, _ = score_cleme2(
+        hypotheses,
+        references,
+        level=level,
+        assumption=assumption,
+        factors=factors,
+        weights=weights,
+        max_refs=max_refs,
+        progress=progress,
+        with_sentences=False,
     )
+    return score
 
 
-def cleme2_scored(
+def cleme2_fields(
     hypotheses: Sequence[Sentence],
     references: Sequence[Sentence],
     *,
@@ -333,27 +371,25 @@ def cleme2_scored(
     weights: EditWeightProvider | None = None,
     max_refs: int | None = None,
 ) -> tuple[Cleme2Score, dict[str, Any]]:
-    """:func:`cleme2` and the ``cleme2`` Result of the same evaluation (``result_data``'s
+    """:func:`score_cleme2` and the ``cleme2`` Result of the same evaluation (``result_data``'s
     arguments; ``CLEME2`` and ``cleme2 --json`` both use it): no F-beta, so no ``beta``,
     ``precision``, ``recall`` or ``f``. ``sentences``: each sentence's score with the
-    sentence-level factors, from plain chunk counts only (with model ``weights`` they would
-    ask the model a second time: none then)."""
-    evaluation = evaluate_chunks(hypotheses, references, assumption=assumption, max_refs=max_refs)
-    score = score_evaluation2(evaluation, level=level, factors=factors, weights=weights)
-    sentences = (
-        [
-            (s.aspects.score, (s.counts.tp, s.counts.fp, s.counts.fn))
-            for s in sentence_scores2(evaluation)
-        ]
-        if weights is None
-        else []
+    sentence-level factors, from plain chunk counts only (none with model ``weights``)."""
+    score, chosen = score_cleme2(
+        hypotheses,
+        references,
+        level=level,
+        assumption=assumption,
+        factors=factors,
+        weights=weights,
+        max_refs=max_refs,
     )
     return score, {
         "metric": "cleme2",
         "score": score.score,
         "signature": score.signature,
         "counts": (score.tp, score.fp, score.fn),
-        "sentences": sentences,
+        "sentences": [(s.aspects.score, (s.counts.tp, s.counts.fp, s.counts.fn)) for s in chosen],
         "details": {
             "hit": score.hit,
             "wrong": score.wrong,

@@ -170,14 +170,14 @@ def run_cleme(args: argparse.Namespace) -> int:
 
 
 def run_cleme2(args: argparse.Namespace) -> int:
-    from gecscore.cleme.v2 import cleme2_scored
+    from gecscore.cleme.v2 import cleme2_fields
 
     # The BERTScore provider (torch, transformers) is loaded only with --model.
     provider = arguments.weight_provider(args) if args.model else None
     order = ["tp", "fp_ne", "fp_un", "fn", "tn", "hit", "wrong", "under", "over", "score"]
     ref = _read(args.ref, args)
     for path in arguments.systems(args):
-        score, fields = cleme2_scored(
+        score, fields = cleme2_fields(
             _read(path, args),
             ref,
             level=args.level,

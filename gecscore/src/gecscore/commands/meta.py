@@ -32,6 +32,7 @@ from gecscore.cli import CommandError
 from gecscore.commands.arguments import named_path, non_negative_int, positive_int
 from gecscore.commands.meta_seeda import register_seeda
 from gecscore.meta import compute
+from gecscore.meta.aggregation_names import AGGREGATION_CHOICES
 from gecscore.meta.judgments import Comparison, JudgmentSet, read_judgments, read_judgments_xml
 from gecscore.meta.report import METHODS, human_ranking, sentence_report, system_report
 from gecscore.meta.scorefiles import (
@@ -418,7 +419,7 @@ def _add_compute_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--aggregation",
         "--aggregate",
-        choices=compute.AGGREGATION_CHOICES,
+        choices=AGGREGATION_CHOICES,
         default="default",
         help="system scores from the metric's corpus score (default) or from its sentence "
         "scores by TrueSkill (as gec-metrics) or Expected Wins (ew, expected-wins)",

@@ -28,6 +28,7 @@ from gecscore.cli import CommandError
 from gecscore.commands import arguments
 from gecscore.english.textfiles import check_same_length, read_text_lines
 from gecscore.errors import GECError
+from gecscore.meta.aggregation_names import RANKING_SPELLINGS
 from gecscore.metric import Result, SentenceScore
 from gecscore.result_data import json_line
 
@@ -97,7 +98,7 @@ def register(subparsers: Any) -> None:
     judge.add_argument("--concurrency", type=arguments.positive_int, default=4, metavar="N")
     judge.add_argument("--retries", type=arguments.non_negative_int, default=3, metavar="N")
     judge.add_argument("--criteria", help="gec-metrics' criteria (LLM-E: difficulty, impact)")
-    judge.add_argument("--aggregate", choices=("trueskill", "expected-wins"), default="trueskill")
+    judge.add_argument("--aggregate", choices=RANKING_SPELLINGS, default="trueskill")
     arguments.add_device(judge, help="where the hf backend's model runs (default auto)")
     judge.set_defaults(func=run_llm_judge)
 

@@ -14,7 +14,8 @@ Every sentence is turned into pairwise comparisons of the systems by their sente
   the same order per system, batched over pairs of disjoint systems, by
   :func:`gecscore.meta.rankings.trueskill_update` (equal to ``trueskill.rate``);
   :func:`play_trueskill` plays any such list of matches.
-* ``ew``: Expected Wins (Bojar et al. 2013), the paper's second rating method: for system i
+* ``ew`` (also spelt ``expected-wins``: :mod:`gecscore.meta.aggregation_names`): Expected
+  Wins (Bojar et al. 2013), the paper's second rating method: for system i
   the mean over the other systems j of wins(i, j) / (wins(i, j) + wins(j, i)) over the
   sentences, ties ignored, a pair never decided counting 0 --
   :func:`gecscore.meta.rankings.expected_wins` on the sentence comparisons. (gec-metrics 0.1.1
@@ -39,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gecscore.errors import InputError, OptionError
+from gecscore.meta.aggregation_names import AGGREGATIONS
 from gecscore.meta.judgments import Comparison
 from gecscore.meta.rankings import expected_wins, trueskill_update
 
@@ -57,8 +59,6 @@ __all__ = [
     "trueskill_scores",
 ]
 
-
-AGGREGATIONS = ("default", "trueskill", "ew")
 
 # gec-metrics 0.1.1's TrueSkill environment (MetricBase.run_trueskill).
 TS_MU = 0.0

@@ -24,6 +24,7 @@ import numpy.typing as npt
 from gecscore import registry
 from gecscore.errors import InputError, InputFormatError, OptionError, read_lines
 from gecscore.m2 import M2Block, read_m2
+from gecscore.meta.aggregation_names import aggregation_name
 
 if TYPE_CHECKING:
     from gecscore.metric import Hypotheses, MetricConfig, References, Result
@@ -312,10 +313,6 @@ def compute(names: Sequence[str], inputs: Inputs) -> dict[str, dict[str, float]]
     return {name: result.scores for name, result in compute_all(names, inputs).items()}
 
 
-# ``expected-wins`` is the issue's / gec-metrics' spelling of ``ew``.
-AGGREGATION_CHOICES = ("default", "trueskill", "ew", "expected-wins")
-
-
 def aggregated(
     name: str, result: MetricScores, method: str, systems: Sequence[str]
 ) -> dict[str, float]:
@@ -327,5 +324,4 @@ def aggregated(
         return result.scores
     if result.sentence_scores is None:
         raise InputError(f"{name} has no sentence scores to aggregate by {method}")
-    method = "ew" if method == "expected-wins" else method
-    return aggregate(method, {s: result.sentence_scores[s] for s in systems})
+    return aggregate(aggregation_name(method), {s: result.sentence_scores[s] for s in systems})

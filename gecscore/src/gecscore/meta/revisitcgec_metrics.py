@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from gecscore.errors import InputError, OptionError
+from gecscore.meta.aggregation_names import AGGREGATION_SPELLINGS, aggregation_name
 from gecscore.meta.judgments import pairwise
 from gecscore.meta.report import system_report
 from gecscore.meta.revisitcgec import SYSTEMS, Corpus, human_scores
@@ -77,7 +78,7 @@ __all__ = [
 ]
 
 
-AGGREGATIONS = ("default", "trueskill", "expected-wins")
+AGGREGATIONS = AGGREGATION_SPELLINGS  # gec-metrics' spellings (and the labels' suffixes)
 HUMAN_METHODS = {"ew": "expected_wins", "trueskill": "trueskill"}
 
 
@@ -100,9 +101,8 @@ def aggregate_sentence_scores(
         raise MetricUnavailable(
             f"aggregation {method}: gecscore.meta.aggregation is not in this library yet"
         ) from None
-    name = {"trueskill": "trueskill", "expected-wins": "ew"}[method]
     ordered = {system: list(sentence_scores[system]) for system in SYSTEMS}
-    result: dict[str, float] = aggregation.aggregate(name, ordered)
+    result: dict[str, float] = aggregation.aggregate(aggregation_name(method), ordered)
     return result
 
 

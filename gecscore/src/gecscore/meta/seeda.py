@@ -19,6 +19,7 @@ from typing import Any
 
 from gecscore.errors import InputError, OptionError, read_lines
 from gecscore.meta import compute
+from gecscore.meta.aggregation_names import AGGREGATION_SPELLINGS
 from gecscore.meta.judgments import pairwise, read_judgments_xml
 from gecscore.meta.report import sentence_report, system_report
 from gecscore.meta.scorefiles import SEEDA_SYSTEMS, read_system_scores, select_systems
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 SYSTEM_SET = "base"
-AGGREGATES = ("default", "trueskill", "expected-wins")
+AGGREGATES = AGGREGATION_SPELLINGS  # gec-metrics' spellings
 # JSON key -> file in scores/human/ (gec-metrics' ``SEEDASystemCorrOutput`` fields).
 HUMAN_SIDES = {
     "ew_edit": "EW_edit.txt",

@@ -9,6 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from gecscore.meta.aggregation_names import RANKING_SPELLINGS
+
 __all__ = [
     "AGGREGATIONS",
     "BACKENDS",
@@ -26,7 +28,7 @@ __all__ = [
 
 PROMPT_VERSION = "kobayashi24-gec-metrics-0.1.1"
 BACKENDS = ("http", "hf")
-AGGREGATIONS = ("trueskill", "expected-wins")
+AGGREGATIONS = RANKING_SPELLINGS  # rankings over the judges' sentence tables
 SYSTEM_MESSAGE = "You are a helpful assistant."
 
 SENT_TEMPLATE = """The goal of this task is to rank the presented targets based on the quality of the sentences.
