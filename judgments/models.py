@@ -146,6 +146,13 @@ class Item(models.Model):
     check_kind = models.CharField(
         max_length=24, choices=CheckKind.choices, default=CheckKind.NONE, blank=True
     )
+    left_by = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="judgment_items_left",
+        help_text="judges who opened the item and left it unfinished, so that the stale rule"
+        " moved it to another judge: it is never handed to them again",
+    )
     check_expectation = models.JSONField(
         default=dict,
         blank=True,

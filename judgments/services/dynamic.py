@@ -9,6 +9,10 @@ after every (1 - share) / share items), a consistency repeat of one of the judge
 items after every 1 / share first showings, and agreement items, which were given k + 1
 judges when the campaign was built (Item.judges_wanted).
 
+An item its judge opened and left is moved by the stale rule (services.reassign_stale) to
+another judge, who is handed it before anything new when they next ask; the judge who left it
+is never given it again (Item.left_by), here or by the stale rule.
+
 Concurrency: the campaign row is locked while an item is chosen and its assignment written,
 so two judges asking at once are served one after the other and never both take an item's
 last slot; the (item, judge, repeat) constraint backs this up.
@@ -86,8 +90,9 @@ def _new(campaign: Campaign, judge: User, item_id: int, *, repeat: bool, order: 
 
 def next_dynamic_assignment(*, campaign: Campaign, judge: User) -> Assignment | None:
     """The judge's next item in a dynamic campaign (called in a transaction by
-    services.next_assignment): an item they opened and did not finish; else a check or a
-    consistency repeat when one is due; else the item the rule values most; None when done."""
+    services.next_assignment): an item they opened and did not finish; else an item the stale
+    rule moved to them; else a check or a consistency repeat when one is due; else the item the
+    rule values most; None when done."""
     Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
     mine = Assignment.objects.filter(campaign=campaign, judge=judge)
     opened = mine.filter(status=AssignmentStatus.PENDING, started_at__isnull=False)
@@ -100,9 +105,19 @@ def next_dynamic_assignment(*, campaign: Campaign, judge: User) -> Assignment | 
         repeats=Count("id", filter=Q(repeat=True)),
     )
     order = mine.count()
+    unopened = mine.filter(status=AssignmentStatus.PENDING, started_at__isnull=True)
+    # only the stale rule leaves an unopened first showing of an ordinary item with a judge
+    # here (this rule writes them opened); nothing else would ever hand it out
+    moved_here = (
+        unopened.filter(repeat=False, item__check_kind=CheckKind.NONE).order_by("id").first()
+    )
+    if moved_here is not None:
+        moved_here.order = order
+        moved_here.save(update_fields=["order"])
+        return _start(moved_here)
     share = campaign.attention_share
     if share and (taken["checks"] + 1) * (1.0 - share) <= taken["ordinary"] * share:
-        check = mine.filter(status=AssignmentStatus.PENDING, started_at__isnull=True).first()
+        check = unopened.exclude(item__check_kind=CheckKind.NONE).first()
         if check is not None:
             check.order = order
             check.save(update_fields=["order"])
@@ -131,13 +146,15 @@ def next_dynamic_assignment(*, campaign: Campaign, judge: User) -> Assignment | 
 
 
 def open_items(campaign: Campaign, judge: User) -> list[Item]:
-    """Ordinary items `judge` does not hold that have fewer first showings than they want."""
+    """Ordinary items `judge` does not hold and never left that have fewer first showings
+    than they want."""
     held = Assignment.objects.filter(campaign=campaign, judge=judge).values_list(
         "item_id", flat=True
     )
     return list(
         Item.objects.filter(campaign=campaign, check_kind=CheckKind.NONE)
         .exclude(pk__in=held)
+        .exclude(left_by=judge)
         .annotate(showings=Count("assignments", filter=Q(assignments__repeat=False)))
         .filter(showings__lt=F("judges_wanted"))
         .prefetch_related("outputs")

@@ -224,7 +224,9 @@ def reassign_stale(
     *, campaign: Campaign, older_than: timedelta, by: User | None = None
 ) -> list[Assignment]:
     """Hand items opened more than `older_than` ago and not finished to the least-loaded judge
-    of the pool who does not have that item yet (the judge's repeat showing moves too)."""
+    of the pool who does not have that item yet and never left it (the judge's repeat showing
+    moves too). The judge who left it is remembered (Item.left_by): neither this rule nor a
+    dynamic campaign's gives them the item again."""
     cutoff = timezone.now() - older_than
     stale = list(
         Assignment.objects.select_for_update(of=("self",))
@@ -234,14 +236,14 @@ def reassign_stale(
             repeat=False,
             started_at__lt=cutoff,
         )
-        .select_related("judge")
+        .select_related("judge", "item")
     )
     pool = list(campaign.judges.all())
     moved: list[Assignment] = []
     for assignment in stale:
         holders = set(
             Assignment.objects.filter(item=assignment.item).values_list("judge_id", flat=True)
-        )
+        ) | set(assignment.item.left_by.values_list("pk", flat=True))
         free = [judge for judge in pool if judge.pk not in holders]
         if not free:
             continue
@@ -257,6 +259,8 @@ def reassign_stale(
         Assignment.objects.filter(
             item=assignment.item, judge=old_judge, repeat=True, status=AssignmentStatus.PENDING
         ).update(judge=new_judge, judge_name=new_judge.username)
+        if old_judge is not None:
+            assignment.item.left_by.add(old_judge)
         assignment.judge = new_judge
         assignment.judge_name = new_judge.username
         assignment.started_at = None

@@ -186,6 +186,28 @@ def test_stale_items_go_to_a_judge_without_that_item(judges) -> None:  # type: i
     assert assignment.started_at is None
 
 
+def test_a_stale_item_never_goes_back_to_the_judge_who_left_it() -> None:
+    first, second = (make_user(Role.ANNOTATOR) for _ in range(2))
+    campaign = make_campaign(judges=[first, second], k=1)
+    left = services.next_assignment(campaign=campaign, judge=first)
+    assert left is not None
+    hours_ago = timezone.now() - timedelta(hours=2)
+    Assignment.objects.filter(pk=left.pk).update(started_at=hours_ago)
+    moved = services.reassign_stale(campaign=campaign, older_than=timedelta(hours=1))
+    assert [(a.pk, a.judge_id) for a in moved] == [(left.pk, second.pk)]
+    again = services.next_assignment(campaign=campaign, judge=second)
+    while again is not None and again.pk != left.pk:  # the second judge reaches the item
+        ranks = [1] * again.item.outputs.count()
+        services.submit_judgment(assignment_id=again.pk, judge=second, ranks=ranks)
+        again = services.next_assignment(campaign=campaign, judge=second)
+    assert again is not None
+    # the second judge leaves it too: the first is the only other judge, and left it first
+    Assignment.objects.filter(pk=left.pk).update(started_at=hours_ago)
+    assert services.reassign_stale(campaign=campaign, older_than=timedelta(hours=1)) == []
+    assert Assignment.objects.get(pk=left.pk).judge_id == second.pk
+    assert list(left.item.left_by.all()) == [first]
+
+
 def test_edits_mode_needs_a_verdict_for_every_edit(judges) -> None:  # type: ignore[no-untyped-def]
     campaign = make_campaign(judges=judges, mode="edits", k=3)
     judge = judges[0]

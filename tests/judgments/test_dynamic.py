@@ -1,7 +1,9 @@
 """Dynamic assignment: a cold start spreads the items (seeded), later the items showing two
 close top systems are preferred, no item gets more judges than it wants and no judge an item
 twice, the consistency, agreement and attention shares are kept, and two judges asking at
-once never both take an item's last slot (PostgreSQL, threads)."""
+once never both take an item's last slot (PostgreSQL, threads). An item a judge opened and
+abandoned is moved by the stale rule and handed out when its new judge asks; it never goes
+back to the judge who abandoned it, and the race for its slot has one winner."""
 
 from __future__ import annotations
 
@@ -9,9 +11,11 @@ import html
 import random
 import threading
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from core.models import User
 from core.roles import Role
@@ -207,3 +211,128 @@ def test_two_judges_asking_at_once_never_both_take_the_last_slot() -> None:
             thread.join()
         assert sorted(got, key=str) == sorted([last.pk, None], key=str), got
         assert Assignment.objects.filter(item=last, repeat=False).count() == 1
+
+
+def _abandon(assignment: Assignment) -> list[Assignment]:
+    """The judge opened `assignment` two hours ago and left; the stale rule runs."""
+    Assignment.objects.filter(pk=assignment.pk).update(
+        started_at=timezone.now() - timedelta(hours=2)
+    )
+    campaign = assignment.campaign
+    return services.reassign_stale(campaign=campaign, older_than=timedelta(hours=1))
+
+
+def test_an_abandoned_item_is_moved_by_the_stale_rule_and_handed_out_when_its_judge_asks() -> None:
+    judges = [make_user(Role.ANNOTATOR) for _ in range(3)]
+    campaign = four_system_campaign(judges, judges_per_item=2, seed=3)
+    taken = services.next_assignment(campaign=campaign, judge=judges[0])
+    assert taken is not None
+    moved = _abandon(taken)
+    # the existing rule: the least-loaded judge of the pool without the item (a tie: the
+    # first judge), the clock reset
+    assert [(a.pk, a.judge_id, a.started_at) for a in moved] == [(taken.pk, judges[1].pk, None)]
+    # the dynamic rule hands the new judge the item they were given before anything new
+    handed = services.next_assignment(campaign=campaign, judge=judges[1])
+    assert handed is not None
+    assert (handed.pk, handed.item_id) == (taken.pk, taken.item_id)
+    assert handed.started_at is not None
+    _answer_by_quality(handed, judges[1])
+    # the judge who left it is given other items from now on, never this one
+    for _ in range(campaign.items.count()):
+        again = services.next_assignment(campaign=campaign, judge=judges[0])
+        if again is None:
+            break
+        assert again.item_id != taken.item_id
+        _answer_by_quality(again, judges[0])
+    assert again is None
+
+
+def test_after_reassignments_no_item_goes_to_a_judge_twice_nor_past_its_judges() -> None:
+    judges = [make_user(Role.ANNOTATOR) for _ in range(4)]
+    campaign = four_system_campaign(
+        judges, judges_per_item=2, agreement_share=0.25, consistency_share=0.2, seed=7
+    )
+    abandoned: set[tuple[int, int]] = set()
+    turn = 0
+    busy = True
+    while busy:  # the judges take turns until none of them is given anything
+        busy = False
+        for judge in judges:
+            assignment = services.next_assignment(campaign=campaign, judge=judge)
+            if assignment is None:
+                continue
+            busy = True
+            turn += 1
+            if turn % 5 == 0 and not assignment.repeat:  # every fifth item is left open
+                if _abandon(assignment):
+                    abandoned.add((assignment.item_id, judge.pk))
+                continue
+            _answer_by_quality(assignment, judge)
+    assert len(abandoned) >= 10  # the walk did move items, from several judges
+    assert len({judge for _, judge in abandoned}) == len(judges)
+    first = Assignment.objects.filter(campaign=campaign, repeat=False)
+    counts = Counter(first.values_list("item_id", flat=True))
+    wanted = dict(campaign.items.values_list("pk", "judges_wanted"))
+    pairs = list(first.values_list("item_id", "judge_id"))
+    assert len(set(pairs)) == len(pairs)  # never the same judge twice
+    assert not abandoned & set(pairs)  # nor to the judge who left it
+    # every slot filled and none exceeded, but where every judge of the pool holds or left
+    # the item (then it has as many judges as the pool can give)
+    everyone = {judge.pk for judge in judges}
+    assert all(counts[item] <= wanted[item] for item in wanted)
+    short = [item for item in wanted if counts[item] < wanted[item]]
+    for item in short:
+        assert everyone == {j for i, j in pairs + list(abandoned) if i == item}
+    assert len(short) <= 3  # those are few: the walk mostly fills its items
+    # nothing is stranded: every showing was judged
+    left = Assignment.objects.filter(campaign=campaign).exclude(status=AssignmentStatus.DONE)
+    assert not left.exists(), list(left.values_list("item_id", "judge_id", "started_at"))
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_two_judges_asking_at_once_after_a_reassignment_never_both_take_the_slot() -> None:
+    assert connection.vendor == "postgresql"
+    for attempt in range(5):
+        leaver, first, second, keeper = (make_user(Role.ANNOTATOR) for _ in range(4))
+        campaign = four_system_campaign(
+            [leaver, first, second, keeper], name=f"stale{attempt}", seed=attempt
+        )
+        # every item but one is the keeper's (opened just now); the leaver takes the last one
+        # and leaves
+        last = random.Random(attempt).choice(list(campaign.items.all()))
+        for item in campaign.items.exclude(pk=last.pk):
+            Assignment.objects.create(
+                campaign=campaign,
+                item=item,
+                judge=keeper,
+                judge_name=keeper.username,
+                started_at=timezone.now(),
+            )
+        taken = services.next_assignment(campaign=campaign, judge=leaver)
+        assert taken is not None and taken.item_id == last.pk
+        assert [a.judge_id for a in _abandon(taken)] == [first.pk]
+        barrier = threading.Barrier(3)
+        got: dict[int, int | None] = {}
+
+        def ask(
+            judge: User,
+            campaign: Campaign = campaign,
+            barrier: threading.Barrier = barrier,
+            got: dict[int, int | None] = got,
+        ) -> None:
+            barrier.wait()
+            try:
+                assignment = services.next_assignment(campaign=campaign, judge=judge)
+                got[judge.pk] = assignment.item_id if assignment else None
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=ask, args=(j,)) for j in (first, second, leaver)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert got == {first.pk: last.pk, second.pk: None, leaver.pk: None}, got
+        holders = Assignment.objects.filter(item=last, repeat=False)
+        assert list(holders.values_list("judge_id", flat=True)) == [first.pk]
