@@ -29,10 +29,9 @@ from annotate.models import LLMSuggestionCache
 from annotate.services import UNRELATED_SHARE, shared_with_source
 from annotate.suggestions import SuggestionRun, check_blind_share, check_seed, store_run
 from core.exceptions import NotFound, ServiceError
-from core.job_leases import watch_cancel
 from core.job_queue import enqueue_job
 from core.jobs import JobCancelled, fail_job, mark_running, report_progress, settle_job
-from core.llm import chat_client, llm_backend, llm_needs_gpu
+from core.llm import chat_client, llm_backend, llm_needs_gpu, watch_llm_cancel
 from core.models import BackgroundJob
 from datasets.models import Dataset, Language
 from datasets.textrules import max_sentence_chars, text_problem
@@ -217,7 +216,6 @@ def run_llm_suggestions(
     if dataset is None:
         raise NotFound(f"no dataset {dataset_id}")
     stop = Stop()
-    every = min(1.0, float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0)) / 4)
     http = False
     try:
         backend = llm_backend()
@@ -232,7 +230,7 @@ def run_llm_suggestions(
         def progress(done: int) -> None:
             report_progress(job_id, done, message=f"{done} of {len(sources)} sentences answered")
 
-        with watch_cancel(job_id, lambda: stop.cancel("the job was cancelled"), every=every):
+        with watch_llm_cancel(job_id, stop):
             _answer_batches(
                 sources,
                 model_key=model_key,

@@ -13,12 +13,21 @@ A local model belongs on the `gpu` queue, an HTTP endpoint on the default one: a
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any
 
 from django.conf import settings
 
 from core.exceptions import ServiceError
-from gecscore import ChatClient, HFChatClient, HTTPChatClient, LLMEndpoint, model_setting
+from core.job_leases import watch_cancel
+from gecscore import (
+    ChatClient,
+    HFChatClient,
+    HTTPChatClient,
+    LLMEndpoint,
+    Stop,
+    model_setting,
+)
 
 
 def llm_backend() -> dict[str, str]:
@@ -67,11 +76,15 @@ def llm_needs_gpu() -> bool:
     return llm_backend()["backend"] == "hf"
 
 
+def _request_timeout() -> float:
+    return float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0))
+
+
 def llm_request_options() -> dict[str, Any]:
     """The per-request bounds from the settings (the judges' Config takes the same keys)."""
     return {
         "api_key": str(getattr(settings, "GEC_LLM_API_KEY", "") or "") or None,
-        "timeout": float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0)),
+        "timeout": _request_timeout(),
         "retries": int(getattr(settings, "GEC_LLM_RETRIES", 3)),
         "retry_wait": float(getattr(settings, "GEC_LLM_RETRY_WAIT", 1.0)),
         "max_response_bytes": int(getattr(settings, "GEC_LLM_MAX_RESPONSE_BYTES", 1 << 20)),
@@ -105,3 +118,12 @@ def chat_client(*, max_new_tokens: int = 256) -> ChatClient:
         what="the configured LLM (a local causal LM)",
     )
     return HFChatClient(local, device=settings.GEC_BERT_DEVICE, max_new_tokens=max_new_tokens)
+
+
+def watch_llm_cancel(job_id: int | None, stop: Stop) -> AbstractContextManager[None]:
+    """While the block runs, a Cancel of the job stops `stop`, cutting off the requests in
+    flight: an LLM job must not wait for its next progress report, which can come after a
+    whole batch or a whole judge. The job row is read every quarter of the request deadline,
+    and at least once a second."""
+    every = min(1.0, _request_timeout() / 4)
+    return watch_cancel(job_id, lambda: stop.cancel("the job was cancelled"), every=every)

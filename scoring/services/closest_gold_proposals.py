@@ -25,10 +25,9 @@ from django.conf import settings
 from django.db import transaction
 
 from core.exceptions import NotFound, ServiceError
-from core.job_leases import watch_cancel
 from core.job_queue import enqueue_job
 from core.jobs import JobCancelled, fail_job, mark_running, report_progress, settle_job
-from core.llm import chat_client, llm_backend, llm_needs_gpu
+from core.llm import chat_client, llm_backend, llm_needs_gpu, watch_llm_cancel
 from core.models import BackgroundJob
 from datasets.models import Language
 from datasets.textrules import text_problem
@@ -249,13 +248,12 @@ def run_proposals(*, task_id: int, job_id: int | None = None) -> dict[str, int]:
     if task is None:
         raise NotFound(f"no closest-gold task {task_id}")
     stop = Stop()
-    every = min(1.0, float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0)) / 4)
     http = False
     try:
         backend = llm_backend()
         http = backend["backend"] == "http"
         client = chat_client(max_new_tokens=512)
-        with watch_cancel(job_id, lambda: stop.cancel("the job was cancelled"), every=every):
+        with watch_llm_cancel(job_id, stop):
             counts = _propose(task, job_id, client, stop, backend["model"])
     except JobCancelled:
         return {}

@@ -31,7 +31,6 @@ from django.conf import settings
 from django.db import transaction
 
 from core.exceptions import Conflict, NotFound, ServiceError
-from core.job_leases import watch_cancel
 from core.job_queue import enqueue_job
 from core.jobs import (
     JobCancelled,
@@ -40,7 +39,7 @@ from core.jobs import (
     report_progress,
     settle_job,
 )
-from core.llm import llm_backend, llm_request_options, llm_setup
+from core.llm import llm_backend, llm_request_options, llm_setup, watch_llm_cancel
 from core.models import BackgroundJob
 from datasets.models import DatasetVersion
 from gecscore import GECError, LLMJudgeEdit, LLMJudgeSent, Stop, get_metric, trueskill_scores
@@ -154,8 +153,6 @@ def run_judges(
         raise NotFound(f"no release {version_id}")
     http = False
     stop = Stop()
-    # Cancel must not wait for the next progress report: that comes after a whole judge.
-    every = min(1.0, float(getattr(settings, "GEC_LLM_TIMEOUT", 60.0)) / 4)
     try:
         chosen = _chosen(metrics)
         http = llm_backend()["backend"] == "http"
@@ -167,7 +164,7 @@ def run_judges(
         if len(systems) < 2:
             raise ServiceError(f"{version.label} has fewer than 2 scored systems to compare")
         results: dict[str, dict[str, dict[str, Any]]] = {}
-        with watch_cancel(job_id, lambda: stop.cancel("the job was cancelled"), every=every):
+        with watch_llm_cancel(job_id, stop):
             for index, name in enumerate(chosen):
                 report_progress(job_id, index, message=f"{name}: judging {len(systems)} systems")
                 results[name] = judge_entries(name, sources, systems, stop=stop)
