@@ -16,6 +16,7 @@ from scoring.models import (
     SystemOutput,
     SystemScore,
 )
+from scoring.selectors import scored_system_fields
 from scoring.services.reference_sets import SetReferences, named_signature, set_references
 
 SETS = tuple(ReferenceSet.values)
@@ -155,10 +156,7 @@ def reference_set_payload(score: ReferenceSetScore) -> dict[str, Any]:
     """`score_system --refs closest-gold|pooled --json` and the API: a stored set score."""
     summary = score.summary or {}
     return {
-        "system": score.system.name,
-        "system_id": score.system_id,
-        "release": score.system.version.label,
-        "sentences": len(score.system.hypotheses),
+        **scored_system_fields(score.system),
         **score_numbers(score),
         "ref_count_curve": summary.get("ref_count_curve", []),
         "by_source": summary.get("by_source", {}),

@@ -63,14 +63,21 @@ def score_of(system: SystemOutput) -> SystemScore | None:
     return SystemScore.objects.filter(system=system).first()
 
 
+def scored_system_fields(system: SystemOutput) -> dict[str, Any]:
+    """What names the scored system in every score's JSON (golden, closest-gold, pooled)."""
+    return {
+        "system": system.name,
+        "system_id": system.pk,
+        "release": system.version.label,
+        "sentences": len(system.hypotheses),
+    }
+
+
 def score_payload(score: SystemScore) -> dict[str, Any]:
     """The JSON shape shared by this command and the API."""
     summary = score.summary or {}
     return {
-        "system": score.system.name,
-        "system_id": score.system_id,
-        "release": score.system.version.label,
-        "sentences": len(score.system.hypotheses),
+        **scored_system_fields(score.system),
         "tp": score.tp,
         "fp": score.fp,
         "fn": score.fn,

@@ -171,6 +171,13 @@ def test_score_system_closest_gold_json_equals_gecscore_on_the_exported_files(
     )  # fmt: skip
     platform = json.loads(out.getvalue())
     assert platform["reference_set"] == "closest-gold" and platform["verified"] == SENTENCES
+    # the system is named as in the golden score's JSON
+    assert {key: platform[key] for key in ("system", "system_id", "release", "sentences")} == {
+        "system": "third",
+        "system_id": system.pk,
+        "release": release.label,
+        "sentences": SENTENCES,
+    }
     folder = tmp_path / "export"
     export_closest_golds(version=release, folder=folder, user=admin)
     env = {**os.environ, "GEC_CHERRANT_RESOURCES": resources}
